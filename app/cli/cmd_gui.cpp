@@ -1,0 +1,28 @@
+// `attnscope gui`: the desktop app (also what runs without a subcommand).
+#include "commands.h"
+#include "core/error.h"
+
+#ifdef ATTNSCOPE_HAVE_GUI
+#include "app/gui/gui_app.h"
+#endif
+
+namespace attnscope::cli {
+
+void add_gui_command(CLI::App& app, CommandAction& action) {
+#ifdef ATTNSCOPE_HAVE_GUI
+    auto o = std::make_shared<gui::GuiOptions>();
+    auto* sub = app.add_subcommand("gui", "Start the desktop GUI (the default without a subcommand)");
+    sub->add_option("--screenshot", o->screenshot_path, "Render headless-friendly, save a PNG screenshot and exit");
+    sub->add_option("--frames", o->frames, "Frames to render before the screenshot")->capture_default_str();
+    sub->add_option("--width", o->width, "Window width")->capture_default_str();
+    sub->add_option("--height", o->height, "Window height")->capture_default_str();
+    sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
+#else
+    auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");
+    sub->callback([&action] {
+        action = []() -> int { throw Error("this build has no GUI: configure with -DATTNSCOPE_GUI=ON"); };
+    });
+#endif
+}
+
+}  // namespace attnscope::cli

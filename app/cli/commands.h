@@ -1,0 +1,25 @@
+// attnscope — the command-line surface: one function per subcommand that registers its options on the
+// CLI11 app and, when chosen, leaves the action to run in `action`.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace attnscope::cli {
+
+/// What a parsed subcommand does; returns the process exit status.
+using CommandAction = std::function<int()>;
+
+/// Exit status for bad input (unknown variant, value out of range, unwritable file, ...).
+constexpr int kExitBadInput = 2;
+
+/// `attnscope variants [--json]`
+void add_variants_command(CLI::App& app, CommandAction& action);
+/// `attnscope run --variant ID[,ID...] ...`
+void add_run_command(CLI::App& app, CommandAction& action);
+/// `attnscope gui [--screenshot FILE] ...` (and the default when no subcommand is given)
+void add_gui_command(CLI::App& app, CommandAction& action);
+
+/// Parses argv, runs the chosen command and maps errors to exit statuses with one line on stderr.
+int run_cli(int argc, char** argv);
+
+}  // namespace attnscope::cli

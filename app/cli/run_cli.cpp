@@ -1,0 +1,47 @@
+#include <iostream>
+
+#include "commands.h"
+#include "core/error.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::cli {
+
+int run_cli(int argc, char** argv) {
+    CLI::App app{"attnscope — a visualizer and playground for efficient attention.\n"
+                 "Without a subcommand the desktop GUI starts."};
+    app.require_subcommand(0, 1);
+    app.set_version_flag("--version", "attnscope 0.1.0");
+    CommandAction action;
+    add_variants_command(app, action);
+    add_run_command(app, action);
+    add_gui_command(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "error: " << e.what() << " (see attnscope --help)\n";
+        return kExitBadInput;
+    }
+    try {
+        if (!action) {
+            // No subcommand: the GUI with its defaults.
+            CLI::App gui_only;
+            add_gui_command(gui_only, action);
+            gui_only.parse(std::vector<std::string>{"gui"});
+        }
+        return action();
+    } catch (const Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of memory: choose a smaller n, fewer heads or a sub-quadratic variant\n";
+        return kExitBadInput;
+    }
+}
+
+}  // namespace attnscope::cli

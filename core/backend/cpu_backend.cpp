@@ -1,0 +1,24 @@
+#include "cpu_backend.h"
+
+#include <omp.h>
+
+#include "../primitives/cpu_primitives.h"
+
+namespace attnscope {
+
+std::string CpuBackend::description() const {
+    return "CPU, " + std::to_string(omp_get_max_threads()) + " threads (Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
+           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", OpenMP)";
+}
+
+void CpuBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
+    cpu_gemm(A, ta, B, tb, alpha, beta, C);
+}
+
+void CpuBackend::dense_attention(const DenseAttentionArgs& args) { cpu_dense_attention(args); }
+
+void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
+    cpu_pooled_view(M, size, mode, out);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,19 @@
+// attnscope — the CPU backend: Eigen kernels parallelised over all cores with OpenMP.
+// Each primitive family lives in core/primitives/cpu_*.cpp; this class only routes to them.
+#pragma once
+#include "backend.h"
+
+namespace attnscope {
+
+/// Backend running on every core of the host CPU.
+class CpuBackend : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+    std::string description() const override;
+    void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
+              Tensor3& C) override;
+    void dense_attention(const DenseAttentionArgs& args) override;
+    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
+};
+
+}  // namespace attnscope

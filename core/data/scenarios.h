@@ -1,0 +1,50 @@
+// attnscope — seeded synthetic inputs, each built so that one family of variants shines or fails.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../variants/variant.h"
+
+namespace attnscope {
+
+/// The synthetic scenarios.
+enum class ScenarioKind {
+    Gaussian,   // Q, K, V i.i.d. N(0, 1): no structure, the baseline
+    Clustered,  // tokens drawn around a few centres with Q = K: LSH buckets find them
+    Local,      // q·k peaks at |i − j| small: windows (Longformer, BigBird) keep the mass
+    Periodic,   // q·k peaks at (i − j) mod p = 0: the strided pattern keeps the mass
+    LowRank,    // Q, K from a rank-r factor: Linformer / SVD approximate well
+    Hubs,       // a few hub keys every query attends to: global tokens keep the mass
+};
+
+/// Parameters of a synthetic input.
+struct ScenarioSpec {
+    ScenarioKind kind = ScenarioKind::Gaussian;
+    int n = 256;               // sequence length
+    int heads = 4;             // H
+    int dim = 64;              // head dim d (Q and K)
+    int value_dim = 0;         // dv; 0 means dv = d
+    double temperature = 1.0;  // logits are divided by it: small = peaked rows, large = flat rows
+    uint64_t seed = 0;         // same seed, same tensors, bit for bit
+};
+
+/// Name and one-line description of a scenario, for --help and the GUI.
+struct ScenarioInfo {
+    ScenarioKind kind;
+    std::string id;           // "gaussian", "clustered", ...
+    std::string description;  // one line
+};
+
+/// Every scenario in declaration order.
+const std::vector<ScenarioInfo>& scenario_list();
+/// Parses a scenario id; throws Error listing the valid ids.
+ScenarioKind parse_scenario(const std::string& id);
+/// The id of a scenario kind.
+const std::string& scenario_id(ScenarioKind kind);
+
+/// Builds Q, K, V (and X = V of head 0 for FNet) for the spec; throws Error on n, H, d out of range
+/// (n in [1, 1048576], H in [1, 64], d in [1, 1024], temperature in (0, 100]).
+Heads make_scenario(const ScenarioSpec& spec);
+
+}  // namespace attnscope

@@ -1,0 +1,60 @@
+// attnscope — byte accounting for every buffer a run allocates.
+// Tensors allocate through TrackingAllocator, so a benchmark can report the peak bytes a variant held
+// (issue: "every allocation of a run goes through one tracking allocator") without guessing.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+namespace attnscope {
+
+/// Process-wide counters of bytes held by tracked buffers.
+struct MemoryCounters {
+    std::atomic<int64_t> live{0};  // bytes currently held
+    std::atomic<int64_t> peak{0};  // high-water mark of `live` since the last reset_peak()
+};
+
+/// The single counter set every TrackingAllocator reports to.
+MemoryCounters& memory_counters();
+
+/// Records an allocation of `bytes` (and raises the peak when needed).
+void memory_note_alloc(int64_t bytes);
+/// Records the release of `bytes`.
+void memory_note_free(int64_t bytes);
+
+/// Measures the peak of tracked bytes above the level at construction, over the scope's lifetime.
+/// Not reentrant across threads: one benchmark scope at a time.
+class PeakMemoryScope {
+public:
+    PeakMemoryScope();
+    /// Peak bytes held above the starting level so far.
+    int64_t peak_bytes() const;
+
+private:
+    int64_t m_start;
+};
+
+/// std::allocator replacement that reports to memory_counters().
+template <class T>
+struct TrackingAllocator {
+    using value_type = T;
+    TrackingAllocator() noexcept = default;
+    template <class U>
+    TrackingAllocator(const TrackingAllocator<U>&) noexcept {}
+    T* allocate(std::size_t count) {
+        const std::size_t bytes = count * sizeof(T);
+        // 64-byte alignment keeps SIMD loads aligned in every tile.
+        void* p = ::operator new(bytes, std::align_val_t{64});
+        memory_note_alloc(static_cast<int64_t>(bytes));
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, std::size_t count) noexcept {
+        memory_note_free(static_cast<int64_t>(count * sizeof(T)));
+        ::operator delete(p, std::align_val_t{64});
+    }
+    template <class U>
+    bool operator==(const TrackingAllocator<U>&) const noexcept { return true; }
+};
+
+}  // namespace attnscope

@@ -1,0 +1,126 @@
+// attnscope — dense attention on the CPU.
+// Two paths with one result: (1) tiled online softmax (FlashAttention): per (head, query tile) a task walks
+// the key tiles, keeps running max/sum per row (online_softmax.h, the same bookkeeping the CUDA kernel uses)
+// and never holds more than a Br×Bc score tile; (2) materialised: the probabilities are written to P.
+// Tasks are (head × query tile) so both cores stay busy even with one head.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu_primitives.h"
+#include "online_softmax.h"
+
+namespace attnscope {
+
+namespace {
+
+using RowVec = Eigen::Map<Eigen::VectorXf>;
+
+/// Per-thread scratch, tracked like every other buffer of a run.
+struct Scratch {
+    Tensor3 q, s, acc, stats;  // (T, Br, d), (T, Br, Bc), (T, Br, dv), (T, 4, Br)
+    Scratch(int threads, int br, int bc, int d, int dv)
+        : q(threads, br, d), s(threads, br, bc), acc(threads, br, dv), stats(threads, 4, br) {}
+};
+
+/// Sets cells of a diagonal tile to `value` where key j0+c lies after query i0+r.
+void fill_causal_tile(MatView s, int i0, int j0, float value) {
+    for (int r = 0; r < s.rows(); ++r) {
+        const int first_masked = std::max(0, i0 + r - j0 + 1);
+        for (int c = first_masked; c < s.cols(); ++c) s(r, c) = value;
+    }
+}
+
+void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
+    const int n = a.Q->rows(), m = a.K->rows(), d = a.Q->cols(), dv = a.V->cols();
+    const int rows = std::min(a.tile_rows, n - i0);
+    MatView q(w.q.head_data(tid), rows, d);
+    MatView acc(w.acc.head_data(tid), rows, dv);
+    float* stats = w.stats.head_data(tid);
+    RowVec run_max(stats, rows), run_sum(stats + a.tile_rows, rows), rescale(stats + 2 * a.tile_rows, rows),
+        block_max(stats + 3 * a.tile_rows, rows);
+
+    q.noalias() = a.scale * a.Q->head(h).middleRows(i0, rows);
+    acc.setZero();
+    run_max.setConstant(-INFINITY);
+    run_sum.setZero();
+
+    const int key_end = a.causal ? std::min(m, i0 + rows) : m;
+    for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
+        const int cols = std::min(a.tile_cols, key_end - j0);
+        MatView s(w.s.head_data(tid), rows, cols);
+        s.noalias() = q * a.K->head(h).middleRows(j0, cols).transpose();
+        const bool diagonal = a.causal && j0 + cols - 1 > i0;
+        if (diagonal) fill_causal_tile(s, i0, j0, -INFINITY);
+        block_max = s.rowwise().maxCoeff();
+        for (int r = 0; r < rows; ++r) {
+            OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+            const float new_max = online_softmax_new_max(row, block_max[r]);
+            rescale[r] = online_softmax_rescale(row.m, new_max);
+            // A row with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN.
+            block_max[r] = new_max == -INFINITY ? 0.0f : new_max;
+            run_max[r] = new_max;
+        }
+        s.array().colwise() -= block_max.array();
+        s.array() = s.array().exp();
+        // Vectorised exp clamps −inf to a tiny positive number; masked cells must weigh exactly 0.
+        if (diagonal) fill_causal_tile(s, i0, j0, 0.0f);
+        run_sum.array() = run_sum.array() * rescale.array() + s.rowwise().sum().array();
+        acc.array().colwise() *= rescale.array();
+        acc.noalias() += s * a.V->head(h).middleRows(j0, cols);
+    }
+
+    MatView out(a.O->head_data(h) + static_cast<int64_t>(i0) * dv, rows, dv);
+    for (int r = 0; r < rows; ++r) {
+        const OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+        out.row(r) = acc.row(r) * online_softmax_inv_sum(row);
+        if (a.lse) a.lse->at(h, i0 + r, 0) = online_softmax_lse(row);
+    }
+}
+
+void materialised_task(const DenseAttentionArgs& a, int h, int i0, int rows) {
+    const int m = a.K->rows(), dv = a.V->cols();
+    MatView p(a.P->head_data(h) + static_cast<int64_t>(i0) * m, rows, m);
+    p.noalias() = (a.scale * a.Q->head(h).middleRows(i0, rows)) * a.K->head(h).transpose();
+    for (int r = 0; r < rows; ++r) {
+        const int allowed = a.causal ? i0 + r + 1 : m;
+        auto row = p.row(r);
+        const float row_max = row.head(allowed).maxCoeff();
+        row.head(allowed) = (row.head(allowed).array() - row_max).exp();
+        if (allowed < m) row.tail(m - allowed).setZero();
+        const float sum = row.head(allowed).sum();
+        row.head(allowed) /= sum;
+        if (a.lse) a.lse->at(h, i0 + r, 0) = row_max + std::log(sum);
+    }
+    MatView out(a.O->head_data(h) + static_cast<int64_t>(i0) * dv, rows, dv);
+    out.noalias() = p * a.V->head(h);
+}
+
+}  // namespace
+
+void cpu_dense_attention(const DenseAttentionArgs& a) {
+    validate_dense_attention(a);
+    const int H = a.Q->heads(), n = a.Q->rows();
+    if (n == 0) return;
+    if (a.P) {
+        constexpr int kRowsPerTask = 32;
+        const int tiles = (n + kRowsPerTask - 1) / kRowsPerTask;
+#pragma omp parallel for schedule(dynamic)
+        for (int task = 0; task < H * tiles; ++task) {
+            const int h = task / tiles, i0 = (task % tiles) * kRowsPerTask;
+            materialised_task(a, h, i0, std::min(kRowsPerTask, n - i0));
+        }
+        return;
+    }
+    const int tiles = (n + a.tile_rows - 1) / a.tile_rows;
+    Scratch scratch(omp_get_max_threads(), a.tile_rows, std::min(a.tile_cols, a.K->rows()), a.Q->cols(), a.V->cols());
+    // Causal tiles near the end cost the most: hand them out first.
+#pragma omp parallel for schedule(dynamic)
+    for (int task = 0; task < H * tiles; ++task) {
+        const int h = task / tiles, t = a.causal ? tiles - 1 - task % tiles : task % tiles;
+        tiled_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
+    }
+}
+
+}  // namespace attnscope

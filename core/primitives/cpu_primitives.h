@@ -1,0 +1,15 @@
+// attnscope — CPU implementations of the primitives (one .cpp per family), used by CpuBackend.
+// Kept as free functions so tests and benchmarks can call them without a backend object.
+#pragma once
+#include "../backend/backend.h"
+
+namespace attnscope {
+
+/// Batched GEMM on the CPU; see Backend::gemm for the contract.
+void cpu_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta, Tensor3& C);
+/// Dense attention on the CPU (tiled online softmax, or materialised P); see Backend::dense_attention.
+void cpu_dense_attention(const DenseAttentionArgs& args);
+/// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
+void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
+
+}  // namespace attnscope

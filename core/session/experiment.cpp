@@ -1,0 +1,30 @@
+#include "experiment.h"
+
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+VariantRequest parse_variant_request(const std::string& id,
+                                     const std::vector<std::pair<std::string, std::string>>& assignments) {
+    const Variant& v = find_variant(id);
+    return {id, parse_params(id, v.info().params, assignments)};
+}
+
+const Reference& ReferenceCache::get(bool causal, Backend& backend) {
+    auto it = m_refs.find(causal);
+    if (it == m_refs.end()) it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
+    return it->second;
+}
+
+RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,
+                      ReferenceCache* refs) {
+    validate_heads(heads);
+    const Variant& variant = find_variant(request.id);
+    const Params params = variant.resolve(request.params, heads);
+    RunResult result = variant.run(heads, params, options, backend);
+    result.backend = backend.name();
+    if (refs) compute_metrics(refs->get(result.causal, backend), variant.info(), result);
+    return result;
+}
+
+}  // namespace attnscope

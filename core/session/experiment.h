@@ -1,0 +1,46 @@
+// attnscope — running requested variants on one input with shared references and metrics.
+// The CLI, the GUI worker and the benchmarks all go through run_variant(), so a number means the same
+// thing everywhere.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../analysis/metrics.h"
+#include "../backend/backend.h"
+#include "../variants/variant.h"
+
+namespace attnscope {
+
+/// One variant to run with user-given assignments (validated by parse_variant_request).
+struct VariantRequest {
+    std::string id;  // variant id
+    Params params;   // validated values (auto defaults may still be unset)
+};
+
+/// Parses "NAME=VALUE" assignments for a variant; throws Error on unknown variant or bad values.
+VariantRequest parse_variant_request(const std::string& id,
+                                     const std::vector<std::pair<std::string, std::string>>& assignments);
+
+/// Exact references of one input, computed lazily once per causality and shared by all variants.
+class ReferenceCache {
+public:
+    /// `heads` must outlive the cache. `want_P`: materialise exact P (needed for rel_err_attn, row_kl).
+    ReferenceCache(const Heads& heads, bool want_P) : m_heads(heads), m_want_P(want_P) {}
+    /// The reference for this causality, computing it on first use.
+    const Reference& get(bool causal, Backend& backend);
+
+private:
+    const Heads& m_heads;
+    bool m_want_P;
+    std::map<bool, Reference> m_refs;
+};
+
+/// Resolves params against the input, runs the variant and fills its metrics from `refs` (when given).
+/// Throws Error for bad parameters or inputs; the message names the variant.
+RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,
+                      ReferenceCache* refs);
+
+}  // namespace attnscope

@@ -1,0 +1,113 @@
+#include "export.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "../primitives/cpu_primitives.h"
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO_FOPEN_OVERRIDE
+#include <stb_image_write.h>
+
+namespace attnscope {
+
+namespace {
+
+std::string temp_name(const std::string& path) { return path + ".tmp-attnscope"; }
+
+void commit(const std::string& tmp, const std::string& path) {
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw Error("cannot write '" + path + "': " + why + "; check that the folder exists and is writable");
+    }
+}
+
+void stb_append(void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    const std::string tmp = temp_name(path);
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno) + "; check that the folder exists and is writable");
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        if (!out.flush()) {
+            std::remove(tmp.c_str());
+            throw Error("cannot write '" + path + "': the disk may be full");
+        }
+    }
+    commit(tmp, path);
+}
+
+void write_heatmap_png(const std::string& path, const Tensor3& M, int h, const HeatmapStyle& style) {
+    constexpr int kMaxSide = 2048;
+    Tensor3 one(1, M.rows(), M.cols());
+    one.head(0) = M.head(h);
+    Tensor3 view;
+    cpu_pooled_view(one, kMaxSide, PoolMode::Max, view);
+    const int rows = view.rows(), cols = view.cols();
+    float lo = view.head(0).minCoeff(), hi = view.head(0).maxCoeff();
+    if (style.symmetric) {
+        const float a = std::max(std::fabs(lo), std::fabs(hi));
+        lo = -a, hi = a;
+    }
+    std::vector<unsigned char> rgb(static_cast<size_t>(rows) * cols * 3);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+            const float v = view.at(0, i, j);
+            float t = 0;
+            if (style.log_scale) {
+                const float top = std::log10(std::max(hi, 1e-30f));
+                t = v > 0 ? (std::log10(v) - (top - 4.0f)) / 4.0f : 0.0f;
+            } else {
+                t = hi > lo ? (v - lo) / (hi - lo) : 0.5f;
+            }
+            const auto c = colormap_rgb(style.colormap, std::clamp(t, 0.0f, 1.0f));
+            std::copy(c.begin(), c.end(), rgb.begin() + (static_cast<size_t>(i) * cols + j) * 3);
+        }
+    write_rgb_png(path, cols, rows, rgb.data());
+}
+
+void write_rgb_png(const std::string& path, int width, int height, const unsigned char* rgb) {
+    std::string png;
+    if (!stbi_write_png_to_func(stb_append, &png, width, height, 3, rgb, width * 3))
+        throw Error("cannot encode the PNG for '" + path + "'");
+    write_file_atomically(path, png);
+}
+
+void write_matrix_csv(const std::string& path, const Tensor3& M, int h) {
+    std::ostringstream out;
+    out.precision(9);
+    for (int i = 0; i < M.rows(); ++i) {
+        for (int j = 0; j < M.cols(); ++j) out << (j ? "," : "") << M.at(h, i, j);
+        out << '\n';
+    }
+    write_file_atomically(path, out.str());
+}
+
+void write_npy(const std::string& path, const Tensor3& M) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(M.heads()) + ", " +
+                         std::to_string(M.rows()) + ", " + std::to_string(M.cols()) + "), }";
+    // Magic (6) + version (2) + length (2) + header + '\n' padded to a multiple of 64 bytes.
+    const size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header.push_back('\n');
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out.push_back(static_cast<char>(header.size() & 0xff));
+    out.push_back(static_cast<char>(header.size() >> 8));
+    out += header;
+    out.append(reinterpret_cast<const char*>(M.data()), static_cast<size_t>(M.bytes()));
+    write_file_atomically(path, out);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,55 @@
+#include "result_json.h"
+
+#include <cmath>
+
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+namespace {
+
+nlohmann::json metric(const std::optional<double>& v) {
+    if (!v || !std::isfinite(*v)) return nullptr;
+    return *v;
+}
+
+}  // namespace
+
+nlohmann::json result_to_json(const RunResult& r) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const ParamSpec& spec : find_variant(r.variant).info().params) {
+        if (spec.kind == ParamKind::IntList) {
+            params[spec.name] = r.params.has(spec.name) ? nlohmann::json(r.params.get_list(spec.name)) : nlohmann::json(nullptr);
+        } else if (spec.kind == ParamKind::Choice) {
+            params[spec.name] = r.params.value_text(spec);
+        } else if (r.params.has(spec.name)) {
+            params[spec.name] = r.params.get(spec.name);
+        }
+    }
+    const Metrics& m = r.metrics;
+    return {{"variant", r.variant},
+            {"params", params},
+            {"causal", r.causal},
+            {"backend", r.backend},
+            {"metrics",
+             {{"rel_err_out", metric(m.rel_err_out)},
+              {"rel_err_attn", metric(m.rel_err_attn)},
+              {"row_kl", metric(m.row_kl)},
+              {"row_kl_infinite", m.row_kl && std::isinf(*m.row_kl)},
+              {"mass_recall", metric(m.mass_recall)},
+              {"density", metric(m.density)}}},
+            {"cost",
+             {{"flops", r.cost.flops},
+              {"bytes", r.cost.bytes},
+              {"time_ms", r.cost.time_ms},
+              {"peak_bytes", r.cost.peak_bytes}}},
+            {"notes", r.structure.notes}};
+}
+
+nlohmann::json input_to_json(const Heads& h) {
+    nlohmann::json j = {{"source", h.source}, {"n", h.n()}, {"heads", h.heads()}, {"dim", h.d()}, {"value_dim", h.dv()}};
+    if (!h.tokens.empty()) j["tokens"] = h.tokens;
+    return j;
+}
+
+}  // namespace attnscope

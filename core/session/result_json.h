@@ -1,0 +1,16 @@
+// attnscope — JSON of inputs and results, the schema of `attnscope run --json` and of GUI exports.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "../variants/variant.h"
+
+namespace attnscope {
+
+/// {"variant","params":{},"metrics":{...},"cost":{...},"notes":[...]}; non-applicable or infinite metrics are null.
+nlohmann::json result_to_json(const RunResult& result);
+
+/// {"source","n","heads","dim","value_dim"} (+ "tokens" when the input is text).
+nlohmann::json input_to_json(const Heads& heads);
+
+}  // namespace attnscope

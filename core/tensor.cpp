@@ -1,0 +1,30 @@
+#include "tensor.h"
+
+#include <cmath>
+
+namespace attnscope {
+
+Tensor3::Tensor3(int heads, int rows, int cols, float fill) : m_heads(heads), m_rows(rows), m_cols(cols) {
+    if (heads < 0 || rows < 0 || cols < 0)
+        throw Error("tensor shape (" + std::to_string(heads) + ", " + std::to_string(rows) + ", " +
+                    std::to_string(cols) + ") has a negative size");
+    m_data.assign(static_cast<size_t>(heads) * rows * cols, fill);
+}
+
+std::string Tensor3::shape_string() const {
+    return "(" + std::to_string(m_heads) + ", " + std::to_string(m_rows) + ", " + std::to_string(m_cols) + ")";
+}
+
+bool Tensor3::all_finite() const {
+    for (float v : m_data)
+        if (!std::isfinite(v)) return false;
+    return true;
+}
+
+void require_shape(const Tensor3& t, int heads, int rows, int cols, const char* what) {
+    if (t.heads() != heads || t.rows() != rows || t.cols() != cols)
+        throw Error(std::string(what) + " has shape " + t.shape_string() + " but (" + std::to_string(heads) +
+                    ", " + std::to_string(rows) + ", " + std::to_string(cols) + ") is required");
+}
+
+}  // namespace attnscope

@@ -1,0 +1,31 @@
+// attnscope — parameter specs shared by several variants, written once.
+#pragma once
+#include <cmath>
+
+#include "params.h"
+#include "variant.h"
+
+namespace attnscope {
+
+/// causal: key j allowed only when j ≤ i.
+inline ParamSpec causal_param(bool def, const std::string& extra_help = "") {
+    return bool_param("causal", "causal", "attend only to j ≤ i (autoregressive)" + extra_help, def);
+}
+
+/// scale s in softmax(s·QKᵀ); auto = 1/√d.
+inline ParamSpec scale_param() {
+    return with_auto_default(real_param("scale", "s", "logit scale s in softmax(s·QKᵀ)", 0, 1e-6, 1e3), "1/√d");
+}
+
+/// seed of every random choice the variant makes (random blocks, rotations, projections, features).
+inline ParamSpec seed_param() {
+    return int_param("seed", "seed", "seed of the variant's random structure (same seed, same structure)", 0, 0,
+                     2147483647.0);
+}
+
+/// Resolves an auto scale to 1/√d.
+inline void resolve_scale(Params& p, const Heads& heads) {
+    if (!p.has("scale")) p.set("scale", 1.0 / std::sqrt(static_cast<double>(heads.d())));
+}
+
+}  // namespace attnscope

@@ -1,0 +1,124 @@
+// attnscope — `full` (Vaswani 2017) and `flash` (Dao 2022/2023): the two exact variants.
+// `full` materialises P (n×n per head) as the textbook implementation does; `flash` runs the tiled online
+// softmax with O(n) extra memory and recomputes P only when a heatmap asks for it.
+#include <cmath>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "common_params.h"
+#include "registry.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr double kAttentionFlopsPerCell = 2.0;  // one multiply-add per (i, j, feature)
+
+/// Analytic cost of exact attention: QKᵀ and PV, halved by causality; bytes of Q, K, V, O (+P).
+void exact_cost(const Heads& h, bool causal, bool materialised, Cost& cost) {
+    const double cells = causal ? 0.5 * h.n() * (h.n() + 1.0) : double(h.n()) * h.n();
+    cost.flops = h.heads() * cells * kAttentionFlopsPerCell * (h.d() + h.dv());
+    cost.bytes = 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv()) + (materialised ? 4.0 * h.heads() * cells : 0.0);
+}
+
+class FullVariant : public Variant {
+public:
+    FullVariant() {
+        m_info = {"full", "Full softmax", "Vaswani et al. 2017",
+                  "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
+                  {scale_param(), causal_param(false)}, false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        return p;
+    }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        RunResult r;
+        r.variant = m_info.id;
+        r.params = p;
+        r.causal = p.get_bool("causal");
+        const double p_bytes = 4.0 * h.heads() * double(h.n()) * h.n();
+        if (p_bytes > kMaxMaterialisedBytes)
+            throw Error("full would materialise P of " + std::to_string(static_cast<int64_t>(p_bytes / (1 << 20))) +
+                        " MiB for n = " + std::to_string(h.n()) + ": use flash (same result, O(n) memory)");
+        CostMeter meter;
+        r.O = Tensor3(h.heads(), h.n(), h.dv());
+        Tensor3 P(h.heads(), h.n(), h.n());
+        DenseAttentionArgs a;
+        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &r.O, a.P = &P;
+        a.scale = static_cast<float>(p.get("scale"));
+        a.causal = r.causal;
+        backend.dense_attention(a);
+        meter.stop(r.cost);
+        exact_cost(h, r.causal, true, r.cost);
+        r.structure.density = 1.0;
+        if (options.want_matrix && h.n() <= options.max_matrix_n) r.P_eff = std::move(P);
+        return r;
+    }
+    static constexpr double kMaxMaterialisedBytes = 8.0 * (1ull << 30);
+
+private:
+    VariantInfo m_info;
+};
+
+class FlashVariant : public Variant {
+public:
+    FlashVariant() {
+        m_info = {"flash", "FlashAttention (tiled exact)", "Dao et al. 2022/2023",
+                  "same result as full, tiled with an online softmax (running max m, sum ℓ); keeps L = m + log ℓ",
+                  {int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
+                   int_param("tile_cols", "B_c", "key columns per tile B_c", 64, 1, 4096),
+                   scale_param(), causal_param(false)},
+                  false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        return p;
+    }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        RunResult r;
+        r.variant = m_info.id;
+        r.params = p;
+        r.causal = p.get_bool("causal");
+        DenseAttentionArgs a;
+        a.Q = &h.Q, a.K = &h.K, a.V = &h.V;
+        a.scale = static_cast<float>(p.get("scale"));
+        a.causal = r.causal;
+        a.tile_rows = p.get_int("tile_rows");
+        a.tile_cols = p.get_int("tile_cols");
+        {
+            CostMeter meter;
+            r.O = Tensor3(h.heads(), h.n(), h.dv());
+            Tensor3 lse(h.heads(), h.n(), 1);
+            a.O = &r.O, a.lse = &lse;
+            backend.dense_attention(a);
+            meter.stop(r.cost);
+        }
+        exact_cost(h, r.causal, false, r.cost);
+        r.structure.density = 1.0;
+        if (options.want_matrix && h.n() <= options.max_matrix_n) {
+            // Display only: recompute P (FlashAttention keeps only L; the backward pass does the same).
+            Tensor3 P(h.heads(), h.n(), h.n()), O2(h.heads(), h.n(), h.dv());
+            a.O = &O2, a.lse = nullptr, a.P = &P;
+            backend.dense_attention(a);
+            r.P_eff = std::move(P);
+        }
+        return r;
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out) {
+    out.push_back(std::make_unique<FullVariant>());
+    out.push_back(std::make_unique<FlashVariant>());
+}
+
+}  // namespace attnscope

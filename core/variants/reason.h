@@ -1,0 +1,27 @@
+// attnscope — why a cell (query i, key j) is allowed: the colour and tooltip of every mask cell.
+#pragma once
+#include <cstdint>
+
+namespace attnscope {
+
+/// Reason codes stored per cell in a mask (0 = not allowed). Order fixes the mask colour table.
+enum class Reason : uint8_t {
+    None = 0,     // not attended
+    Dense,        // dense attention: every (causal) cell
+    Local,        // Sparse Transformer head A: i − j < l, or the same block for `fixed`
+    Stride,       // Sparse Transformer head B: (i − j) mod l = 0
+    Summary,      // `fixed` head B: summary columns (last c of each block)
+    Window,       // Longformer / BigBird sliding window
+    Dilated,      // Longformer dilated window cell
+    Global,       // global token row or column
+    Random,       // BigBird random key block
+    Segment,      // Transformer-XL: inside the current segment
+    Memory,       // Transformer-XL: cached memory of the previous segment
+    Bucket,       // Reformer: same chunk / look-back chunk after sorting by bucket
+    Count         // number of reasons (not a reason)
+};
+
+/// Lower-case name of a reason, e.g. "window".
+const char* reason_name(Reason r);
+
+}  // namespace attnscope

@@ -1,0 +1,19 @@
+// attnscope — the list of registered variants.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "variant.h"
+
+namespace attnscope {
+
+/// Every registered variant, in the order of VARIANTS.md.
+const std::vector<std::unique_ptr<Variant>>& all_variants();
+/// The variant with this id; throws Error listing the known ids when there is none.
+const Variant& find_variant(const std::string& id);
+
+/// Adders called once by all_variants(); each family file defines one.
+void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out);
+
+}  // namespace attnscope

@@ -1,0 +1,119 @@
+// attnscope — what a variant is: its card (VariantInfo), its input (Heads), its output (RunResult).
+// A variant is a *plan* over a few primitives: it decides structure on the host (deterministic given a
+// seed) and calls the Backend's primitives; backends implement primitives, never variants.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../tensor.h"
+#include "params.h"
+#include "reason.h"
+
+namespace attnscope {
+
+class Backend;
+
+/// Inputs of one attention call: all heads of one layer (or one synthetic scenario).
+struct Heads {
+    Tensor3 Q;                        // (H, n, d)
+    Tensor3 K;                        // (H, n, d)
+    Tensor3 V;                        // (H, n, dv)
+    Tensor3 X;                        // (1, n, hidden) layer input when known (FNet mixes it); may be empty
+    std::vector<std::string> tokens;  // n token strings when the input is text; empty otherwise
+    std::string source;               // "synthetic:gaussian", "text", "tensors:FILE"
+
+    int heads() const { return Q.heads(); }
+    int n() const { return Q.rows(); }
+    int d() const { return Q.cols(); }
+    int dv() const { return V.cols(); }
+};
+
+/// Throws Error unless Q, K, V agree in shape, are non-empty and finite.
+void validate_heads(const Heads& heads);
+
+/// The card of a variant: identity, paper and parameter contract.
+struct VariantInfo {
+    std::string id;                 // short id used on the command line, e.g. "longformer"
+    std::string name;               // display name, e.g. "Longformer"
+    std::string paper;              // "Beltagy et al. 2020"
+    std::string summary;            // one line: what is scored and how it is normalised
+    std::vector<ParamSpec> params;  // every parameter with default, range and help
+    bool has_mask = false;          // a sparsity mask with reasons exists (masked and hashed families)
+    bool normalised = true;         // rows of P̃ are non-negative and sum to 1 (row_kl applies)
+    bool has_matrix = true;         // an effective matrix P̃ is defined
+};
+
+/// What the caller wants materialised beside O.
+struct RunOptions {
+    bool want_matrix = false;  // fill RunResult::P_eff (n×n per head) and the reason mask
+    int max_matrix_n = 4096;   // refuse to materialise above this n (memory), with a note
+};
+
+/// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
+struct ReasonMask {
+    int heads = 0, n = 0;
+    std::vector<uint8_t> cells;  // (H, n, n) row-major
+    Reason at(int h, int i, int j) const {
+        return static_cast<Reason>(cells[(static_cast<size_t>(h) * n + i) * n + j]);
+    }
+};
+
+/// What a variant decided before scoring, for the GUI to show and explain.
+struct Structure {
+    std::optional<ReasonMask> mask;                          // per-cell reasons (want_matrix only)
+    std::map<std::string, Tensor3> matrices;                 // named: "E", "F", "R/round0", "phi_Q", ...
+    std::map<std::string, std::vector<int>> indices;         // named: "buckets/round0", "perm/round0", ...
+    std::optional<double> density;                          // allowed cells / (n² or n(n+1)/2)
+    std::optional<Tensor3> allowed_lse;                      // (H, n, 1) log Σ_allowed exp(s·q·k): mass recall
+    std::vector<std::string> notes;                          // e.g. "n = 976 padded to 1024 (block 64)"
+};
+
+/// Analytic and measured cost of a run.
+struct Cost {
+    double flops = 0;        // analytic floating-point operations
+    double bytes = 0;        // analytic bytes moved (inputs, outputs, intermediates)
+    double time_ms = 0;      // measured wall time of the run
+    int64_t peak_bytes = 0;  // peak tracked bytes held during the run (outputs included)
+};
+
+/// Errors against the exact softmax on the same inputs; unset when a metric does not apply.
+struct Metrics {
+    std::optional<double> rel_err_out;   // ‖O − O_full‖_F / ‖O_full‖_F
+    std::optional<double> rel_err_attn;  // ‖P̃ − P‖_F / ‖P‖_F
+    std::optional<double> row_kl;        // mean_i KL(P_i ‖ P̃_i); +inf when P̃ drops mass P has
+    std::optional<double> mass_recall;   // mean_i Σ_{j allowed} P_ij
+    std::optional<double> density;       // allowed cells / (n² or n(n+1)/2)
+    std::vector<float> row_mass_recall;  // per row, averaged over heads (when mass_recall is set)
+};
+
+/// Everything one variant produced on one input.
+struct RunResult {
+    std::string variant;           // VariantInfo::id
+    Params params;                 // the values used (auto defaults resolved)
+    bool causal = false;           // whether the run was causal (decides the reference)
+    Tensor3 O;                     // (H, n, dv)
+    std::optional<Tensor3> P_eff;  // (H, n, n) effective matrix, when requested and defined
+    Structure structure;           // layout, buckets, projections, features
+    Cost cost;                     // flops, bytes, time, memory
+    Metrics metrics;               // filled by the session against the shared reference
+    std::string backend;           // name of the backend that ran it
+};
+
+/// A variant: a card plus a run over all heads.
+class Variant {
+public:
+    virtual ~Variant() = default;
+    /// The card (id, paper, parameters).
+    virtual const VariantInfo& info() const = 0;
+    /// Fills in auto defaults that depend on the input shape and checks cross-parameter constraints
+    /// (e.g. window ≤ 2n); throws Error with what to change.
+    virtual Params resolve(const Params& params, const Heads& heads) const = 0;
+    /// Runs every head with resolved params. Fills O, cost.flops/bytes, structure, and P_eff when asked.
+    virtual RunResult run(const Heads& heads, const Params& params, const RunOptions& options,
+                          Backend& backend) const = 0;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds attnscope in Release and starts the GUI on the bundled sample text.
+# Extra arguments go to `attnscope gui`. Usage: scripts/run-app.sh [GUI OPTIONS...]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build"
+"$root/scripts/setup.sh"
+if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j "$(nproc)" --target attnscope
+exec "$build/app/attnscope" gui "$@"

