@@ -30,6 +30,11 @@ struct VsCpuCase {
     bool causal;
 };
 
+void PrintTo(const VsCpuCase& c, std::ostream* os) {
+    *os << c.backend << " H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d << " dv=" << c.dv
+        << (c.causal ? " causal" : " bidirectional");
+}
+
 std::string vs_cpu_name(const testing::TestParamInfo<VsCpuCase>& info) {
     const VsCpuCase& c = info.param;
     return c.backend + "_H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) + "_d" +
@@ -59,7 +64,9 @@ TEST_P(DenseVsCpu, OutputsLseAndProbabilitiesMatchCpu) {
         ASSERT_TRUE(O.all_finite()) << "materialise=" << materialise;
         EXPECT_LE(rel_err(O, O_ref), tolerance) << "materialise=" << materialise;
         EXPECT_LE(rel_err(lse, lse_ref), tolerance) << "materialise=" << materialise;
-        if (materialise) EXPECT_LE(rel_err(P, P_ref), tolerance);
+        if (materialise) {
+            EXPECT_LE(rel_err(P, P_ref), tolerance);
+        }
     }
 }
 
