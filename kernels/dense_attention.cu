@@ -5,6 +5,7 @@
 
 #include "flash_attention.cuh"
 #include "gemm.cuh"
+#include "softmax_rows.cuh"
 
 namespace attnscope::cuda {
 
@@ -30,39 +31,6 @@ void launch_flash_bucket(cudaStream_t stream, const FlashParams& p, int H) {
     ATTNSCOPE_CHECK_LAUNCH("flash_attention_kernel");
 }
 
-// [SECTION] Materialised softmax
-
-constexpr int kSoftmaxWarps = 8;  // rows per block of the row-softmax kernel (one warp per row)
-
-/// In place over S (rows, m): P = softmax of each row over its allowed keys (j ≤ i when causal), 0 elsewhere;
-/// lse (rows) = log Σ_allowed exp(s) when not null. `n` is the number of queries per head (for causality).
-__global__ void __launch_bounds__(kSoftmaxWarps* kWarpSize)
-    softmax_rows_kernel(float* S, float* lse, int64_t rows, int n, int m, bool causal) {
-    const int64_t row = int64_t(blockIdx.x) * kSoftmaxWarps + threadIdx.x / kWarpSize;
-    const int lane = threadIdx.x % kWarpSize;
-    if (row >= rows) return;  // whole warps leave together, so the shuffles below see full warps
-    float* s = S + row * m;
-    const int query = int(row % n);
-    const int allowed = causal ? min(m, query + 1) : m;
-
-    // Each lane folds its strided share of the row, then lanes merge their partial (max, sum) pairs.
-    OnlineSoftmaxRow state = online_softmax_init();
-    for (int j = lane; j < allowed; j += kWarpSize) {
-        const float x = s[j];
-        const float new_max = online_softmax_new_max(state, x);
-        online_softmax_update(state, new_max, expf(x - new_max));
-    }
-#pragma unroll
-    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-        const OnlineSoftmaxRow other{__shfl_xor_sync(0xffffffffu, state.m, offset),
-                                     __shfl_xor_sync(0xffffffffu, state.l, offset)};
-        state = online_softmax_merge(state, other);
-    }
-    const float inv = online_softmax_inv_sum(state);
-    for (int j = lane; j < m; j += kWarpSize) s[j] = j < allowed ? expf(s[j] - state.m) * inv : 0.0f;
-    if (lse && lane == 0) lse[row] = online_softmax_lse(state);
-}
-
 std::string shape_text(const AttentionShape& s) {
     return "H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) + ", m = " + std::to_string(s.m) +
            ", d = " + std::to_string(s.d) + ", dv = " + std::to_string(s.dv);
@@ -74,11 +42,9 @@ void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H) {
     if (H == 0 || p.n == 0) return;
     if (H > 65535) throw Error("the CUDA flash kernel takes at most 65535 heads per call (got " + std::to_string(H) + ")");
     const int dim = p.d > p.dv ? p.d : p.dv;
-    if (dim <= 32) launch_flash_bucket<32, 64>(stream, p, H);
-    else if (dim <= 64) launch_flash_bucket<64, 64>(stream, p, H);
-    // Bc = 32 keeps the D = 128 block under the 99 KiB of shared memory that sm_86/sm_89 allow.
-    else if (dim <= kMaxFlashHeadDim) launch_flash_bucket<kMaxFlashHeadDim, 32>(stream, p, H);
-    else
+    const bool launched =
+        with_flash_bucket(dim, [&]<int D, int BC>() { launch_flash_bucket<D, BC>(stream, p, H); });
+    if (!launched)
         throw Error("the CUDA flash kernel supports head dims up to " + std::to_string(kMaxFlashHeadDim) +
                     " (got d = " + std::to_string(p.d) + ", dv = " + std::to_string(p.dv) +
                     "): use --backend cpu for larger heads");

@@ -189,6 +189,18 @@ __global__ void __launch_bounds__(kFlashThreads) flash_attention_kernel(FlashPar
     }
 }
 
+/// Calls f.template operator()<D, BC>() for the kernel instantiation serving head dim `dim` = max(d, dv);
+/// returns false when dim exceeds kMaxFlashHeadDim. The one place that maps head dims to instantiations.
+template <class F>
+bool with_flash_bucket(int dim, F&& f) {
+    if (dim <= 32) f.template operator()<32, 64>();
+    else if (dim <= 64) f.template operator()<64, 64>();
+    // Bc = 32 keeps the D = 128 block under the 99 KiB of shared memory that sm_86/sm_89 allow.
+    else if (dim <= kMaxFlashHeadDim) f.template operator()<kMaxFlashHeadDim, 32>();
+    else return false;
+    return true;
+}
+
 /// Launches the flash kernel for H heads on `stream` (device pointers); throws Error when max(d, dv) exceeds
 /// kMaxFlashHeadDim or the launch fails.
 void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H);

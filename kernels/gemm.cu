@@ -1,7 +1,4 @@
-// attnscope — batched GEMM through cuBLAS with the project's row-major layout.
-// cuBLAS is column-major: a row-major (r, c) matrix is the column-major (c, r) matrix Cᵀ. So we compute
-// Cᵀ = op(B)ᵀ·op(A)ᵀ, passing B first and A second with their own transpose flags: a row-major buffer read
-// column-major is already transposed, which cancels the transpose of the product.
+// attnscope — batched GEMM through cuBLAS with the project's row-major layout (mapping: gemm.cuh).
 #include "gemm.cuh"
 
 namespace attnscope::cuda {
@@ -28,13 +25,10 @@ void gemm_device(const Context& ctx, const DeviceMatrices& A, bool ta, const Dev
         ATTNSCOPE_CHECK_LAUNCH("scale_kernel");
         return;
     }
-    const long long stride_a = A.heads == 1 ? 0 : (long long)A.rows * A.cols;
-    const long long stride_b = B.heads == 1 ? 0 : (long long)B.rows * B.cols;
-    const long long stride_c = (long long)r * c;
-    // Column-major view: (m, n, k) = (c, r, k); first operand B (ld = its row length), second A.
-    ATTNSCOPE_CUBLAS_CHECK(cublasSgemmStridedBatched(ctx.cublas(), tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                                     ta ? CUBLAS_OP_T : CUBLAS_OP_N, c, r, k, &alpha, B.data, B.cols,
-                                                     stride_b, A.data, A.cols, stride_a, &beta, C, c, stride_c, H));
+    const ColumnMajorGemm g = row_major_as_column_major(A, ta, B, tb, r, c);
+    ATTNSCOPE_CUBLAS_CHECK(cublasSgemmStridedBatched(ctx.cublas(), g.op_first, g.op_second, g.m, g.n, g.k, &alpha, g.first,
+                                                     g.ld_first, g.stride_first, g.second, g.ld_second, g.stride_second,
+                                                     &beta, C, g.ldc, g.stride_c, H));
 }
 
 void gemm(Context& ctx, const HostMatrices& A, bool ta, const HostMatrices& B, bool tb, float alpha, float beta,
