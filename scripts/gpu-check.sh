@@ -108,7 +108,7 @@ for f in sorted(pathlib.Path(sys.argv[1]).glob("run-*.json")):
         m, c = r["metrics"], r["cost"]
         rows.append((data["input"]["n"], f.stem.split("-", 1)[1], data["backend"], r["variant"], m.get("rel_err_out"),
                      c.get("time_ms"), c.get("peak_bytes")))
-print("| n | run | backend | variant | rel_err_out | time_ms (host↔device copies included) | peak host bytes |")
+print("| n | run | backend | variant | rel_err_out | time_ms (wall; cuda includes host↔device copies) | peak host bytes |")
 print("|---|---|---|---|---|---|---|")
 for row in sorted(rows, key=lambda x: (x[0], x[1], x[3])):
     print("| " + " | ".join("-" if v is None else (f"{v:.3g}" if isinstance(v, float) else str(v)) for v in row) + " |")
