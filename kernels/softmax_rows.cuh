@@ -1,8 +1,8 @@
 // attnscope — the row softmax of the materialised attention path: one warp per row of S (rows, m), in place.
 // Each lane folds its strided share of the row with the shared online-softmax functions
 // (core/primitives/online_softmax.h), then the lanes combine their partial (max, sum) pairs with
-// online_softmax_merge — the same merge the CPU uses for split key ranges. Included by dense_attention.cu and
-// by the CPU emulation tests (tests/emu).
+// online_softmax_merge from the same header. Included by dense_attention.cu and by the CPU emulation tests
+// (tests/emu).
 // It defines a non-template kernel: include it from one .cu of the library only (dense_attention.cu).
 #pragma once
 #include <cmath>
@@ -39,6 +39,10 @@ __global__ void __launch_bounds__(kSoftmaxWarps* kWarpSize)
                                      __shfl_xor_sync(0xffffffffu, state.l, offset)};
         state = online_softmax_merge(state, other);
     }
+    // Lanes may differ in the last bit (FMA contraction inside the merge); take lane 0's state so every
+    // probability of the row and its lse use the same (max, sum).
+    state.m = __shfl_sync(0xffffffffu, state.m, 0);
+    state.l = __shfl_sync(0xffffffffu, state.l, 0);
     const float inv = online_softmax_inv_sum(state);
     for (int j = lane; j < m; j += kWarpSize) s[j] = j < allowed ? expf(s[j] - state.m) * inv : 0.0f;
     if (lse && lane == 0) lse[row] = online_softmax_lse(state);

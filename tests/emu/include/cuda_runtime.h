@@ -1,10 +1,10 @@
 // attnscope tests — a CPU stand-in for <cuda_runtime.h> that lets the host compiler run the project's CUDA
-// kernels (kernels/*.cuh) unchanged: every thread of a block is a std::thread, __syncthreads() and __syncwarp()
-// are barriers, __shfl_xor_sync exchanges through a per-block buffer between two warp barriers, and blocks
-// run one after another. Only the emulation test target puts this folder on its include path (before the
-// real CUDA headers); nothing in the product includes it. It checks indexing, masking, synchronisation
-// points and shared-memory bounds of the kernels where no GPU exists; it says nothing about speed, and only
-// what the kernel does under this one legal schedule of its threads.
+// kernels (kernels/*.cuh) unchanged: every thread of a block is a std::thread, __syncthreads() and
+// __syncwarp() are barriers, __shfl_xor_sync/__shfl_sync exchange through a per-block buffer between two
+// warp barriers, and blocks run one after another. Only the emulation test target puts this folder on its
+// include path (before the real CUDA headers); nothing in the product includes it. It checks indexing,
+// masking, synchronisation points and shared-memory bounds of the kernels where no GPU exists; it says
+// nothing about speed, and only what the kernel does under this one legal schedule of its threads.
 #pragma once
 #include <barrier>
 #include <cmath>
@@ -104,5 +104,15 @@ inline float __shfl_xor_sync(unsigned, float value, int lane_mask) {
     b.warps[warp]->arrive_and_wait();
     const float other = b.exchange[warp * 32 + (lane ^ unsigned(lane_mask))];
     b.warps[warp]->arrive_and_wait();  // nobody overwrites a slot before its reader is done
+    return other;
+}
+
+inline float __shfl_sync(unsigned, float value, int src_lane) {
+    cuda_emu::Block& b = *cuda_emu::current;
+    const unsigned t = threadIdx.x, warp = t / 32;
+    b.exchange[t] = value;
+    b.warps[warp]->arrive_and_wait();
+    const float other = b.exchange[warp * 32 + (unsigned(src_lane) & 31u)];
+    b.warps[warp]->arrive_and_wait();
     return other;
 }
