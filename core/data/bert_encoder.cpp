@@ -1,5 +1,8 @@
 #include "bert_encoder.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -68,11 +71,21 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
     };
     keep_hidden();
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    MatrixRM qkv(n, 3 * hd), context(n, hd), attn(n, hd), ffn(n, c.intermediate), ffn_out(n, hd);
+    MatrixRM qkv(n, 3 * hd), context(n, hd);
+    // Row blocks, one per thread: every step but the attention itself is row-local, so each runs as one
+    // parallel region of single-threaded Eigen products. (Eigen's own threaded GEMM spin-waits between
+    // blocks, which turns a busy machine's time slices into seconds.)
+    const int blocks = std::max(1, std::min(n, omp_get_max_threads()));
+    const int block_rows = (n + blocks - 1) / blocks;
     for (int l = 0; l < c.layers; ++l) {
         const BertLayerWeights& w = m_weights.layers[static_cast<size_t>(l)];
-        qkv.noalias() = x * w.qkv;
-        qkv.rowwise() += w.qkv_bias;
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            const int r0 = b * block_rows, rows = std::min(block_rows, n - r0);
+            if (rows <= 0) continue;
+            qkv.middleRows(r0, rows).noalias() = x.middleRows(r0, rows) * w.qkv;
+            qkv.middleRows(r0, rows).rowwise() += w.qkv_bias;
+        }
         Heads heads;
         heads.Q = split_heads(qkv, 0, H, dh);
         heads.K = split_heads(qkv, hd, H, dh);
@@ -109,17 +122,24 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
                 context.middleCols(h * dh, dh).noalias() = p * heads.V.head(h);
             }
         }
-        attn.noalias() = context * w.out;
-        attn.rowwise() += w.out_bias;
-        x += attn;
-        layer_norm(x, w.ln1_gain, w.ln1_bias, c.layer_norm_eps);
-        ffn.noalias() = x * w.ffn_in;
-        ffn.rowwise() += w.ffn_in_bias;
-        gelu(ffn, c.gelu_tanh);
-        ffn_out.noalias() = ffn * w.ffn_out;
-        ffn_out.rowwise() += w.ffn_out_bias;
-        x += ffn_out;
-        layer_norm(x, w.ln2_gain, w.ln2_bias, c.layer_norm_eps);
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            const int r0 = b * block_rows, rows = std::min(block_rows, n - r0);
+            if (rows <= 0) continue;
+            MatrixRM xb = x.middleRows(r0, rows);
+            MatrixRM attn = context.middleRows(r0, rows) * w.out;
+            attn.rowwise() += w.out_bias;
+            xb += attn;
+            layer_norm(xb, w.ln1_gain, w.ln1_bias, c.layer_norm_eps);
+            MatrixRM ffn = xb * w.ffn_in;
+            ffn.rowwise() += w.ffn_in_bias;
+            gelu(ffn, c.gelu_tanh);
+            MatrixRM ffn_out = ffn * w.ffn_out;
+            ffn_out.rowwise() += w.ffn_out_bias;
+            xb += ffn_out;
+            layer_norm(xb, w.ln2_gain, w.ln2_bias, c.layer_norm_eps);
+            x.middleRows(r0, rows) = xb;
+        }
         keep_hidden();
         if (options.keep_qkv) {
             out.Q.push_back(std::move(heads.Q));
