@@ -75,6 +75,8 @@ LoadedInput load_input_full(const InputOptions& o) {
         out.truncated = text.truncated;
         return out;
     }
+    if (o.layer != 0 || o.head != -1 || o.truncate || !o.model.empty())
+        throw Error("--layer, --head, --model and --truncate apply to text input: add --text or --text-file");
     if (out.kind == InputKind::Tensors) {
         out.heads = load_tensor_input(o.tensors);
         return out;

@@ -77,7 +77,8 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
     // blocks, which turns a busy machine's time slices into seconds.)
     const int blocks = std::max(1, std::min(n, omp_get_max_threads()));
     const int block_rows = (n + blocks - 1) / blocks;
-    for (int l = 0; l < c.layers; ++l) {
+    const int run_layers = options.last_layer < 0 ? c.layers : std::min(options.last_layer + 1, c.layers);
+    for (int l = 0; l < run_layers; ++l) {
         const BertLayerWeights& w = m_weights.layers[static_cast<size_t>(l)];
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < blocks; ++b) {
@@ -148,6 +149,7 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
         }
         out.probs.push_back(std::move(probs));
     }
+    if (run_layers < c.layers) return out;
     // Mean pooling over every token (the attention mask is all ones for one unpadded sequence), then L2.
     Eigen::RowVectorXd pooled = x.cast<double>().colwise().mean();
     const double norm = pooled.norm();

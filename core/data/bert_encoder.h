@@ -27,6 +27,7 @@ struct EncoderOptions {
     bool keep_qkv = true;    // EncoderOutput::Q/K/V of every layer
     bool keep_probs = true;  // EncoderOutput::probs of every layer (H·n² floats per layer)
     AttentionHook hook;      // optional attention replacement
+    int last_layer = -1;     // stop after this layer (−1: run all); the embedding is then left empty
 };
 
 /// Everything a forward pass produced for one sequence of n tokens.
@@ -34,7 +35,7 @@ struct EncoderOutput {
     std::vector<Tensor3> hidden;  // layers + 1 of (1, n, hidden): hidden[l] is the input of layer l
     std::vector<Tensor3> Q, K, V; // per layer (H, n, dh), when keep_qkv
     std::vector<Tensor3> probs;   // per layer (H, n, n) softmax probabilities; empty for a hooked layer
-    std::vector<float> embedding; // (hidden) mean-pooled, L2-normalised sentence embedding
+    std::vector<float> embedding; // (hidden) mean-pooled, L2-normalised sentence embedding (all layers run)
 };
 
 /// A loaded BERT-family encoder (immutable, shareable across threads).

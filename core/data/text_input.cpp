@@ -48,6 +48,7 @@ TextInput load_text_input(const TextInputSpec& spec) {
     }
     EncoderOptions options;
     options.keep_probs = false;
+    options.last_layer = spec.layer;  // later layers do not change this layer's Q, K, V
     EncoderOutput encoded = model->encoder.forward(enc.ids, options);
     const auto L = static_cast<size_t>(spec.layer);
     Heads& heads = out.heads;

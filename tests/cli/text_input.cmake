@@ -14,6 +14,7 @@ expect_exit(2 "the folder has no q.npy" run --variant full --tensors ${WORK_DIR}
 expect_exit(2 "--tensors and text input both given" run --variant full --text "a" --tensors ${WORK_DIR}/bad.safetensors)
 expect_exit(2 "--whatif-layer runs variants inside the encoder" run --variant full --n 16 --whatif-layer all)
 expect_exit(2 "cannot read --text-file" run --variant full --text-file ${WORK_DIR}/no-such-file.txt)
+expect_exit(2 "--layer, --head, --model and --truncate apply to text input" run --variant full --n 16 --layer 2)
 
 # [SECTION] with the model
 if(DEFINED ENV{ATTNSCOPE_MODEL_DIR})
