@@ -16,6 +16,25 @@ expect_exit(2 "--whatif-layer runs variants inside the encoder" run --variant fu
 expect_exit(2 "cannot read --text-file" run --variant full --text-file ${WORK_DIR}/no-such-file.txt)
 expect_exit(2 "--layer, --head, --model and --truncate apply to text input" run --variant full --n 16 --layer 2)
 
+# A committed tiny BERT folder (tests/golden/tiny_bert) through --model: cased tokens reach the JSON.
+set(tiny_json ${WORK_DIR}/tiny.json)
+file(REMOVE ${tiny_json})
+execute_process(COMMAND ${ATTNSCOPE} run --variant full --text "Hello World" --model ${CMAKE_CURRENT_LIST_DIR}/../golden/tiny_bert
+                --layer 1 --json ${tiny_json} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tiny BERT run failed (${rc}): ${err}")
+endif()
+file(READ ${tiny_json} tiny_text)
+string(JSON tiny_tok GET "${tiny_text}" input tokens 1)
+string(JSON tiny_heads GET "${tiny_text}" input heads)
+string(JSON tiny_dim GET "${tiny_text}" input dim)
+if(NOT tiny_tok STREQUAL "Hello" OR NOT tiny_heads EQUAL 2 OR NOT tiny_dim EQUAL 8)
+  message(FATAL_ERROR "tiny BERT JSON: tokens[1]=${tiny_tok} heads=${tiny_heads} dim=${tiny_dim}")
+endif()
+string(REPEAT "a " 70 over_tiny)
+expect_exit(2 "the text has 72 tokens but the model takes at most 64" run --variant full --text "${over_tiny}"
+            --model ${CMAKE_CURRENT_LIST_DIR}/../golden/tiny_bert)
+
 # [SECTION] with the model
 if(DEFINED ENV{ATTNSCOPE_MODEL_DIR})
   set(model "$ENV{ATTNSCOPE_MODEL_DIR}")
