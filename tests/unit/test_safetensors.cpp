@@ -2,7 +2,9 @@
 // wrong-dtype files with messages that say what is wrong.
 #include <gtest/gtest.h>
 
+#include "core/data/npy.h"
 #include "core/data/safetensors.h"
+#include "core/primitives/random.h"
 #include "text_test_util.h"
 
 namespace attnscope::test {
@@ -91,6 +93,46 @@ TEST(Safetensors, RejectsWrongDtypeAndBadJson) {
     write_bytes(dir.file("list.safetensors"), safetensors_bytes("[1,2]", ""));
     expect_error(dir.file("list.safetensors"), "not a JSON object");
     expect_error(dir.file("absent.safetensors"), "cannot open");
+}
+
+TEST(Safetensors, MutatedFilesNeverCrash) {
+    // Every single-byte corruption of the first 160 bytes (header and data), and random truncations, of a
+    // valid file and of a valid .npy: each must load or throw Error, never crash or read out of bounds.
+    TempDir dir("fuzz");
+    const std::string header =
+        R"({"q":{"dtype":"F16","shape":[2,2],"data_offsets":[0,8]},"v":{"dtype":"F32","shape":[3],"data_offsets":[8,20]}})";
+    const std::string st = safetensors_bytes(header, std::string(8, '\x3c') + f32_bytes({1, 2, 3}));
+    const std::string npy = npy_bytes("<f4", "(2, 3)", f32_bytes({1, 2, 3, 4, 5, 6}));
+    int errors = 0, loads = 0;
+    const std::string path = dir.file("m.safetensors"), npy_path = dir.file("m.npy");
+    for (int trial = 0; trial < 300; ++trial) {
+        std::string a = st, b = npy;
+        const uint64_t r = rng::bits(7, 0, static_cast<uint64_t>(trial));
+        if (trial % 5 == 4) {
+            a.resize(r % a.size());
+            b.resize(r % b.size());
+        } else {
+            a[(r >> 8) % std::min<size_t>(a.size(), 160)] = static_cast<char>(r & 0xFF);
+            b[(r >> 8) % b.size()] = static_cast<char>(r & 0xFF);
+        }
+        write_bytes(path, a);
+        write_bytes(npy_path, b);
+        try {
+            const SafetensorsFile f(path);
+            for (const std::string& name : f.names()) f.read_float(name);
+            ++loads;
+        } catch (const Error&) {
+            ++errors;
+        }
+        try {
+            read_npy(npy_path);
+            ++loads;
+        } catch (const Error&) {
+            ++errors;
+        }
+    }
+    std::cout << "[case] 300 mutated safetensors + npy files: " << loads << " loaded, " << errors << " clear errors\n";
+    EXPECT_GT(errors, 0);
 }
 
 }  // namespace
