@@ -8,6 +8,7 @@
 #include <iomanip>
 
 #include "core/backend/registry.h"
+#include "core/data/samples.h"
 #include "core/data/text_model.h"
 #include "core/data/text_whatif.h"
 #include "text_test_util.h"
@@ -107,6 +108,20 @@ TEST(TextInput, LongTextNeedsTruncate) {
     EXPECT_EQ(t.heads.n(), 512);
     EXPECT_EQ(t.heads.tokens.back(), "[SEP]");
     EXPECT_EQ(t.heads.tokens[510], "ten");  // 51 full repetitions end at position 510
+}
+
+TEST(TextInput, SamplesFitTheModel) {
+    ATTNSCOPE_MODEL_OR_SKIP(dir);
+    const auto model = load_text_model(dir);
+    for (const SampleText& s : sample_texts()) {
+        const size_t n = model->tokenizer.encode(s.text).ids.size();
+        std::cout << "[case] sample '" << s.id << "': " << n << " tokens\n";
+        EXPECT_GE(n, 20u);
+        EXPECT_LE(n, 128u);
+    }
+    const size_t n = model->tokenizer.encode(default_sample_text()).ids.size();
+    EXPECT_GE(n, 60u);  // the GUI's default: 60–120 tokens
+    EXPECT_LE(n, 120u);
 }
 
 TEST(TextModel, MissingAndUnsupportedModels) {
