@@ -24,7 +24,9 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
         ->capture_default_str();
     sub.add_option("--seed", o.seed, "Seed of the scenario (same seed, same tensors)")->capture_default_str();
     // [SECTION] text and tensors
-    sub.add_option("--text", o.text, "Text to run through the encoder; variants then run on its real Q, K, V");
+    sub.add_option_function<std::string>(
+        "--text", [&o](const std::string& text) { o.text = text, o.has_text = true; },
+        "Text to run through the encoder; variants then run on its real Q, K, V");
     sub.add_option("--text-file", o.text_file, "Read the text from this UTF-8 file");
     sub.add_option("--model", o.model, "BERT-family model folder (config.json, model.safetensors, vocab.txt); default " +
                                            default_model_dir());
@@ -37,8 +39,9 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
 }
 
 InputKind input_kind(const InputOptions& o) {
-    if (!o.text.empty() && !o.text_file.empty()) throw Error("--text and --text-file both given: choose one");
-    const bool text = !o.text.empty() || !o.text_file.empty();
+    const bool has_text = o.has_text || !o.text.empty();
+    if (has_text && !o.text_file.empty()) throw Error("--text and --text-file both given: choose one");
+    const bool text = has_text || !o.text_file.empty();
     if (text && !o.tensors.empty()) throw Error("--tensors and text input both given: choose one input");
     if (text) return InputKind::Text;
     if (!o.tensors.empty()) return InputKind::Tensors;

@@ -21,6 +21,7 @@ struct InputOptions {
     uint64_t seed = 0;              // scenario seed
     // [SECTION] text and tensors
     std::string text;               // --text: UTF-8 text through the encoder
+    bool has_text = false;          // --text was given (it may be the empty string)
     std::string text_file;          // --text-file: the same, read from a file
     std::string model;              // --model: BERT folder (empty: default_model_dir())
     int layer = 0;                  // --layer L of the encoder
