@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <unsupported/Eigen/SpecialFunctions>
 
 namespace attnscope {
@@ -25,10 +26,10 @@ void layer_norm(MatrixRM& x, const RowVec& gain, const RowVec& bias, double eps)
 void gelu(MatrixRM& x, bool tanh_form) {
     auto a = x.array();
     if (tanh_form) {
-        const float c = std::sqrt(2.0f / static_cast<float>(M_PI));
+        const float c = std::sqrt(2.0f / std::numbers::pi_v<float>);
         a = 0.5f * a * (1.0f + (c * (a + 0.044715f * a.cube())).tanh());
     } else {
-        a = 0.5f * a * (1.0f + (a * static_cast<float>(M_SQRT1_2)).erf());
+        a = 0.5f * a * (1.0f + (a * (1.0f / std::numbers::sqrt2_v<float>)).erf());
     }
 }
 
