@@ -124,8 +124,9 @@ void print_text_summary(const LoadedInput& input) {
     }
     std::cout << "text: " << t.size() << " tokens" << (input.truncated ? " (truncated)" : "") << ", layer " << input.layer
               << ", " << (input.head < 0 ? std::string("all heads") : "head " + std::to_string(input.head))
-              << ", encoded in " << std::fixed << std::setprecision(1) << input.encode_ms << std::defaultfloat
-              << " ms (model load included)\n  " << shown << "\n";
+              << "; model loaded in " << std::fixed << std::setprecision(1) << input.load_ms
+              << " ms, tokenized and encoded (layers 0-" << input.layer << ") in " << input.encode_ms
+              << std::defaultfloat << " ms\n  " << shown << "\n";
 }
 
 /// Embedding cosine of each variant when it replaces the encoder's attention.

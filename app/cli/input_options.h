@@ -45,7 +45,8 @@ struct LoadedInput {
     std::string model_dir;        // text only: the model folder used
     int layer = 0, head = -1;     // text only: the encoder layer and head (−1 all)
     bool truncated = false;       // text only: cut to max positions
-    double encode_ms = 0;         // text only: tokenizer + encoder wall time
+    double load_ms = 0;           // text only: model load wall time (0 when already loaded)
+    double encode_ms = 0;         // text only: tokenizer + encoder (layers 0 … layer) wall time
 };
 
 /// Registers --data, --n, --heads, --dim, --value-dim, --temperature, --seed and --text, --text-file,
