@@ -11,6 +11,9 @@ namespace attnscope {
 
 namespace {
 
+// Sequences at least this long use every core (see forward()).
+constexpr int kParallelMinTokens = 256;
+
 /// Row-wise LayerNorm in place: (x − mean) / √(var + eps) · gain + bias, biased variance like torch.
 void layer_norm(MatrixRM& x, const RowVec& gain, const RowVec& bias, double eps) {
     const Eigen::VectorXf mean = x.rowwise().mean();
@@ -75,13 +78,24 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
     MatrixRM qkv(n, 3 * hd), context(n, hd);
     // Row blocks, one per thread: every step but the attention itself is row-local, so each runs as one
     // parallel region of single-threaded Eigen products. (Eigen's own threaded GEMM spin-waits between
-    // blocks, which turns a busy machine's time slices into seconds.)
-    const int blocks = std::max(1, std::min(n, omp_get_max_threads()));
+    // blocks, which turns a busy machine's time slices into seconds.) Short sequences run on one core:
+    // 18 fork-joins per pass cost more than they save below ~256 tokens once other processes compete
+    // (measured at 128 tokens: 18 ms on one core; 10 ms on two idle cores, 300+ ms on two busy ones).
+    const bool parallel = n >= kParallelMinTokens;
+    const int threads = omp_get_max_threads();
+    const int blocks = parallel ? std::max(1, std::min(n, threads)) : 1;
+    // One core also for Eigen: outside a parallel region its products would start their own team. The
+    // limit is this thread's OpenMP setting, restored on exit and around the hook (the variant's own run).
+    struct ThreadLimit {
+        int saved;
+        ~ThreadLimit() { omp_set_num_threads(saved); }
+    } restore{threads};
+    if (!parallel) omp_set_num_threads(1);
     const int block_rows = (n + blocks - 1) / blocks;
     const int run_layers = options.last_layer < 0 ? c.layers : std::min(options.last_layer + 1, c.layers);
     for (int l = 0; l < run_layers; ++l) {
         const BertLayerWeights& w = m_weights.layers[static_cast<size_t>(l)];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
         for (int b = 0; b < blocks; ++b) {
             const int r0 = b * block_rows, rows = std::min(block_rows, n - r0);
             if (rows <= 0) continue;
@@ -96,7 +110,9 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
         if (options.hook) {
             heads.X = out.hidden.back();
             heads.source = "text";
+            omp_set_num_threads(threads);
             replaced = options.hook(l, heads);
+            if (!parallel) omp_set_num_threads(1);
         }
         Tensor3 probs;
         if (replaced) {
@@ -110,7 +126,7 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
             }
         } else {
             if (options.keep_probs) probs = Tensor3(H, n, n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
             for (int h = 0; h < H; ++h) {
                 MatrixRM local;
                 if (!options.keep_probs) local.resize(n, n);
@@ -124,7 +140,7 @@ EncoderOutput BertEncoder::forward(const std::vector<int>& ids, const EncoderOpt
                 context.middleCols(h * dh, dh).noalias() = p * heads.V.head(h);
             }
         }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
         for (int b = 0; b < blocks; ++b) {
             const int r0 = b * block_rows, rows = std::min(block_rows, n - r0);
             if (rows <= 0) continue;
