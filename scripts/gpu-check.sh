@@ -55,10 +55,12 @@ step() {
     echo "- [x] $name ($((SECONDS - start)) s)" >> "$report"
   else
     failures=$((failures + 1))
-    echo "- [ ] **$name FAILED** ($((SECONDS - start)) s), last lines of $work/$name.log:" >> "$report"
-    echo '```' >> "$report"
-    tail -n 30 "$work/$name.log" >> "$report"
-    echo '```' >> "$report"
+    {
+      echo "- [ ] **$name FAILED** ($((SECONDS - start)) s), last lines of $work/$name.log:"
+      echo '```'
+      tail -n 30 "$work/$name.log"
+      echo '```'
+    } >> "$report"
   fi
 }
 
