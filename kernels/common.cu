@@ -72,7 +72,7 @@ void* device_alloc(size_t bytes, const char* what) {
                     " failed (" + mib(double(device_memory_counters().live.load())) +
                     " already held by attnscope); use --backend cpu or a smaller n");
     }
-    ATTNSCOPE_CUDA_CHECK(status);
+    throw_on_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
     DeviceMemoryCounters& c = device_memory_counters();
     const int64_t now = c.live.fetch_add(int64_t(bytes)) + int64_t(bytes);
     int64_t peak = c.peak.load();
