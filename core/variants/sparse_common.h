@@ -1,0 +1,159 @@
+// attnscope — what the masked family (strided, fixed, longformer, bigbird, xl) shares: a *pattern* gives the
+// exact reason of every cell plus, per query block, a superset of key blocks that may hold allowed cells;
+// build_layout() turns it into the BSR layout of the block-sparse primitive, and run_sparse() runs it and
+// fills everything the GUI explains (reason mask, density, allowed_lse, notes, P̃ when asked).
+//
+// A Pattern is any type with
+//   Reason reason(int h, int i, int j) const;                          // exact, None = not allowed
+//   void candidates(int h, int I, std::vector<BlockCandidate>& out) const;  // key blocks to examine for block row I
+// Candidates marked `full` must have every cell (inside the real n×n matrix) allowed: build_layout() then skips
+// the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
+//
+// Structure keys of the family (CONVENTIONS.md): indices "layout/block" = {b}, "layout/heads" = {1 or H},
+// "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" (stored blocks), the BSR arrays of the layout.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "../primitives/block_layout.h"
+#include "variant.h"
+
+namespace attnscope {
+
+/// One key block a pattern wants examined for a query block.
+struct BlockCandidate {
+    int J = 0;          // key block index
+    bool full = false;  // every cell of (I, J) is allowed: no per-cell evaluation needed
+};
+
+/// Appends the key blocks touched by the band lo ≤ i − j ≤ hi for query block I, marking those entirely inside.
+void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<BlockCandidate>& out);
+
+/// Appends every key block that intersects the key positions [j_begin, j_end] (inclusive), not full.
+void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<BlockCandidate>& out);
+
+/// Layout block size of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
+constexpr int kDefaultLayoutBlock = 64;
+
+/// Builds the BSR layout of `pattern` for n positions, blocks of b and `heads` layout heads (1 or H).
+template <class Pattern>
+BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
+    BlockLayout L;
+    L.n = n, L.block = b, L.heads = heads;
+    const int nb = block_count(n, b), wpr = block_words_per_row(b);
+    const int tasks = heads * nb;
+    std::vector<std::vector<int>> cols(tasks);
+    std::vector<std::vector<uint64_t>> masks(tasks);  // per task: its masked blocks back to back
+    std::vector<std::vector<int>> masked(tasks);      // per task: 1 when the stored block has a mask
+#pragma omp parallel for schedule(dynamic)
+    for (int task = 0; task < tasks; ++task) {
+        const int h = task / nb, I = task % nb;
+        std::vector<BlockCandidate> cand;
+        pattern.candidates(h, I, cand);
+        // Sort by J with full before partial so duplicates keep the cheaper verdict.
+        std::sort(cand.begin(), cand.end(), [](const BlockCandidate& x, const BlockCandidate& y) {
+            return x.J != y.J ? x.J < y.J : x.full > y.full;
+        });
+        const int i0 = I * b, rows = block_extent(n, b, I);
+        std::vector<uint64_t> bits(static_cast<size_t>(b) * wpr);
+        for (size_t k = 0; k < cand.size(); ++k) {
+            const int J = cand[k].J;
+            if (J < 0 || J >= nb || (k > 0 && cand[k - 1].J == J)) continue;
+            if (cand[k].full) {
+                cols[task].push_back(J), masked[task].push_back(0);
+                continue;
+            }
+            const int j0 = J * b, ext = block_extent(n, b, J);
+            std::fill(bits.begin(), bits.end(), 0ull);
+            int64_t count = 0;
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < ext; ++c)
+                    if (pattern.reason(h, i0 + r, j0 + c) != Reason::None) {
+                        bits[static_cast<size_t>(r) * wpr + (c >> 6)] |= 1ull << (c & 63);
+                        ++count;
+                    }
+            if (count == 0) continue;
+            cols[task].push_back(J);
+            if (count == static_cast<int64_t>(rows) * ext) {
+                masked[task].push_back(0);
+            } else {
+                masked[task].push_back(1);
+                masks[task].insert(masks[task].end(), bits.begin(), bits.end());
+            }
+        }
+    }
+    L.row_ptr.assign(static_cast<size_t>(heads) * (nb + 1), 0);
+    int mask_count = 0;
+    for (int task = 0; task < tasks; ++task) {
+        const int h = task / nb, I = task % nb;
+        L.row_ptr[static_cast<size_t>(h) * (nb + 1) + I] = static_cast<int>(L.col_idx.size());
+        for (size_t k = 0; k < cols[task].size(); ++k) {
+            L.col_idx.push_back(cols[task][k]);
+            L.mask_idx.push_back(masked[task][k] ? mask_count++ : -1);
+        }
+        L.masks.insert(L.masks.end(), masks[task].begin(), masks[task].end());
+        if (I == nb - 1) L.row_ptr[static_cast<size_t>(h) * (nb + 1) + nb] = static_cast<int>(L.col_idx.size());
+    }
+    return L;
+}
+
+/// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
+std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
+
+/// What a variant tells run_sparse() besides its pattern.
+struct SparseSetup {
+    int block = kDefaultLayoutBlock;  // b of the layout
+    int layout_heads = 1;             // 1 when every head has the same pattern, else H
+    bool causal = false;              // the variant's causality (decides density and the metrics reference)
+    float scale = 1.0f;               // s in softmax(s·QKᵀ)
+    std::vector<std::string> notes;   // variant-specific notes (padding to segment/stride, head split, ...)
+};
+
+/// The pattern-independent half of run_sparse(): runs the primitive on a built layout and fills the result.
+RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params, const BlockLayout& layout,
+                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend);
+
+/// Reason mask (H, n, n) of a pattern; heads beyond the layout heads repeat head 0 when layout_heads = 1.
+template <class Pattern>
+ReasonMask reason_mask(const Pattern& pattern, int H, int n, int layout_heads) {
+    ReasonMask m;
+    m.heads = H, m.n = n;
+    m.cells.assign(static_cast<size_t>(H) * n * n, 0);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            const int ph = layout_heads == 1 ? 0 : h;
+            uint8_t* row = m.cells.data() + (static_cast<size_t>(h) * n + i) * n;
+            for (int j = 0; j < n; ++j) row[j] = static_cast<uint8_t>(pattern.reason(ph, i, j));
+        }
+    return m;
+}
+
+/// Builds the layout (timed as part of the run: the plan is part of the algorithm's cost), runs it, and adds
+/// the reason mask when the caller wants matrices.
+template <class Pattern>
+RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
+                     const SparseSetup& setup, const RunOptions& options, Backend& backend) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const BlockLayout layout = build_layout(pattern, heads.n(), setup.block, setup.layout_heads);
+    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    RunResult r = run_layout(info, heads, params, layout, setup, build_ms, options, backend);
+    if (options.want_matrix && heads.n() <= options.max_matrix_n)
+        r.structure.mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
+    return r;
+}
+
+// [SECTION] family members (one file each), registered by add_sparse_variants() in sparse.cpp
+std::unique_ptr<Variant> make_strided_variant();
+std::unique_ptr<Variant> make_fixed_variant();
+std::unique_ptr<Variant> make_longformer_variant();
+std::unique_ptr<Variant> make_bigbird_variant();
+std::unique_ptr<Variant> make_xl_variant();
+
+}  // namespace attnscope

@@ -1,0 +1,187 @@
+// attnscope — `strided` and `fixed` (Child et al. 2019, "Generating Long Sequences with Sparse Transformers").
+// Each has two patterns, A and B. How they meet the heads is the `head_pattern` parameter, following the
+// paper's §4.3 options: `split` (default; the multi-head option: even heads h = 0, 2, … use A, odd heads use
+// B; with one head, head 0 is A), `union` (the merged head: every head attends to A ∪ B, the combined view
+// of VARIANTS.md and the form that is exact when l ≥ n), `A` or `B` (every head one pattern).
+//   strided  A (Local):   0 ≤ i − j < l         (bidirectional: |i − j| < l)
+//            B (Stride):  (i − j) mod l = 0, j ≤ i (bidirectional: any j with i ≡ j mod l)
+//   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
+//            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
+//                         column then have nothing to attend in a B head: their output is 0, noted)
+// A cell in both patterns is coloured by A. Layout block b = 64.
+#include <cmath>
+
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+enum class HeadPattern { Split = 0, Union, A, B };
+
+ParamSpec head_pattern_param(const std::string& a_name, const std::string& b_name) {
+    return choice_param("head_pattern", "heads",
+                        "how A (" + a_name + ") and B (" + b_name +
+                            ") meet the heads: split = even heads A, odd heads B; union = A ∪ B in every head",
+                        {"split", "union", "A", "B"}, 0);
+}
+
+/// Which of the two patterns head h uses.
+struct HeadUse {
+    HeadPattern mode = HeadPattern::Split;
+    bool a(int h) const { return mode == HeadPattern::Union || mode == HeadPattern::A || (mode == HeadPattern::Split && h % 2 == 0); }
+    bool b(int h) const { return mode == HeadPattern::Union || mode == HeadPattern::B || (mode == HeadPattern::Split && h % 2 == 1); }
+};
+
+std::string head_split_note(HeadPattern mode, int H, const std::string& a_name, const std::string& b_name) {
+    switch (mode) {
+        case HeadPattern::Split:
+            return H == 1 ? "head_pattern split with one head: head 0 uses A (" + a_name + ") only; set head_pattern=union for A ∪ B"
+                          : "head_pattern split: even heads use A (" + a_name + "), odd heads B (" + b_name +
+                                "); head_pattern=union shows A ∪ B";
+        case HeadPattern::Union: return "head_pattern union: every head attends to A (" + a_name + ") ∪ B (" + b_name + ")";
+        case HeadPattern::A: return "head_pattern A: every head uses A (" + a_name + ") only";
+        case HeadPattern::B: return "head_pattern B: every head uses B (" + b_name + ") only";
+    }
+    return "";
+}
+
+// [SECTION] strided
+struct StridedPattern {
+    int n, b, l;
+    bool bidirectional;
+    HeadUse use;
+
+    Reason reason(int h, int i, int j) const {
+        if (!bidirectional && j > i) return Reason::None;
+        const int dist = i > j ? i - j : j - i;
+        if (use.a(h) && dist < l) return Reason::Local;
+        if (use.b(h) && dist % l == 0) return Reason::Stride;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i1 = int64_t(I) * b + block_extent(n, b, I) - 1;
+        // B has a column in (nearly) every earlier block: examine them all, cell by cell.
+        if (use.b(h)) range_candidates(n, b, 0, bidirectional ? n - 1 : i1, out);
+        if (use.a(h)) band_candidates(n, b, I, bidirectional ? -(int64_t(l) - 1) : 0, int64_t(l) - 1, out);
+    }
+};
+
+class StridedVariant : public Variant {
+public:
+    StridedVariant() {
+        m_info = {"strided", "Sparse Transformer (strided)", "Child et al. 2019",
+                  "head A local (i − j < l), head B strided ((i − j) mod l = 0); causal masked softmax",
+                  {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
+                                               0, 1, 1048576),
+                                     "⌈√n⌉"),
+                   bool_param("bidirectional", "bidir", "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper",
+                              false),
+                   head_pattern_param("local", "stride"), scale_param()},
+                  true, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (!p.has("stride")) p.set("stride", std::ceil(std::sqrt(double(heads.n()))));
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        StridedPattern pat{x.n(), kDefaultLayoutBlock, p.get_int("stride"), p.get_bool("bidirectional"),
+                           {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        SparseSetup s;
+        s.causal = !pat.bidirectional;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
+        if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
+        if (pat.l >= x.n()) s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
+                                              ": pattern A covers every allowed pair (exact in A heads)");
+        else if (x.n() % pat.l != 0)
+            s.notes.push_back("n = " + std::to_string(x.n()) + " is not a multiple of the stride l = " +
+                              std::to_string(pat.l) + ": the last stride period is partial (padding masked)");
+        return run_sparse(m_info, x, p, pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+// [SECTION] fixed
+struct FixedPattern {
+    int n, b, l, c;
+    bool causal;
+    HeadUse use;
+
+    Reason reason(int h, int i, int j) const {
+        if (causal && j > i) return Reason::None;
+        if (use.a(h) && j / l == i / l) return Reason::Local;
+        if (use.b(h) && j % l >= l - c) return Reason::Summary;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const int64_t key_end = causal ? i1 : n - 1;
+        if (use.a(h)) range_candidates(n, b, (i0 / l) * l, std::min(key_end, (i1 / l + 1) * l - 1), out);
+        if (use.b(h)) {
+            // Summary columns of every l-block: [t·l + l − c, t·l + l − 1].
+            for (int64_t t = 0; t * l + l - c <= key_end; ++t)
+                range_candidates(n, b, t * l + l - c, std::min(key_end, t * l + l - 1), out);
+        }
+    }
+};
+
+class FixedVariant : public Variant {
+public:
+    FixedVariant() {
+        m_info = {"fixed", "Sparse Transformer (fixed)", "Child et al. 2019",
+                  "A: same block of l (⌊j/l⌋ = ⌊i/l⌋); B: summary columns j mod l ∈ {l−c, …, l−1}; masked softmax",
+                  {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
+                   int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
+                             1048576),
+                   causal_param(true), head_pattern_param("block", "summary"), scale_param()},
+                  true, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (p.get_int("summary") > p.get_int("block"))
+            throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) + " > block l = " +
+                        std::to_string(p.get_int("block")) + ": choose c ≤ l (the summary is the last c positions of a block)");
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        FixedPattern pat{x.n(), kDefaultLayoutBlock, p.get_int("block"), p.get_int("summary"), p.get_bool("causal"),
+                         {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        SparseSetup s;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "block", "summary"));
+        if (pat.l >= x.n())
+            s.notes.push_back("block l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
+                              ": pattern A covers every allowed pair (exact in A heads)");
+        else if (x.n() % pat.l != 0)
+            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " +
+                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) + " (block l = " + std::to_string(pat.l) +
+                              "): the last block is partial, its summary columns beyond n are masked");
+        const bool b_heads = pat.use.mode != HeadPattern::A && !(pat.use.mode == HeadPattern::Split && x.heads() == 1);
+        if (b_heads && pat.causal && pat.l - pat.c > 0)
+            s.notes.push_back("causal B (summary) heads: rows i < l − c = " + std::to_string(pat.l - pat.c) +
+                              " have no summary column yet, so their output is 0 in those heads");
+        return run_sparse(m_info, x, p, pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_strided_variant() { return std::make_unique<StridedVariant>(); }
+std::unique_ptr<Variant> make_fixed_variant() { return std::make_unique<FixedVariant>(); }
+
+}  // namespace attnscope

@@ -1,0 +1,115 @@
+// attnscope tests — helpers of the masked-family suites: a backend that records the layout a variant hands
+// to block_sparse_attention, a dense double-precision masked-softmax reference, random inputs.
+#pragma once
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "backend_suite.h"
+#include "core/primitives/random.h"
+#include "core/session/experiment.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::test {
+
+/// Forwards every primitive to `inner` and keeps a copy of the first block-sparse layout it sees.
+class RecordingBackend : public Backend {
+public:
+    explicit RecordingBackend(Backend& inner) : m_inner(inner) {}
+    std::string name() const override { return m_inner.name(); }
+    std::string description() const override { return m_inner.description(); }
+    void gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) override {
+        m_inner.gemm(A, ta, B, tb, alpha, beta, C);
+    }
+    void dense_attention(const DenseAttentionArgs& a) override { m_inner.dense_attention(a); }
+    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override {
+        m_inner.pooled_view(M, size, mode, out);
+    }
+    void block_sparse_attention(const BlockSparseAttentionArgs& a) override {
+        if (!layout) layout = *a.layout;
+        m_inner.block_sparse_attention(a);
+    }
+    std::optional<BlockLayout> layout;  // the first layout seen
+
+private:
+    Backend& m_inner;
+};
+
+/// Dense (H, n, n) booleans of a layout, heads expanded to H.
+inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H) {
+    const BlockLayoutView v = L.view();
+    const int n = L.n;
+    std::vector<uint8_t> out(static_cast<size_t>(H) * n * n, 0);
+    for (int h = 0; h < H; ++h)
+        for (int I = 0; I < v.block_rows; ++I)
+            for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k)
+                for (int r = 0; r < block_extent(n, v.block, I); ++r)
+                    for (int c = 0; c < block_extent(n, v.block, v.col_idx[k]); ++c)
+                        if (layout_cell_allowed(v, k, r, c))
+                            out[(static_cast<size_t>(h) * n + I * v.block + r) * n + v.col_idx[k] * v.block + c] = 1;
+    return out;
+}
+
+inline Tensor3 random_tensor3(int H, int n, int d, uint64_t seed, float scale = 1.0f) {
+    Tensor3 t(H, n, d);
+    for (int64_t k = 0; k < t.size(); ++k) t.data()[k] = scale * static_cast<float>(rng::normal(seed, 11, k));
+    return t;
+}
+
+inline Heads random_heads(int H, int n, int d, int dv, uint64_t seed) {
+    Heads x;
+    x.Q = random_tensor3(H, n, d, seed * 3 + 1), x.K = random_tensor3(H, n, d, seed * 3 + 2);
+    x.V = random_tensor3(H, n, dv, seed * 3 + 3);
+    x.source = "test";
+    return x;
+}
+
+/// allowed(h, i, j) → bool; the reference computes O (and lse) in double over exactly those cells.
+using CellPredicate = std::function<bool(int, int, int)>;
+
+/// Dense masked softmax in double: O (H, n, dv) and lse (H, n, 1); rows with no allowed cell give 0 and −inf.
+inline void masked_reference(const Heads& x, double scale, const CellPredicate& allowed, Tensor3& O, Tensor3& lse) {
+    const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
+    O = Tensor3(H, n, dv), lse = Tensor3(H, n, 1);
+    std::vector<double> s(n);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            double mx = -INFINITY;
+            for (int j = 0; j < n; ++j) {
+                s[j] = -INFINITY;
+                if (!allowed(h, i, j)) continue;
+                double dot = 0;
+                for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                s[j] = scale * dot;
+                mx = std::max(mx, s[j]);
+            }
+            if (mx == -INFINITY) {
+                lse.at(h, i, 0) = -INFINITY;
+                continue;
+            }
+            double sum = 0;
+            std::vector<double> acc(dv, 0.0);
+            for (int j = 0; j < n; ++j) {
+                if (s[j] == -INFINITY) continue;
+                const double p = std::exp(s[j] - mx);
+                sum += p;
+                for (int c = 0; c < dv; ++c) acc[c] += p * x.V.at(h, j, c);
+            }
+            for (int c = 0; c < dv; ++c) O.at(h, i, c) = static_cast<float>(acc[c] / sum);
+            lse.at(h, i, 0) = static_cast<float>(mx + std::log(sum));
+        }
+}
+
+/// Runs a variant with NAME=VALUE assignments through the session path, recording its layout.
+inline RunResult run_recorded(const Heads& x, const std::string& id,
+                              const std::vector<std::pair<std::string, std::string>>& sets, Backend& backend,
+                              std::optional<BlockLayout>* layout = nullptr, bool want_matrix = true) {
+    RecordingBackend rec(backend);
+    RunOptions options;
+    options.want_matrix = want_matrix;
+    RunResult r = run_variant(x, parse_variant_request(id, sets), options, rec, nullptr);
+    if (layout) *layout = rec.layout;
+    return r;
+}
+
+}  // namespace attnscope::test
