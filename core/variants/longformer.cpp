@@ -4,7 +4,7 @@
 //   causal: every cell also needs j ≤ i
 // With dilation_per_head, head h uses δ_h = (h + 1)·δ, the paper's "different dilation per head" idea with
 // growing gaps; otherwise δ_h = δ. Global positions must lie in 0..n−1 (an Error names the bad one).
-// Layout block b = 64; window blocks strictly inside the band are stored dense.
+// Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
 #include <algorithm>
 #include <cmath>
 
@@ -72,7 +72,7 @@ public:
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
         LongformerPattern pat;
-        pat.n = x.n(), pat.b = kDefaultLayoutBlock, pat.half = p.get_int("window") / 2;
+        pat.n = x.n(), pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
         pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
         pat.causal = p.get_bool("causal");
         pat.global.assign(x.n(), 0);
@@ -80,6 +80,7 @@ public:
         for (int i = 0; i < x.n(); ++i)
             if (pat.global[i]) pat.global_pos.push_back(i);
         SparseSetup s;
+        s.block = pat.b;
         s.causal = pat.causal;
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.per_head && x.heads() > 1 ? x.heads() : 1;

@@ -38,8 +38,17 @@ void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<Bl
 /// Appends every key block that intersects the key positions [j_begin, j_end] (inclusive), not full.
 void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<BlockCandidate>& out);
 
-/// Layout block size of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
+/// Largest layout block of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
 constexpr int kDefaultLayoutBlock = 64;
+
+/// Layout block for a pattern whose structure repeats every `span` positions (window half-width, stride,
+/// block, segment): the largest power of two ≤ span, clamped to [16, 64], so narrow windows do not score
+/// mostly forbidden cells and wide ones get full-size GEMMs.
+inline int choose_layout_block(int64_t span) {
+    int b = 16;
+    while (b < kDefaultLayoutBlock && 2 * int64_t(b) <= span) b *= 2;
+    return b;
+}
 
 /// Builds the BSR layout of `pattern` for n positions, blocks of b and `heads` layout heads (1 or H).
 template <class Pattern>

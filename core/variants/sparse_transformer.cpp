@@ -8,7 +8,7 @@
 //   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
 //            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
 //                         column then have nothing to attend in a B head: their output is 0, noted)
-// A cell in both patterns is coloured by A. Layout block b = 64.
+// A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
 #include <cmath>
 
 #include "common_params.h"
@@ -89,9 +89,10 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        StridedPattern pat{x.n(), kDefaultLayoutBlock, p.get_int("stride"), p.get_bool("bidirectional"),
+        StridedPattern pat{x.n(), choose_layout_block(p.get_int("stride")), p.get_int("stride"), p.get_bool("bidirectional"),
                            {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
         SparseSetup s;
+        s.block = pat.b;
         s.causal = !pat.bidirectional;
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
@@ -154,9 +155,10 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        FixedPattern pat{x.n(), kDefaultLayoutBlock, p.get_int("block"), p.get_int("summary"), p.get_bool("causal"),
+        FixedPattern pat{x.n(), choose_layout_block(p.get_int("block")), p.get_int("block"), p.get_int("summary"), p.get_bool("causal"),
                          {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
         SparseSetup s;
+        s.block = pat.b;
         s.causal = pat.causal;
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;

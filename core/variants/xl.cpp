@@ -4,7 +4,7 @@
 //   Memory:  t·L − M ≤ j < t·L    (the last M positions before the segment: the cached states, no gradient;
 //                                  M > L reaches into several previous segments)
 // same_length (the paper code's option): every query attends exactly the M keys i − M < j ≤ i instead.
-// Always causal. Layout block b = 64. The run also times the two evaluation modes (time_xl_evaluation).
+// Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes (time_xl_evaluation).
 #include "xl.h"
 
 #include <chrono>
@@ -98,8 +98,9 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        XlPattern pat{x.n(), kDefaultLayoutBlock, p.get_int("segment"), p.get_int("memory"), p.get_bool("same_length")};
+        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"), p.get_bool("same_length")};
         SparseSetup s;
+        s.block = pat.b;
         s.causal = true;
         s.scale = static_cast<float>(p.get("scale"));
         const int segments = (x.n() + pat.L - 1) / pat.L;
