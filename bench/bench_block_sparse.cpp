@@ -44,8 +44,18 @@ void SparseLongformerW256(benchmark::State& s) { run_variant_bench(s, "longforme
 void SparseBigBirdB64(benchmark::State& s) { run_variant_bench(s, "bigbird", {{"block", "64"}}); }
 void Flash16k(benchmark::State& s) { run_variant_bench(s, "flash", {}); }
 
-BENCHMARK(SparseLongformerW256)->RangeMultiplier(4)->Range(4096, 65536)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(SparseBigBirdB64)->RangeMultiplier(4)->Range(4096, 65536)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(SparseLongformerW256)
+    ->RangeMultiplier(4)
+    ->Range(4096, 65536)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(SparseBigBirdB64)
+    ->RangeMultiplier(4)
+    ->Range(4096, 65536)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(Flash16k)->Arg(16384)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

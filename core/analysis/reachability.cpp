@@ -9,8 +9,9 @@ namespace attnscope {
 // [SECTION] adjacency builders
 Adjacency layout_adjacency(const BlockLayout& layout, int head) {
     const BlockLayoutView v = layout.view();
-    if (head >= layout.heads) throw Error("layout_adjacency: head " + std::to_string(head) + " ≥ layout heads " +
-                                          std::to_string(layout.heads));
+    if (head >= layout.heads)
+        throw Error("layout_adjacency: head " + std::to_string(head) + " ≥ layout heads " +
+                    std::to_string(layout.heads));
     Adjacency a;
     a.n = v.n;
     a.row_ptr.assign(v.n + 1, 0);
@@ -51,7 +52,8 @@ Adjacency mask_adjacency(const ReasonMask& mask, int head) {
 
 // [SECTION] reachability
 Reachability compute_reachability(const Adjacency& adj, int steps, bool causal) {
-    if (steps < 1 || steps > 255) throw Error("reachability steps k = " + std::to_string(steps) + ": choose 1 ≤ k ≤ 255");
+    if (steps < 1 || steps > 255)
+        throw Error("reachability steps k = " + std::to_string(steps) + ": choose 1 ≤ k ≤ 255");
     const int n = adj.n, words = (n + 63) / 64;
     Reachability out;
     out.n = n, out.steps = steps, out.causal = causal;

@@ -62,13 +62,13 @@ ATTNSCOPE_HD bool layout_cell_allowed(const BlockLayoutView& v, int k, int r, in
 
 /// The host-side owner of a layout's arrays.
 struct BlockLayout {
-    int n = 0;                     // real sequence length
-    int block = 1;                 // b
-    int heads = 1;                 // 1 (shared) or H
-    std::vector<int> row_ptr;      // (heads, nb + 1)
-    std::vector<int> col_idx;      // (stored blocks)
-    std::vector<int> mask_idx;     // (stored blocks)
-    std::vector<uint64_t> masks;   // (mask count, b, words_per_row)
+    int n = 0;                    // real sequence length
+    int block = 1;                // b
+    int heads = 1;                // 1 (shared) or H
+    std::vector<int> row_ptr;     // (heads, nb + 1)
+    std::vector<int> col_idx;     // (stored blocks)
+    std::vector<int> mask_idx;    // (stored blocks)
+    std::vector<uint64_t> masks;  // (mask count, b, words_per_row)
 
     int block_rows() const { return block_count(n, block); }
     /// Stored blocks over all layout heads.

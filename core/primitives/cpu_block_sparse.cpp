@@ -28,7 +28,11 @@ constexpr int kChunkCols = 256;
 struct Scratch {
     Tensor3 q, s, k, v, acc, stats;  // (T, b, d), (T, b, C), (T, C, d), (T, C, dv), (T, b, dv), (T, 4, b)
     Scratch(int threads, int b, int cols, int d, int dv)
-        : q(threads, b, d), s(threads, b, cols), k(threads, cols, d), v(threads, cols, dv), acc(threads, b, dv),
+        : q(threads, b, d),
+          s(threads, b, cols),
+          k(threads, cols, d),
+          v(threads, cols, dv),
+          acc(threads, b, dv),
           stats(threads, 4, b) {}
 };
 

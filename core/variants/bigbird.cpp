@@ -23,12 +23,12 @@ namespace {
 constexpr uint64_t kRandomStream = 0xB16B1Dull << 16;
 
 struct BigBirdPattern {
-    int n, b, nb, half;                 // half = (window_blocks − 1)/2
+    int n, b, nb, half;  // half = (window_blocks − 1)/2
     bool causal;
-    std::vector<uint8_t> global;        // (nb) 1 for global blocks
-    int heads = 1;                      // layout heads holding random blocks
-    int r = 0;                          // random blocks per row
-    std::vector<int> random;            // (heads, nb, r) key blocks, −1 when fewer candidates exist
+    std::vector<uint8_t> global;  // (nb) 1 for global blocks
+    int heads = 1;                // layout heads holding random blocks
+    int r = 0;                    // random blocks per row
+    std::vector<int> random;      // (heads, nb, r) key blocks, −1 when fewer candidates exist
 
     const int* random_row(int h, int I) const { return random.data() + (static_cast<size_t>(h) * nb + I) * r; }
     Reason reason(int h, int i, int j) const {
@@ -97,15 +97,20 @@ struct BigBirdPattern {
 class BigBirdVariant : public Variant {
 public:
     BigBirdVariant() {
-        m_info = {"bigbird", "BigBird (ITC)", "Zaheer et al. 2020",
-                  "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
-                  {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
-                   int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
-                   int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
-                             2, 0, 4096),
-                   int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
-                   seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
-                  true, true, true};
+        m_info = {
+            "bigbird",
+            "BigBird (ITC)",
+            "Zaheer et al. 2020",
+            "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
+            {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+             int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
+             int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
+                       2, 0, 4096),
+             int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
+             seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
+            true,
+            true,
+            true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads& heads) const override {

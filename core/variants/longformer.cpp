@@ -16,12 +16,12 @@ namespace attnscope {
 namespace {
 
 struct LongformerPattern {
-    int n, b, half;              // half = ⌊w/2⌋: |i − j| ≤ w/2 ⇔ |i − j| ≤ ⌊w/2⌋ for integers
-    int dilation;                // δ
-    bool per_head;               // δ_h = (h + 1)·δ
+    int n, b, half;  // half = ⌊w/2⌋: |i − j| ≤ w/2 ⇔ |i − j| ≤ ⌊w/2⌋ for integers
+    int dilation;    // δ
+    bool per_head;   // δ_h = (h + 1)·δ
     bool causal;
-    std::vector<uint8_t> global; // (n) 1 when the position is global
-    std::vector<int> global_pos; // sorted distinct global positions
+    std::vector<uint8_t> global;  // (n) 1 when the position is global
+    std::vector<int> global_pos;  // sorted distinct global positions
 
     int delta(int h) const { return per_head ? (h + 1) * dilation : dilation; }
     Reason reason(int h, int i, int j) const {
@@ -49,15 +49,20 @@ struct LongformerPattern {
 class LongformerVariant : public Variant {
 public:
     LongformerVariant() {
-        m_info = {"longformer", "Longformer", "Beltagy et al. 2020",
-                  "sliding window |i − j| ≤ w/2 (dilation δ: multiples of δ) + symmetric global tokens; masked softmax",
-                  {int_param("window", "w", "total window width w: attend |i − j| ≤ w/2 (w ≥ 2n: every cell)", 64, 0,
-                             2097152),
-                   int_param("dilation", "δ", "dilation δ: inside the window keep only |i − j| multiple of δ", 1, 1, 65536),
-                   bool_param("dilation_per_head", "δ_h", "growing dilation per head: head h uses δ_h = (h + 1)·δ", false),
-                   list_param("global", "G", "global positions G: rows and columns fully connected (0..n−1, or none)", "0"),
-                   causal_param(false), scale_param()},
-                  true, true, true};
+        m_info = {
+            "longformer",
+            "Longformer",
+            "Beltagy et al. 2020",
+            "sliding window |i − j| ≤ w/2 (dilation δ: multiples of δ) + symmetric global tokens; masked softmax",
+            {int_param("window", "w", "total window width w: attend |i − j| ≤ w/2 (w ≥ 2n: every cell)", 64, 0,
+                       2097152),
+             int_param("dilation", "δ", "dilation δ: inside the window keep only |i − j| multiple of δ", 1, 1, 65536),
+             bool_param("dilation_per_head", "δ_h", "growing dilation per head: head h uses δ_h = (h + 1)·δ", false),
+             list_param("global", "G", "global positions G: rows and columns fully connected (0..n−1, or none)", "0"),
+             causal_param(false), scale_param()},
+            true,
+            true,
+            true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads& heads) const override {
@@ -91,7 +96,8 @@ public:
                               " (equals full when δ = 1)");
         if (pat.per_head)
             s.notes.push_back("dilation per head: δ_h = (h + 1)·δ, so head 0 uses " + std::to_string(pat.delta(0)) +
-                              " and head " + std::to_string(x.heads() - 1) + " uses " + std::to_string(pat.delta(x.heads() - 1)));
+                              " and head " + std::to_string(x.heads() - 1) + " uses " +
+                              std::to_string(pat.delta(x.heads() - 1)));
         if (pat.global_pos.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
         return run_sparse(m_info, x, p, pat, s, options, backend);

@@ -70,7 +70,8 @@ Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale,
             const int i0 = I * b, rows = block_extent(n, b, I);
             for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k) {
                 const int j0 = v.col_idx[k] * b, ext = block_extent(n, b, v.col_idx[k]);
-                const MatrixRM s = scale * x.Q.head(h).middleRows(i0, rows) * x.K.head(h).middleRows(j0, ext).transpose();
+                const MatrixRM s =
+                    scale * x.Q.head(h).middleRows(i0, rows) * x.K.head(h).middleRows(j0, ext).transpose();
                 for (int r = 0; r < rows; ++r)
                     for (int c = 0; c < ext; ++c)
                         if (layout_cell_allowed(v, k, r, c))
@@ -134,8 +135,8 @@ RunResult run_layout(const VariantInfo& info, const Heads& x, const Params& para
     r.structure.notes = setup.notes;
     if (n % b != 0)
         r.structure.notes.push_back("n = " + std::to_string(n) + " padded to " + std::to_string(nb * b) + " (block " +
-                                    std::to_string(b) + "); padding masked, results are for the real n = " +
-                                    std::to_string(n));
+                                    std::to_string(b) +
+                                    "); padding masked, results are for the real n = " + std::to_string(n));
     const double stored = double(layout.stored_blocks()) / layout.heads;
     double stored_cells = 0;
     for (int k = 0; k < layout.stored_blocks(); ++k) stored_cells += double(block_extent(n, b, layout.col_idx[k]));
@@ -143,9 +144,9 @@ RunResult run_layout(const VariantInfo& info, const Heads& x, const Params& para
     double allowed_per_layout_head = 0;
     for (int64_t c : cells) allowed_per_layout_head += double(c) / layout.heads;
     r.structure.notes.push_back(
-        "layout: " + fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) + " blocks per head (" +
-        fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) + "² grid), " +
-        fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
+        "layout: " + fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
+        " blocks per head (" + fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) +
+        "² grid), " + fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
         "% of scored cells allowed; build " + fixed(build_ms, 2) + " ms + attention " + fixed(attention_ms, 2) + " ms");
 
     if (options.want_matrix && n <= options.max_matrix_n) {

@@ -30,19 +30,27 @@ ParamSpec head_pattern_param(const std::string& a_name, const std::string& b_nam
 /// Which of the two patterns head h uses.
 struct HeadUse {
     HeadPattern mode = HeadPattern::Split;
-    bool a(int h) const { return mode == HeadPattern::Union || mode == HeadPattern::A || (mode == HeadPattern::Split && h % 2 == 0); }
-    bool b(int h) const { return mode == HeadPattern::Union || mode == HeadPattern::B || (mode == HeadPattern::Split && h % 2 == 1); }
+    bool a(int h) const {
+        return mode == HeadPattern::Union || mode == HeadPattern::A || (mode == HeadPattern::Split && h % 2 == 0);
+    }
+    bool b(int h) const {
+        return mode == HeadPattern::Union || mode == HeadPattern::B || (mode == HeadPattern::Split && h % 2 == 1);
+    }
 };
 
 std::string head_split_note(HeadPattern mode, int H, const std::string& a_name, const std::string& b_name) {
     switch (mode) {
         case HeadPattern::Split:
-            return H == 1 ? "head_pattern split with one head: head 0 uses A (" + a_name + ") only; set head_pattern=union for A ∪ B"
+            return H == 1 ? "head_pattern split with one head: head 0 uses A (" + a_name +
+                                ") only; set head_pattern=union for A ∪ B"
                           : "head_pattern split: even heads use A (" + a_name + "), odd heads B (" + b_name +
                                 "); head_pattern=union shows A ∪ B";
-        case HeadPattern::Union: return "head_pattern union: every head attends to A (" + a_name + ") ∪ B (" + b_name + ")";
-        case HeadPattern::A: return "head_pattern A: every head uses A (" + a_name + ") only";
-        case HeadPattern::B: return "head_pattern B: every head uses B (" + b_name + ") only";
+        case HeadPattern::Union:
+            return "head_pattern union: every head attends to A (" + a_name + ") ∪ B (" + b_name + ")";
+        case HeadPattern::A:
+            return "head_pattern A: every head uses A (" + a_name + ") only";
+        case HeadPattern::B:
+            return "head_pattern B: every head uses B (" + b_name + ") only";
     }
     return "";
 }
@@ -71,15 +79,19 @@ struct StridedPattern {
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
-        m_info = {"strided", "Sparse Transformer (strided)", "Child et al. 2019",
+        m_info = {"strided",
+                  "Sparse Transformer (strided)",
+                  "Child et al. 2019",
                   "head A local (i − j < l), head B strided ((i − j) mod l = 0); causal masked softmax",
                   {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
                                                0, 1, 1048576),
                                      "⌈√n⌉"),
-                   bool_param("bidirectional", "bidir", "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper",
-                              false),
+                   bool_param("bidirectional", "bidir",
+                              "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
                    head_pattern_param("local", "stride"), scale_param()},
-                  true, true, true};
+                  true,
+                  true,
+                  true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads& heads) const override {
@@ -89,7 +101,10 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        StridedPattern pat{x.n(), choose_layout_block(p.get_int("stride")), p.get_int("stride"), p.get_bool("bidirectional"),
+        StridedPattern pat{x.n(),
+                           choose_layout_block(p.get_int("stride")),
+                           p.get_int("stride"),
+                           p.get_bool("bidirectional"),
                            {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
         SparseSetup s;
         s.block = pat.b;
@@ -98,8 +113,9 @@ public:
         s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
         if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
-        if (pat.l >= x.n()) s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
-                                              ": pattern A covers every allowed pair (exact in A heads)");
+        if (pat.l >= x.n())
+            s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
+                              ": pattern A covers every allowed pair (exact in A heads)");
         else if (x.n() % pat.l != 0)
             s.notes.push_back("n = " + std::to_string(x.n()) + " is not a multiple of the stride l = " +
                               std::to_string(pat.l) + ": the last stride period is partial (padding masked)");
@@ -137,25 +153,35 @@ struct FixedPattern {
 class FixedVariant : public Variant {
 public:
     FixedVariant() {
-        m_info = {"fixed", "Sparse Transformer (fixed)", "Child et al. 2019",
-                  "A: same block of l (⌊j/l⌋ = ⌊i/l⌋); B: summary columns j mod l ∈ {l−c, …, l−1}; masked softmax",
-                  {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
-                   int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
-                             1048576),
-                   causal_param(true), head_pattern_param("block", "summary"), scale_param()},
-                  true, true, true};
+        m_info = {
+            "fixed",
+            "Sparse Transformer (fixed)",
+            "Child et al. 2019",
+            "A: same block of l (⌊j/l⌋ = ⌊i/l⌋); B: summary columns j mod l ∈ {l−c, …, l−1}; masked softmax",
+            {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
+             int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
+                       1048576),
+             causal_param(true), head_pattern_param("block", "summary"), scale_param()},
+            true,
+            true,
+            true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         if (p.get_int("summary") > p.get_int("block"))
-            throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) + " > block l = " +
-                        std::to_string(p.get_int("block")) + ": choose c ≤ l (the summary is the last c positions of a block)");
+            throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) +
+                        " > block l = " + std::to_string(p.get_int("block")) +
+                        ": choose c ≤ l (the summary is the last c positions of a block)");
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        FixedPattern pat{x.n(), choose_layout_block(p.get_int("block")), p.get_int("block"), p.get_int("summary"), p.get_bool("causal"),
+        FixedPattern pat{x.n(),
+                         choose_layout_block(p.get_int("block")),
+                         p.get_int("block"),
+                         p.get_int("summary"),
+                         p.get_bool("causal"),
                          {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
         SparseSetup s;
         s.block = pat.b;
@@ -168,7 +194,8 @@ public:
                               ": pattern A covers every allowed pair (exact in A heads)");
         else if (x.n() % pat.l != 0)
             s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " +
-                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) + " (block l = " + std::to_string(pat.l) +
+                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
+                              " (block l = " + std::to_string(pat.l) +
                               "): the last block is partial, its summary columns beyond n are masked");
         const bool b_heads = pat.use.mode != HeadPattern::A && !(pat.use.mode == HeadPattern::Split && x.heads() == 1);
         if (b_heads && pat.causal && pat.l - pat.c > 0)

@@ -4,7 +4,8 @@
 //   Memory:  t·L − M ≤ j < t·L    (the last M positions before the segment: the cached states, no gradient;
 //                                  M > L reaches into several previous segments)
 // same_length (the paper code's option): every query attends exactly the M keys i − M < j ≤ i instead.
-// Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes (time_xl_evaluation).
+// Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes
+// (time_xl_evaluation).
 #include "xl.h"
 
 #include <chrono>
@@ -77,16 +78,21 @@ std::string fmt(double v, int digits) {
 class XlVariant : public Variant {
 public:
     XlVariant() {
-        m_info = {"xl", "Transformer-XL", "Dai et al. 2019",
-                  "segments of L attend causally within themselves and to the last M cached positions; masked softmax",
-                  {int_param("segment", "L", "segment length L", 128, 1, 1048576),
-                   with_auto_default(int_param("memory", "M", "memory M: cached positions before the segment (no gradient)",
-                                               0, 0, 1048576),
-                                     "= L"),
-                   bool_param("same_length", "same_length", "every query attends exactly the last M positions (i − M < j ≤ i)",
-                              false),
-                   scale_param()},
-                  true, true, true};
+        m_info = {
+            "xl",
+            "Transformer-XL",
+            "Dai et al. 2019",
+            "segments of L attend causally within themselves and to the last M cached positions; masked softmax",
+            {int_param("segment", "L", "segment length L", 128, 1, 1048576),
+             with_auto_default(
+                 int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
+                 "= L"),
+             bool_param("same_length", "same_length",
+                        "every query attends exactly the last M positions (i − M < j ≤ i)", false),
+             scale_param()},
+            true,
+            true,
+            true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads& heads) const override {
@@ -98,14 +104,16 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"), p.get_bool("same_length")};
+        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
+                      p.get_bool("same_length")};
         SparseSetup s;
         s.block = pat.b;
         s.causal = true;
         s.scale = static_cast<float>(p.get("scale"));
         const int segments = (x.n() + pat.L - 1) / pat.L;
-        s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) + ", memory M = " +
-                          std::to_string(pat.M) + (pat.same_length ? ", same_length: every query sees exactly M keys" : ""));
+        s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
+                          ", memory M = " + std::to_string(pat.M) +
+                          (pat.same_length ? ", same_length: every query sees exactly M keys" : ""));
         if (x.n() % pat.L != 0 && pat.L < x.n())
             s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " + std::to_string(segments * pat.L) +
                               " (segment L = " + std::to_string(pat.L) + "): the last segment has " +
@@ -129,8 +137,9 @@ private:
 }  // namespace
 
 XlEvaluationTiming time_xl_evaluation(const Heads& x, int L, int M, float scale, Backend& backend) {
-    if (L < 1 || M < 0) throw Error("xl evaluation: segment L = " + std::to_string(L) + " and memory M = " + std::to_string(M) +
-                                    ": choose L ≥ 1 and M ≥ 0");
+    if (L < 1 || M < 0)
+        throw Error("xl evaluation: segment L = " + std::to_string(L) + " and memory M = " + std::to_string(M) +
+                    ": choose L ≥ 1 and M ≥ 0");
     XlEvaluationTiming t;
     const int n = x.n(), H = x.heads(), dv = x.dv();
     const double per_cell = 2.0 * (x.d() + dv) * H;
@@ -140,7 +149,8 @@ XlEvaluationTiming time_xl_evaluation(const Heads& x, int L, int M, float scale,
         const int first = start - s0;
         // Cache bookkeeping (the window's rows) is identical in both modes and not timed.
         const Tensor3 Q = rows_of(x.Q, s0, e), K = rows_of(x.K, s0, e), V = rows_of(x.V, s0, e);
-        const BlockLayout layout = build_layout(CachedSegmentPattern{w, kDefaultLayoutBlock, first}, w, kDefaultLayoutBlock, 1);
+        const BlockLayout layout =
+            build_layout(CachedSegmentPattern{w, kDefaultLayoutBlock, first}, w, kDefaultLayoutBlock, 1);
 
         Tensor3 O_cached(H, w, dv), O_full(H, w, dv);
         BlockSparseAttentionArgs c;

@@ -36,13 +36,16 @@ struct PredicatePattern {
 TEST_P(SparseAttention, PrimitiveMatchesDenseMaskedSoftmaxOnRandomMasks) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     for (uint64_t seed = 0; seed < 12; ++seed) {
-        const int n = 1 + static_cast<int>(rng::below(seed, 5, 0, 300)), b = 1 + static_cast<int>(rng::below(seed, 5, 1, 80));
-        const int H = 1 + static_cast<int>(rng::below(seed, 5, 2, 3)), d = 1 + static_cast<int>(rng::below(seed, 5, 3, 40));
+        const int n = 1 + static_cast<int>(rng::below(seed, 5, 0, 300)),
+                  b = 1 + static_cast<int>(rng::below(seed, 5, 1, 80));
+        const int H = 1 + static_cast<int>(rng::below(seed, 5, 2, 3)),
+                  d = 1 + static_cast<int>(rng::below(seed, 5, 3, 40));
         const double density = rng::uniform(seed, 5, 4);
         const int layout_heads = seed % 2 ? H : 1;
         const float scale = 0.3f + 0.1f * static_cast<float>(seed);
-        std::cout << "[case] backend=" << GetParam() << " random mask seed=" << seed << " n=" << n << " b=" << b << " H=" << H
-                  << " d=" << d << " density≈" << density << " layout_heads=" << layout_heads << " tol=1e-5\n";
+        std::cout << "[case] backend=" << GetParam() << " random mask seed=" << seed << " n=" << n << " b=" << b
+                  << " H=" << H << " d=" << d << " density≈" << density << " layout_heads=" << layout_heads
+                  << " tol=1e-5\n";
         const Heads x = random_heads(H, n, d, d + 3, 100 + seed);
         auto allowed = [&](int h, int i, int j) {
             const int lh = layout_heads == 1 ? 0 : h;
@@ -61,7 +64,8 @@ TEST_P(SparseAttention, PrimitiveMatchesDenseMaskedSoftmaxOnRandomMasks) {
                     EXPECT_TRUE(std::isinf(lse.at(h, i, 0)));
                     EXPECT_EQ(O.head(h).row(i).cwiseAbs().maxCoeff(), 0.0f) << "empty row gives 0";
                 } else {
-                    EXPECT_NEAR(lse.at(h, i, 0), lse_ref.at(h, i, 0), 1e-5 * std::max(1.0f, std::fabs(lse_ref.at(h, i, 0))));
+                    EXPECT_NEAR(lse.at(h, i, 0), lse_ref.at(h, i, 0),
+                                1e-5 * std::max(1.0f, std::fabs(lse_ref.at(h, i, 0))));
                 }
             }
     }
@@ -99,7 +103,9 @@ TEST_P(SparseAttention, LimitCasesEqualFull) {
             {"fixed", {{"block", N2p}, {"summary", N}, {"head_pattern", "A"}, {"causal", "0"}}, false},
             {"xl", {{"segment", "16"}, {"memory", N}}, true},
             {"xl", {{"segment", "5"}, {"memory", N2p}, {"same_length", "1"}}, true},
-            {"bigbird", {{"block", "8"}, {"window_blocks", std::to_string(2 * ((n + 7) / 8) + 1)}, {"global_blocks", "0"}}, false},
+            {"bigbird",
+             {{"block", "8"}, {"window_blocks", std::to_string(2 * ((n + 7) / 8) + 1)}, {"global_blocks", "0"}},
+             false},
             {"bigbird", {{"block", "16"}, {"global_blocks", "64"}, {"causal", "1"}}, true},
         };
         const Heads x = random_heads(3, n, 24, 20, 31 + n);
@@ -123,14 +129,16 @@ TEST_P(SparseAttention, CausalVariantsPutNoWeightOnTheFuture) {
         {"strided", {{"stride", "7"}, {"head_pattern", "union"}}},
         {"strided", {{"stride", "5"}}},
         {"fixed", {{"block", "16"}, {"summary", "4"}}},
-        {"longformer", {{"window", "30"}, {"global", "0,50,129"}, {"causal", "1"}, {"dilation", "2"}, {"dilation_per_head", "1"}}},
+        {"longformer",
+         {{"window", "30"}, {"global", "0,50,129"}, {"causal", "1"}, {"dilation", "2"}, {"dilation_per_head", "1"}}},
         {"bigbird", {{"block", "8"}, {"causal", "1"}, {"random_blocks", "4"}}},
         {"xl", {{"segment", "24"}, {"memory", "10"}}},
         {"xl", {{"segment", "24"}, {"memory", "40"}, {"same_length", "1"}}},
     };
     const Heads x = random_heads(4, 130, 16, 8, 5);
     for (const auto& [id, sets] : cases) {
-        std::cout << "[case] backend=" << GetParam() << " " << id << " n=130 causal: P̃_ij = 0 for j > i, outputs blind to the future\n";
+        std::cout << "[case] backend=" << GetParam() << " " << id
+                  << " n=130 causal: P̃_ij = 0 for j > i, outputs blind to the future\n";
         const RunResult r = run_recorded(x, id, sets, *backend);
         ASSERT_TRUE(r.causal) << id;
         for (int h = 0; h < 4; ++h)
@@ -152,7 +160,8 @@ TEST_P(SparseAttention, CausalVariantsPutNoWeightOnTheFuture) {
 
 TEST_P(SparseAttention, BigBirdRandomBlocksFollowTheSeed) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
-    std::cout << "[case] backend=" << GetParam() << " bigbird n=512 b=16 r=3: same seed → same layout and output bit for bit\n";
+    std::cout << "[case] backend=" << GetParam()
+              << " bigbird n=512 b=16 r=3: same seed → same layout and output bit for bit\n";
     const Heads x = random_heads(2, 512, 16, 16, 9);
     std::optional<BlockLayout> l1, l2, l3;
     const RunResult a = run_recorded(x, "bigbird", {{"seed", "42"}}, *backend, &l1, false);
@@ -165,8 +174,10 @@ TEST_P(SparseAttention, BigBirdRandomBlocksFollowTheSeed) {
     EXPECT_NE(a.structure.indices.at("random_blocks/head0"), c.structure.indices.at("random_blocks/head0"));
     // Heads draw independently.
     const BlockLayoutView v = l1->view();
-    std::vector<int> h0(l1->col_idx.begin() + layout_row_begin(v, 0, 0), l1->col_idx.begin() + layout_row_end(v, 0, v.block_rows - 1));
-    std::vector<int> h1(l1->col_idx.begin() + layout_row_begin(v, 1, 0), l1->col_idx.begin() + layout_row_end(v, 1, v.block_rows - 1));
+    std::vector<int> h0(l1->col_idx.begin() + layout_row_begin(v, 0, 0),
+                        l1->col_idx.begin() + layout_row_end(v, 0, v.block_rows - 1));
+    std::vector<int> h1(l1->col_idx.begin() + layout_row_begin(v, 1, 0),
+                        l1->col_idx.begin() + layout_row_end(v, 1, v.block_rows - 1));
     EXPECT_NE(h0, h1);
 }
 
@@ -180,13 +191,16 @@ TEST_P(SparseAttention, EdgeInputsWork) {
         EXPECT_NEAR(r.O.at(0, 0, 0), one.V.at(0, 0, 0), 1e-6) << id << " with one token returns its value";
     }
     const Heads x = random_heads(2, 976, 8, 8, 4);
-    for (const auto& [id, sets] : std::vector<std::pair<std::string, Assignments>>{
-             {"longformer", {{"window", "2000"}}}, {"bigbird", {{"block", "64"}}}, {"xl", {{"segment", "100"}}},
-             {"fixed", {{"block", "100"}}}, {"strided", {}}}) {
+    for (const auto& [id, sets] : std::vector<std::pair<std::string, Assignments>>{{"longformer", {{"window", "2000"}}},
+                                                                                   {"bigbird", {{"block", "64"}}},
+                                                                                   {"xl", {{"segment", "100"}}},
+                                                                                   {"fixed", {{"block", "100"}}},
+                                                                                   {"strided", {}}}) {
         std::cout << "[case] backend=" << GetParam() << " " << id << " n=976 (not a multiple): note about padding\n";
         const RunResult r = run_recorded(x, id, sets, *backend, nullptr, false);
         bool padded = false;
-        for (const std::string& note : r.structure.notes) padded = padded || note.find("n = 976 padded") != std::string::npos;
+        for (const std::string& note : r.structure.notes)
+            padded = padded || note.find("n = 976 padded") != std::string::npos;
         EXPECT_TRUE(padded) << id;
         EXPECT_TRUE(r.O.all_finite());
     }
@@ -195,11 +209,14 @@ TEST_P(SparseAttention, EdgeInputsWork) {
 TEST_P(SparseAttention, BadParametersAreErrors) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     const Heads x = random_heads(1, 64, 8, 8, 4);
-    const std::vector<std::pair<std::string, Assignments>> bad = {
-        {"longformer", {{"global", "64"}}}, {"longformer", {{"global", "-1"}}}, {"fixed", {{"block", "8"}, {"summary", "9"}}},
-        {"bigbird", {{"window_blocks", "4"}}}, {"xl", {{"memory", "0"}, {"same_length", "1"}}}};
+    const std::vector<std::pair<std::string, Assignments>> bad = {{"longformer", {{"global", "64"}}},
+                                                                  {"longformer", {{"global", "-1"}}},
+                                                                  {"fixed", {{"block", "8"}, {"summary", "9"}}},
+                                                                  {"bigbird", {{"window_blocks", "4"}}},
+                                                                  {"xl", {{"memory", "0"}, {"same_length", "1"}}}};
     for (const auto& [id, sets] : bad) {
-        std::cout << "[case] backend=" << GetParam() << " " << id << " " << sets[0].first << "=" << sets[0].second << " → Error\n";
+        std::cout << "[case] backend=" << GetParam() << " " << id << " " << sets[0].first << "=" << sets[0].second
+                  << " → Error\n";
         EXPECT_THROW(run_recorded(x, id, sets, *backend), Error) << id;
     }
 }

@@ -53,8 +53,9 @@ void check_against_brute(const std::string& id, const Heads& x, const Assignment
     EXPECT_NEAR(*r.structure.density, double(allowed) / (H * denom), 1e-12);
 
     Tensor3 O_ref, lse_ref;
-    masked_reference(x, 1.0 / std::sqrt(double(x.d())), [&](int h, int i, int j) { return brute(h, i, j) != Reason::None; },
-                     O_ref, lse_ref);
+    masked_reference(
+        x, 1.0 / std::sqrt(double(x.d())), [&](int h, int i, int j) { return brute(h, i, j) != Reason::None; }, O_ref,
+        lse_ref);
     EXPECT_LE(rel_err(r.O, O_ref), 1e-5);
     const Tensor3& lse = *r.structure.allowed_lse;
     for (int h = 0; h < H; ++h)
@@ -95,8 +96,8 @@ TEST_P(SparseLayoutProperty, StridedMatchesDefinition) {
         const int n = draw(1, 200), H = draw(1, 4), d = draw(1, 3) * 8 - 7, l = draw(1, n + 4);
         const bool bidir = draw(0, 3) == 0;
         const int mode = draw(0, 3);
-        std::cout << "[case] backend=" << GetParam() << " strided seed=" << seed << " n=" << n << " H=" << H << " d=" << d
-                  << " l=" << l << " bidir=" << bidir << " heads=" << kModes[mode] << "\n";
+        std::cout << "[case] backend=" << GetParam() << " strided seed=" << seed << " n=" << n << " H=" << H
+                  << " d=" << d << " l=" << l << " bidir=" << bidir << " heads=" << kModes[mode] << "\n";
         const Heads x = random_heads(H, n, d, 5, seed);
         // Child et al. 2019, §4.2: A(i) = {j : i − j < l}, B(i) = {j : (i − j) mod l = 0}, both j ≤ i.
         const ReasonFn brute = [&](int h, int i, int j) {
@@ -105,9 +106,10 @@ TEST_P(SparseLayoutProperty, StridedMatchesDefinition) {
             if (uses_b(mode, h) && ((i - j) % l + l) % l == 0) return Reason::Stride;
             return Reason::None;
         };
-        check_against_brute("strided", x,
-                            {{"stride", std::to_string(l)}, {"bidirectional", bidir ? "1" : "0"}, {"head_pattern", kModes[mode]}},
-                            brute, *backend, !bidir);
+        check_against_brute(
+            "strided", x,
+            {{"stride", std::to_string(l)}, {"bidirectional", bidir ? "1" : "0"}, {"head_pattern", kModes[mode]}},
+            brute, *backend, !bidir);
         if (HasFailure()) return;
     }
 }
@@ -132,7 +134,9 @@ TEST_P(SparseLayoutProperty, FixedMatchesDefinition) {
             return Reason::None;
         };
         check_against_brute("fixed", x,
-                            {{"block", std::to_string(l)}, {"summary", std::to_string(c)}, {"causal", causal ? "1" : "0"},
+                            {{"block", std::to_string(l)},
+                             {"summary", std::to_string(c)},
+                             {"causal", causal ? "1" : "0"},
                              {"head_pattern", kModes[mode]}},
                             brute, *backend, causal);
         if (HasFailure()) return;
@@ -149,8 +153,9 @@ TEST_P(SparseLayoutProperty, LongformerMatchesDefinition) {
         for (int k = draw(0, 3); k > 0; --k) G.push_back(draw(0, n - 1));
         std::string g_text = G.empty() ? "none" : "";
         for (size_t k = 0; k < G.size(); ++k) g_text += (k ? "," : "") + std::to_string(G[k]);
-        std::cout << "[case] backend=" << GetParam() << " longformer seed=" << seed << " n=" << n << " H=" << H << " w=" << w
-                  << " δ=" << delta << " per_head=" << per_head << " G=" << g_text << " causal=" << causal << "\n";
+        std::cout << "[case] backend=" << GetParam() << " longformer seed=" << seed << " n=" << n << " H=" << H
+                  << " w=" << w << " δ=" << delta << " per_head=" << per_head << " G=" << g_text << " causal=" << causal
+                  << "\n";
         const Heads x = random_heads(H, n, d, 7, seed);
         // Beltagy et al. 2020: window |i − j| ≤ w/2, dilation keeps multiples of δ; global rows/columns symmetric.
         const ReasonFn brute = [&](int h, int i, int j) {
@@ -158,12 +163,16 @@ TEST_P(SparseLayoutProperty, LongformerMatchesDefinition) {
             if (std::find(G.begin(), G.end(), i) != G.end() || std::find(G.begin(), G.end(), j) != G.end())
                 return Reason::Global;
             const int dh = per_head ? (h + 1) * delta : delta;
-            if (2.0 * std::abs(i - j) <= double(w) && std::abs(i - j) % dh == 0) return dh == 1 ? Reason::Window : Reason::Dilated;
+            if (2.0 * std::abs(i - j) <= double(w) && std::abs(i - j) % dh == 0)
+                return dh == 1 ? Reason::Window : Reason::Dilated;
             return Reason::None;
         };
         check_against_brute("longformer", x,
-                            {{"window", std::to_string(w)}, {"dilation", std::to_string(delta)},
-                             {"dilation_per_head", per_head ? "1" : "0"}, {"global", g_text}, {"causal", causal ? "1" : "0"}},
+                            {{"window", std::to_string(w)},
+                             {"dilation", std::to_string(delta)},
+                             {"dilation_per_head", per_head ? "1" : "0"},
+                             {"global", g_text},
+                             {"causal", causal ? "1" : "0"}},
                             brute, *backend, causal);
         if (HasFailure()) return;
     }
@@ -177,8 +186,8 @@ TEST_P(SparseLayoutProperty, BigBirdMatchesDefinition) {
         const int g = draw(0, 4), r = draw(0, 4);
         const bool causal = draw(0, 1) == 1;
         const int nb = (n + b - 1) / b;
-        std::cout << "[case] backend=" << GetParam() << " bigbird seed=" << seed << " n=" << n << " H=" << H << " b=" << b
-                  << " window_blocks=" << wb << " g=" << g << " r=" << r << " causal=" << causal << "\n";
+        std::cout << "[case] backend=" << GetParam() << " bigbird seed=" << seed << " n=" << n << " H=" << H
+                  << " b=" << b << " window_blocks=" << wb << " g=" << g << " r=" << r << " causal=" << causal << "\n";
         const Heads x = random_heads(H, n, d, 8, seed);
         const Assignments sets{{"block", std::to_string(b)},         {"window_blocks", std::to_string(wb)},
                                {"global_blocks", std::to_string(g)}, {"random_blocks", std::to_string(r)},
@@ -210,7 +219,8 @@ TEST_P(SparseLayoutProperty, BigBirdMatchesDefinition) {
                 for (int J = 0; J <= (causal ? I : nb - 1); ++J)
                     eligible += !is_global(J) && std::abs(I - J) > (wb - 1) / 2;
                 const int expect = is_global(I) ? 0 : std::min(r, eligible);
-                EXPECT_EQ(static_cast<int>(extra.size()), expect) << "random blocks of row block " << I << " head " << h;
+                EXPECT_EQ(static_cast<int>(extra.size()), expect)
+                    << "random blocks of row block " << I << " head " << h;
                 for (int J : extra) EXPECT_TRUE(!is_global(J) && std::abs(I - J) > (wb - 1) / 2 && (!causal || J <= I));
             }
         if (r > 0) {
@@ -251,9 +261,10 @@ TEST_P(SparseLayoutProperty, XlMatchesDefinition) {
             if (!in) return Reason::None;
             return j >= start ? Reason::Segment : Reason::Memory;
         };
-        check_against_brute("xl", x,
-                            {{"segment", std::to_string(L)}, {"memory", std::to_string(M)}, {"same_length", same_length ? "1" : "0"}},
-                            brute, *backend, true);
+        check_against_brute(
+            "xl", x,
+            {{"segment", std::to_string(L)}, {"memory", std::to_string(M)}, {"same_length", same_length ? "1" : "0"}},
+            brute, *backend, true);
         if (HasFailure()) return;
     }
 }

@@ -16,7 +16,8 @@ TEST(SparseReachabilityHost, MatchesBooleanMatrixPower) {
         const double p = 0.5 * rng::uniform(seed, 1, 1) / std::max(1.0, std::sqrt(double(n)));
         const int steps = 1 + static_cast<int>(rng::below(seed, 1, 2, 5));
         const bool causal = seed % 2 == 1;
-        std::cout << "[case] random graph seed=" << seed << " n=" << n << " p=" << p << " k=" << steps << " causal=" << causal << "\n";
+        std::cout << "[case] random graph seed=" << seed << " n=" << n << " p=" << p << " k=" << steps
+                  << " causal=" << causal << "\n";
         Adjacency adj;
         adj.n = n;
         adj.row_ptr.assign(n + 1, 0);
@@ -51,7 +52,8 @@ TEST(SparseReachabilityHost, MatchesBooleanMatrixPower) {
 TEST_P(SparseReachability, StridedReachesEveryEarlierTokenInTwoSteps) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     for (int n : {16, 100, 257, 600}) {
-        std::cout << "[case] backend=" << GetParam() << " strided union l=⌈√n⌉ n=" << n << ": 2 steps reach all j ≤ i\n";
+        std::cout << "[case] backend=" << GetParam() << " strided union l=⌈√n⌉ n=" << n
+                  << ": 2 steps reach all j ≤ i\n";
         const Heads x = random_heads(1, n, 4, 4, 1);
         std::optional<BlockLayout> layout;
         run_recorded(x, "strided", {{"head_pattern", "union"}}, *backend, &layout, false);
