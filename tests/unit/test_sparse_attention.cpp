@@ -233,6 +233,42 @@ TEST_P(SparseAttention, XlCachedAndRecomputedEvaluationAgree) {
     }
 }
 
+TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    const Heads x = random_heads(3, 150, 16, 8, 21);
+    const std::vector<std::pair<std::string, Assignments>> cases = {
+        {"longformer", {{"window", "20"}, {"scale", "0.5"}}},  // a non-exact scale: allowed_lse is recomputed at 1/√d
+        {"bigbird", {{"block", "8"}, {"causal", "1"}}},
+        {"strided", {}},
+        {"xl", {{"segment", "40"}, {"memory", "15"}}}};
+    for (const auto& [id, sets] : cases) {
+        std::cout << "[case] backend=" << GetParam() << " " << id << " n=150: mass_recall_i = Σ_{j allowed} P_ij, tol=1e-5\n";
+        ReferenceCache refs(x, true);
+        RunOptions options;
+        options.want_matrix = true;
+        const RunResult r = run_variant(x, parse_variant_request(id, sets), options, *backend, &refs);
+        const Reference& ref = refs.get(r.causal, *backend);
+        double total = 0;
+        for (int i = 0; i < x.n(); ++i) {
+            double row = 0;
+            for (int h = 0; h < x.heads(); ++h)
+                for (int j = 0; j < x.n(); ++j)
+                    if (r.structure.mask->at(h, i, j) != Reason::None) row += ref.P->at(h, i, j) / x.heads();
+            EXPECT_NEAR(r.metrics.row_mass_recall[i], row, 1e-5) << id << " row " << i;
+            total += row / x.n();
+        }
+        EXPECT_NEAR(*r.metrics.mass_recall, total, 1e-5) << id;
+        if (id == "longformer") {
+            // The output itself uses the variant's scale 0.5.
+            Tensor3 O_ref, lse_ref;
+            masked_reference(
+                x, 0.5, [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; }, O_ref,
+                lse_ref);
+            EXPECT_LE(rel_err(r.O, O_ref), 1e-5);
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseAttention, testing::ValuesIn(suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
