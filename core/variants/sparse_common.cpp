@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "../analysis/reachability.h"
@@ -60,7 +61,9 @@ std::string fixed(double v, int digits) {
 }
 
 /// P̃ = exp(s·q_i·k_j − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
-Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const Tensor3& lse) {
+/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position.
+Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const Tensor3& lse,
+                         const std::function<int(int, int)>& position) {
     const BlockLayoutView v = layout.view();
     const int H = x.heads(), n = x.n(), b = v.block;
     Tensor3 P(H, n, n);
@@ -75,45 +78,84 @@ Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale,
                 for (int r = 0; r < rows; ++r)
                     for (int c = 0; c < ext; ++c)
                         if (layout_cell_allowed(v, k, r, c))
-                            P.at(h, i0 + r, j0 + c) = std::exp(s(r, c) - lse.at(h, i0 + r, 0));
+                            P.at(h, position(h, i0 + r), position(h, j0 + c)) =
+                                std::exp(s(r, c) - lse.at(h, i0 + r, 0));
             }
         }
     return P;
 }
 
+/// Copies of the rows of t with head h's rows reordered to slot order when permuted[h] (out[s] = t[perm[s]]).
+Tensor3 permute_rows(const Tensor3& t, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
+    Tensor3 out(t.heads(), t.rows(), t.cols());
+    for (int h = 0; h < t.heads(); ++h) {
+        if (!permuted[h]) {
+            out.head(h) = t.head(h);
+            continue;
+        }
+        for (int s = 0; s < t.rows(); ++s) out.head(h).row(s) = t.head(h).row(perm[s]);
+    }
+    return out;
+}
+
+/// Inverse of permute_rows(): out[perm[s]] = t[s] for permuted heads.
+Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
+    Tensor3 out(t.heads(), t.rows(), t.cols());
+    for (int h = 0; h < t.heads(); ++h) {
+        if (!permuted[h]) {
+            out.head(h) = t.head(h);
+            continue;
+        }
+        for (int s = 0; s < t.rows(); ++s) out.head(h).row(perm[s]) = t.head(h).row(s);
+    }
+    return out;
+}
+
 }  // namespace
 
 // [SECTION] run
-RunResult run_layout(const VariantInfo& info, const Heads& x, const Params& params, const BlockLayout& layout,
-                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend) {
+RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params, const BlockLayout& layout,
+                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
+                     std::optional<ReasonMask> mask) {
     RunResult r;
     r.variant = info.id;
     r.params = params;
     r.causal = setup.causal;
-    const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
+    const bool permuted = !setup.perm.empty();
+    const int H = x_in.heads(), n = x_in.n(), d = x_in.d(), dv = x_in.dv();
+    Heads xp;  // the input in slot order (only when some head is permuted)
     Tensor3 lse;
     BlockSparseAttentionArgs a;
-    a.Q = &x.Q, a.K = &x.K, a.V = &x.V, a.layout = &layout, a.scale = setup.scale;
+    a.layout = &layout, a.scale = setup.scale;
     {
         CostMeter meter;
+        if (permuted) {
+            xp.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
+            xp.K = permute_rows(x_in.K, setup.perm, setup.permuted);
+            xp.V = permute_rows(x_in.V, setup.perm, setup.permuted);
+        }
+        const Heads& x = permuted ? xp : x_in;
+        a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
         r.O = Tensor3(H, n, dv);
         lse = Tensor3(H, n, 1);
         a.O = &r.O, a.lse = &lse;
         backend.block_sparse_attention(a);
+        if (permuted) r.O = unpermute_rows(r.O, setup.perm, setup.permuted);
         meter.stop(r.cost);
     }
     const double attention_ms = r.cost.time_ms;
     r.cost.time_ms += build_ms;
+    const Heads& x = permuted ? xp : x_in;
 
     // mass_recall needs log Σ_allowed exp(s₀·q·k) with the exact s₀ = 1/√d: the primitive's lse when s = s₀.
     const double exact_scale = 1.0 / std::sqrt(double(d));
     if (std::fabs(double(setup.scale) - exact_scale) <= 1e-7 * exact_scale) {
-        r.structure.allowed_lse = lse;
+        r.structure.allowed_lse = permuted ? unpermute_rows(lse, setup.perm, setup.permuted) : lse;
     } else {
         Tensor3 O2(H, n, dv), lse2(H, n, 1);
         a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale);
         backend.block_sparse_attention(a);
-        r.structure.allowed_lse = std::move(lse2);
+        r.structure.allowed_lse = permuted ? unpermute_rows(lse2, setup.perm, setup.permuted) : std::move(lse2);
         a.scale = setup.scale;
     }
 
@@ -131,6 +173,12 @@ RunResult run_layout(const VariantInfo& info, const Heads& x, const Params& para
     r.structure.indices["layout/heads"] = {layout.heads};
     r.structure.indices["layout/row_ptr"] = layout.row_ptr;
     r.structure.indices["layout/col_idx"] = layout.col_idx;
+    if (permuted) {
+        std::vector<int> perm(static_cast<size_t>(H) * n);
+        for (int h = 0; h < H; ++h)
+            for (int s = 0; s < n; ++s) perm[static_cast<size_t>(h) * n + s] = setup.permuted[h] ? setup.perm[s] : s;
+        r.structure.indices["layout/perm"] = std::move(perm);
+    }
 
     r.structure.notes = setup.notes;
     if (n % b != 0)
@@ -150,12 +198,15 @@ RunResult run_layout(const VariantInfo& info, const Heads& x, const Params& para
         "% of scored cells allowed; build " + fixed(build_ms, 2) + " ms + attention " + fixed(attention_ms, 2) + " ms");
 
     if (options.want_matrix && n <= options.max_matrix_n) {
-        r.P_eff = effective_matrix(x, layout, setup.scale, lse);
+        r.P_eff = effective_matrix(x, layout, setup.scale, lse, [&](int h, int s) {
+            return permuted && setup.permuted[h] ? setup.perm[s] : s;
+        });
         if (n <= kReachabilityNoteMaxN) {
-            const Reachability reach = compute_reachability(layout_adjacency(layout, -1), 3, setup.causal);
-            r.structure.notes.push_back(reachability_summary(reach));
+            const Adjacency adj = mask ? mask_adjacency(*mask, -1) : layout_adjacency(layout, -1);
+            r.structure.notes.push_back(reachability_summary(compute_reachability(adj, 3, setup.causal)));
         }
     }
+    r.structure.mask = std::move(mask);
     return r;
 }
 

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,17 +117,26 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
 
 /// What a variant tells run_sparse() besides its pattern.
+/// A variant may run some heads in a *permuted* order (slot s holds position perm[s]) when that turns a
+/// scattered pattern into a block-diagonal one — the Sparse Transformer's strided heads, reshaped so that
+/// positions with the same residue mod l sit together (the paper's kernels do the same). The layout of such
+/// heads is then in slot coordinates; run_layout() permutes Q, K, V in and O, lse out, and reports the
+/// permutation as indices "layout/perm" (H·n, slot → position, identity for heads run in place).
 struct SparseSetup {
     int block = kDefaultLayoutBlock;  // b of the layout
     int layout_heads = 1;             // 1 when every head has the same pattern, else H
     bool causal = false;              // the variant's causality (decides density and the metrics reference)
     float scale = 1.0f;               // s in softmax(s·QKᵀ)
     std::vector<std::string> notes;   // variant-specific notes (padding to segment/stride, head split, ...)
+    std::vector<int> perm;            // (n) slot → position for permuted heads; empty = no head is permuted
+    std::vector<uint8_t> permuted;    // (H) 1 when head h runs in the perm order
 };
 
 /// The pattern-independent half of run_sparse(): runs the primitive on a built layout and fills the result.
+/// `mask` (optional) is the reason mask in position coordinates, used for the reachability note.
 RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params, const BlockLayout& layout,
-                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend);
+                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
+                     std::optional<ReasonMask> mask);
 
 /// Reason mask (H, n, n) of a pattern; heads beyond the layout heads repeat head 0 when layout_heads = 1.
 template <class Pattern>
@@ -145,17 +155,26 @@ ReasonMask reason_mask(const Pattern& pattern, int H, int n, int layout_heads) {
 }
 
 /// Builds the layout (timed as part of the run: the plan is part of the algorithm's cost), runs it, and adds
-/// the reason mask when the caller wants matrices.
+/// the reason mask when the caller wants matrices. `layout_pattern` answers in layout (slot) coordinates,
+/// `pattern` in positions; they are the same object unless setup.perm is used.
+template <class Pattern, class LayoutPattern>
+RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
+                     const LayoutPattern& layout_pattern, const SparseSetup& setup, const RunOptions& options,
+                     Backend& backend) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const BlockLayout layout = build_layout(layout_pattern, heads.n(), setup.block, setup.layout_heads);
+    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::optional<ReasonMask> mask;
+    if (options.want_matrix && heads.n() <= options.max_matrix_n)
+        mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
+    return run_layout(info, heads, params, layout, setup, build_ms, options, backend, std::move(mask));
+}
+
+/// run_sparse() for patterns whose layout is in position order.
 template <class Pattern>
 RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
                      const SparseSetup& setup, const RunOptions& options, Backend& backend) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const BlockLayout layout = build_layout(pattern, heads.n(), setup.block, setup.layout_heads);
-    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    RunResult r = run_layout(info, heads, params, layout, setup, build_ms, options, backend);
-    if (options.want_matrix && heads.n() <= options.max_matrix_n)
-        r.structure.mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
-    return r;
+    return run_sparse(info, heads, params, pattern, pattern, setup, options, backend);
 }
 
 // [SECTION] family members (one file each), registered by add_sparse_variants() in sparse.cpp

@@ -9,6 +9,7 @@
 //            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
 //                         column then have nothing to attend in a B head: their output is 0, noted)
 // A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
+#include <algorithm>
 #include <cmath>
 
 #include "common_params.h"
@@ -76,6 +77,35 @@ struct StridedPattern {
     }
 };
 
+/// The strided pattern in layout coordinates. Pure-B heads (split odd heads, or head_pattern B) run in the
+/// residue order of the paper's strided kernels: slot s holds position perm[s], positions grouped by p mod l
+/// and ascending inside a group, so (i − j) mod l = 0 becomes "same group" — a block-diagonal layout whose
+/// cost is n·⌈n/l⌉ cells instead of every block of the lower triangle.
+struct StridedLayoutPattern {
+    const StridedPattern& pat;
+    std::vector<uint8_t> permuted;   // per layout head
+    std::vector<int> perm;           // (n) slot → position
+    std::vector<int> group_of_slot;  // (n) residue group of a slot
+    std::vector<int> group_start;    // (groups + 1) first slot of each group
+
+    StridedLayoutPattern(const StridedPattern& p, std::vector<uint8_t> permuted_heads)
+        : pat(p), permuted(std::move(permuted_heads)) {
+        for (int r = 0; r < std::min(p.l, p.n); ++r) {
+            group_start.push_back(static_cast<int>(perm.size()));
+            for (int q = r; q < p.n; q += p.l) perm.push_back(q), group_of_slot.push_back(r);
+        }
+        group_start.push_back(static_cast<int>(perm.size()));
+    }
+    Reason reason(int h, int s, int t) const { return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t); }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        if (!permuted[h]) return pat.candidates(h, I, out);
+        const int s0 = I * pat.b, s1 = s0 + block_extent(pat.n, pat.b, I) - 1;
+        const int first = group_start[group_of_slot[s0]];
+        const int last = pat.bidirectional ? group_start[group_of_slot[s1] + 1] - 1 : s1;
+        range_candidates(pat.n, pat.b, first, last, out);
+    }
+};
+
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
@@ -101,25 +131,38 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        StridedPattern pat{x.n(),
-                           choose_layout_block(p.get_int("stride")),
-                           p.get_int("stride"),
-                           p.get_bool("bidirectional"),
-                           {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        const int l = p.get_int("stride"), n = x.n(), H = x.heads();
+        const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
+        // Pure-B heads run in residue order when that helps (2 ≤ l < n).
+        std::vector<uint8_t> permuted(H, 0);
+        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h);
+        const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
+        const int group = (n + l - 1) / l;
+        StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
+                           p.get_bool("bidirectional"), use};
         SparseSetup s;
         s.block = pat.b;
         s.causal = !pat.bidirectional;
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
+        std::vector<uint8_t> layout_permuted(s.layout_heads);
+        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
+        const StridedLayoutPattern layout_pat(pat, layout_permuted);
+        if (any_permuted) {
+            s.perm = layout_pat.perm, s.permuted = permuted;
+            s.notes.push_back("stride heads run in residue order (positions grouped by p mod l, as the paper's "
+                              "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
+        }
         if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
         if (pat.l >= x.n())
             s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
                               ": pattern A covers every allowed pair (exact in A heads)");
         else if (x.n() % pat.l != 0)
-            s.notes.push_back("n = " + std::to_string(x.n()) + " is not a multiple of the stride l = " +
-                              std::to_string(pat.l) + ": the last stride period is partial (padding masked)");
-        return run_sparse(m_info, x, p, pat, s, options, backend);
+            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " +
+                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) + " (stride l = " +
+                              std::to_string(pat.l) + "): the last stride period is partial, padding masked");
+        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
 
 private:

@@ -35,8 +35,9 @@ private:
     Backend& m_inner;
 };
 
-/// Dense (H, n, n) booleans of a layout, heads expanded to H.
-inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H) {
+/// Dense (H, n, n) booleans of a layout, heads expanded to H; `perm` (H·n, slot → position, the run's
+/// "layout/perm" index) maps heads laid out in a permuted order back to positions.
+inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H, const std::vector<int>* perm = nullptr) {
     const BlockLayoutView v = L.view();
     const int n = L.n;
     std::vector<uint8_t> out(static_cast<size_t>(H) * n * n, 0);
@@ -45,8 +46,11 @@ inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H) {
             for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k)
                 for (int r = 0; r < block_extent(n, v.block, I); ++r)
                     for (int c = 0; c < block_extent(n, v.block, v.col_idx[k]); ++c)
-                        if (layout_cell_allowed(v, k, r, c))
-                            out[(static_cast<size_t>(h) * n + I * v.block + r) * n + v.col_idx[k] * v.block + c] = 1;
+                        if (layout_cell_allowed(v, k, r, c)) {
+                            int i = I * v.block + r, j = v.col_idx[k] * v.block + c;
+                            if (perm) i = (*perm)[size_t(h) * n + i], j = (*perm)[size_t(h) * n + j];
+                            out[(static_cast<size_t>(h) * n + i) * n + j] = 1;
+                        }
     return out;
 }
 

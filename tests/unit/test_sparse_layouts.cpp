@@ -33,7 +33,9 @@ void check_against_brute(const std::string& id, const Heads& x, const Assignment
     ASSERT_TRUE(r.structure.mask.has_value());
     EXPECT_EQ(r.causal, causal_expected);
     const int H = x.heads(), n = x.n();
-    const std::vector<uint8_t> cells = layout_cells(*layout, H);
+    const auto perm_it = r.structure.indices.find("layout/perm");
+    const std::vector<uint8_t> cells =
+        layout_cells(*layout, H, perm_it == r.structure.indices.end() ? nullptr : &perm_it->second);
     int64_t mismatches = 0, allowed = 0;
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < n; ++i)
