@@ -198,9 +198,8 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
         "% of scored cells allowed; build " + fixed(build_ms, 2) + " ms + attention " + fixed(attention_ms, 2) + " ms");
 
     if (options.want_matrix && n <= options.max_matrix_n) {
-        r.P_eff = effective_matrix(x, layout, setup.scale, lse, [&](int h, int s) {
-            return permuted && setup.permuted[h] ? setup.perm[s] : s;
-        });
+        r.P_eff = effective_matrix(x, layout, setup.scale, lse,
+                                   [&](int h, int s) { return permuted && setup.permuted[h] ? setup.perm[s] : s; });
         if (n <= kReachabilityNoteMaxN) {
             const Adjacency adj = mask ? mask_adjacency(*mask, -1) : layout_adjacency(layout, -1);
             r.structure.notes.push_back(reachability_summary(compute_reachability(adj, 3, setup.causal)));

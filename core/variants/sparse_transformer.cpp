@@ -96,7 +96,9 @@ struct StridedLayoutPattern {
         }
         group_start.push_back(static_cast<int>(perm.size()));
     }
-    Reason reason(int h, int s, int t) const { return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t); }
+    Reason reason(int h, int s, int t) const {
+        return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         if (!permuted[h]) return pat.candidates(h, I, out);
         const int s0 = I * pat.b, s1 = s0 + block_extent(pat.n, pat.b, I) - 1;
@@ -151,17 +153,18 @@ public:
         const StridedLayoutPattern layout_pat(pat, layout_permuted);
         if (any_permuted) {
             s.perm = layout_pat.perm, s.permuted = permuted;
-            s.notes.push_back("stride heads run in residue order (positions grouped by p mod l, as the paper's "
-                              "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
+            s.notes.push_back(
+                "stride heads run in residue order (positions grouped by p mod l, as the paper's "
+                "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
         }
         if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
         if (pat.l >= x.n())
             s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
                               ": pattern A covers every allowed pair (exact in A heads)");
         else if (x.n() % pat.l != 0)
-            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " +
-                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) + " (stride l = " +
-                              std::to_string(pat.l) + "): the last stride period is partial, padding masked");
+            s.notes.push_back(
+                "n = " + std::to_string(x.n()) + " padded to " + std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
+                " (stride l = " + std::to_string(pat.l) + "): the last stride period is partial, padding masked");
         return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
 
@@ -190,6 +193,43 @@ struct FixedPattern {
             for (int64_t t = 0; t * l + l - c <= key_end; ++t)
                 range_candidates(n, b, t * l + l - c, std::min(key_end, t * l + l - 1), out);
         }
+    }
+};
+
+/// The fixed pattern in layout coordinates. Pure-B (summary) heads run with the summary positions first
+/// (ascending), then the others: every query then attends a prefix of the summary slots, so the layout holds
+/// n·(n/l)·c cells (halved when causal) instead of every block that contains a summary column.
+struct FixedLayoutPattern {
+    const FixedPattern& pat;
+    std::vector<uint8_t> permuted;  // per layout head
+    std::vector<int> perm;          // (n) slot → position
+    std::vector<int> summary_upto;  // (n) summary positions ≤ p, for each position p
+    int summaries = 0;              // S: summary positions in the sequence
+
+    FixedLayoutPattern(const FixedPattern& p, std::vector<uint8_t> permuted_heads)
+        : pat(p), permuted(std::move(permuted_heads)), summary_upto(p.n) {
+        for (int q = 0; q < p.n; ++q) {
+            const bool summary = q % p.l >= p.l - p.c;
+            if (summary) perm.push_back(q);
+            summaries += summary;
+            summary_upto[q] = summaries;
+        }
+        for (int q = 0; q < p.n; ++q)
+            if (q % p.l < p.l - p.c) perm.push_back(q);
+    }
+    Reason reason(int h, int s, int t) const {
+        return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        if (!permuted[h]) return pat.candidates(h, I, out);
+        // Row s attends the summary slots [0, prefix(s)); blocks below every row's prefix are entirely allowed.
+        int lo = summaries, hi = 0;
+        for (int s = I * pat.b; s < I * pat.b + block_extent(pat.n, pat.b, I); ++s) {
+            const int prefix = pat.causal ? summary_upto[perm[s]] : summaries;
+            lo = std::min(lo, prefix), hi = std::max(hi, prefix);
+        }
+        for (int J = 0; J * pat.b < hi; ++J)
+            out.push_back({J, (J + 1) * pat.b <= lo && block_extent(pat.n, pat.b, J) == pat.b});
     }
 };
 
@@ -232,6 +272,16 @@ public:
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "block", "summary"));
+        std::vector<uint8_t> permuted(x.heads(), 0), layout_permuted(s.layout_heads, 0);
+        for (int h = 0; h < x.heads(); ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h);
+        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
+        const FixedLayoutPattern layout_pat(pat, layout_permuted);
+        if (std::find(permuted.begin(), permuted.end(), 1) != permuted.end()) {
+            s.perm = layout_pat.perm, s.permuted = permuted;
+            s.notes.push_back(
+                "summary heads run with the summary positions first: each query attends a prefix of "
+                "them, so their layout holds only summary columns (indices layout/perm)");
+        }
         if (pat.l >= x.n())
             s.notes.push_back("block l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
                               ": pattern A covers every allowed pair (exact in A heads)");
@@ -244,7 +294,7 @@ public:
         if (b_heads && pat.causal && pat.l - pat.c > 0)
             s.notes.push_back("causal B (summary) heads: rows i < l − c = " + std::to_string(pat.l - pat.c) +
                               " have no summary column yet, so their output is 0 in those heads");
-        return run_sparse(m_info, x, p, pat, s, options, backend);
+        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
 
 private:

@@ -242,7 +242,8 @@ TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
         {"strided", {}},
         {"xl", {{"segment", "40"}, {"memory", "15"}}}};
     for (const auto& [id, sets] : cases) {
-        std::cout << "[case] backend=" << GetParam() << " " << id << " n=150: mass_recall_i = Σ_{j allowed} P_ij, tol=1e-5\n";
+        std::cout << "[case] backend=" << GetParam() << " " << id
+                  << " n=150: mass_recall_i = Σ_{j allowed} P_ij, tol=1e-5\n";
         ReferenceCache refs(x, true);
         RunOptions options;
         options.want_matrix = true;

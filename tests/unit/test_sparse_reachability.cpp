@@ -65,7 +65,8 @@ TEST_P(SparseReachability, StridedReachesEveryEarlierTokenInTwoSteps) {
         // mask, in positions: the B head's layout is in residue order).
         const RunResult split = run_recorded(random_heads(2, n, 4, 4, 1), "strided", {}, *backend, &layout, true);
         ASSERT_TRUE(split.structure.indices.count("layout/perm"));
-        EXPECT_DOUBLE_EQ(compute_reachability(mask_adjacency(*split.structure.mask, -1), 2, true).reached_fraction[1], 1.0);
+        EXPECT_DOUBLE_EQ(compute_reachability(mask_adjacency(*split.structure.mask, -1), 2, true).reached_fraction[1],
+                         1.0);
     }
 }
 
