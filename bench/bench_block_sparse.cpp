@@ -4,7 +4,7 @@
 //   * at n = 16384 longformer (w = 256) is ≥ 10× faster than flash.
 // Each iteration is one Variant::run (layout build + block-sparse attention; no metrics, no reference),
 // timed by the run's own CostMeter (manual time). Gaussian input, H = 4, d = dv = 64.
-// Run: ./build/bench/attnscope_microbench --benchmark_filter='Sparse|Flash16k'
+// Run: ./build/bench/attnscope_microbench --benchmark_filter='SparseLongformer|SparseBigBird|Flash16k'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -43,6 +43,10 @@ void run_variant_bench(benchmark::State& state, const std::string& id,
 void SparseLongformerW256(benchmark::State& s) { run_variant_bench(s, "longformer", {{"window", "256"}}); }
 void SparseBigBirdB64(benchmark::State& s) { run_variant_bench(s, "bigbird", {{"block", "64"}}); }
 void Flash16k(benchmark::State& s) { run_variant_bench(s, "flash", {}); }
+// The rest of the family at its defaults, for the same per-cell view (not part of the targets).
+void SparseStrided(benchmark::State& s) { run_variant_bench(s, "strided", {}); }
+void SparseFixed(benchmark::State& s) { run_variant_bench(s, "fixed", {}); }
+void SparseXl(benchmark::State& s) { run_variant_bench(s, "xl", {}); }
 
 BENCHMARK(SparseLongformerW256)
     ->RangeMultiplier(4)
@@ -56,6 +60,9 @@ BENCHMARK(SparseBigBirdB64)
     ->Iterations(3)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(SparseStrided)->RangeMultiplier(4)->Range(4096, 65536)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(SparseFixed)->RangeMultiplier(4)->Range(4096, 65536)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(SparseXl)->RangeMultiplier(4)->Range(4096, 65536)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(Flash16k)->Arg(16384)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

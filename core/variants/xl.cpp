@@ -77,6 +77,8 @@ std::string fmt(double v, int digits) {
 
 class XlVariant : public Variant {
 public:
+    /// run() adds the evaluation-mode timings to the notes up to this n.
+    static constexpr int kEvaluationNoteMaxN = 16384;
     XlVariant() {
         m_info = {
             "xl",
@@ -120,6 +122,11 @@ public:
                               std::to_string(x.n() - (segments - 1) * pat.L) + " real positions, padding masked");
         if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
         RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
+        if (x.n() > kEvaluationNoteMaxN) {
+            r.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +
+                                        " (it replays every segment twice); time_xl_evaluation() times them on demand");
+            return r;
+        }
         const XlEvaluationTiming t = time_xl_evaluation(x, pat.L, pat.M, s.scale, backend);
         r.structure.notes.push_back("evaluation over " + std::to_string(t.segments) + " segment(s): cached memory " +
                                     fmt(t.cached_ms, 2) + " ms vs recompute whole context " + fmt(t.recompute_ms, 2) +
