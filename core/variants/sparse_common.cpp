@@ -30,6 +30,22 @@ void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<
 }
 
 // [SECTION] layout statistics
+BlockLayout layout_from_structure(const Structure& structure, int n) {
+    const auto& ix = structure.indices;
+    for (const char* key : {"layout/block", "layout/heads", "layout/row_ptr", "layout/col_idx", "layout/mask_idx",
+                            "layout/mask_bits"})
+        if (!ix.count(key))
+            throw Error(std::string("the run's structure has no '") + key + "': it is not a block-sparse variant");
+    BlockLayout L;
+    L.n = n, L.block = ix.at("layout/block").at(0), L.heads = ix.at("layout/heads").at(0);
+    L.row_ptr = ix.at("layout/row_ptr"), L.col_idx = ix.at("layout/col_idx"), L.mask_idx = ix.at("layout/mask_idx");
+    const std::vector<int>& bits = ix.at("layout/mask_bits");
+    L.masks.resize(bits.size() / 2);
+    for (size_t w = 0; w < L.masks.size(); ++w)
+        L.masks[w] = uint64_t(static_cast<uint32_t>(bits[2 * w])) | uint64_t(static_cast<uint32_t>(bits[2 * w + 1])) << 32;
+    return L;
+}
+
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
     const BlockLayoutView v = layout.view();
     std::vector<int64_t> cells(layout.heads, 0);
@@ -173,6 +189,13 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     r.structure.indices["layout/heads"] = {layout.heads};
     r.structure.indices["layout/row_ptr"] = layout.row_ptr;
     r.structure.indices["layout/col_idx"] = layout.col_idx;
+    r.structure.indices["layout/mask_idx"] = layout.mask_idx;
+    std::vector<int> bits(2 * layout.masks.size());
+    for (size_t w = 0; w < layout.masks.size(); ++w) {
+        bits[2 * w] = static_cast<int>(static_cast<uint32_t>(layout.masks[w]));
+        bits[2 * w + 1] = static_cast<int>(static_cast<uint32_t>(layout.masks[w] >> 32));
+    }
+    r.structure.indices["layout/mask_bits"] = std::move(bits);
     if (permuted) {
         std::vector<int> perm(static_cast<size_t>(H) * n);
         for (int h = 0; h < H; ++h)

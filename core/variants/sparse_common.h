@@ -10,7 +10,10 @@
 // the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
 //
 // Structure keys of the family (CONVENTIONS.md): indices "layout/block" = {b}, "layout/heads" = {1 or H},
-// "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" (stored blocks), the BSR arrays of the layout.
+// "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" and "layout/mask_idx" (stored blocks), "layout/mask_bits"
+// (the 64-bit in-block masks as (low, high) 32-bit pairs) — the whole layout, see layout_from_structure() —
+// and "layout/perm" (H·n, slot → position) when some heads run in a permuted order. bigbird adds
+// "random_blocks/head0" (nb·r key blocks, −1 = none).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -112,6 +115,9 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
     }
     return L;
 }
+
+/// The layout a run used, rebuilt from its structure indices (GUI, tests); throws Error when they are missing.
+BlockLayout layout_from_structure(const Structure& structure, int n);
 
 /// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);

@@ -1,5 +1,5 @@
-// attnscope tests — helpers of the masked-family suites: a backend that records the layout a variant hands
-// to block_sparse_attention, a dense double-precision masked-softmax reference, random inputs.
+// attnscope tests — helpers of the masked-family suites: running a variant and reading back its layout, a dense
+// double-precision masked-softmax reference, random inputs.
 #pragma once
 #include <cmath>
 #include <functional>
@@ -9,31 +9,9 @@
 #include "core/primitives/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope::test {
-
-/// Forwards every primitive to `inner` and keeps a copy of the first block-sparse layout it sees.
-class RecordingBackend : public Backend {
-public:
-    explicit RecordingBackend(Backend& inner) : m_inner(inner) {}
-    std::string name() const override { return m_inner.name(); }
-    std::string description() const override { return m_inner.description(); }
-    void gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) override {
-        m_inner.gemm(A, ta, B, tb, alpha, beta, C);
-    }
-    void dense_attention(const DenseAttentionArgs& a) override { m_inner.dense_attention(a); }
-    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override {
-        m_inner.pooled_view(M, size, mode, out);
-    }
-    void block_sparse_attention(const BlockSparseAttentionArgs& a) override {
-        if (!layout) layout = *a.layout;
-        m_inner.block_sparse_attention(a);
-    }
-    std::optional<BlockLayout> layout;  // the first layout seen
-
-private:
-    Backend& m_inner;
-};
 
 /// Dense (H, n, n) booleans of a layout, heads expanded to H; `perm` (H·n, slot → position, the run's
 /// "layout/perm" index) maps heads laid out in a permuted order back to positions.
@@ -104,15 +82,15 @@ inline void masked_reference(const Heads& x, double scale, const CellPredicate& 
         }
 }
 
-/// Runs a variant with NAME=VALUE assignments through the session path, recording its layout.
+/// Runs a variant with NAME=VALUE assignments through the session path; `layout` receives the layout the
+/// run used (rebuilt from its structure indices).
 inline RunResult run_recorded(const Heads& x, const std::string& id,
                               const std::vector<std::pair<std::string, std::string>>& sets, Backend& backend,
                               std::optional<BlockLayout>* layout = nullptr, bool want_matrix = true) {
-    RecordingBackend rec(backend);
     RunOptions options;
     options.want_matrix = want_matrix;
-    RunResult r = run_variant(x, parse_variant_request(id, sets), options, rec, nullptr);
-    if (layout) *layout = rec.layout;
+    RunResult r = run_variant(x, parse_variant_request(id, sets), options, backend, nullptr);
+    if (layout) *layout = layout_from_structure(r.structure, x.n());
     return r;
 }
 
