@@ -24,6 +24,9 @@ using RowVec = Eigen::Map<Eigen::VectorXf>;
 /// Columns scored per GEMM: wide enough for efficient GEMMs, small enough to stay in L2.
 constexpr int kChunkCols = 256;
 
+/// Scored cells × (d + dv) from which the kernel runs in parallel.
+constexpr int64_t kParallelWork = int64_t(1) << 23;
+
 /// Per-thread scratch, tracked like every other buffer of a run.
 struct Scratch {
     Tensor3 q, s, k, v, acc, stats;  // (T, b, d), (T, b, C), (T, C, d), (T, C, dv), (T, b, dv), (T, 4, b)
@@ -135,7 +138,10 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     if (L.n == 0) return;
     const int cols = std::max(L.block, (kChunkCols / L.block) * L.block);
     Scratch scratch(omp_get_max_threads(), L.block, cols, a.Q->cols(), a.V->cols());
-#pragma omp parallel for schedule(dynamic)
+    // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
+    const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;
+    const bool parallel = scored * (a.Q->cols() + a.V->cols()) >= kParallelWork;
+#pragma omp parallel for schedule(dynamic) if (parallel)
     for (int task = 0; task < H * nb; ++task) block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
 }
 

@@ -63,7 +63,8 @@ struct BigBirdPattern {
     /// Fisher–Yates over the list of eligible blocks. Both depend only on (seed, head, I).
     void draw_random(uint64_t seed) {
         random.assign(static_cast<size_t>(heads) * nb * r, -1);
-#pragma omp parallel for collapse(2) schedule(dynamic)
+        const bool parallel = int64_t(heads) * nb * nb >= (int64_t(1) << 20);  // small draws stay serial
+#pragma omp parallel for collapse(2) schedule(dynamic) if (parallel)
         for (int h = 0; h < heads; ++h)
             for (int I = 0; I < nb; ++I) {
                 if (global[I] || r == 0) continue;

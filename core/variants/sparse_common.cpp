@@ -209,9 +209,12 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
                                     std::to_string(b) +
                                     "); padding masked, results are for the real n = " + std::to_string(n));
     const double stored = double(layout.stored_blocks()) / layout.heads;
-    double stored_cells = 0;
-    for (int k = 0; k < layout.stored_blocks(); ++k) stored_cells += double(block_extent(n, b, layout.col_idx[k]));
-    stored_cells *= double(b) / layout.heads;  // rows are b except in the last block row; close enough for a note
+    double stored_cells = 0;  // cells the kernel scores (partial last blocks counted at their real size)
+    for (int h = 0; h < layout.heads; ++h)
+        for (int I = 0; I < nb; ++I)
+            for (int k = layout.row_ptr[size_t(h) * (nb + 1) + I]; k < layout.row_ptr[size_t(h) * (nb + 1) + I + 1]; ++k)
+                stored_cells += double(block_extent(n, b, I)) * block_extent(n, b, layout.col_idx[k]);
+    stored_cells /= layout.heads;
     double allowed_per_layout_head = 0;
     for (int64_t c : cells) allowed_per_layout_head += double(c) / layout.heads;
     r.structure.notes.push_back(
