@@ -130,6 +130,9 @@ Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std
 }  // namespace
 
 // [SECTION] run
+/// Largest in-block mask array copied into structure indices ("layout/mask_bits").
+constexpr size_t kMaxMaskBitsBytes = size_t(32) << 20;
+
 RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params, const BlockLayout& layout,
                      const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
                      std::optional<ReasonMask> mask) {
@@ -190,12 +193,17 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     r.structure.indices["layout/row_ptr"] = layout.row_ptr;
     r.structure.indices["layout/col_idx"] = layout.col_idx;
     r.structure.indices["layout/mask_idx"] = layout.mask_idx;
-    std::vector<int> bits(2 * layout.masks.size());
-    for (size_t w = 0; w < layout.masks.size(); ++w) {
-        bits[2 * w] = static_cast<int>(static_cast<uint32_t>(layout.masks[w]));
-        bits[2 * w + 1] = static_cast<int>(static_cast<uint32_t>(layout.masks[w] >> 32));
+    if (layout.masks.size() * sizeof(uint64_t) <= kMaxMaskBitsBytes) {
+        std::vector<int> bits(2 * layout.masks.size());
+        for (size_t w = 0; w < layout.masks.size(); ++w) {
+            bits[2 * w] = static_cast<int>(static_cast<uint32_t>(layout.masks[w]));
+            bits[2 * w + 1] = static_cast<int>(static_cast<uint32_t>(layout.masks[w] >> 32));
+        }
+        r.structure.indices["layout/mask_bits"] = std::move(bits);
+    } else {
+        r.structure.notes.push_back("in-block masks (" + std::to_string(layout.masks.size() * 8 >> 20) +
+                                    " MiB) not copied to the structure indices; the reason mask describes them");
     }
-    r.structure.indices["layout/mask_bits"] = std::move(bits);
     if (permuted) {
         std::vector<int> perm(static_cast<size_t>(H) * n);
         for (int h = 0; h < H; ++h)
