@@ -9,6 +9,8 @@
 //            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
 //                         column then have nothing to attend in a B head: their output is 0, noted)
 // A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
+// Pure-B heads (split odd heads, or head_pattern B) run in a permuted order that makes their layout compact
+// (strided: residue groups mod l; fixed: summary positions first); structure index "layout/perm" has it.
 #include <algorithm>
 #include <cmath>
 
