@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/primitives/cpu_primitives.h"
+
 namespace attnscope {
 
 std::string cuda_probe_device() { return cuda::probe_device(); }
@@ -51,5 +53,12 @@ void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3
     out = Tensor3(M.heads(), sr, sc);
     cuda::pooled_view(*m_ctx, M.data(), M.heads(), M.rows(), M.cols(), sr, sc, mode, out.data());
 }
+
+// [SECTION] block-sparse
+void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) {
+    // Interim: the CPU implementation (same results, CPU speed) until the block-sparse kernel exists.
+    cpu_block_sparse_attention(args);
+}
+// [SECTION] end block-sparse
 
 }  // namespace attnscope
