@@ -143,6 +143,10 @@ DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, 
     return buffer;
 }
 
+void copy_to_device(const Context& ctx, void* device, const void* host, size_t bytes) {
+    if (bytes) ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+}
+
 void download(const Context& ctx, const float* device, float* host, size_t count) {
     if (!count) return;
     ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(host, device, count * sizeof(float), cudaMemcpyDeviceToHost, ctx.stream()));

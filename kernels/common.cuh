@@ -114,6 +114,15 @@ private:
 
 /// Copies `count` floats from host to a new device buffer (stream-ordered, then usable by kernels).
 DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, const char* what);
+/// Copies `bytes` from host to device memory on the context's stream (stream-ordered).
+void copy_to_device(const Context& ctx, void* device, const void* host, size_t bytes);
+/// Copies `count` elements of any trivially copyable T to a new device buffer (layout indices, bitmasks).
+template <class T>
+DeviceBuffer<T> upload_array(const Context& ctx, const T* host, size_t count, const char* what) {
+    DeviceBuffer<T> buffer(count, what);
+    if (count) copy_to_device(ctx, buffer.get(), host, count * sizeof(T));
+    return buffer;
+}
 /// Copies `count` floats from device to host and waits for them.
 void download(const Context& ctx, const float* device, float* host, size_t count);
 

@@ -55,9 +55,15 @@ void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3
 }
 
 // [SECTION] block-sparse
-void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) {
-    // Interim: the CPU implementation (same results, CPU speed) until the block-sparse kernel exists.
-    cpu_block_sparse_attention(args);
+void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
+    validate_block_sparse_attention(a);
+    const int d = a.Q->cols(), dv = a.V->cols();
+    // HOST FALLBACK (head dims above the kernel's 128 only): the variants stay usable on a CUDA machine.
+    if (std::max(d, dv) > cuda::kMaxFlashHeadDim) return cpu_block_sparse_attention(a);
+    cuda::BlockSparseShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale;
+    cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
+                                 a.lse ? a.lse->data() : nullptr);
 }
 // [SECTION] end block-sparse
 

@@ -32,8 +32,8 @@ public:
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     // [SECTION] block-sparse
-    /// Not a CUDA kernel yet (planned for the second pass): runs the CPU implementation on the host buffers,
-    /// so variants work unchanged on a CUDA machine.
+    /// The block-sparse kernel (kernels/block_sparse_attention.cuh) for head dims up to 128; larger head dims
+    /// run the CPU implementation on the host buffers, so variants work unchanged on a CUDA machine.
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
     // [SECTION] end block-sparse
 

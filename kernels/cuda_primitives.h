@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "core/primitives/block_layout.h"
 #include "core/primitives/pooling.h"
 
 namespace attnscope::cuda {
@@ -65,5 +66,19 @@ void materialised_attention(Context& ctx, const AttentionShape& s, const float* 
 
 /// Pools each head of M (H, n, m) to out (H, sr, sc) by bins of pooling.h, reducing by max or mean.
 void pooled_view(Context& ctx, const float* M, int H, int n, int m, int sr, int sc, PoolMode mode, float* out);
+
+// [SECTION] block-sparse
+/// Sizes of one block-sparse call (validated by the caller; the layout's n equals n).
+struct BlockSparseShape {
+    int H = 0, n = 0, d = 0, dv = 0;  // heads, sequence length, head dim, value dim
+    float scale = 1.0f;               // s in softmax(s·QKᵀ)
+};
+
+/// Attention restricted to `layout` (host arrays, uploaded by the call); one thread block per (query block,
+/// head) walking only the stored key blocks. Head dims up to kMaxFlashHeadDim; larger gives Error.
+void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,
+                            const float* K, const float* V, float* O,
+                            float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
+// [SECTION] end block-sparse
 
 }  // namespace attnscope::cuda

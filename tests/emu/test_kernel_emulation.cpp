@@ -14,6 +14,7 @@
 
 #include "core/primitives/cpu_primitives.h"
 #include "core/primitives/random.h"
+#include "block_sparse_attention.cuh"
 #include "flash_attention.cuh"
 #include "gemm.cuh"
 #include "pooled_view.cuh"
@@ -158,6 +159,128 @@ INSTANTIATE_TEST_SUITE_P(Cuda, FlashKernelEmulated, testing::ValuesIn(flash_case
                                     "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
                                     (c.causal ? "_causal" : "_bidir") +
                                     (c.q_scale == 1.0f ? "" : (c.q_scale > 0 ? "_huge" : "_hugeneg"));
+                         });
+
+// [SECTION] Block-sparse kernel
+
+struct BlockSparseCase {
+    int H, n, b, d, dv;
+    int layout_heads;     // 1 (shared by every head) or H
+    double keep;          // probability that a block is stored
+    double masked;        // probability that a stored block carries an in-block bitmask
+    double empty_row;     // probability that a query block stores nothing (masked-out rows)
+};
+
+void PrintTo(const BlockSparseCase& c, std::ostream* os) {
+    *os << "H=" << c.H << " n=" << c.n << " b=" << c.b << " d=" << c.d << " dv=" << c.dv
+        << " layout_heads=" << c.layout_heads << " keep=" << c.keep << " masked=" << c.masked;
+}
+
+/// A random BSR layout: each block kept with probability `keep` (sorted columns), some bitmasked with random
+/// bits (and some bitmask rows all zero, so single rows are masked out), some block rows empty.
+BlockLayout random_layout(const BlockSparseCase& c, uint64_t seed) {
+    BlockLayout L;
+    L.n = c.n, L.block = c.b, L.heads = c.layout_heads;
+    const int nb = L.block_rows(), words = block_words_per_row(c.b);
+    uint64_t draw = 0;
+    int masks = 0;
+    for (int h = 0; h < c.layout_heads; ++h) {
+        L.row_ptr.push_back(int(L.col_idx.size()));
+        for (int I = 0; I < nb; ++I) {
+            const bool empty = rng::uniform(seed, 21, draw++) < c.empty_row;
+            for (int J = 0; J < nb; ++J) {
+                if (empty || rng::uniform(seed, 22, draw++) >= c.keep) continue;
+                L.col_idx.push_back(J);
+                if (rng::uniform(seed, 23, draw++) < c.masked) {
+                    L.mask_idx.push_back(masks++);
+                    for (int r = 0; r < c.b; ++r) {
+                        const bool dead_row = rng::uniform(seed, 24, draw++) < 0.15;
+                        for (int w = 0; w < words; ++w) L.masks.push_back(dead_row ? 0 : rng::bits(seed, 25, draw++));
+                    }
+                } else {
+                    L.mask_idx.push_back(-1);
+                }
+            }
+            L.row_ptr.push_back(int(L.col_idx.size()));
+        }
+    }
+    return L;
+}
+
+class BlockSparseKernelEmulated : public testing::TestWithParam<BlockSparseCase> {};
+
+TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
+    const BlockSparseCase c = GetParam();
+    const double tolerance = 2e-5;
+    const BlockLayout L = random_layout(c, 99 + uint64_t(c.n) * 7 + uint64_t(c.b));
+    std::cout << "[case] emulated block_sparse_attention_kernel H=" << c.H << " n=" << c.n << " b=" << c.b
+              << " d=" << c.d << " dv=" << c.dv << " layout_heads=" << c.layout_heads << " keep=" << c.keep
+              << " masked=" << c.masked << " empty_row=" << c.empty_row << " stored=" << L.stored_blocks()
+              << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 31), K = random_tensor(c.H, c.n, c.d, 32),
+                  V = random_tensor(c.H, c.n, c.dv, 33);
+    const float scale = 1.0f / std::sqrt(float(c.d));
+
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+    BlockSparseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.layout = &L, a.scale = scale, a.O = &O_ref, a.lse = &lse_ref;
+    cpu_block_sparse_attention(a);
+
+    // The layout arrays as the kernel sees them: exact-size copies, so AddressSanitizer catches stray reads.
+    const std::vector<int> row_ptr = L.row_ptr, col_idx = L.col_idx, mask_idx = L.mask_idx;
+    const std::vector<uint64_t> masks = L.masks;
+    BlockLayoutView view = L.view();
+    view.row_ptr = row_ptr.data(), view.col_idx = col_idx.data(), view.mask_idx = mask_idx.data();
+    view.masks = masks.data();
+    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+    const cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale};
+    reset_shared_arena();
+    const bool served = cuda::with_flash_bucket(std::max(c.d, c.dv), [&]<int D, int BC>() {
+        const std::size_t smem_bytes = std::size_t(cuda::block_sparse_smem_floats(D, BC)) * sizeof(float);
+        cuda_emu::launch(dim3(unsigned(view.block_rows), unsigned(c.H)), dim3(cuda::kFlashThreads), smem_bytes,
+                         [&] { cuda::block_sparse_attention_kernel<D, BC>(p); });
+    });
+    ASSERT_TRUE(served);
+
+    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    // Rows with no allowed cell have lse = −inf on both backends; the others must agree.
+    Tensor3 lse_f = lse, lse_ref_f = lse_ref;
+    int masked_rows = 0;
+    for (int64_t k = 0; k < lse.size(); ++k) {
+        ASSERT_FALSE(std::isnan(lse.data()[k])) << "lse " << k << " unwritten or NaN";
+        ASSERT_EQ(std::isinf(lse.data()[k]), std::isinf(lse_ref.data()[k])) << "lse " << k;
+        if (std::isinf(lse_ref.data()[k])) lse_f.data()[k] = lse_ref_f.data()[k] = 0.0f, ++masked_rows;
+    }
+    std::cout << "  rows with nothing allowed: " << masked_rows << "\n";
+    EXPECT_LE(rel_err(lse_f, lse_ref_f), tolerance);
+}
+
+std::vector<BlockSparseCase> block_sparse_cases() {
+    return {
+        {2, 64, 16, 32, 32, 1, 0.5, 0.3, 0.1},     // shared layout, n a multiple of b
+        {2, 100, 16, 32, 32, 2, 0.5, 0.5, 0.2},    // per-head layout, partial last block
+        {2, 37, 1, 16, 24, 1, 0.3, 0.5, 0.1},      // b = 1: tiles gather scattered single keys
+        {3, 45, 7, 64, 40, 3, 0.6, 0.4, 0.2},      // odd b, per head, dv ≠ d
+        {1, 200, 96, 64, 64, 1, 0.9, 0.5, 0.0},    // b > 64: query sub-tiles, blocks spanning key tiles
+        {2, 130, 70, 100, 128, 2, 0.8, 0.5, 0.0},  // b > 64 with 2 mask words per row, D = 128 bucket
+        {2, 50, 10, 8, 8, 1, 1.0, 0.0, 0.0},       // every block stored and dense: plain attention
+        {2, 40, 8, 16, 16, 2, 0.5, 1.0, 0.5},      // every block masked, many empty rows
+        {1, 1, 4, 32, 32, 1, 1.0, 0.0, 0.0},       // n = 1 smaller than b
+        {2, 30, 8, 16, 16, 1, 0.0, 0.0, 0.0},      // nothing stored: O = 0, lse = −inf everywhere
+    };
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, BlockSparseKernelEmulated, testing::ValuesIn(block_sparse_cases()),
+                         [](const testing::TestParamInfo<BlockSparseCase>& info) {
+                             const BlockSparseCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_b" +
+                                    std::to_string(c.b) + "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
+                                    "_lh" + std::to_string(c.layout_heads) + "_i" + std::to_string(info.index);
                          });
 
 // [SECTION] Row softmax of the materialised path
