@@ -22,6 +22,8 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--self-test-frames", o->self_test_frames,
                     "Drive the UI with random clicks, drags, zooms and parameter edits for N frames, then exit");
     sub->add_option("--seed", o->seed, "Seed of --self-test-frames")->capture_default_str();
+    sub->add_option("--mouse-x", o->mouse_x, "Hold the mouse at this window x every frame (tooltip screenshots)");
+    sub->add_option("--mouse-y", o->mouse_y, "Hold the mouse at this window y every frame (tooltip screenshots)");
     sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");

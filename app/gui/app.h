@@ -63,6 +63,7 @@ struct MatrixViewState {
     float decades = 4;             // log range
     double x_min = 0, x_max = 1, y_min = 0, y_max = 1;  // linked plot limits (keys on x, queries on y)
     bool fit_next = true;          // re-fit limits to the matrix on the next frame
+    int fitted_n = 0;              // n the limits were last fitted to (a new n re-fits)
     int hover_i = -1, hover_j = -1;  // cell hovered this frame in any panel or token strip (-1 = none)
     int shown_i = -1, shown_j = -1;  // last frame's hover: what crosshairs and highlights show
     int columns = 0;               // 0 = automatic
@@ -90,6 +91,7 @@ struct PerfState {
     int heads = 1, dim = 64;              // sweep input shape
     double max_point_ms = 2000;           // per-variant stop rule
     bool show_slopes = true;              // theoretical O(n), O(n²) guides
+    bool run_on_start = false;            // start a sweep on the first frame (set by a session file)
     void reset() { *this = PerfState{}; }
 };
 

@@ -180,7 +180,7 @@ void HeatmapRenderer::render(const HeatmapDraw& d) const {
     glUniform1i(loc("u_has_mask"), d.texture->mask ? 1 : 0);
     glUniform1i(loc("u_causal"), d.causal ? 1 : 0);
     glUniform4f(loc("u_cells"), d.texture->cells.x, d.texture->cells.y, d.texture->cells.z, d.texture->cells.w);
-    glUniform1f(loc("u_mask_alpha"), 0.55f);
+    glUniform1f(loc("u_mask_alpha"), d.tint ? 0.55f : 0.0f);
     float colors[16 * 3] = {};
     for (int r = 0; r < static_cast<int>(Reason::Count) && r < 16; ++r) {
         const ImVec4 c = reason_color(static_cast<Reason>(r));

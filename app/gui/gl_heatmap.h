@@ -46,6 +46,7 @@ struct HeatmapDraw {
     ScaleMode mode = ScaleMode::Linear;
     float vmax = 1, decades = 4;
     bool show_mask = false, causal = false;
+    bool tint = true;           // tint allowed cells by reason (else only dim forbidden cells)
     ImVec2 top_left, bottom_right;  // where the whole matrix lands on screen
     ImVec4 clip;                // scissor rectangle (x0, y0, x1, y1)
 };

@@ -14,6 +14,7 @@ struct GuiOptions {
     std::string panel;            // bring this panel to the front (input, variants, matrices, lsh, spectrum, performance, debug)
     int self_test_frames = 0;     // > 0: drive the UI with random input for this many frames, then exit
     uint64_t seed = 1;            // seed of the self-test
+    float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)
 };
 
 /// Opens the window and runs until closed (or until the screenshot is saved); returns the exit status

@@ -28,11 +28,12 @@ void draw_debug_panel(App& app) {
     DebugState& d = app.debug;
     d.frame_ms[size_t(d.frame_index++ % int(d.frame_ms.size()))] = ImGui::GetIO().DeltaTime * 1000.0f;
     if (ImGui::Begin(kDebugWindow)) {
-        std::vector<float> sorted(d.frame_ms.begin(), d.frame_ms.end());
+        const size_t filled = std::min(d.frame_ms.size(), size_t(d.frame_index));
+        std::vector<float> sorted(d.frame_ms.begin(), d.frame_ms.begin() + long(filled));
         std::sort(sorted.begin(), sorted.end());
-        const float p95 = sorted[size_t(0.95 * double(sorted.size() - 1))];
+        const float p95 = sorted.empty() ? 0.0f : sorted[size_t(0.95 * double(sorted.size() - 1))];
         ImGui::Text("frame %.2f ms (%.0f FPS), p95 over the last %zu frames: %.2f ms", 1000.0f / ImGui::GetIO().Framerate,
-                    ImGui::GetIO().Framerate, d.frame_ms.size(), p95);
+                    ImGui::GetIO().Framerate, filled, p95);
         ImGui::PlotLines("##frames", d.frame_ms.data(), int(d.frame_ms.size()), d.frame_index % int(d.frame_ms.size()),
                          "frame time [ms]", 0, 50, ImVec2(-1, 60));
         ImGui::Checkbox("Dear ImGui demo", &d.imgui_demo);

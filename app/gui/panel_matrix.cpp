@@ -80,15 +80,17 @@ std::string why_allowed(const RunResult& r, int h, int i, int j) {
 }
 
 void badge(const char* name, const std::string& value, ImVec4 color, const char* help) {
+    const std::string text = std::string(name) + " " + value;
+    const float w = ImGui::CalcTextSize(text.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // wrap instead of clipping
     ImGui::PushStyleColor(ImGuiCol_Button, color);
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, color);
     ImGui::PushStyleColor(ImGuiCol_ButtonActive, color);
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.05f, 0.05f, 0.07f, 1));
-    ImGui::SmallButton((std::string(name) + " " + value).c_str());
+    ImGui::SmallButton(text.c_str());
     ImGui::PopStyleColor(4);
     ImGui::SetItemTooltip("%s", help);
     ImGui::SameLine(0, 4);
-    if (ImGui::GetContentRegionAvail().x < 90) ImGui::NewLine();
 }
 
 ImVec4 quality(double err) {
@@ -345,11 +347,12 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     if (!(vmax > 0)) vmax = 1e-12f;
     const bool log = app.view.log_scale;
     const float decades = app.view.decades;
-    const ScaleMode mode = diff ? (log ? ScaleMode::DivergingLog : ScaleMode::Diverging) : (log ? ScaleMode::Log : ScaleMode::Linear);
+    // Differences stay linear: a symmetric-log bar has no tick labels a reader can use.
+    const ScaleMode mode = diff ? ScaleMode::Diverging : (log ? ScaleMode::Log : ScaleMode::Linear);
 
     // Plot area: square, leaving room for the colour bar, legend, notes and export row.
     const float bar_w = 78;
-    const float footer = ImGui::GetTextLineHeightWithSpacing() * (2.2f + float(v.result->structure.notes.size()));
+    const float footer = ImGui::GetTextLineHeightWithSpacing() * (3.6f + float(v.result->structure.notes.size()));
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(120.0f, std::min(avail.x - bar_w - 8, avail.y - footer));
     const bool text = !snap.heads->tokens.empty();
@@ -375,7 +378,8 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         HeatmapDraw d;
         d.colormap = diff ? Colormap::Diverging : Colormap::Viridis;
         d.mode = mode, d.vmax = vmax, d.decades = decades;
-        d.show_mask = app.view.show_mask && !diff;
+        d.show_mask = app.view.show_mask;
+        d.tint = !diff;  // differences keep their colours; only forbidden cells are dimmed
         d.causal = v.result->causal;
         const ImVec2 pp = ImPlot::GetPlotPos(), ps = ImPlot::GetPlotSize();
         d.clip = ImVec4(pp.x, pp.y, pp.x + ps.x, pp.y + ps.y);
@@ -417,12 +421,18 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     double lo = 0, hi = vmax;
     if (!diff && log) bar_label = "log10 P_eff", lo = std::log10(vmax) - decades, hi = std::log10(vmax);
     else if (!diff) bar_label = "P_eff";
-    else if (log) bar_label = fmt("sym-log Δ (±%.1e)", vmax), lo = -decades, hi = decades;
     else bar_label = "P_eff − P", lo = -vmax;
-    ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff && !log ? "%.1e" : "%.2g", 0, cmap);
-    if (s < n) ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
-                                   diff ? "mean of Δ" : "max of P_eff");
-    if (app.view.show_mask && !diff) reason_legend(v, head, s);
+    ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
+    if (diff) {
+        if (vmax <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0): nothing to colour");
+        else ImGui::TextDisabled("max |P_eff − P| = %.2e (blue: less weight than exact, red: more)", vmax);
+    }
+    if (s < n && app.textures[k][1].key)
+        ImGui::TextDisabled("zoomed in: true cells at full resolution (n = %d)", n);
+    else if (s < n)
+        ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
+                            diff ? "mean of Δ" : "max of P_eff");
+    if (app.view.show_mask) reason_legend(v, head, s);
     for (const auto& note : v.result->structure.notes) ImGui::TextDisabled("%s", note.c_str());
     export_row(app, v, head, cell_rect);
     ImGui::EndChild();
@@ -459,7 +469,7 @@ void draw_matrices_panel(App& app) {
     const int H = snap && snap->heads ? snap->heads->heads() : 1;
     ImGui::SetNextItemWidth(120);
     if (ImGui::SliderInt("head", &vw.head, 0, std::max(0, H - 1))) app.dirty = app.dirty || app.spectrum.enabled;
-    vw.head = std::clamp(vw.head, 0, std::max(0, H - 1));
+    if (snap && snap->heads) vw.head = std::clamp(vw.head, 0, std::max(0, H - 1));
     ImGui::SameLine();
     ImGui::Checkbox("mask by reason", &vw.show_mask);
     ImGui::SetItemTooltip("tint allowed cells by why they are allowed; dim cells the variant never scores");
@@ -497,8 +507,8 @@ void draw_matrices_panel(App& app) {
         return;
     }
     const int n = snap->heads->n();
-    if (vw.fit_next) vw.x_min = 0, vw.x_max = n, vw.y_min = 0, vw.y_max = n, vw.fit_next = false;
-    if (vw.x_max > 1.1 * n + 1 || vw.y_max > 1.1 * n + 1) vw.fit_next = true;  // a smaller input arrived
+    if (vw.fit_next || vw.fitted_n != n)  // a new length invalidates the old zoom
+        vw.x_min = 0, vw.x_max = n, vw.y_min = 0, vw.y_max = n, vw.fit_next = false, vw.fitted_n = n;
     if (snap->variants.empty()) {
         placeholder("Add a variant in the Variants panel to see its attention matrix here.");
         ImGui::End();

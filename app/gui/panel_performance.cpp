@@ -87,7 +87,8 @@ void draw_performance_panel(App& app) {
     ImGui::Checkbox("theoretical slopes", &ps.show_slopes);
     ImGui::SameLine();
     const bool running = app.sweeps.state() == WorkerState::Running;
-    if (ImGui::Button(running ? "Restart sweep" : "Run sweep")) {
+    if (ImGui::Button(running ? "Restart sweep" : "Run sweep") || ps.run_on_start) {
+        ps.run_on_start = false;
         SweepRequest r;
         r.base = app.input.spec.scenario;
         r.base.heads = ps.heads, r.base.dim = ps.dim;
@@ -107,7 +108,7 @@ void draw_performance_panel(App& app) {
         return;
     }
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float w = (avail.x - ImGui::GetStyle().ItemSpacing.x * 2) * 0.36f;
+    const float w = (avail.x - ImGui::GetStyle().ItemSpacing.x * 2) * 0.31f;
     const float h = std::max(200.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(s->notes.size() + 1));
     sweep_plot("time vs n (log–log)", "time [ms]", *s, time_of, ps.show_slopes, ImVec2(w, h));
     ImGui::SameLine();

@@ -46,7 +46,10 @@ std::string session_to_json(const App& app) {
     j["variants"] = vars;
     const MatrixViewState& v = app.view;
     j["view"] = {{"head", v.head}, {"mask", v.show_mask}, {"diff", v.show_diff}, {"log", v.log_scale},
-                 {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir}};
+                 {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir},
+                 {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
+    j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
+                        {"heads", app.perf.heads}, {"dim", app.perf.dim}};
     if (ImGui::GetCurrentContext()) {
         size_t size = 0;
         const char* ini = ImGui::SaveIniSettingsToMemory(&size);
@@ -92,8 +95,11 @@ void session_from_json(App& app, const std::string& text) {
                     if (candidate->info().id == id) variant = candidate.get();
                 if (!variant) continue;  // a variant from a build that had more: skip it, keep the rest
                 vars.add(id);
-                Params p;
-                for (const auto& [k, val] : v.value("params", nlohmann::json::object()).items()) {
+                Params p = vars.slots.back().params;  // defaults, then the saved values on top
+                const nlohmann::json params = v.value("params", nlohmann::json::object());
+                for (auto it = params.begin(); it != params.end(); ++it) {
+                    const std::string& k = it.key();
+                    const nlohmann::json& val = it.value();
                     const ParamSpec* spec = find_param(variant->info().params, k);
                     if (!spec) continue;
                     if (val.is_array()) p.set_list(k, val.get<std::vector<int>>());
@@ -116,12 +122,25 @@ void session_from_json(App& app, const std::string& text) {
             view.log_scale = v.value("log", true);
             view.decades = v.value("decades", 4.0f);
             app.spectrum.enabled = v.value("spectrum", true);
+            if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
+                view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
+                view.fit_next = false;
+                view.fitted_n = input.spec.mode == InputMode::Synthetic ? input.spec.scenario.n : 0;
+            }
             app.exports.dir = v.value("export_dir", app.exports.dir);
         }
         app.input = input;
         app.variants = vars;
         app.view = view;
         app.pending_layout = j.value("layout", "");
+        if (j.contains("performance")) {  // sweep range; "run": true starts a sweep on load (screenshots)
+            const auto& p = j["performance"];
+            app.perf.n_min_log2 = p.value("n_min_log2", app.perf.n_min_log2);
+            app.perf.n_max_log2 = p.value("n_max_log2", app.perf.n_max_log2);
+            app.perf.heads = p.value("heads", app.perf.heads);
+            app.perf.dim = p.value("dim", app.perf.dim);
+            app.perf.run_on_start = p.value("run", false);
+        }
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {

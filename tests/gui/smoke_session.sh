@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs inside one X server (see smoke.sh):
+#   1. every panel in turn (--panel) with synthetic input, and with text input when the build has it;
+#   2. sessions covering causal + difference view, large n with the pooled view, and a zoomed full-resolution detail;
+#   3. a bad input must show the error banner (exit 3) without crashing;
+#   4. a random-interaction run (--self-test-frames) must finish without a crash.
+# usage: smoke_session.sh ATTNSCOPE_BINARY OUT_DIR PNG_STATS
+set -euo pipefail
+app="$1"; out="$2"; stats="$3"
+here="$(cd "$(dirname "$0")" && pwd)"
+shot() {  # shot NAME ARGS...: the app must exit 0 (no error banner) and the PNG must have content
+  local name="$1"; shift
+  rm -f "$out/$name.png"
+  "$app" gui --screenshot "$out/$name.png" --frames 8 "$@"
+  "$stats" "$out/$name.png" 64
+}
+for panel in input variants matrices lsh spectrum performance debug; do
+  shot "synthetic_$panel" --panel "$panel"
+done
+shot causal_diff --session "$here/sessions/causal_diff.json" --panel spectrum
+shot large_n --session "$here/sessions/large_n.json"
+shot zoom_lod --session "$here/sessions/zoom_lod.json"
+# Text input: only when the build has it and the model is present (the probe run says so by its exit status).
+if "$app" gui --screenshot "$out/text_probe.png" --frames 2 --session "$here/sessions/text.json" >/dev/null 2>&1; then
+  for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
+else
+  echo "gui smoke: text input unavailable in this build or no model: text screenshots skipped"
+fi
+# A bad input must produce the banner (exit 3), not a crash or a silent pass.
+set +e
+"$app" gui --screenshot "$out/bad_input.png" --frames 4 --session "$here/sessions/bad_input.json" 2> "$out/bad_input.err"
+rc=$?
+set -e
+if [ "$rc" -ne 3 ]; then echo "bad input: expected exit 3 (error banner), got $rc"; cat "$out/bad_input.err"; exit 1; fi
+grep -q "out of range" "$out/bad_input.err" || { echo "bad input: banner text missing"; cat "$out/bad_input.err"; exit 1; }
+echo "bad input: error banner shown as expected: $(cat "$out/bad_input.err")"
+"$app" gui --self-test-frames "${ATTNSCOPE_SELF_TEST_FRAMES:-2000}" --seed 7 --width 1024 --height 700
