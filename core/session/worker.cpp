@@ -2,7 +2,7 @@
 // Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
 #include "worker.h"
 
-#include <Eigen/SVD>
+#include <lapacke.h>
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -92,14 +92,27 @@ SpectrumView matrix_spectrum(const Tensor3& M, int h) {
         s.note = "n > 2048: the randomized top-k spectrum arrives with core/analysis/spectrum.h (lowrank branch)";
         return s;
     }
-    const Eigen::MatrixXd A = M.head(h).cast<double>();
-    Eigen::BDCSVD<Eigen::MatrixXd> svd(A);
-    const auto& sv = svd.singularValues();
+    if (!M.all_finite()) {
+        s.note = "the matrix has NaN or Inf entries: no spectrum";
+        return s;
+    }
+    // LAPACK divide and conquer, singular values only (Eigen's BDCSVD crashed on some inputs here).
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A = M.head(h).cast<double>();
+    const int rows = M.rows(), cols = M.cols();
+    std::vector<double> sv(size_t(std::min(rows, cols)));
+    double dummy = 0;
+    // U and Vᵀ are not referenced with jobz = 'N', but LAPACKE still checks their leading dimensions.
+    const lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', rows, cols, A.data(), cols, sv.data(), &dummy,
+                                           std::max(1, rows), &dummy, std::max(1, cols));
+    if (info != 0) {
+        s.note = "LAPACK dgesdd did not converge (info " + std::to_string(info) + ")";
+        return s;
+    }
     double total = 0, acc = 0;
-    for (int k = 0; k < sv.size(); ++k) total += sv[k] * sv[k];
-    for (int k = 0; k < sv.size(); ++k) {
-        acc += sv[k] * sv[k];
-        s.singular_values.push_back(sv[k]);
+    for (double v : sv) total += v * v;
+    for (double v : sv) {
+        acc += v * v;
+        s.singular_values.push_back(v);
         s.cumulative.push_back(total > 0 ? acc / total : 0.0);
     }
 #endif

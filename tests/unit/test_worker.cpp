@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -118,6 +119,29 @@ TEST(Worker, SweepTimesEveryVariantOverN) {
         EXPECT_EQ(pts[1].n, 64);
         EXPECT_GT(pts[1].flops, pts[0].flops);
     }
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(Worker, SpectrumOfDiagonalIsItsSortedAbsoluteDiagonal) {
+    std::printf("[case] matrix_spectrum of diag(1, -3, 2) (3x3, one head) and of a rank-1 4x2\n");
+    Tensor3 M(1, 3, 3, 0.0f);
+    M.at(0, 0, 0) = 1, M.at(0, 1, 1) = -3, M.at(0, 2, 2) = 2;
+    const SpectrumView s = matrix_spectrum(M, 0);
+    ASSERT_EQ(s.singular_values.size(), 3u) << s.note;
+    EXPECT_NEAR(s.singular_values[0], 3, 1e-9);
+    EXPECT_NEAR(s.singular_values[1], 2, 1e-9);
+    EXPECT_NEAR(s.singular_values[2], 1, 1e-9);
+    EXPECT_NEAR(s.cumulative[0], 9.0 / 14.0, 1e-9);
+    Tensor3 R(1, 4, 2, 1.0f);  // all ones: rank 1, σ_1 = √8
+    const SpectrumView r = matrix_spectrum(R, 0);
+    ASSERT_EQ(r.singular_values.size(), 2u) << r.note;
+    EXPECT_NEAR(r.singular_values[0], std::sqrt(8.0), 1e-6);
+    EXPECT_NEAR(r.singular_values[1], 0.0, 1e-6);
 }
 
 }  // namespace
