@@ -140,6 +140,7 @@ struct App {
     bool banner_was_shown = false;                // any banner in the last rendered frame
     std::vector<Capture> captures;                // exports of panels / the window
     std::vector<std::array<MatrixTexture, 2>> textures;  // per shown variant: pooled base + zoomed detail
+    std::vector<MatrixTexture> head_thumbs;               // the all-heads grid (exact P per head)
     std::vector<std::future<std::pair<std::string, bool>>> export_jobs;  // file exports off the UI thread
     std::string session_path;                     // where the session is saved on exit ("" = nowhere)
     std::string pending_layout;                   // ini text to load before the first frame

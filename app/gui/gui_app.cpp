@@ -509,6 +509,7 @@ int run_gui(const GuiOptions& o) {
         if (!headless && !app->session_path.empty()) save_session(*app, app->session_path);
         for (auto& pair : app->textures)
             for (auto& t : pair) t.release();
+        for (auto& t : app->head_thumbs) t.release();
         app->renderer.shutdown();
     }
     ImGui_ImplOpenGL3_Shutdown();

@@ -2,6 +2,9 @@
 #include <imgui.h>
 #include <misc/cpp/imgui_stdlib.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "app.h"
 
 namespace attnscope::gui {
@@ -79,6 +82,45 @@ void draw_text(App& app) {
     }
 }
 
+/// All heads of the exact P as small heatmaps; clicking one shows that head in every panel.
+void draw_heads_grid(App& app) {
+    const auto snap = app.snap;
+    if (!snap || !snap->exact_thumbs) return;
+    const Tensor3& t = *snap->exact_thumbs;
+    const int H = t.heads();
+    ImGui::SeparatorText("all heads (exact P, click to show)");
+    if (int(app.head_thumbs.size()) != H) {
+        for (auto& tex : app.head_thumbs) tex.release();
+        app.head_thumbs.assign(size_t(H), {});
+    }
+    const float gap = 4, side = 64;
+    const int per_row = std::max(1, int((ImGui::GetContentRegionAvail().x + gap) / (side + gap)));
+    const float n = float(snap->heads->n());
+    for (int h = 0; h < H; ++h) {
+        MatrixTexture& tex = app.head_thumbs[size_t(h)];
+        const uint64_t key = (snap->generation << 8) + uint64_t(h) + 1;
+        if (tex.key != key) tex.upload(t.head_data(h), t.rows(), t.cols(), nullptr, ImVec4(0, 0, n, n), key);
+        if (h % per_row) ImGui::SameLine(0, gap);
+        ImGui::PushID(h);
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        if (ImGui::InvisibleButton("head", ImVec2(side, side))) app.view.head = h, app.dirty = app.dirty || app.spectrum.enabled;
+        ImGui::SetItemTooltip("head %d", h);
+        HeatmapDraw d;
+        d.texture = &tex;
+        d.mode = ScaleMode::Log;
+        d.vmax = t.head(h).maxCoeff();
+        d.decades = app.view.decades;
+        d.top_left = p, d.bottom_right = ImVec2(p.x + side, p.y + side);
+        const ImVec2 c0 = ImGui::GetWindowDrawList()->GetClipRectMin(), c1 = ImGui::GetWindowDrawList()->GetClipRectMax();
+        d.clip = ImVec4(std::max(c0.x, p.x), std::max(c0.y, p.y), std::min(c1.x, p.x + side), std::min(c1.y, p.y + side));
+        app.renderer.draw(ImGui::GetWindowDrawList(), d);
+        ImGui::GetWindowDrawList()->AddRect(p, ImVec2(p.x + side, p.y + side),
+                                            h == app.view.head ? IM_COL32(255, 90, 90, 255) : IM_COL32(90, 90, 100, 255),
+                                            0.0f, 0, h == app.view.head ? 2.0f : 1.0f);
+        ImGui::PopID();
+    }
+}
+
 }  // namespace
 
 void draw_input_panel(App& app) {
@@ -94,6 +136,7 @@ void draw_input_panel(App& app) {
     if (app.input.spec.mode == InputMode::Synthetic) draw_synthetic(app);
     else draw_text(app);
 
+    draw_heads_grid(app);
     ImGui::SeparatorText("display");
     if (ImGui::SliderInt("materialise up to n", &app.input.max_matrix_n, 16, 16384, "%d", ImGuiSliderFlags_Logarithmic))
         app.dirty = true;

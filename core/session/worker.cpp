@@ -183,6 +183,11 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                         Tensor3 ep;
                         backend.pooled_view(*ref.P, request.view_size, PoolMode::Max, ep);
                         snap->exact_pooled[result->causal] = std::make_shared<const Tensor3>(std::move(ep));
+                        if (!snap->exact_thumbs) {
+                            Tensor3 thumbs;
+                            backend.pooled_view(*ref.P, 128, PoolMode::Max, thumbs);
+                            snap->exact_thumbs = std::move(thumbs);
+                        }
                     }
                 }
                 if (result->structure.mask) view.pooled_mask = pool_mask(*result->structure.mask, request.view_size);

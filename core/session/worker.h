@@ -92,6 +92,7 @@ struct RunSnapshot {
     std::map<bool, std::shared_ptr<const Tensor3>> exact_P;  // causal → (H, n, n) exact P, when materialised
     std::map<bool, std::shared_ptr<const Tensor3>> exact_pooled;  // causal → (H, s, s) max-pooled exact P
     std::optional<SpectrumView> exact_spectrum;       // of the exact P (non-causal, or the first causal one)
+    std::optional<Tensor3> exact_thumbs;              // (H, t, t) max-pooled exact P, t ≤ 128: the all-heads grid
     std::vector<VariantView> variants;                // in request order
     int view_size = 0;                                // s: pooled side (= n when n ≤ view_size)
     double seconds = 0;                               // wall time of the whole batch
