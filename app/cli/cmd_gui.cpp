@@ -17,6 +17,7 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--width", o->width, "Window width")->capture_default_str();
     sub->add_option("--height", o->height, "Window height")->capture_default_str();
     sub->add_option("--session", o->session_path, "Load this session JSON (default: the last session)");
+    sub->add_option("--save-session", o->save_session_path, "After --screenshot, write the session JSON to this file");
     sub->add_option("--panel", o->panel,
                     "Bring a panel to the front: input, variants, matrices, lsh, spectrum, performance, debug");
     sub->add_option("--self-test-frames", o->self_test_frames,

@@ -74,6 +74,7 @@ struct MatrixViewState {
 struct LshState {
     int head = 0;          // head whose buckets are shown
     int variant = 0;       // which lsh slot when several
+    bool preview = false;  // Debug window: fill the panel with buckets hashed by the panel itself
     void reset() { *this = LshState{}; }
 };
 

@@ -485,12 +485,19 @@ int run_gui(const GuiOptions& o) {
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 3 || waited > 120) {
                     capture(window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
-                    if (app->banner_was_shown) {
+                    if (!o.save_session_path.empty()) {
+                        save_session(*app, o.save_session_path);
+                        if (app->exports.message_is_error) {
+                            std::fprintf(stderr, "%s\n", app->exports.message.c_str());
+                            status = 2;
+                        }
+                    }
+                    if (status == 0 && app->banner_was_shown) {
                         std::fprintf(stderr, "gui: screenshot taken with an error banner:");
                         for (const auto& b : app->banner) std::fprintf(stderr, " %s", b.c_str());
                         std::fprintf(stderr, "\n");
                         status = 3;
-                    } else {
+                    } else if (status == 0) {
                         std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
                     }
                     break;

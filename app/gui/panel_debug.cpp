@@ -39,6 +39,10 @@ void draw_debug_panel(App& app) {
         ImGui::Checkbox("Dear ImGui demo", &d.imgui_demo);
         ImGui::SameLine();
         ImGui::Checkbox("ImPlot demo", &d.implot_demo);
+        ImGui::SameLine();
+        ImGui::Checkbox("LSH panel preview", &app.lsh.preview);
+        ImGui::SetItemTooltip("fill the LSH buckets panel with buckets hashed by the panel (Reformer's rule) when no "
+                              "lsh variant is selected: checks the drawing, not the variant");
         ImGui::SeparatorText("compute");
         ImGui::Text("run worker: %s (generation %llu), %s", state_name(app.runs.state()),
                     static_cast<unsigned long long>(app.runs.posted_generation()), app.runs.backend_description().c_str());

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "app.h"
+#include "core/primitives/random.h"
 
 namespace attnscope::gui {
 
@@ -39,6 +40,49 @@ ImVec4 strip(const char* label, int n, float height, F colour) {
     return ImVec4(p.x, p.y, p.x + w, p.y + height);
 }
 
+/// Debug preview only (Debug window): buckets hashed here as Reformer does, h(x) = argmax([xR; −xR]) on the
+/// L2-normalised queries, so the panel's drawing can be checked before the `lsh` variant exists.
+VariantView preview_lsh(const Heads& heads) {
+    constexpr int kRounds = 2, kBuckets = 8, kChunk = 32;
+    const int n = heads.n(), H = heads.heads(), d = heads.d();
+    auto result = std::make_shared<RunResult>();
+    result->variant = "lsh-preview";
+    Structure& st = result->structure;
+    st.indices["chunk_len"] = {kChunk};
+    st.indices["rounds"] = {kRounds};
+    for (int r = 0; r < kRounds; ++r) {
+        Tensor3 R(1, d, kBuckets / 2);
+        for (int c = 0; c < d; ++c)
+            for (int b = 0; b < kBuckets / 2; ++b)
+                R.at(0, c, b) = float(rng::normal(1234, uint64_t(r), uint64_t(c) * kBuckets + b));
+        std::vector<int> buckets(size_t(H) * n), perm(size_t(H) * n);
+        for (int h = 0; h < H; ++h) {
+            for (int i = 0; i < n; ++i) {
+                int best = 0;
+                float best_v = -1e30f;
+                for (int b = 0; b < kBuckets / 2; ++b) {
+                    float dot = 0;
+                    for (int c = 0; c < d; ++c) dot += heads.Q.at(h, i, c) * R.at(0, c, b);
+                    if (dot > best_v) best_v = dot, best = b;
+                    if (-dot > best_v) best_v = -dot, best = b + kBuckets / 2;
+                }
+                buckets[size_t(h) * n + i] = best;
+            }
+            for (int i = 0; i < n; ++i) perm[size_t(h) * n + i] = i;
+            std::stable_sort(perm.begin() + long(h) * n, perm.begin() + long(h + 1) * n,
+                             [&](int a, int b) { return buckets[size_t(h) * n + a] < buckets[size_t(h) * n + b]; });
+        }
+        st.indices["buckets/r" + std::to_string(r)] = std::move(buckets);
+        st.indices["perm/r" + std::to_string(r)] = std::move(perm);
+        st.matrices["rotation/r" + std::to_string(r)] = std::move(R);
+    }
+    VariantView v;
+    v.id = "lsh-preview";
+    v.name = "PREVIEW (Debug window): hashed by the panel, not by the lsh variant";
+    v.result = result;
+    return v;
+}
+
 }  // namespace
 
 void draw_lsh_panel(App& app) {
@@ -51,6 +95,12 @@ void draw_lsh_panel(App& app) {
     if (snap)
         for (const auto& v : snap->variants)
             if (v.result && v.result->structure.indices.count("buckets/r0")) lsh.push_back(&v);
+    static VariantView preview;  // the Debug window's preview, rebuilt when the input changes
+    static uint64_t preview_for = 0;
+    if (lsh.empty() && app.lsh.preview && snap && snap->heads) {
+        if (preview_for != snap->generation) preview = preview_lsh(*snap->heads), preview_for = snap->generation;
+        lsh.push_back(&preview);
+    }
     if (lsh.empty()) {
         placeholder("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "
                     "colour strip of each token's bucket, the tokens sorted by bucket with the chunk borders, which "

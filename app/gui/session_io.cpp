@@ -47,6 +47,7 @@ std::string session_to_json(const App& app) {
     const MatrixViewState& v = app.view;
     j["view"] = {{"head", v.head}, {"mask", v.show_mask}, {"diff", v.show_diff}, {"log", v.log_scale},
                  {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir},
+                 {"lsh_preview", app.lsh.preview},
                  {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
                         {"heads", app.perf.heads}, {"dim", app.perf.dim}};
@@ -122,6 +123,7 @@ void session_from_json(App& app, const std::string& text) {
             view.log_scale = v.value("log", true);
             view.decades = v.value("decades", 4.0f);
             app.spectrum.enabled = v.value("spectrum", true);
+            app.lsh.preview = v.value("lsh_preview", false);
             if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
                 view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
                 view.fit_next = false;

@@ -20,6 +20,14 @@ done
 shot causal_diff --session "$here/sessions/causal_diff.json" --panel spectrum
 shot large_n --session "$here/sessions/large_n.json"
 shot zoom_lod --session "$here/sessions/zoom_lod.json"
+shot lsh_preview --session "$here/sessions/lsh_preview.json" --panel lsh
+shot performance --session "$here/sessions/performance.json" --panel performance
+# Session round trip: load, save (atomically), load the saved file again; input, variants and layout survive.
+shot roundtrip_a --session "$here/sessions/causal_diff.json" --save-session "$out/roundtrip.json"
+for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": 1.0'; do
+  grep -q "$key" "$out/roundtrip.json" || { echo "session round trip: $key missing from $out/roundtrip.json"; exit 1; }
+done
+shot roundtrip_b --session "$out/roundtrip.json"
 # Text input: only when the build has it and the model is present (the probe run says so by its exit status).
 if "$app" gui --screenshot "$out/text_probe.png" --frames 2 --session "$here/sessions/text.json" >/dev/null 2>&1; then
   for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
