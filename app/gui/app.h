@@ -83,6 +83,7 @@ struct SpectrumState {
     bool enabled = true;   // ask the worker for spectra (costly for large n)
     int k = 32;            // index where the captured energy is read
     bool log_y = true;     // singular values on a log axis
+    bool visible = false;  // the tab was visible last frame (spectra are computed only then)
     void reset() { *this = SpectrumState{}; }
 };
 
@@ -147,6 +148,7 @@ struct App {
     std::string pending_layout;                   // ini text to load before the first frame
     bool layout_loaded = false;
     std::string panel_to_focus;                   // --panel
+    std::vector<float> busy_frame_ms;             // frame times while the run worker was busy (responsiveness)
     int frame = 0;
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();

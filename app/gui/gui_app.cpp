@@ -107,7 +107,7 @@ void App::post_batch() {
     r.input = input.spec;
     r.max_matrix_n = input.max_matrix_n;
     r.view_size = input.view_size;
-    r.want_spectrum = spectrum.enabled;
+    r.want_spectrum = spectrum.enabled && spectrum.visible;
     r.spectrum_head = view.head;
     for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
     runs.post(std::move(r));
@@ -440,6 +440,8 @@ int run_gui(const GuiOptions& o) {
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();
+            if (app->runs.state() == WorkerState::Running && app->frame > 2)
+                app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
             app->snap = app->runs.run_snapshot();
             app->sweep = app->sweeps.sweep_snapshot();
             if (app->dirty) {
@@ -499,6 +501,12 @@ int run_gui(const GuiOptions& o) {
                         status = 3;
                     } else if (status == 0) {
                         std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+                        auto& ms = app->busy_frame_ms;
+                        if (!ms.empty()) {
+                            std::sort(ms.begin(), ms.end());
+                            std::printf("gui: %zu frames drawn while computing: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
+                                        ms.size(), ms[ms.size() / 2], ms[size_t(0.95 * double(ms.size() - 1))], ms.back());
+                        }
                     }
                     break;
                 }

@@ -103,7 +103,7 @@ void draw_heads_grid(App& app) {
         if (h % per_row) ImGui::SameLine(0, gap);
         ImGui::PushID(h);
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        if (ImGui::InvisibleButton("head", ImVec2(side, side))) app.view.head = h, app.dirty = app.dirty || app.spectrum.enabled;
+        if (ImGui::InvisibleButton("head", ImVec2(side, side))) app.view.head = h, app.dirty = app.dirty || (app.spectrum.enabled && app.spectrum.visible);
         ImGui::SetItemTooltip("head %d", h);
         HeatmapDraw d;
         d.texture = &tex;

@@ -468,7 +468,7 @@ void draw_matrices_panel(App& app) {
     MatrixViewState& vw = app.view;
     const int H = snap && snap->heads ? snap->heads->heads() : 1;
     ImGui::SetNextItemWidth(120);
-    if (ImGui::SliderInt("head", &vw.head, 0, std::max(0, H - 1))) app.dirty = app.dirty || app.spectrum.enabled;
+    if (ImGui::SliderInt("head", &vw.head, 0, std::max(0, H - 1))) app.dirty = app.dirty || (app.spectrum.enabled && app.spectrum.visible);
     if (snap && snap->heads) vw.head = std::clamp(vw.head, 0, std::max(0, H - 1));
     ImGui::SameLine();
     ImGui::Checkbox("mask by reason", &vw.show_mask);

@@ -11,11 +11,15 @@
 namespace attnscope::gui {
 
 void draw_spectrum_panel(App& app) {
-    if (!ImGui::Begin(kSpectrumWindow)) {
+    SpectrumState& st = app.spectrum;
+    const bool visible = ImGui::Begin(kSpectrumWindow);
+    // Spectra cost O(n³): ask the worker for them only while this tab is visible.
+    if (visible && !st.visible && st.enabled && (!app.snap || !app.snap->exact_spectrum)) app.dirty = true;
+    st.visible = visible;
+    if (!visible) {
         ImGui::End();
         return;
     }
-    SpectrumState& st = app.spectrum;
     if (ImGui::Checkbox("compute spectra", &st.enabled)) app.dirty = true;
     ImGui::SetItemTooltip("singular values of every n×n matrix (exact SVD: O(n³), a second or more for n ≥ 1024)");
     ImGui::SameLine();

@@ -41,7 +41,7 @@ Heads build_input(const InputSpec& spec) {
     t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
     t.layer = spec.layer;
     t.head = -1;
-    t.truncate = true;
+    t.truncate = false;  // too long a text is an error the user can act on, not a silent cut
     return load_text_input(t).heads;
 #else
     throw Error("text input is not part of this build yet (it needs core/data/text_input.h): switch Input to "
