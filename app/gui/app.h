@@ -172,6 +172,9 @@ int plot_colormap(Colormap map);
 void placeholder(const char* text);
 /// Token text or position label of index i, e.g. "12 'fox'".
 std::string position_label(const Heads* heads, int i);
+/// Starts writing head `head` of v's P_eff as "csv" or every head as "npy" off the UI thread; the status bar
+/// reports the result. Throws Error when the export folder cannot be created.
+void export_matrix(App& app, const VariantView& v, int head, const std::string& format);
 /// A file name in the export directory (created when missing).
 std::string export_path(App& app, const std::string& name);
 

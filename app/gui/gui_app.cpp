@@ -322,7 +322,17 @@ public:
                 io.AddMouseButtonEvent(1, true), io.AddMouseButtonEvent(1, false);
             }
         }
-        if (app.frame % 12 == 0) edit(app);
+        // From frame 80, edits pause until the exports below have run, so a result is sure to arrive.
+        if (app.frame % 12 == 0 && (app.frame < 80 || m_exported)) edit(app);
+        const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].result &&
+                           app.snap->variants[0].result->P_eff;
+        if (!m_exported && app.frame >= 90 && ready) {  // every export path once
+            m_exported = true;
+            export_matrix(app, app.snap->variants[0], 0, "csv");
+            export_matrix(app, app.snap->variants[0], 0, "npy");
+            app.captures.push_back({export_path(app, "self-test-window.png"), ImVec4(0, 0, 0, 0)});
+            app.captures.push_back({export_path(app, "self-test-corner.png"), ImVec4(0, 0, 200, 100)});
+        }
     }
     int edits = 0;
 
@@ -375,6 +385,7 @@ private:
         }
     }
     std::mt19937_64 m_rng;
+    bool m_exported = false;
     int m_hold = 0;
     float m_mx = 0, m_my = 0;
 };
@@ -410,7 +421,8 @@ int run_gui(const GuiOptions& o) {
         app->variants.reset();
         app->renderer.init();
         if (o.self_test_frames > 0) {
-            app->exports.dir = (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
+            const char* dir = std::getenv("ATTNSCOPE_EXPORT_DIR");
+            app->exports.dir = dir && *dir ? dir : (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
             app->perf.n_max_log2 = 9;
         }
         if (!o.session_path.empty()) {
@@ -469,7 +481,8 @@ int run_gui(const GuiOptions& o) {
             glViewport(0, 0, fw, fh);
             glClearColor(0.1f, 0.1f, 0.12f, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
-            if (o.self_test_frames == 0 || app->frame % 4 == 0) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            const bool present = o.self_test_frames == 0 || app->frame % 4 == 0 || !app->captures.empty();
+            if (present) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
             for (const Capture& c : app->captures) {
                 try {
                     capture(window, c);
@@ -519,7 +532,7 @@ int run_gui(const GuiOptions& o) {
             }
             // Software GL makes every presented frame expensive; the self-test exercises the UI logic every
             // frame and the GL path on every 4th.
-            if (o.self_test_frames == 0 || app->frame % 4 == 0) glfwSwapBuffers(window);
+            if (present) glfwSwapBuffers(window);
         }
         if (!headless && !app->session_path.empty()) save_session(*app, app->session_path);
         for (auto& pair : app->textures)

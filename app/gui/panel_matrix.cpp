@@ -283,24 +283,33 @@ void start_export(App& app, std::function<void()> job, std::string what) {
     }));
 }
 
+}  // namespace
+
+void export_matrix(App& app, const VariantView& v, int head, const std::string& format) {
+    if (!v.result || !v.result->P_eff) return;
+    auto result = v.result;
+    if (format == "csv") {
+        const std::string path = export_path(app, v.id + "_P_h" + std::to_string(head) + ".csv");
+        start_export(app, [result, path, head] { write_matrix_csv(path, *result->P_eff, head); }, path);
+    } else {
+        const std::string path = export_path(app, v.id + "_P.npy");
+        start_export(app, [result, path] { write_npy(path, *result->P_eff); }, path);
+    }
+}
+
+namespace {
+
 void export_row(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
     ImGui::PushID("export");
     try {
         if (ImGui::SmallButton("PNG")) app.captures.push_back({export_path(app, v.id + "_panel.png"), cell_rect});
         ImGui::SetItemTooltip("save this panel as it looks now (PNG)");
         if (v.result && v.result->P_eff) {
-            auto result = v.result;
             ImGui::SameLine();
-            if (ImGui::SmallButton("CSV")) {
-                const std::string path = export_path(app, v.id + "_P_h" + std::to_string(head) + ".csv");
-                start_export(app, [result, path, head] { write_matrix_csv(path, *result->P_eff, head); }, path);
-            }
+            if (ImGui::SmallButton("CSV")) export_matrix(app, v, head, "csv");
             ImGui::SetItemTooltip("save P_eff of head %d as CSV (full resolution, one row per query)", head);
             ImGui::SameLine();
-            if (ImGui::SmallButton("NPY")) {
-                const std::string path = export_path(app, v.id + "_P.npy");
-                start_export(app, [result, path] { write_npy(path, *result->P_eff); }, path);
-            }
+            if (ImGui::SmallButton("NPY")) export_matrix(app, v, head, "npy");
             ImGui::SetItemTooltip("save P_eff of every head as float32 .npy, shape (H, n, n)");
         }
     } catch (const Error& e) {

@@ -169,7 +169,11 @@ void draw_variants_panel(App& app) {
         const bool open = ImGui::TreeNodeEx("##slot", ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_AllowOverlap,
                                             "%zu. %s", k + 1, info.name.c_str());
         ImGui::SetItemTooltip("%s (%s)\n%s", info.name.c_str(), info.paper.c_str(), info.summary.c_str());
-        ImGui::SameLine(ImGui::GetContentRegionMax().x - 4 * ImGui::GetFrameHeightWithSpacing() - 40);
+        // Buttons on the right of the title when they fit, else on their own line.
+        const float buttons_w = 2 * ImGui::GetFrameHeightWithSpacing() + ImGui::CalcTextSize("reset x").x + 30;
+        const float title_w = ImGui::CalcTextSize(info.name.c_str()).x + ImGui::GetFontSize() * 3;
+        if (ImGui::GetContentRegionMax().x - buttons_w > title_w) ImGui::SameLine(ImGui::GetContentRegionMax().x - buttons_w);
+        else ImGui::Indent();
         if (ImGui::ArrowButton("up", ImGuiDir_Up) && k > 0) move_from = int(k), move_to = int(k) - 1;
         ImGui::SetItemTooltip("move left (earlier in the matrix row)");
         ImGui::SameLine();
@@ -184,6 +188,7 @@ void draw_variants_panel(App& app) {
         ImGui::SameLine();
         if (ImGui::SmallButton("x")) remove = int(k);
         ImGui::SetItemTooltip("remove this variant");
+        if (!(ImGui::GetContentRegionMax().x - buttons_w > title_w)) ImGui::Unindent();
         if (open) {
             ImGui::TextDisabled("%s — %s", info.id.c_str(), info.paper.c_str());
             const RunResult* resolved = nullptr;

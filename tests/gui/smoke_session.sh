@@ -42,4 +42,9 @@ set -e
 if [ "$rc" -ne 3 ]; then echo "bad input: expected exit 3 (error banner), got $rc"; cat "$out/bad_input.err"; exit 1; fi
 grep -q "out of range" "$out/bad_input.err" || { echo "bad input: banner text missing"; cat "$out/bad_input.err"; exit 1; }
 echo "bad input: error banner shown as expected: $(cat "$out/bad_input.err")"
-"$app" gui --self-test-frames "${ATTNSCOPE_SELF_TEST_FRAMES:-2000}" --seed 7 --width 1024 --height 700
+rm -rf "$out/exports"
+ATTNSCOPE_EXPORT_DIR="$out/exports" "$app" gui --self-test-frames "${ATTNSCOPE_SELF_TEST_FRAMES:-2000}" --seed 7 --width 1024 --height 700
+# The self-test exports once through every path (CSV, NPY, window PNG, a panel-sized PNG).
+for f in self-test-window.png self-test-corner.png; do "$stats" "$out/exports/$f" 8; done
+ls "$out/exports"/*_P_h0.csv "$out/exports"/*_P.npy >/dev/null || { echo "self-test: CSV/NPY exports missing"; ls -la "$out/exports"; exit 1; }
+head -c 10 "$out/exports"/*_P.npy | grep -q NUMPY || { echo "self-test: NPY export has no NUMPY header"; exit 1; }
