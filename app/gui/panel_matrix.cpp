@@ -240,6 +240,11 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
                 ImGui::ColorButton("##r", reason_color(r), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
                 ImGui::SameLine();
                 ImGui::TextUnformatted(why.c_str());
+                const auto& recall = v.result->metrics.row_mass_recall;  // averaged over heads
+                if (i < int(recall.size())) {
+                    ImGui::SameLine();
+                    ImGui::TextDisabled("(row %d keeps %.1f%% of the exact mass)", i, 100.0 * recall[size_t(i)]);
+                }
             } else {
                 ImGui::TextDisabled("%s", v.error.empty() ? "—" : "failed");
             }
@@ -352,12 +357,16 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     }
     update_textures(app, k, snap, v, head, diff);
     const int s = pooled->rows();
-    float vmax = diff ? pooled->head(head).cwiseAbs().maxCoeff() : pooled->head(head).maxCoeff();
+    // Signed matrices (kernel feature maps, FFT mixing) are shown like differences: diverging and linear.
+    const bool signed_view = diff || v.signed_matrix;
+    float vmax = signed_view ? pooled->head(head).cwiseAbs().maxCoeff() : pooled->head(head).maxCoeff();
+    if (!diff && head < int(v.head_max.size()))
+        vmax = v.signed_matrix ? std::max(std::abs(v.head_min[head]), std::abs(v.head_max[head])) : v.head_max[head];
     if (!(vmax > 0)) vmax = 1e-12f;
-    const bool log = app.view.log_scale;
+    const bool log = app.view.log_scale && !v.signed_matrix;
     const float decades = app.view.decades;
     // Differences stay linear: a symmetric-log bar has no tick labels a reader can use.
-    const ScaleMode mode = diff ? ScaleMode::Diverging : (log ? ScaleMode::Log : ScaleMode::Linear);
+    const ScaleMode mode = signed_view ? ScaleMode::Diverging : (log ? ScaleMode::Log : ScaleMode::Linear);
 
     // Plot area: square, leaving room for the colour bar, legend, notes and export row.
     const float bar_w = 78;
@@ -385,7 +394,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         }
         ImPlot::SetupFinish();
         HeatmapDraw d;
-        d.colormap = diff ? Colormap::Diverging : Colormap::Viridis;
+        d.colormap = signed_view ? Colormap::Diverging : Colormap::Viridis;
         d.mode = mode, d.vmax = vmax, d.decades = decades;
         d.show_mask = app.view.show_mask;
         d.tint = !diff;  // differences keep their colours; only forbidden cells are dimmed
@@ -425,13 +434,16 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImPlot::EndPlot();
     }
     ImGui::SameLine();
-    const int cmap = plot_colormap(diff ? Colormap::Diverging : Colormap::Viridis);
+    const int cmap = plot_colormap(signed_view ? Colormap::Diverging : Colormap::Viridis);
     std::string bar_label;
     double lo = 0, hi = vmax;
-    if (!diff && log) bar_label = "log10 P_eff", lo = std::log10(vmax) - decades, hi = std::log10(vmax);
-    else if (!diff) bar_label = "P_eff";
-    else bar_label = "P_eff − P", lo = -vmax;
+    if (!signed_view && log) bar_label = "log10 P_eff", lo = std::log10(vmax) - decades, hi = std::log10(vmax);
+    else if (!signed_view) bar_label = "P_eff";
+    else bar_label = diff ? "P_eff − P" : "P_eff (signed)", lo = -vmax;
     ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
+    if (v.signed_matrix && !diff)
+        ImGui::TextDisabled("P_eff has negative weights (min %.2g): diverging colours, linear scale",
+                            head < int(v.head_min.size()) ? v.head_min[head] : 0.0f);
     if (diff) {
         if (vmax <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0): nothing to colour");
         else ImGui::TextDisabled("max |P_eff − P| = %.2e (blue: less weight than exact, red: more)", vmax);
@@ -440,7 +452,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::TextDisabled("zoomed in: true cells at full resolution (n = %d)", n);
     else if (s < n)
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
-                            diff ? "mean of Δ" : "max of P_eff");
+                            diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
     if (app.view.show_mask) reason_legend(v, head, s);
     for (const auto& note : v.result->structure.notes) ImGui::TextDisabled("%s", note.c_str());
     export_row(app, v, head, cell_rect);

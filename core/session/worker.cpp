@@ -164,8 +164,15 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             options.max_matrix_n = request.max_matrix_n;
             auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
             if (result->P_eff) {
+                for (int h = 0; h < H; ++h) {
+                    view.head_min.push_back(result->P_eff->head(h).minCoeff());
+                    view.head_max.push_back(result->P_eff->head(h).maxCoeff());
+                    view.signed_matrix = view.signed_matrix || view.head_min.back() < 0;
+                }
+                // Max pooling keeps sparse patterns visible but would hide negative weights: mean keeps the sign.
                 Tensor3 pooled;
-                backend.pooled_view(*result->P_eff, request.view_size, PoolMode::Max, pooled);
+                backend.pooled_view(*result->P_eff, request.view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max,
+                                    pooled);
                 view.pooled = std::move(pooled);
                 const Reference& ref = refs.get(result->causal, backend);
                 if (ref.P) {

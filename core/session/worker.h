@@ -77,7 +77,9 @@ struct VariantView {
     std::string name;                                 // display name
     std::string error;                                // non-empty when the run failed (the sentence to show)
     std::shared_ptr<const RunResult> result;          // full result (P̃ and mask included when materialised)
-    std::optional<Tensor3> pooled;                    // (H, s, s) max-pooled P̃ for display
+    std::optional<Tensor3> pooled;                    // (H, s, s) P̃ for display: max-pooled, mean-pooled when signed
+    bool signed_matrix = false;                       // P̃ has negative entries (kernel or FFT variants)
+    std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
     std::optional<Tensor3> pooled_diff;               // (H, s, s) mean-pooled P̃ − P
     std::vector<uint8_t> pooled_mask;                 // (H, s, s) reason per bin (most frequent allowed reason)
     std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
