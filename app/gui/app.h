@@ -61,6 +61,8 @@ struct MatrixViewState {
     bool show_diff = false;        // P_eff − P (diverging)
     bool log_scale = true;         // log10 colour scale
     float decades = 4;             // log range
+    bool shared_scale = true;      // one colour scale across panels
+    float shared_max = 0, shared_diff_max = 0;  // this frame's common top of the scale (derived, not saved)
     double x_min = 0, x_max = 1, y_min = 0, y_max = 1;  // linked plot limits (keys on x, queries on y)
     bool fit_next = true;          // re-fit limits to the matrix on the next frame
     int fitted_n = 0;              // n the limits were last fitted to (a new n re-fits)

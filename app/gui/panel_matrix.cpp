@@ -362,6 +362,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     float vmax = signed_view ? pooled->head(head).cwiseAbs().maxCoeff() : pooled->head(head).maxCoeff();
     if (!diff && head < int(v.head_max.size()))
         vmax = v.signed_matrix ? std::max(std::abs(v.head_min[head]), std::abs(v.head_max[head])) : v.head_max[head];
+    if (app.view.shared_scale && !v.signed_matrix) vmax = std::max(vmax, diff ? app.view.shared_diff_max : app.view.shared_max);
     if (!(vmax > 0)) vmax = 1e-12f;
     const bool log = app.view.log_scale && !v.signed_matrix;
     const float decades = app.view.decades;
@@ -503,6 +504,9 @@ void draw_matrices_panel(App& app) {
     ImGui::SetNextItemWidth(90);
     ImGui::SliderFloat("decades", &vw.decades, 1, 12, "%.0f");
     ImGui::SameLine();
+    ImGui::Checkbox("shared scale", &vw.shared_scale);
+    ImGui::SetItemTooltip("one colour scale for every panel (equal colours = equal weights); off: each panel to its own max");
+    ImGui::SameLine();
     if (ImGui::Button("Fit")) vw.fit_next = true;
     ImGui::SameLine();
     if (ImGui::Button("Copy metrics CSV") && snap) {
@@ -539,6 +543,13 @@ void draw_matrices_panel(App& app) {
         for (auto& pair : app.textures)
             for (auto& t : pair) t.release();
         app.textures.assign(snap->variants.size(), {});
+    }
+    // One colour scale for every panel (when shared) so equal colours mean equal weights across variants.
+    vw.shared_max = vw.shared_diff_max = 0;
+    for (const auto& v : snap->variants) {
+        if (vw.head < int(v.head_max.size()) && !v.signed_matrix) vw.shared_max = std::max(vw.shared_max, v.head_max[vw.head]);
+        if (v.pooled_diff && vw.head < v.pooled_diff->heads())
+            vw.shared_diff_max = std::max(vw.shared_diff_max, v.pooled_diff->head(vw.head).cwiseAbs().maxCoeff());
     }
     const size_t k_count = snap->variants.size();
     const ImVec2 avail = ImGui::GetContentRegionAvail();

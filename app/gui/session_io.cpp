@@ -47,7 +47,7 @@ std::string session_to_json(const App& app) {
     const MatrixViewState& v = app.view;
     j["view"] = {{"head", v.head}, {"mask", v.show_mask}, {"diff", v.show_diff}, {"log", v.log_scale},
                  {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir},
-                 {"lsh_preview", app.lsh.preview},
+                 {"lsh_preview", app.lsh.preview}, {"shared_scale", v.shared_scale},
                  {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
                         {"heads", app.perf.heads}, {"dim", app.perf.dim}};
@@ -122,6 +122,7 @@ void session_from_json(App& app, const std::string& text) {
             view.show_diff = v.value("diff", false);
             view.log_scale = v.value("log", true);
             view.decades = v.value("decades", 4.0f);
+            view.shared_scale = v.value("shared_scale", true);
             app.spectrum.enabled = v.value("spectrum", true);
             app.lsh.preview = v.value("lsh_preview", false);
             if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
