@@ -146,3 +146,34 @@ TEST(Worker, SpectrumOfDiagonalIsItsSortedAbsoluteDiagonal) {
 
 }  // namespace
 }  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(Worker, SupersededRunningBatchIsNeverPublished) {
+    std::printf("[case] worker: batch A (n=768, 8 variants) superseded mid-run by batch B (n=32)\n");
+    Worker w("cpu");
+    RunBatchRequest a = small_batch(768, 64);
+    a.want_spectrum = false;
+    for (int k = 0; k < 3; ++k) a.variants.insert(a.variants.end(), a.variants.begin(), a.variants.begin() + 2);
+    const uint64_t ga = w.post(a);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // A is running now
+    RunBatchRequest b = small_batch(32, 32);
+    b.want_spectrum = false;
+    const uint64_t gb = w.post(b);
+    bool saw_a = false;
+    std::shared_ptr<const RunSnapshot> s;
+    for (int k = 0; k < 6000; ++k) {
+        s = w.run_snapshot();
+        saw_a = saw_a || (s && s->generation == ga);
+        if (s && s->generation == gb && w.state() != WorkerState::Running) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->generation, gb);
+    EXPECT_EQ(s->heads->n(), 32);
+    EXPECT_FALSE(saw_a) << "a cancelled batch must never be published";
+}
+
+}  // namespace
+}  // namespace attnscope
