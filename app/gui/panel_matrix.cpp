@@ -371,7 +371,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
 
     // Plot area: square, leaving room for the colour bar, legend, notes and export row.
     const float bar_w = 78;
-    const float footer = ImGui::GetTextLineHeightWithSpacing() * (3.6f + float(v.result->structure.notes.size()));
+    const float footer = ImGui::GetTextLineHeightWithSpacing() * 3.6f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(120.0f, std::min(avail.x - bar_w - 8, avail.y - footer));
     const bool text = !snap.heads->tokens.empty();
@@ -386,11 +386,24 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         std::vector<double> ticks;
         std::vector<std::string> labels;
         std::vector<const char*> label_ptrs;
-        if (text && app.view.x_max - app.view.x_min <= 40) {
-            for (int t = std::max(0, int(app.view.x_min)); t < std::min(n, int(app.view.x_max) + 1); ++t)
-                ticks.push_back(t + 0.5), labels.push_back(heads->tokens[t]);
+        std::vector<std::string> xlabels;
+        std::vector<const char*> xlabel_ptrs;
+        if (text && app.view.x_max - app.view.x_min <= 64) {
+            // Token names as ticks; on x, only every step-th name when they would overlap (the tooltip names all).
+            const int t0 = std::max(0, int(app.view.x_min)), t1 = std::min(n, int(app.view.x_max) + 1);
+            float widest = 1;
+            for (int t = t0; t < t1; ++t) widest = std::max(widest, ImGui::CalcTextSize(heads->tokens[t].c_str()).x + 6);
+            const float px_per_cell = side * 0.8f / float(std::max(1.0, app.view.x_max - app.view.x_min));
+            const int xstep = std::max(1, int(std::ceil(widest / px_per_cell)));
+            const int ystep = std::max(1, int(std::ceil(ImGui::GetTextLineHeight() / px_per_cell)));
+            for (int t = t0; t < t1; ++t) {
+                ticks.push_back(t + 0.5);
+                labels.push_back(t % ystep == 0 ? heads->tokens[t] : std::string());
+                xlabels.push_back(t % xstep == 0 ? heads->tokens[t] : std::string());
+            }
             for (const auto& l : labels) label_ptrs.push_back(l.c_str());
-            ImPlot::SetupAxisTicks(ImAxis_X1, ticks.data(), int(ticks.size()), label_ptrs.data());
+            for (const auto& l : xlabels) xlabel_ptrs.push_back(l.c_str());
+            ImPlot::SetupAxisTicks(ImAxis_X1, ticks.data(), int(ticks.size()), xlabel_ptrs.data());
             ImPlot::SetupAxisTicks(ImAxis_Y1, ticks.data(), int(ticks.size()), label_ptrs.data());
         }
         ImPlot::SetupFinish();
@@ -455,8 +468,17 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
                             diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
     if (app.view.show_mask) reason_legend(v, head, s);
-    for (const auto& note : v.result->structure.notes) ImGui::TextDisabled("%s", note.c_str());
     export_row(app, v, head, cell_rect);
+    if (!v.result->structure.notes.empty()) {  // one line; the full notes on hover (space goes to the matrix)
+        ImGui::SameLine();
+        ImGui::TextDisabled("notes (%zu): %s", v.result->structure.notes.size(), v.result->structure.notes[0].c_str());
+        if (ImGui::BeginItemTooltip()) {
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+            for (const auto& note : v.result->structure.notes) ImGui::BulletText("%s", note.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
     ImGui::EndChild();
     ImGui::PopID();
 }
@@ -553,8 +575,16 @@ void draw_matrices_panel(App& app) {
     }
     const size_t k_count = snap->variants.size();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    int cols = vw.columns > 0 ? vw.columns : int(std::min<size_t>(k_count, size_t(std::max(1.0f, avail.x / 330.0f))));
-    cols = std::max(1, cols);
+    // Pick the column count that gives the largest square plot (title, badges, legend and buttons around it).
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    int cols = 1;
+    float best = -1;
+    for (int c = 1; c <= int(k_count); ++c) {
+        const int r = int((k_count + c - 1) / c);
+        const float side = std::min(avail.x / float(c) - 110.0f, avail.y / float(r) - 7.5f * line - 24.0f);
+        if (side > best + 1) best = side, cols = c;
+    }
+    if (vw.columns > 0) cols = vw.columns;
     const int rows = int((k_count + cols - 1) / cols);
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const ImVec2 cell((avail.x - spacing * float(cols - 1)) / float(cols), std::max(260.0f, avail.y / float(rows) - 4));

@@ -109,8 +109,8 @@ void draw_spectrum_panel(App& app) {
         ImGui::TextWrapped("A matrix that keeps most energy at small k is close to low rank: Linformer's k×n "
                            "projection loses little there.");
         ImGui::SeparatorText("text: layers × heads");
-        placeholder("With text input, a layers × heads heatmap of the energy captured at k appears here "
-                    "(Linformer Fig. 1 right); it needs the text branch.");
+        placeholder("Planned: with text input, a layers × heads heatmap of the energy captured at k "
+                    "(Linformer Fig. 1 right). It needs spectra of every layer, which the worker does not compute yet.");
         ImGui::EndGroup();
     }
     for (const auto& note : notes) ImGui::TextDisabled("%s", note.c_str());
