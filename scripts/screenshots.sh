@@ -12,5 +12,5 @@ command -v xvfb-run >/dev/null || { echo "xvfb-run not found: apt-get install xv
 mkdir -p "$root/docs"
 LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" gui \
   --session "$root/tests/gui/sessions/readme.json" --panel spectrum --frames 40 \
-  --mouse-x 760 --mouse-y 230 --screenshot "$root/docs/screenshot.png"
+  --mouse-x 800 --mouse-y 212 --screenshot "$root/docs/screenshot.png"
 echo "wrote $root/docs/screenshot.png"

@@ -498,7 +498,7 @@ int run_gui(const GuiOptions& o) {
                                   app->dirty;
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
-                if (settled >= 3 || waited > 120) {
+                if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
                     capture(window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
                     if (!o.save_session_path.empty()) {
                         save_session(*app, o.save_session_path);
@@ -514,6 +514,11 @@ int run_gui(const GuiOptions& o) {
                         status = 3;
                     } else if (status == 0) {
                         std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+                        if (o.mouse_x >= 0)
+                            std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n",
+                                        ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y,
+                                        GImGui->HoveredWindow ? GImGui->HoveredWindow->Name : "none", app->view.shown_i,
+                                        app->view.shown_j);
                         auto& ms = app->busy_frame_ms;
                         if (!ms.empty()) {
                             std::sort(ms.begin(), ms.end());
