@@ -28,6 +28,7 @@ void draw_spectrum_panel(App& app) {
     ImGui::SetNextItemWidth(160);
     const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 1;
     ImGui::SliderInt("rank k", &st.k, 1, std::max(1, n), "%d", ImGuiSliderFlags_Logarithmic);
+    if (app.snap && app.snap->heads) st.k = std::clamp(st.k, 1, std::max(1, n));
     ImGui::SetItemTooltip("where the captured energy Σ_{i≤k} σ_i² / Σ σ² is read (the Linformer projection size k)");
     const auto snap = app.snap;
     struct Series {
