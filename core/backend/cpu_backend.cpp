@@ -21,4 +21,9 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
+// [SECTION] lsh
+void CpuBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
+void CpuBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
+void CpuBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }
+
 }  // namespace attnscope

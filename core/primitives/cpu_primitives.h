@@ -12,4 +12,12 @@ void cpu_dense_attention(const DenseAttentionArgs& args);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 
+// [SECTION] lsh
+/// LSH hash + sort on the CPU; see Backend::lsh_hash.
+void cpu_lsh_hash(const LshHashArgs& args);
+/// Chunked LSH attention on the CPU; see Backend::lsh_attention.
+void cpu_lsh_attention(const LshAttentionArgs& args);
+/// LSH round combination on the CPU; see Backend::lsh_combine.
+void cpu_lsh_combine(const LshCombineArgs& args);
+
 }  // namespace attnscope
