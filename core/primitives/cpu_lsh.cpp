@@ -165,14 +165,14 @@ void cpu_lsh_combine(const LshCombineArgs& a) {
     const int64_t rows = int64_t(H) * n;
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < rows; ++row) {
-        const float total = lsh_rounds_lse(a.lse_rounds->data() + row, R, rows);
+        const LshRoundsNorm norm = lsh_rounds_norm(a.lse_rounds->data() + row, R, rows);
         Eigen::Map<Eigen::RowVectorXf> o(a.O->data() + row * dv, dv);
         o.setZero();
         for (int r = 0; r < R; ++r) {
-            const float weight = lsh_round_weight(a.lse_rounds->data()[r * rows + row], total);
+            const float weight = lsh_round_weight(a.lse_rounds->data()[r * rows + row], norm);
             if (weight != 0.0f) o += weight * Eigen::Map<const Eigen::RowVectorXf>(a.O_rounds->head_data(r) + row * dv, dv);
         }
-        if (a.lse) a.lse->data()[row] = total;
+        if (a.lse) a.lse->data()[row] = lsh_rounds_lse(norm);
     }
 }
 

@@ -61,19 +61,32 @@ ATTNSCOPE_HD float lsh_cell_score(float scaled_dot, bool masked_self, int count)
     return count > 1 ? base - logf(static_cast<float>(count)) : base;
 }
 
-/// log Σ_r exp(L_r) over `rounds` values spaced `stride` apart; −inf when every round is empty.
-ATTNSCOPE_HD float lsh_rounds_lse(const float* lse, int rounds, int64_t stride) {
+/// Normaliser of the round combination: max_r L_r and Σ_r exp(L_r − max). Weights are formed from the
+/// differences L_r − max, never from an absolute log-sum-exp: under the self-mask L_r sits near −1e5, where a
+/// float's spacing (~0.008) would otherwise perturb every weight by up to 1%.
+struct LshRoundsNorm {
+    float max;  // max_r L_r (−inf when every round is empty)
+    float sum;  // Σ_r exp(L_r − max)
+};
+
+/// The normaliser of `rounds` values spaced `stride` apart.
+ATTNSCOPE_HD LshRoundsNorm lsh_rounds_norm(const float* lse, int rounds, int64_t stride) {
     float m = -INFINITY;
     for (int r = 0; r < rounds; ++r) m = lse[r * stride] > m ? lse[r * stride] : m;
-    if (m == -INFINITY) return -INFINITY;
+    if (m == -INFINITY) return {m, 0.0f};
     float sum = 0.0f;
     for (int r = 0; r < rounds; ++r) sum += expf(lse[r * stride] - m);
-    return m + logf(sum);
+    return {m, sum};
+}
+
+/// logsumexp_r L_r; −inf when every round is empty.
+ATTNSCOPE_HD float lsh_rounds_lse(const LshRoundsNorm& norm) {
+    return norm.max == -INFINITY ? -INFINITY : norm.max + logf(norm.sum);
 }
 
 /// Weight of round r in O = Σ_r O_r·exp(L_r − logsumexp_r L_r); 0 for an empty round or an empty row.
-ATTNSCOPE_HD float lsh_round_weight(float round_lse, float total_lse) {
-    return (round_lse == -INFINITY || total_lse == -INFINITY) ? 0.0f : expf(round_lse - total_lse);
+ATTNSCOPE_HD float lsh_round_weight(float round_lse, const LshRoundsNorm& norm) {
+    return (round_lse == -INFINITY || norm.max == -INFINITY) ? 0.0f : expf(round_lse - norm.max) / norm.sum;
 }
 
 }  // namespace attnscope

@@ -86,7 +86,7 @@ void for_each_union_key(const LshPlan& p, const std::vector<int>& slot_q, const 
 /// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
 /// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
 void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds,
-                    const Tensor3& lse_total, bool want_matrix, RunResult& r) {
+                    bool want_matrix, RunResult& r) {
     const int H = p.H, n = p.n;
     const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
@@ -99,7 +99,8 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
         r.P_eff = Tensor3(H, n, n);
     }
     double cells = 0;
-#pragma omp parallel for collapse(2) schedule(dynamic, 16) reduction(+ : cells)
+    int64_t empty_rows = 0;
+#pragma omp parallel for collapse(2) schedule(dynamic, 16) reduction(+ : cells, empty_rows)
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < n; ++i) {
             std::vector<int> members;
@@ -110,6 +111,7 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
             });
             if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
             cells += double(members.size());
+            empty_rows += members.empty() ? 1 : 0;
             double m = -INFINITY, sum = 0;
             std::vector<double> logits(members.size());
             for (size_t k = 0; k < members.size(); ++k) {
@@ -120,14 +122,16 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
             allowed.at(h, i, 0) = members.empty() ? -INFINITY : static_cast<float>(m + std::log(sum));
             if (!want_matrix) continue;
             for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
-            // Each round's softmax weight of every key it attends, times the round's combination weight.
-            const float total = lse_total.at(h, i, 0);
+            // Each round's softmax weights (normalised locally, from score differences) times the round's weight.
+            const LshRoundsNorm norm = lsh_rounds_norm(lse_rounds.data() + int64_t(h) * n + i, p.R, int64_t(H) * n);
+            std::vector<std::pair<int, float>> scores;
             for (int rr = 0; rr < p.R; ++rr) {
                 const int64_t base = (int64_t(rr) * H + h) * n;
-                const float Lr = lse_rounds.at(rr, h * n + i, 0);
-                const float weight = lsh_round_weight(Lr, total);
+                const float weight = lsh_round_weight(lse_rounds.at(rr, h * n + i, 0), norm);
                 if (weight == 0.0f) continue;
                 const int t = slot_q[base + i] / p.c;
+                scores.clear();
+                float row_max = -INFINITY;
                 for (int b = 0; b < lsh_chunks_attended(p.L, nc); ++b) {
                     const int kc = lsh_key_chunk(t, b, nc);
                     for (int s = kc * p.c; s < std::min(n, kc * p.c + p.c); ++s) {
@@ -139,15 +143,22 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                             count += lsh_chunk_attends(slot_q[b2 + i] / p.c, slot_k[b2 + j] / p.c, p.L, nc) ? 1 : 0;
                         }
                         const float dot = p.scale * in.Q.head(h).row(i).dot(keys.head(h).row(j));
-                        const float score = lsh_cell_score(dot, p.self_mask && j == i, count);
-                        r.P_eff->at(h, i, j) += std::exp(score - Lr) * weight;
+                        scores.push_back({j, lsh_cell_score(dot, p.self_mask && j == i, count)});
+                        row_max = std::max(row_max, scores.back().second);
                     }
                 }
+                float sum = 0.0f;
+                for (auto& [j, sc] : scores) sum += (sc = std::exp(sc - row_max));
+                for (const auto& [j, e] : scores) r.P_eff->at(h, i, j) += e / sum * weight;
             }
         }
     const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
     r.structure.density = cells / (H * total_cells);
     r.structure.allowed_lse = std::move(allowed);
+    if (empty_rows > 0)
+        r.structure.notes.push_back(std::to_string(empty_rows) + " of " + std::to_string(int64_t(H) * n) +
+                                    " rows have no allowed key (causal with separate Q/K hashing: every key in their "
+                                    "chunks comes later); their output is 0");
     if (want_matrix) r.structure.mask = std::move(mask);
 }
 
@@ -200,7 +211,7 @@ public:
         p.rotations = make_rotations(params, in.d());
         const int d = in.d(), dv = in.dv(), H = p.H, n = p.n;
 
-        Tensor3 normalised, lse_rounds, lse_total;
+        Tensor3 normalised, lse_rounds;
         {
             CostMeter meter;
             const Tensor3* keys = &in.K;
@@ -231,9 +242,8 @@ public:
             att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &lse_rounds;
             backend.lsh_attention(att);
             r.O = Tensor3(H, n, dv);
-            lse_total = Tensor3(H, n, 1);
             LshCombineArgs comb;
-            comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O, comb.lse = &lse_total;
+            comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O;
             backend.lsh_combine(comb);
             meter.stop(r.cost);
         }
@@ -243,7 +253,7 @@ public:
         r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
 
         const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
-        fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, lse_total, want_matrix, r);
+        fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, r);
         Structure& s = r.structure;
         export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
         export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);
