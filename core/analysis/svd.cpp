@@ -23,15 +23,16 @@ TruncatedSvd lapack_svd(MatrixRM a, bool want_vectors) {
     float* u = want_vectors ? out.U.data() : nullptr;
     float* vt = want_vectors ? out.Vt.data() : nullptr;
     const MatrixRM backup = a;
+    // Row-major LAPACKE checks ldu ≥ min(m, n) and ldvt ≥ n even when no vectors are computed.
     lapack_int info = LAPACKE_sgesdd(LAPACK_ROW_MAJOR, want_vectors ? 'S' : 'N', m, n, a.data(), n, s.data(), u,
-                                     want_vectors ? k : 1, vt, want_vectors ? n : 1);
+                                     std::max(1, k), vt, std::max(1, n));
     if (info != 0) {
         // Divide and conquer can fail to converge on pathological inputs; QR iteration is slower but sturdier.
         a = backup;
         std::vector<float> superb(std::max(1, k - 1));
         const char job = want_vectors ? 'S' : 'N';
-        info = LAPACKE_sgesvd(LAPACK_ROW_MAJOR, job, job, m, n, a.data(), n, s.data(), u, want_vectors ? k : 1, vt,
-                              want_vectors ? n : 1, superb.data());
+        info = LAPACKE_sgesvd(LAPACK_ROW_MAJOR, job, job, m, n, a.data(), n, s.data(), u, std::max(1, k), vt,
+                              std::max(1, n), superb.data());
     }
     if (info != 0)
         throw Error("SVD of a " + std::to_string(m) + "×" + std::to_string(n) + " matrix failed (LAPACK info " +
