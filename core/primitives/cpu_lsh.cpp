@@ -35,9 +35,12 @@ std::vector<int> chunk_of_position(const std::vector<int>& perm, int rounds, int
 /// Per-thread buffers of one chunk task, tracked like every other buffer of a run.
 struct ChunkScratch {
     Tensor3 q, k, v, s;  // (T, c, d), (T, w, d), (T, w, dv), (T, c, w) with w = keys of the chunk set
-    std::vector<std::vector<int>> keys;
+    std::vector<std::vector<int>> keys;        // (T, w) key positions of the task
+    std::vector<std::vector<int>> key_chunks;  // (T, R·w) chunk of each key in every round
+    std::vector<std::vector<int>> counts;      // (T, w) rounds attending (query, key)
     ChunkScratch(int threads, int c, int w, int d, int dv)
-        : q(threads, c, d), k(threads, w, d), v(threads, w, dv), s(threads, c, w), keys(threads) {}
+        : q(threads, c, d), k(threads, w, d), v(threads, w, dv), s(threads, c, w), keys(threads), key_chunks(threads),
+          counts(threads) {}
 };
 
 }  // namespace
@@ -92,6 +95,9 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
     const std::vector<int> chunk_q = chunk_of_position(*a.perm_q, R, H, n, c);
     const std::vector<int> chunk_k = a.perm_k == a.perm_q ? chunk_q : chunk_of_position(*a.perm_k, R, H, n, c);
     ChunkScratch w(omp_get_max_threads(), std::min(c, n), width, d, dv);
+    float discount[kMaxLshRounds + 1];
+    if (R > kMaxLshRounds) throw Error("lsh_attention: rounds = " + std::to_string(R) + " > " + std::to_string(kMaxLshRounds));
+    for (int count = 0; count <= kMaxLshRounds; ++count) discount[count] = lsh_duplicate_discount(count);
 
 #pragma omp parallel for collapse(3) schedule(dynamic)
     for (int r = 0; r < R; ++r)
@@ -116,8 +122,26 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                 for (int i = 0; i < rows; ++i) q.row(i) = a.Q->head(h).row(pq[q0 + i]);
                 for (int j = 0; j < cols; ++j) k.row(j) = a.K->head(h).row(keys[j]), v.row(j) = a.V->head(h).row(keys[j]);
                 s.noalias() = (a.scale * q) * k.transpose();
+                // Duplicate counts: the chunk of every key in every round, gathered once per task, so the per-row
+                // loop below runs over contiguous ints.
+                std::vector<int>& key_chunks = w.key_chunks[tid];
+                std::vector<int>& counts = w.counts[tid];
+                if (R > 1) {
+                    key_chunks.resize(size_t(R) * cols);
+                    counts.resize(cols);
+                    for (int r2 = 0; r2 < R; ++r2)
+                        for (int j = 0; j < cols; ++j) key_chunks[size_t(r2) * cols + j] = chunk_k[(int64_t(r2) * H + h) * n + keys[j]];
+                }
                 for (int i = 0; i < rows; ++i) {
                     const int qi = pq[q0 + i];
+                    if (R > 1) {
+                        std::fill(counts.begin(), counts.end(), 0);
+                        for (int r2 = 0; r2 < R; ++r2) {
+                            const int cq = chunk_q[(int64_t(r2) * H + h) * n + qi];
+                            const int* kc = key_chunks.data() + size_t(r2) * cols;
+                            for (int j = 0; j < cols; ++j) counts[j] += lsh_chunk_attends(cq, kc[j], L, nc) ? 1 : 0;
+                        }
+                    }
                     float row_max = -INFINITY;
                     for (int j = 0; j < cols; ++j) {
                         const int kj = keys[j];
@@ -125,15 +149,7 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                             s(i, j) = -INFINITY;
                             continue;
                         }
-                        int count = 1;
-                        if (R > 1) {
-                            count = 0;
-                            for (int r2 = 0; r2 < R; ++r2) {
-                                const int64_t b2 = (int64_t(r2) * H + h) * n;
-                                count += lsh_chunk_attends(chunk_q[b2 + qi], chunk_k[b2 + kj], L, nc) ? 1 : 0;
-                            }
-                        }
-                        s(i, j) = lsh_cell_score(s(i, j), a.self_mask && kj == qi, count);
+                        s(i, j) = lsh_cell_score(s(i, j), a.self_mask && kj == qi, R > 1 ? discount[counts[j]] : 0.0f);
                         row_max = std::max(row_max, s(i, j));
                     }
                     float* out = a.O_rounds->head_data(r) + (int64_t(h) * n + qi) * dv;

@@ -16,6 +16,8 @@ namespace attnscope {
 
 /// Score of a token attending to itself under shared-QK (Kitaev 2020 §3: only when nothing else is possible).
 constexpr float kLshSelfScore = -1e5f;
+/// Most hash rounds a run may combine (the `rounds` parameter's upper bound).
+constexpr int kMaxLshRounds = 16;
 
 /// Bucket from the projections xR (n_b/2 values): argmax over [xR; −xR], ties to the lowest index, so every
 /// backend picks the same bucket. 0 when n_buckets = 1 (nothing to project).
@@ -50,15 +52,19 @@ ATTNSCOPE_HD int lsh_key_chunk(int t, int b, int num_chunks) { return ((t - b) %
 /// True when a query in chunk cq attends to the keys of chunk ck.
 ATTNSCOPE_HD bool lsh_chunk_attends(int cq, int ck, int look_back, int num_chunks) {
     if (look_back + 1 >= num_chunks) return true;
-    return ((cq - ck) % num_chunks + num_chunks) % num_chunks <= look_back;
+    // Both indices lie in [0, num_chunks): one conditional add replaces a modulo (this runs for every cell × round).
+    const int back = cq - ck;
+    return (back < 0 ? back + num_chunks : back) <= look_back;
 }
 
+/// The duplicate discount log(count), where count = number of rounds whose sets hold the same (query, key)
+/// pair (Kitaev 2020 §3): subtracting it makes the round combination sum each pair once.
+ATTNSCOPE_HD float lsh_duplicate_discount(int count) { return count > 1 ? logf(static_cast<float>(count)) : 0.0f; }
+
 /// Score of an allowed cell: the scaled dot product, or kLshSelfScore for a self pair under the self-mask,
-/// minus log(count) where count = number of rounds attending the same pair (Kitaev 2020 §3, duplicates), so
-/// the round combination sums each pair once.
-ATTNSCOPE_HD float lsh_cell_score(float scaled_dot, bool masked_self, int count) {
-    const float base = masked_self ? kLshSelfScore : scaled_dot;
-    return count > 1 ? base - logf(static_cast<float>(count)) : base;
+/// minus the duplicate discount.
+ATTNSCOPE_HD float lsh_cell_score(float scaled_dot, bool masked_self, float discount) {
+    return (masked_self ? kLshSelfScore : scaled_dot) - discount;
 }
 
 /// Normaliser of the round combination: max_r L_r and Σ_r exp(L_r − max). Weights are formed from the

@@ -143,7 +143,7 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                             count += lsh_chunk_attends(slot_q[b2 + i] / p.c, slot_k[b2 + j] / p.c, p.L, nc) ? 1 : 0;
                         }
                         const float dot = p.scale * in.Q.head(h).row(i).dot(keys.head(h).row(j));
-                        scores.push_back({j, lsh_cell_score(dot, p.self_mask && j == i, count)});
+                        scores.push_back({j, lsh_cell_score(dot, p.self_mask && j == i, lsh_duplicate_discount(count))});
                         row_max = std::max(row_max, scores.back().second);
                     }
                 }
@@ -176,7 +176,7 @@ public:
         m_info = {"lsh", "Reformer LSH attention", "Kitaev et al. 2020",
                   "hash shared Q/K with random rotations (argmax [xR; −xR]), sort by bucket, attend within chunk + "
                   "look-back, self-mask, log-sum-exp over rounds",
-                  {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, 16),
+                  {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
                    with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
                                                2, 1, 65536),
                                      "n/64 rounded to even, ≥ 2"),
