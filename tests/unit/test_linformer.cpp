@@ -184,3 +184,37 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, LowRankBackend, testing::ValuesIn(suite_ba
 
 }  // namespace
 }  // namespace attnscope::test
+
+namespace attnscope::test {
+namespace {
+
+class GemmFewHeads : public testing::TestWithParam<std::string> {};
+
+// Few heads (H < threads) split C's rows over the threads: check every transpose, odd sizes, alpha/beta.
+TEST_P(GemmFewHeads, RowSplitMatchesNaiveProduct) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (int rows : {1, 3, 37})
+        for (bool ta : {false, true})
+            for (bool tb : {false, true}) {
+                std::cout << "[case] backend=" << GetParam() << " gemm H=1 rows=" << rows << " ta=" << ta << " tb=" << tb
+                          << " alpha=1.5 beta=0.5 tol=1e-4\n";
+                const int k = 29, c = 11;
+                const Tensor3 A = random_tensor(1, ta ? k : rows, ta ? rows : k, 41);
+                const Tensor3 B = random_tensor(1, tb ? c : k, tb ? k : c, 42);
+                Tensor3 C(1, rows, c, 2.0f);
+                backend->gemm(A, ta, B, tb, 1.5f, 0.5f, C);
+                for (int i = 0; i < rows; ++i)
+                    for (int j = 0; j < c; ++j) {
+                        double s = 0;
+                        for (int l = 0; l < k; ++l)
+                            s += double(ta ? A.at(0, l, i) : A.at(0, i, l)) * (tb ? B.at(0, j, l) : B.at(0, l, j));
+                        EXPECT_NEAR(C.at(0, i, j), 1.5 * s + 1.0, 1e-4) << "i=" << i << " j=" << j;
+                    }
+            }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, GemmFewHeads, testing::ValuesIn(suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace attnscope::test
