@@ -34,12 +34,13 @@ std::vector<int> chunk_of_position(const std::vector<int>& perm, int rounds, int
 
 /// Per-thread buffers of one chunk task, tracked like every other buffer of a run.
 struct ChunkScratch {
-    Tensor3 q, k, v, s;  // (T, c, d), (T, w, d), (T, w, dv), (T, c, w) with w = keys of the chunk set
+    Tensor3 q, k, v, s, o;  // (T, c, d), (T, w, d), (T, w, dv), (T, c, w), (T, c, dv); w = keys of the chunk set
     std::vector<std::vector<int>> keys;        // (T, w) key positions of the task
     std::vector<std::vector<int>> key_chunks;  // (T, R·w) chunk of each key in every round
     std::vector<std::vector<int>> counts;      // (T, w) rounds attending (query, key)
     ChunkScratch(int threads, int c, int w, int d, int dv)
-        : q(threads, c, d), k(threads, w, d), v(threads, w, dv), s(threads, c, w), keys(threads), key_chunks(threads),
+        : q(threads, c, d), k(threads, w, d), v(threads, w, dv), s(threads, c, w), o(threads, c, dv), keys(threads),
+          key_chunks(threads),
           counts(threads) {}
 };
 
@@ -152,10 +153,9 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                         s(i, j) = lsh_cell_score(s(i, j), a.self_mask && kj == qi, R > 1 ? discount[counts[j]] : 0.0f);
                         row_max = std::max(row_max, s(i, j));
                     }
-                    float* out = a.O_rounds->head_data(r) + (int64_t(h) * n + qi) * dv;
                     float& lse = a.lse_rounds->at(r, h * n + qi, 0);
                     if (row_max == -INFINITY) {
-                        std::fill(out, out + dv, 0.0f);
+                        s.row(i).setZero();  // nothing allowed: the row's output is 0
                         lse = -INFINITY;
                         continue;
                     }
@@ -165,10 +165,14 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                         s(i, j) = e;
                         sum += e;
                     }
-                    Eigen::Map<Eigen::RowVectorXf> o(out, dv);
-                    o.noalias() = (s.row(i) * v) / sum;
+                    s.row(i) *= 1.0f / sum;
                     lse = row_max + std::log(sum);
                 }
+                // One product for the whole chunk, then scatter the rows back to their positions.
+                MatView o(w.o.head_data(tid), rows, dv);
+                o.noalias() = s * v;
+                for (int i = 0; i < rows; ++i)
+                    Eigen::Map<Eigen::RowVectorXf>(a.O_rounds->head_data(r) + (int64_t(h) * n + pq[q0 + i]) * dv, dv) = o.row(i);
             }
 }
 
