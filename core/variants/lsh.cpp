@@ -21,6 +21,7 @@
 #include "../primitives/lsh.h"
 #include "../primitives/random.h"
 #include "common_params.h"
+#include "lsh.h"
 #include "registry.h"
 
 namespace attnscope {
@@ -170,6 +171,105 @@ void export_rounds(const std::string& name, const std::vector<int>& v, int R, in
 
 // [SECTION] run
 
+}  // namespace
+
+Tensor3 lsh_rotations(const Params& params, int d) {
+    const int R = params.get_int("rounds"), nb = params.get_int("buckets");
+    const uint64_t seed = static_cast<uint64_t>(params.get("seed"));
+    if (nb == 1) return Tensor3(R, d, 0);
+    Tensor3 rot(R, d, nb / 2);
+    for (int r = 0; r < R; ++r)
+        for (int64_t k = 0; k < int64_t(d) * (nb / 2); ++k)
+            rot.head_data(r)[k] = static_cast<float>(rng::normal(seed, kRotationStream + r, k));
+    return rot;
+}
+
+RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotations, const RunOptions& options,
+                  Backend& backend) {
+    RunResult r;
+    r.variant = "lsh";
+    r.params = params;
+    LshPlan p;
+    p.H = in.heads(), p.n = in.n(), p.R = params.get_int("rounds"), p.nb = params.get_int("buckets");
+    p.c = params.get_int("chunk"), p.L = params.get_int("look_back");
+    p.shared = params.get_bool("shared_qk"), p.causal = params.get_bool("causal"), p.self_mask = p.shared;
+    p.scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
+    r.causal = p.causal;
+    if (p.nb > 1) require_shape(rotations, p.R, in.d(), p.nb / 2, "lsh rotations");
+    p.rotations = rotations;
+    const int d = in.d(), dv = in.dv(), H = p.H, n = p.n;
+
+    Tensor3 normalised, lse_rounds;
+    {
+        CostMeter meter;
+        const Tensor3* keys = &in.K;
+        if (p.shared) {
+            normalised = in.Q;
+            for (int h = 0; h < H; ++h) {
+                MatView k = normalised.head(h);
+                for (int i = 0; i < n; ++i) {
+                    const float norm = k.row(i).norm();
+                    if (norm > 0) k.row(i) /= norm;
+                }
+            }
+            keys = &normalised;
+        }
+        LshHashArgs hash;
+        hash.X = &in.Q, hash.rotations = &p.rotations, hash.rounds = p.R, hash.n_buckets = p.nb;
+        hash.buckets = &p.buckets_q, hash.perm = &p.perm_q;
+        backend.lsh_hash(hash);
+        if (!p.shared) {
+            hash.X = &in.K, hash.buckets = &p.buckets_k, hash.perm = &p.perm_k;
+            backend.lsh_hash(hash);
+        }
+        Tensor3 O_rounds(p.R, H * n, dv);
+        lse_rounds = Tensor3(p.R, H * n, 1);
+        LshAttentionArgs att;
+        att.Q = &in.Q, att.K = keys, att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
+        att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
+        att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &lse_rounds;
+        backend.lsh_attention(att);
+        r.O = Tensor3(H, n, dv);
+        LshCombineArgs comb;
+        comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O;
+        backend.lsh_combine(comb);
+        meter.stop(r.cost);
+    }
+    const int nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
+    const double cells_per_round = double(n) * std::min(n, attended * p.c);
+    r.cost.flops = H * p.R * (2.0 * n * d * (p.nb / 2) * (p.shared ? 1 : 2) + 2.0 * cells_per_round * (d + dv));
+    r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
+
+    const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
+    fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, r);
+    Structure& s = r.structure;
+    export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
+    export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);
+    if (!p.shared) {
+        export_rounds("buckets_k", p.buckets_k, p.R, int64_t(H) * n, s);
+        export_rounds("perm_k", p.perm_k, p.R, int64_t(H) * n, s);
+    }
+    s.indices["chunk_len"] = {p.c};
+    s.indices["rounds"] = {p.R};
+    if (p.nb > 1)
+        for (int rr = 0; rr < p.R; ++rr) {
+            Tensor3 rot(1, d, p.nb / 2);
+            rot.head(0) = p.rotations.head(rr);
+            s.matrices["rotation/r" + std::to_string(rr)] = std::move(rot);
+        }
+    if (n % p.c != 0 && nc > 1)
+        s.notes.push_back("n = " + std::to_string(n) + " is not a multiple of c = " + std::to_string(p.c) +
+                          ": the sorted order is padded to " + std::to_string(nc * p.c) +
+                          " slots; the padding is masked (the last chunk holds " + std::to_string(n % p.c) + ")");
+    if (p.shared)
+        s.notes.push_back("shared QK: keys are the L2-normalised queries (K unused); a token attends to itself "
+                          "only when nothing else is allowed (score −1e5)");
+    if (p.nb == 1) s.notes.push_back("n_b = 1: one bucket, the rotation is unused and every round is the same");
+    return r;
+}
+
+namespace {
+
 class LshVariant : public Variant {
 public:
     LshVariant() {
@@ -199,98 +299,10 @@ public:
     }
 
     RunResult run(const Heads& in, const Params& params, const RunOptions& options, Backend& backend) const override {
-        RunResult r;
-        r.variant = m_info.id;
-        r.params = params;
-        LshPlan p;
-        p.H = in.heads(), p.n = in.n(), p.R = params.get_int("rounds"), p.nb = params.get_int("buckets");
-        p.c = params.get_int("chunk"), p.L = params.get_int("look_back");
-        p.shared = params.get_bool("shared_qk"), p.causal = params.get_bool("causal"), p.self_mask = p.shared;
-        p.scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
-        r.causal = p.causal;
-        p.rotations = make_rotations(params, in.d());
-        const int d = in.d(), dv = in.dv(), H = p.H, n = p.n;
-
-        Tensor3 normalised, lse_rounds;
-        {
-            CostMeter meter;
-            const Tensor3* keys = &in.K;
-            if (p.shared) {
-                normalised = in.Q;
-                for (int h = 0; h < H; ++h) {
-                    MatView k = normalised.head(h);
-                    for (int i = 0; i < n; ++i) {
-                        const float norm = k.row(i).norm();
-                        if (norm > 0) k.row(i) /= norm;
-                    }
-                }
-                keys = &normalised;
-            }
-            LshHashArgs hash;
-            hash.X = &in.Q, hash.rotations = &p.rotations, hash.rounds = p.R, hash.n_buckets = p.nb;
-            hash.buckets = &p.buckets_q, hash.perm = &p.perm_q;
-            backend.lsh_hash(hash);
-            if (!p.shared) {
-                hash.X = &in.K, hash.buckets = &p.buckets_k, hash.perm = &p.perm_k;
-                backend.lsh_hash(hash);
-            }
-            Tensor3 O_rounds(p.R, H * n, dv);
-            lse_rounds = Tensor3(p.R, H * n, 1);
-            LshAttentionArgs att;
-            att.Q = &in.Q, att.K = keys, att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
-            att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
-            att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &lse_rounds;
-            backend.lsh_attention(att);
-            r.O = Tensor3(H, n, dv);
-            LshCombineArgs comb;
-            comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O;
-            backend.lsh_combine(comb);
-            meter.stop(r.cost);
-        }
-        const int nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
-        const double cells_per_round = double(n) * std::min(n, attended * p.c);
-        r.cost.flops = H * p.R * (2.0 * n * d * (p.nb / 2) * (p.shared ? 1 : 2) + 2.0 * cells_per_round * (d + dv));
-        r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
-
-        const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
-        fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, r);
-        Structure& s = r.structure;
-        export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
-        export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);
-        if (!p.shared) {
-            export_rounds("buckets_k", p.buckets_k, p.R, int64_t(H) * n, s);
-            export_rounds("perm_k", p.perm_k, p.R, int64_t(H) * n, s);
-        }
-        s.indices["chunk_len"] = {p.c};
-        s.indices["rounds"] = {p.R};
-        if (p.nb > 1)
-            for (int rr = 0; rr < p.R; ++rr) {
-                Tensor3 rot(1, d, p.nb / 2);
-                rot.head(0) = p.rotations.head(rr);
-                s.matrices["rotation/r" + std::to_string(rr)] = std::move(rot);
-            }
-        if (n % p.c != 0 && nc > 1)
-            s.notes.push_back("n = " + std::to_string(n) + " is not a multiple of c = " + std::to_string(p.c) +
-                              ": the sorted order is padded to " + std::to_string(nc * p.c) +
-                              " slots; the padding is masked (the last chunk holds " + std::to_string(n % p.c) + ")");
-        if (p.shared)
-            s.notes.push_back("shared QK: keys are the L2-normalised queries (K unused); a token attends to itself "
-                              "only when nothing else is allowed (score −1e5)");
-        if (p.nb == 1) s.notes.push_back("n_b = 1: one bucket, the rotation is unused and every round is the same");
-        return r;
+        return lsh_run(in, params, lsh_rotations(params, in.d()), options, backend);
     }
 
 private:
-    Tensor3 make_rotations(const Params& params, int d) const {
-        const int R = params.get_int("rounds"), nb = params.get_int("buckets");
-        const uint64_t seed = static_cast<uint64_t>(params.get("seed"));
-        if (nb == 1) return Tensor3(R, d, 0);
-        Tensor3 rot(R, d, nb / 2);
-        for (int r = 0; r < R; ++r)
-            for (int64_t k = 0; k < int64_t(d) * (nb / 2); ++k)
-                rot.head_data(r)[k] = static_cast<float>(rng::normal(seed, kRotationStream + r, k));
-        return rot;
-    }
     VariantInfo m_info;
 };
 
