@@ -54,7 +54,7 @@ def main():
           f"{r['linformer']['peak_bytes'] / 2**20:.2f} MiB -> {memory:.0f}x less (target >= 48x)")
 
     crossover = None
-    for n in [256, 512, 1024, 2048, 4096, 8192, 16384]:
+    for n in [256, 512, 1024, 2048, 3072, 4096, 8192, 16384]:
         r = best(a.exe, ["flash", "lsh"], n, ["lsh.rounds=4"], a.reps, a.threads)
         f, l = r["flash"]["time_ms"], r["lsh"]["time_ms"]
         print(f"n={n:6d}: flash {f:9.2f} ms  lsh(4 rounds) {l:9.2f} ms  flash/lsh {f / l:6.2f}")
