@@ -82,7 +82,7 @@ public:
     LinformerVariant() {
         m_info = {"linformer", "Linformer", "Wang et al. 2020",
                   "K' = E·K, V' = F·V with E, F (k×n, N(0, 1/k)); O = softmax(s·QK'ᵀ)·V'; non-causal only",
-                  {int_param("k", "k", "projected length k of E, F ∈ R^{k×n}", 64, 1, 1048576),
+                  {int_param("k", "k", "projected length k of E, F ∈ R^{k×n}", 64, 1, 65536),
                    choice_param("sharing", "sharing", "E_h, F_h per head (none), one E, F for all heads (headwise), "
                                 "E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
                    seed_param()},
@@ -118,7 +118,7 @@ public:
     SvdVariant() {
         m_info = {"svd", "SVD oracle (best rank r)", "Wang et al. 2020 §3",
                   "P_r = best rank-r approximation of the exact P (truncated SVD); O = P_r·V (quadratic)",
-                  {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 1048576)},
+                  {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 65536)},
                   false, false, true};
     }
     const VariantInfo& info() const override { return m_info; }

@@ -280,7 +280,7 @@ public:
                    with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
                                                2, 1, 65536),
                                      "n/64 rounded to even, ≥ 2"),
-                   int_param("chunk", "c", "chunk length c of the sorted sequence", 64, 1, 1048576),
+                   int_param("chunk", "c", "chunk length c of the sorted sequence", 64, 1, 65536),
                    int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
                    bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
                    causal_param(false), seed_param()},
