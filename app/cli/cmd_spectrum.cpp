@@ -101,7 +101,7 @@ int execute(const SpectrumOptionsCli& o) {
     const Heads heads = load_input(o.input);
     validate_heads(heads);
     if (o.head < -1 || o.head >= heads.heads())
-        throw Error("--head " + std::to_string(o.head) + " does not exist: choose 0 ≤ head < " +
+        throw Error("--spectrum-head " + std::to_string(o.head) + " does not exist: choose 0 ≤ head < " +
                     std::to_string(heads.heads()) + " or -1 for all heads");
     std::vector<int> head_list;
     for (int h = 0; h < heads.heads(); ++h)
@@ -157,7 +157,7 @@ void add_spectrum_command(CLI::App& app, CommandAction& action) {
     sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--top", o->top, "Singular values reported (and computed, for n > 2048)")->capture_default_str();
-    sub->add_option("--head", o->head, "Head to analyse (-1: all heads)")->capture_default_str();
+    sub->add_option("--spectrum-head", o->head, "Head whose spectra are computed (-1: all heads)")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }

@@ -21,6 +21,8 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
+// [SECTION] block-sparse
+void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
 // [SECTION] lsh
 void CpuBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
 void CpuBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }

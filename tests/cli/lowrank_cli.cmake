@@ -5,13 +5,13 @@ expect_exit(2 "--causal: linformer has no causal form" run --variant linformer -
 expect_exit(2 "linformer: k = 64 > n = 32" run --variant linformer --n 32)
 expect_exit(2 "lsh: buckets n_b = 3 must be 1 or even" run --variant lsh --set buckets=3 --n 64)
 expect_exit(2 "svd: rank r = 65 > n = 64" run --variant svd --set rank=65 --n 64)
-expect_exit(2 "--head 9 does not exist" spectrum --variant lsh --n 64 --heads 2 --head 9)
+expect_exit(2 "--spectrum-head 9 does not exist" spectrum --variant lsh --n 64 --heads 2 --spectrum-head 9)
 expect_exit(2 "--top must be" spectrum --n 64 --top 0)
 
 set(json ${WORK_DIR}/spectrum.json)
 file(REMOVE ${json})
 execute_process(COMMAND ${ATTNSCOPE} spectrum --variant lsh,linformer,svd --data lowrank --n 96 --heads 2 --dim 16
-                --set k=32 --set rank=8 --top 50 --head -1 --json ${json}
+                --set k=32 --set rank=8 --top 50 --spectrum-head -1 --json ${json}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "${out}")
 if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
