@@ -67,4 +67,10 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
 }
 // [SECTION] end block-sparse
 
+// [SECTION] lsh — HOST FALLBACK until the hashing / chunked-attention kernels exist.
+void CudaBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
+void CudaBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
+void CudaBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }
+// [SECTION] end lsh
+
 }  // namespace attnscope

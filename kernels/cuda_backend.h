@@ -36,6 +36,13 @@ public:
     /// run the CPU implementation on the host buffers, so variants work unchanged on a CUDA machine.
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
     // [SECTION] end block-sparse
+    // [SECTION] lsh
+    /// HOST FALLBACK: no CUDA kernels yet; runs the CPU implementation on the host buffers (same results,
+    /// CPU speed), so `lsh` works on a CUDA machine. Listed in kernels/README.md.
+    void lsh_hash(const LshHashArgs& args) override;
+    void lsh_attention(const LshAttentionArgs& args) override;
+    void lsh_combine(const LshCombineArgs& args) override;
+    // [SECTION] end lsh
 
 private:
     cuda::ContextPtr m_ctx;

@@ -16,6 +16,8 @@ constexpr int kExitBadInput = 2;
 void add_variants_command(CLI::App& app, CommandAction& action);
 /// `attnscope run --variant ID[,ID...] ...`
 void add_run_command(CLI::App& app, CommandAction& action);
+/// `attnscope spectrum [--variant ID[,ID...]] [--top K] [--spectrum-head H] [--json FILE] ...`
+void add_spectrum_command(CLI::App& app, CommandAction& action);
 /// `attnscope sweep --variant V --param NAME=START:STOP[:xF|:+S] --metric M ...`
 void add_sweep_command(CLI::App& app, CommandAction& action);
 /// `attnscope lesson [NAME] [--check]`

@@ -40,6 +40,45 @@ struct BlockSparseAttentionArgs {
 };
 // [SECTION] end block-sparse
 
+// [SECTION] lsh
+/// Arguments of the LSH hash primitive: buckets of every position per round, and the sorted order.
+struct LshHashArgs {
+    const Tensor3* X = nullptr;          // (H, n, d) vectors to hash (queries, or keys when QK are not shared)
+    const Tensor3* rotations = nullptr;  // (R, d, n_b/2) one random rotation per round, shared by the heads
+    int rounds = 1;                      // R
+    int n_buckets = 2;                   // n_b: 1, or even
+    std::vector<int>* buckets = nullptr; // (R, H, n) out: bucket of each position, resized by the call
+    std::vector<int>* perm = nullptr;    // (R, H, n) out: position at each sorted slot (key bucket·n + position)
+};
+
+/// Arguments of chunked LSH attention: per round, each chunk of c sorted queries attends to its own chunk
+/// and look_back previous chunks of sorted keys (wrapping), with causal masking, the self-mask and the
+/// duplicate discount (core/primitives/lsh.h). Rows with no allowed key output 0 and L_r = −inf.
+struct LshAttentionArgs {
+    const Tensor3* Q = nullptr;             // (H, n, d)
+    const Tensor3* K = nullptr;             // (H, n, d) keys (L2-normalised queries under shared QK)
+    const Tensor3* V = nullptr;             // (H, n, dv)
+    const std::vector<int>* perm_q = nullptr; // (R, H, n) query position at each sorted slot
+    const std::vector<int>* perm_k = nullptr; // (R, H, n) key position at each sorted slot (= perm_q when shared)
+    int rounds = 1;                         // R
+    int chunk_len = 64;                     // c
+    int look_back = 1;                      // previous chunks attended (wrapping)
+    float scale = 1.0f;                     // s
+    bool causal = false;                    // key position ≤ query position only
+    bool self_mask = true;                  // score kLshSelfScore for query i = key i (shared QK)
+    Tensor3* O_rounds = nullptr;            // (R, H·n, dv) out: O_r of every position (not sorted)
+    Tensor3* lse_rounds = nullptr;          // (R, H·n, 1) out: L_r = log Σ exp(score) of the round's set
+};
+
+/// Arguments of the round combination O = Σ_r O_r·exp(L_r − logsumexp_r L_r).
+struct LshCombineArgs {
+    const Tensor3* O_rounds = nullptr;    // (R, H·n, dv)
+    const Tensor3* lse_rounds = nullptr;  // (R, H·n, 1)
+    Tensor3* O = nullptr;                 // (H, n, dv) out
+    Tensor3* lse = nullptr;               // (H, n, 1) out, optional: logsumexp_r L_r
+};
+// [SECTION] end lsh
+
 /// Compute primitives. Implementations must be thread-compatible (one call at a time per instance)
 /// and must throw attnscope::Error (never crash) on bad shapes or exhausted memory.
 class Backend {
@@ -67,6 +106,14 @@ public:
     /// Attention restricted to a block-sparse layout; work is proportional to the stored blocks.
     virtual void block_sparse_attention(const BlockSparseAttentionArgs& args) = 0;
     // [SECTION] end block-sparse
+    // [SECTION] lsh
+    /// Hashes every position of X in every round and sorts by (bucket, position); see LshHashArgs.
+    virtual void lsh_hash(const LshHashArgs& args) = 0;
+    /// Chunked attention over the sorted order of every round; see LshAttentionArgs.
+    virtual void lsh_attention(const LshAttentionArgs& args) = 0;
+    /// Log-sum-exp combination of the rounds; see LshCombineArgs.
+    virtual void lsh_combine(const LshCombineArgs& args) = 0;
+    // [SECTION] end lsh
 };
 
 /// Checks the shapes of dense attention arguments; throws Error naming the mismatch.

@@ -16,6 +16,10 @@ public:
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     // [SECTION] block-sparse
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    // [SECTION] lsh
+    void lsh_hash(const LshHashArgs& args) override;
+    void lsh_attention(const LshAttentionArgs& args) override;
+    void lsh_combine(const LshCombineArgs& args) override;
 };
 
 }  // namespace attnscope

@@ -15,4 +15,12 @@ void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
 void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
 
+// [SECTION] lsh
+/// LSH hash + sort on the CPU; see Backend::lsh_hash.
+void cpu_lsh_hash(const LshHashArgs& args);
+/// Chunked LSH attention on the CPU; see Backend::lsh_attention.
+void cpu_lsh_attention(const LshAttentionArgs& args);
+/// LSH round combination on the CPU; see Backend::lsh_combine.
+void cpu_lsh_combine(const LshCombineArgs& args);
+
 }  // namespace attnscope

@@ -7,6 +7,8 @@ const std::vector<std::unique_ptr<Variant>>& all_variants() {
         std::vector<std::unique_ptr<Variant>> v;
         add_exact_variants(v);
         add_sparse_variants(v);
+        add_lsh_variants(v);
+        add_lowrank_variants(v);
         return v;
     }();
     return variants;

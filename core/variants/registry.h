@@ -17,5 +17,9 @@ const Variant& find_variant(const std::string& id);
 void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// strided, fixed, longformer, bigbird, xl (core/variants/sparse.cpp).
 void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// `lsh` (Reformer, core/variants/lsh.cpp).
+void add_lsh_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// `linformer` and `svd` (core/variants/lowrank.cpp).
+void add_lowrank_variants(std::vector<std::unique_ptr<Variant>>& out);
 
 }  // namespace attnscope

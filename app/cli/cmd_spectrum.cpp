@@ -1,0 +1,165 @@
+// `attnscope spectrum`: singular values of the exact P and of each variant's P̃ with the normalised cumulative
+// sum (Linformer Fig. 1 left): exact LAPACK SVD for n ≤ 2048, randomized top-k beyond.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "core/analysis/spectrum.h"
+#include "core/backend/registry.h"
+#include "core/session/experiment.h"
+#include "core/session/export.h"
+#include "core/session/result_json.h"
+#include "core/variants/registry.h"
+#include "input_options.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+struct SpectrumOptionsCli {
+    std::vector<std::string> variants;
+    std::vector<std::string> sets;
+    InputOptions input;
+    bool causal = false;
+    std::string backend = "auto";
+    std::string json_path;
+    int top = 256;
+    int head = 0;
+};
+
+std::vector<std::string> split_ids(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const std::string& item : items) {
+        std::stringstream ss(item);
+        std::string part;
+        while (std::getline(ss, part, ','))
+            if (!part.empty()) out.push_back(part);
+    }
+    return out;
+}
+
+/// --set NAME=VALUE goes to every chosen variant with that parameter, VARIANT.NAME=VALUE to one (as in `run`).
+std::vector<VariantRequest> build_requests(const SpectrumOptionsCli& o) {
+    const std::vector<std::string> ids = split_ids(o.variants);
+    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
+    for (const std::string& text : o.sets) {
+        auto [name, value] = split_assignment(text);
+        std::string only;
+        if (const auto dot = name.find('.'); dot != std::string::npos) only = name.substr(0, dot), name = name.substr(dot + 1);
+        bool used = false;
+        for (size_t k = 0; k < ids.size(); ++k) {
+            if (!only.empty() && ids[k] != only) continue;
+            if (find_param(find_variant(ids[k]).info().params, name) || !only.empty()) assigned[k].emplace_back(name, value), used = true;
+        }
+        if (!used) throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name + "'");
+    }
+    for (size_t k = 0; k < ids.size() && o.causal; ++k) {
+        if (!find_param(find_variant(ids[k]).info().params, "causal"))
+            throw Error("--causal: " + ids[k] + " has no causal form; drop --causal or the variant");
+        assigned[k].emplace_back("causal", "1");
+    }
+    std::vector<VariantRequest> out;
+    for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));
+    return out;
+}
+
+/// Cumulative value at rank k (1-based), or -1 when the spectrum is shorter.
+double cumulative_at(const Spectrum& s, int k) {
+    return k <= static_cast<int>(s.cumulative.size()) ? s.cumulative[k - 1] : -1.0;
+}
+
+void print_row(const std::string& name, int head, const Spectrum& s) {
+    std::cout << std::left << std::setw(12) << name << std::right << std::setw(5) << head << std::setw(7)
+              << (s.exact ? "exact" : "top-k") << std::setw(11) << std::setprecision(4)
+              << (s.singular_values.empty() ? 0.0 : s.singular_values[0]);
+    for (int k : {1, 8, 32, 64, 128, 256}) {
+        const double c = cumulative_at(s, k);
+        std::cout << std::setw(9);
+        if (c < 0) std::cout << "-";
+        else std::cout << std::fixed << std::setprecision(4) << c << std::defaultfloat;
+    }
+    const auto it = std::lower_bound(s.cumulative.begin(), s.cumulative.end(), 0.9);
+    std::cout << std::setw(9) << (it == s.cumulative.end() ? -1 : int(it - s.cumulative.begin()) + 1) << "\n";
+}
+
+nlohmann::json spectrum_json(const std::string& name, int head, const Spectrum& s, int top) {
+    const size_t keep = std::min(s.singular_values.size(), static_cast<size_t>(top));
+    return {{"matrix", name},
+            {"head", head},
+            {"exact", s.exact},
+            {"count", s.singular_values.size()},
+            {"singular_values", std::vector<double>(s.singular_values.begin(), s.singular_values.begin() + keep)},
+            {"cumulative", std::vector<double>(s.cumulative.begin(), s.cumulative.begin() + keep)}};
+}
+
+int execute(const SpectrumOptionsCli& o) {
+    if (o.top < 1) throw Error("--top must be ≥ 1 (number of singular values reported)");
+    const std::vector<VariantRequest> requests = build_requests(o);
+    if (!o.json_path.empty()) require_writable(o.json_path);
+    const Heads heads = load_input(o.input);
+    validate_heads(heads);
+    if (o.head < -1 || o.head >= heads.heads())
+        throw Error("--spectrum-head " + std::to_string(o.head) + " does not exist: choose 0 ≤ head < " +
+                    std::to_string(heads.heads()) + " or -1 for all heads");
+    std::vector<int> head_list;
+    for (int h = 0; h < heads.heads(); ++h)
+        if (o.head == -1 || o.head == h) head_list.push_back(h);
+    auto backend = make_backend(o.backend);
+    ReferenceCache refs(heads, true);
+    RunOptions options;
+    options.want_matrix = true;
+    options.max_matrix_n = heads.n();
+
+    std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
+              << "   backend " << backend->description() << "\n"
+              << "singular values of P and of each P̃; cum@k = Σ_{l≤k} σ_l / Σ σ_l"
+              << (heads.n() > 2048 ? " (randomized top-k: normalised over the top " + std::to_string(o.top) + ")" : "")
+              << "\n";
+    std::cout << std::left << std::setw(12) << "matrix" << std::right << std::setw(5) << "head" << std::setw(7) << "svd"
+              << std::setw(11) << "σ_1" << std::setw(9) << "cum@1" << std::setw(9) << "cum@8" << std::setw(9) << "cum@32"
+              << std::setw(9) << "cum@64" << std::setw(9) << "cum@128" << std::setw(9) << "cum@256" << std::setw(9)
+              << "k@90%" << "\n";
+    nlohmann::json out = {{"input", input_to_json(heads)}, {"backend", backend->name()}, {"top", o.top},
+                          {"spectra", nlohmann::json::array()}, {"results", nlohmann::json::array()}};
+    const Reference& ref = refs.get(o.causal, *backend);
+    for (int h : head_list) {
+        const Spectrum s = compute_spectrum(*ref.P, h, o.top);
+        print_row(o.causal ? "P (causal)" : "P", h, s);
+        out["spectra"].push_back(spectrum_json("P", h, s, o.top));
+    }
+    for (const VariantRequest& request : requests) {
+        const RunResult r = run_variant(heads, request, options, *backend, &refs);
+        out["results"].push_back(result_to_json(r));
+        if (!r.P_eff) {
+            std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see VARIANTS.md)\n";
+            continue;
+        }
+        for (int h : head_list) {
+            const Spectrum s = compute_spectrum(*r.P_eff, h, o.top);
+            print_row(r.variant, h, s);
+            out["spectra"].push_back(spectrum_json(r.variant, h, s, o.top));
+        }
+    }
+    if (!o.json_path.empty()) write_file_atomically(o.json_path, out.dump(2) + "\n");
+    return 0;
+}
+
+}  // namespace
+
+void add_spectrum_command(CLI::App& app, CommandAction& action) {
+    auto o = std::make_shared<SpectrumOptionsCli>();
+    auto* sub = app.add_subcommand("spectrum", "Singular values and cumulative curve of P and of each variant's P̃");
+    sub->add_option("--variant", o->variants, "Variant id(s), comma-separated (P is always included)");
+    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
+    add_input_options(*sub, o->input);
+    sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");
+    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--top", o->top, "Singular values reported (and computed, for n > 2048)")->capture_default_str();
+    sub->add_option("--spectrum-head", o->head, "Head whose spectra are computed (-1: all heads)")->capture_default_str();
+    sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");
+    sub->callback([&action, o] { action = [o] { return execute(*o); }; });
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,313 @@
+// attnscope — `lsh`: Reformer's LSH attention (Kitaev et al. 2020), exactly as VARIANTS.md defines it.
+//
+// Plan (host, deterministic given the seed): one random rotation R_r (d × n_b/2, N(0,1) entries from
+// core/primitives/random.h) per round, shared by the heads. Run (Backend primitives): keys = L2-normalised
+// queries under shared QK; hash h(x) = argmax([xR; −xR]); sort by bucket·n + position; chunks of c sorted
+// slots attend to themselves and look_back previous chunks (wrapping); the self-mask (score −1e5) applies under
+// shared QK only, where q_i·k̂_i would otherwise dominate (Kitaev §3) — with separate Q and K there is no such
+// reason, which also makes n_b = 1, c ≥ n, shared_qk off exactly `full`. Pairs met in several rounds are
+// discounted by log(count) and rounds are combined by log-sum-exp, so P̃ is the softmax over the union of
+// the rounds' sets (the self cell only carries weight when nothing else is possible).
+//
+// With shared_qk off, queries and keys are hashed and sorted separately (indices "buckets_k/r<k>",
+// "perm_k/r<k>"); chunk t of the sorted queries attends to chunks t…t−look_back of the sorted keys.
+//
+// [SECTION] card and resolve   [SECTION] structure on the host   [SECTION] run
+#include <algorithm>
+#include <cmath>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "../primitives/lsh.h"
+#include "../primitives/random.h"
+#include "common_params.h"
+#include "lsh.h"
+#include "registry.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr uint64_t kRotationStream = 0x4C534800;  // "LSH": stream of round r is kRotationStream + r
+
+// [SECTION] card and resolve
+
+int auto_buckets(int n) {
+    int nb = static_cast<int>(std::lround(n / 64.0));
+    if (nb % 2) ++nb;
+    return std::max(2, nb);
+}
+
+/// Everything the run decided, in (R, H, n) layout.
+struct LshPlan {
+    int H = 0, n = 0, R = 0, nb = 0, c = 0, L = 0;
+    bool shared = true, causal = false, self_mask = true;
+    float scale = 1.0f;
+    Tensor3 rotations;              // (R, d, n_b/2)
+    std::vector<int> buckets_q, perm_q, buckets_k, perm_k;  // (R, H, n); *_k empty when shared
+    const std::vector<int>& pk() const { return shared ? perm_q : perm_k; }
+};
+
+// [SECTION] structure on the host
+
+/// Inverse permutation per (round, head): slot of each position.
+std::vector<int> slots_of(const std::vector<int>& perm, int R, int H, int n) {
+    std::vector<int> slot(perm.size());
+    for (int64_t rh = 0; rh < int64_t(R) * H; ++rh)
+        for (int s = 0; s < n; ++s) slot[rh * n + perm[rh * n + s]] = s;
+    return slot;
+}
+
+/// Walks, for query i of head h, every key of the union of the rounds' sets once (causal applied),
+/// calling visit(j, first_round). Self is reported like any other key; callers apply the self-mask.
+template <class Visit>
+void for_each_union_key(const LshPlan& p, const std::vector<int>& slot_q, const std::vector<int>& slot_k, int h, int i,
+                        Visit&& visit) {
+    const int n = p.n, nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
+    const std::vector<int>& pk = p.pk();
+    for (int r = 0; r < p.R; ++r) {
+        const int64_t base = (int64_t(r) * p.H + h) * n;
+        const int t = slot_q[base + i] / p.c;
+        for (int b = 0; b < attended; ++b) {
+            const int kc = lsh_key_chunk(t, b, nc);
+            for (int s = kc * p.c; s < std::min(n, kc * p.c + p.c); ++s) {
+                const int j = pk[base + s];
+                if (p.causal && j > i) continue;
+                bool seen = false;
+                for (int r2 = 0; r2 < r && !seen; ++r2) {
+                    const int64_t b2 = (int64_t(r2) * p.H + h) * n;
+                    seen = lsh_chunk_attends(slot_q[b2 + i] / p.c, slot_k[b2 + j] / p.c, p.L, nc);
+                }
+                if (!seen) visit(j, r);
+            }
+        }
+    }
+}
+
+/// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
+/// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
+void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds,
+                    bool want_matrix, RunResult& r) {
+    const int H = p.H, n = p.n;
+    const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
+    const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
+    const int nc = lsh_num_chunks(n, p.c);
+    const float exact_scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
+    Tensor3 allowed(H, n, 1);
+    ReasonMask mask;
+    if (want_matrix) {
+        mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
+        r.P_eff = Tensor3(H, n, n);
+    }
+    double cells = 0;
+    int64_t empty_rows = 0;
+#pragma omp parallel for collapse(2) schedule(dynamic, 16) reduction(+ : cells, empty_rows)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            std::vector<int> members;
+            bool self_member = false;
+            for_each_union_key(p, slot_q, slot_k, h, i, [&](int j, int) {
+                if (p.self_mask && j == i) self_member = true;
+                else members.push_back(j);
+            });
+            if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
+            cells += double(members.size());
+            empty_rows += members.empty() ? 1 : 0;
+            double m = -INFINITY, sum = 0;
+            std::vector<double> logits(members.size());
+            for (size_t k = 0; k < members.size(); ++k) {
+                logits[k] = exact_scale * in.Q.head(h).row(i).dot(in.K.head(h).row(members[k]));
+                m = std::max(m, logits[k]);
+            }
+            for (double l : logits) sum += std::exp(l - m);
+            allowed.at(h, i, 0) = members.empty() ? -INFINITY : static_cast<float>(m + std::log(sum));
+            if (!want_matrix) continue;
+            for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
+            // Each round's softmax weights (normalised locally, from score differences) times the round's weight.
+            const LshRoundsNorm norm = lsh_rounds_norm(lse_rounds.data() + int64_t(h) * n + i, p.R, int64_t(H) * n);
+            std::vector<std::pair<int, float>> scores;
+            for (int rr = 0; rr < p.R; ++rr) {
+                const int64_t base = (int64_t(rr) * H + h) * n;
+                const float weight = lsh_round_weight(lse_rounds.at(rr, h * n + i, 0), norm);
+                if (weight == 0.0f) continue;
+                const int t = slot_q[base + i] / p.c;
+                scores.clear();
+                float row_max = -INFINITY;
+                for (int b = 0; b < lsh_chunks_attended(p.L, nc); ++b) {
+                    const int kc = lsh_key_chunk(t, b, nc);
+                    for (int s = kc * p.c; s < std::min(n, kc * p.c + p.c); ++s) {
+                        const int j = p.pk()[base + s];
+                        if (p.causal && j > i) continue;
+                        int count = 0;
+                        for (int r2 = 0; r2 < p.R; ++r2) {
+                            const int64_t b2 = (int64_t(r2) * H + h) * n;
+                            count += lsh_chunk_attends(slot_q[b2 + i] / p.c, slot_k[b2 + j] / p.c, p.L, nc) ? 1 : 0;
+                        }
+                        const float dot = p.scale * in.Q.head(h).row(i).dot(keys.head(h).row(j));
+                        scores.push_back({j, lsh_cell_score(dot, p.self_mask && j == i, lsh_duplicate_discount(count))});
+                        row_max = std::max(row_max, scores.back().second);
+                    }
+                }
+                float sum = 0.0f;
+                for (auto& [j, sc] : scores) sum += (sc = std::exp(sc - row_max));
+                for (const auto& [j, e] : scores) r.P_eff->at(h, i, j) += e / sum * weight;
+            }
+        }
+    const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
+    r.structure.density = cells / (H * total_cells);
+    r.structure.allowed_lse = std::move(allowed);
+    if (empty_rows > 0)
+        r.structure.notes.push_back(std::to_string(empty_rows) + " of " + std::to_string(int64_t(H) * n) +
+                                    " rows have no allowed key (causal with separate Q/K hashing: every key in their "
+                                    "chunks comes later); their output is 0");
+    if (want_matrix) r.structure.mask = std::move(mask);
+}
+
+/// Per-round (H·n) slices of an (R, H, n) index array under "<name>/r<k>".
+void export_rounds(const std::string& name, const std::vector<int>& v, int R, int64_t per_round, Structure& s) {
+    for (int r = 0; r < R; ++r)
+        s.indices[name + "/r" + std::to_string(r)] = std::vector<int>(v.begin() + r * per_round, v.begin() + (r + 1) * per_round);
+}
+
+// [SECTION] run
+
+}  // namespace
+
+Tensor3 lsh_rotations(const Params& params, int d) {
+    const int R = params.get_int("rounds"), nb = params.get_int("buckets");
+    const uint64_t seed = static_cast<uint64_t>(params.get("seed"));
+    if (nb == 1) return Tensor3(R, d, 0);
+    Tensor3 rot(R, d, nb / 2);
+    for (int r = 0; r < R; ++r)
+        for (int64_t k = 0; k < int64_t(d) * (nb / 2); ++k)
+            rot.head_data(r)[k] = static_cast<float>(rng::normal(seed, kRotationStream + r, k));
+    return rot;
+}
+
+RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotations, const RunOptions& options,
+                  Backend& backend) {
+    RunResult r;
+    r.variant = "lsh";
+    r.params = params;
+    LshPlan p;
+    p.H = in.heads(), p.n = in.n(), p.R = params.get_int("rounds"), p.nb = params.get_int("buckets");
+    p.c = params.get_int("chunk"), p.L = params.get_int("look_back");
+    p.shared = params.get_bool("shared_qk"), p.causal = params.get_bool("causal"), p.self_mask = p.shared;
+    p.scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
+    r.causal = p.causal;
+    if (p.nb > 1) require_shape(rotations, p.R, in.d(), p.nb / 2, "lsh rotations");
+    p.rotations = rotations;
+    const int d = in.d(), dv = in.dv(), H = p.H, n = p.n;
+
+    Tensor3 normalised, lse_rounds;
+    {
+        CostMeter meter;
+        const Tensor3* keys = &in.K;
+        if (p.shared) {
+            normalised = in.Q;
+            for (int h = 0; h < H; ++h) {
+                MatView k = normalised.head(h);
+                for (int i = 0; i < n; ++i) {
+                    const float norm = k.row(i).norm();
+                    if (norm > 0) k.row(i) /= norm;
+                }
+            }
+            keys = &normalised;
+        }
+        LshHashArgs hash;
+        hash.X = &in.Q, hash.rotations = &p.rotations, hash.rounds = p.R, hash.n_buckets = p.nb;
+        hash.buckets = &p.buckets_q, hash.perm = &p.perm_q;
+        backend.lsh_hash(hash);
+        if (!p.shared) {
+            hash.X = &in.K, hash.buckets = &p.buckets_k, hash.perm = &p.perm_k;
+            backend.lsh_hash(hash);
+        }
+        Tensor3 O_rounds(p.R, H * n, dv);
+        lse_rounds = Tensor3(p.R, H * n, 1);
+        LshAttentionArgs att;
+        att.Q = &in.Q, att.K = keys, att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
+        att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
+        att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &lse_rounds;
+        backend.lsh_attention(att);
+        r.O = Tensor3(H, n, dv);
+        LshCombineArgs comb;
+        comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O;
+        backend.lsh_combine(comb);
+        meter.stop(r.cost);
+    }
+    const int nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
+    const double cells_per_round = double(n) * std::min(n, attended * p.c);
+    r.cost.flops = H * p.R * (2.0 * n * d * (p.nb / 2) * (p.shared ? 1 : 2) + 2.0 * cells_per_round * (d + dv));
+    r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
+
+    const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
+    fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, r);
+    Structure& s = r.structure;
+    export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
+    export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);
+    if (!p.shared) {
+        export_rounds("buckets_k", p.buckets_k, p.R, int64_t(H) * n, s);
+        export_rounds("perm_k", p.perm_k, p.R, int64_t(H) * n, s);
+    }
+    s.indices["chunk_len"] = {p.c};
+    s.indices["rounds"] = {p.R};
+    if (p.nb > 1)
+        for (int rr = 0; rr < p.R; ++rr) {
+            Tensor3 rot(1, d, p.nb / 2);
+            rot.head(0) = p.rotations.head(rr);
+            s.matrices["rotation/r" + std::to_string(rr)] = std::move(rot);
+        }
+    if (n % p.c != 0 && nc > 1)
+        s.notes.push_back("n = " + std::to_string(n) + " is not a multiple of c = " + std::to_string(p.c) +
+                          ": the sorted order is padded to " + std::to_string(nc * p.c) +
+                          " slots; the padding is masked (the last chunk holds " + std::to_string(n % p.c) + ")");
+    if (p.shared)
+        s.notes.push_back("shared QK: keys are the L2-normalised queries (K unused); a token attends to itself "
+                          "only when nothing else is allowed (score −1e5)");
+    if (p.nb == 1) s.notes.push_back("n_b = 1: one bucket, the rotation is unused and every round is the same");
+    return r;
+}
+
+namespace {
+
+class LshVariant : public Variant {
+public:
+    LshVariant() {
+        m_info = {"lsh", "Reformer LSH attention", "Kitaev et al. 2020",
+                  "hash shared Q/K with random rotations (argmax [xR; −xR]), sort by bucket, attend within chunk + "
+                  "look-back, self-mask, log-sum-exp over rounds",
+                  {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
+                   with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
+                                               2, 1, 65536),
+                                     "n/64 rounded to even, ≥ 2"),
+                   int_param("chunk", "c", "chunk length c of the sorted sequence", 64, 1, 65536),
+                   int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
+                   bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
+                   causal_param(false), seed_param()},
+                  true, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        if (!p.has("buckets")) p.set("buckets", auto_buckets(heads.n()));
+        const int nb = p.get_int("buckets");
+        if (nb > 1 && nb % 2 != 0)
+            throw Error("lsh: buckets n_b = " + std::to_string(nb) + " must be 1 or even (h(x) = argmax over [xR; −xR] "
+                        "has n_b/2 rotations): choose " + std::to_string(nb + 1) + " or " + std::to_string(nb - 1));
+        return p;
+    }
+
+    RunResult run(const Heads& in, const Params& params, const RunOptions& options, Backend& backend) const override {
+        return lsh_run(in, params, lsh_rotations(params, in.d()), options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+void add_lsh_variants(std::vector<std::unique_ptr<Variant>>& out) { out.push_back(std::make_unique<LshVariant>()); }
+
+}  // namespace attnscope
