@@ -147,6 +147,12 @@ void copy_to_device(const Context& ctx, void* device, const void* host, size_t b
     if (bytes) ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, ctx.stream()));
 }
 
+void copy_to_host(const Context& ctx, void* host, const void* device, size_t bytes) {
+    if (!bytes) return;
+    ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, ctx.stream()));
+    ctx.synchronize("copying a result back to the host");
+}
+
 void download(const Context& ctx, const float* device, float* host, size_t count) {
     if (!count) return;
     ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(host, device, count * sizeof(float), cudaMemcpyDeviceToHost, ctx.stream()));

@@ -123,6 +123,8 @@ DeviceBuffer<T> upload_array(const Context& ctx, const T* host, size_t count, co
     if (count) copy_to_device(ctx, buffer.get(), host, count * sizeof(T));
     return buffer;
 }
+/// Copies `bytes` from device to host memory and waits for them.
+void copy_to_host(const Context& ctx, void* host, const void* device, size_t bytes);
 /// Copies `count` floats from device to host and waits for them.
 void download(const Context& ctx, const float* device, float* host, size_t count);
 

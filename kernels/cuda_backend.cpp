@@ -67,10 +67,33 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
 }
 // [SECTION] end block-sparse
 
-// [SECTION] lsh — HOST FALLBACK until the hashing / chunked-attention kernels exist.
-void CudaBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
+// [SECTION] lsh
+void CudaBackend::lsh_hash(const LshHashArgs& a) {
+    // The CPU implementation owns the argument checks (same messages on both backends); a call it would
+    // reject is handed to it so that it throws them.
+    const bool valid = a.X && a.buckets && a.perm && a.rounds >= 1 && a.n_buckets >= 1 &&
+                       (a.n_buckets == 1 || a.n_buckets % 2 == 0) &&
+                       (a.n_buckets == 1 || (a.rotations && a.rotations->heads() == a.rounds &&
+                                             a.rotations->rows() == a.X->cols() &&
+                                             a.rotations->cols() == a.n_buckets / 2));
+    if (!valid) return cpu_lsh_hash(a);
+    const int H = a.X->heads(), n = a.X->rows();
+    a.buckets->assign(size_t(a.rounds) * H * n, 0);
+    a.perm->assign(size_t(a.rounds) * H * n, 0);
+    cuda::lsh_hash(*m_ctx, a.X->data(), H, n, a.X->cols(), a.n_buckets > 1 ? a.rotations->data() : nullptr, a.rounds,
+                   a.n_buckets, a.buckets->data(), a.perm->data());
+}
+// HOST FALLBACK: the chunked attention over the sorted rounds has no kernel yet.
 void CudaBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
-void CudaBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }
+void CudaBackend::lsh_combine(const LshCombineArgs& a) {
+    if (!a.O_rounds || !a.lse_rounds || !a.O) return cpu_lsh_combine(a);  // throws the CPU's message
+    const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();
+    require_shape(*a.O_rounds, R, H * n, dv, "lsh_combine O_rounds");
+    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_combine lse_rounds");
+    if (a.lse) require_shape(*a.lse, H, n, 1, "lsh_combine lse");
+    cuda::lsh_combine(*m_ctx, a.O_rounds->data(), a.lse_rounds->data(), R, H, n, dv, a.O->data(),
+                      a.lse ? a.lse->data() : nullptr);
+}
 // [SECTION] end lsh
 
 }  // namespace attnscope

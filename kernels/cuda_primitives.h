@@ -81,4 +81,15 @@ void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const Block
                             float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
 // [SECTION] end block-sparse
 
+// [SECTION] lsh
+/// Buckets and sorted order of every (round, head): x·R_r through cuBLAS, lsh_argmax_bucket per position, one
+/// CUB radix sort by ((round, head), bucket, position). Shapes validated by the caller; rotations unused
+/// (may be nullptr) when n_buckets = 1.
+void lsh_hash(Context& ctx, const float* X, int H, int n, int d, const float* rotations, int R, int n_buckets,
+              int* buckets, int* perm);  // X (H,n,d), rotations (R,d,nb/2); buckets, perm (R,H,n) host, sized
+/// O = Σ_r O_r·exp(L_r − logsumexp_r L_r) per row; lse = logsumexp_r L_r when not nullptr.
+void lsh_combine(Context& ctx, const float* O_rounds, const float* lse_rounds, int R, int H, int n, int dv, float* O,
+                 float* lse);  // O_rounds (R,H·n,dv), lse_rounds (R,H·n,1), O (H,n,dv), lse (H,n,1)
+// [SECTION] end lsh
+
 }  // namespace attnscope::cuda

@@ -7,6 +7,7 @@
 // This runs where no GPU exists; it checks logic, indexing and synchronisation points, not speed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "block_sparse_attention.cuh"
 #include "flash_attention.cuh"
 #include "gemm.cuh"
+#include "lsh.cuh"
 #include "pooled_view.cuh"
 #include "softmax_rows.cuh"
 
@@ -282,6 +284,78 @@ INSTANTIATE_TEST_SUITE_P(Cuda, BlockSparseKernelEmulated, testing::ValuesIn(bloc
                                     std::to_string(c.b) + "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
                                     "_lh" + std::to_string(c.layout_heads) + "_i" + std::to_string(info.index);
                          });
+
+// [SECTION] LSH hashing and round combination
+
+TEST(LshKernelsEmulated, BucketsAndSortedOrderMatchCpuHash) {
+    struct Case { int H, n, d, R, nb; };
+    for (const Case c : {Case{2, 1, 8, 1, 2}, Case{2, 37, 16, 3, 8}, Case{1, 130, 64, 4, 32}, Case{3, 50, 5, 2, 1},
+                         Case{2, 64, 32, 16, 64}})
+    {
+        std::cout << "[case] emulated lsh_bucket_kernel + lsh_perm_kernel H=" << c.H << " n=" << c.n << " d=" << c.d
+                  << " R=" << c.R << " n_buckets=" << c.nb << " exact\n";
+        const Tensor3 X = random_tensor(c.H, c.n, c.d, 41);
+        const Tensor3 rot = random_tensor(c.R, c.d, std::max(1, c.nb / 2), 42);
+        std::vector<int> buckets_ref, perm_ref;
+        LshHashArgs a;
+        a.X = &X, a.rotations = &rot, a.rounds = c.R, a.n_buckets = c.nb, a.buckets = &buckets_ref, a.perm = &perm_ref;
+        cpu_lsh_hash(a);
+
+        // What cuBLAS leaves for the kernel: XR_r = X·R_r, (R, H·n, nb/2).
+        const int half = c.nb / 2;
+        const int64_t total = int64_t(c.R) * c.H * c.n;
+        Tensor3 XR(c.R, c.H * c.n, std::max(1, half));
+        if (half > 0)
+            for (int r = 0; r < c.R; ++r)
+                for (int h = 0; h < c.H; ++h)
+                    XR.head(r).middleRows(h * c.n, c.n).noalias() = X.head(h) * rot.head(r);
+        const std::vector<float> xr(XR.data(), XR.data() + (half > 0 ? XR.size() : 0));
+        std::vector<int> buckets(std::size_t(total), -1), perm(std::size_t(total), -1);
+        std::vector<uint64_t> keys(static_cast<std::size_t>(total));
+        reset_shared_arena();
+        const dim3 grid(unsigned(cuda::ceil_div(total, cuda::kLshThreads)));
+        cuda_emu::launch(grid, dim3(cuda::kLshThreads), 0, [&] {
+            cuda::lsh_bucket_kernel(half > 0 ? xr.data() : nullptr, total, c.n, c.nb, buckets.data(), keys.data());
+        });
+        std::sort(keys.begin(), keys.end());  // stands in for cub::DeviceRadixSort::SortKeys
+        cuda_emu::launch(grid, dim3(cuda::kLshThreads), 0,
+                         [&] { cuda::lsh_perm_kernel(keys.data(), total, c.n, perm.data()); });
+        EXPECT_EQ(buckets, buckets_ref);
+        EXPECT_EQ(perm, perm_ref);
+    }
+}
+
+TEST(LshKernelsEmulated, RoundCombinationMatchesCpu) {
+    struct Case { int R, H, n, dv; };
+    for (const Case c : {Case{1, 1, 1, 1}, Case{4, 2, 33, 16}, Case{16, 3, 10, 7}, Case{3, 2, 5, 0}}) {
+        std::cout << "[case] emulated lsh_combine_kernel R=" << c.R << " H=" << c.H << " n=" << c.n << " dv=" << c.dv
+                  << " tol=1e-6\n";
+        const Tensor3 O_rounds = random_tensor(c.R, c.H * c.n, c.dv, 43);
+        Tensor3 lse_rounds = random_tensor(c.R, c.H * c.n, 1, 44, 3.0f);
+        // Empty rounds (−inf), one row empty in every round, and self-mask-sized logs near −1e5.
+        for (int64_t k = 0; k < lse_rounds.size(); k += 5) lse_rounds.data()[k] = -INFINITY;
+        for (int r = 0; r < c.R; ++r) lse_rounds.at(r, 0, 0) = -INFINITY;
+        for (int64_t k = 3; k < lse_rounds.size(); k += 7) lse_rounds.data()[k] -= 1e5f;
+        Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+        LshCombineArgs a;
+        a.O_rounds = &O_rounds, a.lse_rounds = &lse_rounds, a.O = &O_ref, a.lse = &lse_ref;
+        cpu_lsh_combine(a);
+        Fenced dOR(O_rounds), dLR(lse_rounds), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+        const int64_t rows = int64_t(c.H) * c.n;
+        reset_shared_arena();
+        cuda_emu::launch(dim3(unsigned(cuda::ceil_div(rows * std::max(c.dv, 1), cuda::kLshThreads))), dim3(cuda::kLshThreads), 0,
+                         [&] { cuda::lsh_combine_kernel(dOR.get(), dLR.get(), c.R, rows, c.dv, dO.get(), dL.get()); });
+        const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+        EXPECT_TRUE(O.all_finite());
+        EXPECT_TRUE(dO.fences_intact());
+        EXPECT_TRUE(dL.fences_intact());
+        EXPECT_LE(rel_err(O, O_ref), 1e-6);
+        for (int64_t k = 0; k < lse.size(); ++k) {
+            if (std::isinf(lse_ref.data()[k])) EXPECT_EQ(lse.data()[k], lse_ref.data()[k]) << "row " << k;
+            else EXPECT_NEAR(lse.data()[k], lse_ref.data()[k], 1e-6 * std::max(1.0f, std::abs(lse_ref.data()[k])));
+        }
+    }
+}
 
 // [SECTION] Row softmax of the materialised path
 
