@@ -16,6 +16,8 @@ constexpr int kExitBadInput = 2;
 void add_variants_command(CLI::App& app, CommandAction& action);
 /// `attnscope run --variant ID[,ID...] ...`
 void add_run_command(CLI::App& app, CommandAction& action);
+/// `attnscope bench --variants ID[,ID...] --n 1024:65536 ...`
+void add_bench_command(CLI::App& app, CommandAction& action);
 /// `attnscope gui [--screenshot FILE] ...` (and the default when no subcommand is given)
 void add_gui_command(CLI::App& app, CommandAction& action);
 
