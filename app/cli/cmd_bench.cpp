@@ -45,6 +45,7 @@ struct BenchOptionsCli {
     std::string k_list = "128:2048";
     std::string baseline = "full";
     bool progress = true;
+    bool memory_only = false;
 };
 
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -93,7 +94,7 @@ std::vector<BenchVariantSpec> build_specs(const BenchOptionsCli& o) {
 }
 
 BenchConfig base_config(const BenchOptionsCli& o) {
-    if (o.runs < kMinRuns)
+    if (o.runs < kMinRuns && !o.memory_only)
         throw Error("--runs " + std::to_string(o.runs) + ": at least " + std::to_string(kMinRuns) +
                     " timed runs are needed for an honest median with min and max");
     if (o.warmup < 0) throw Error("--warmup must be ≥ 0");
@@ -105,6 +106,7 @@ BenchConfig base_config(const BenchOptionsCli& o) {
     c.plan = {o.warmup, o.runs};
     c.budget_s = o.budget_s;
     c.measure_machine = !o.no_machine;
+    c.memory_only = o.memory_only;
     c.machine.gemm_size = o.gemm_size;
     if (o.memory_limit_mib >= 0) c.available_bytes_override = static_cast<int64_t>(o.memory_limit_mib * 1048576.0);
     return c;
@@ -217,6 +219,8 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--baseline", o->baseline, "Baseline for --linformer-table: full or flash")->capture_default_str();
     sub->add_option("--markdown", o->markdown_path, "Write the --linformer-table markdown to this file");
     sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
+    sub->add_flag("--memory-only", o->memory_only,
+                  "One cold run per point for its memory figures (peak tracked bytes, RSS growth); times are not medians");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

@@ -10,7 +10,8 @@
 
 namespace attnscope {
 
-double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, double* best_gflops) {
+double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, double* best_gflops,
+                           double* per_cpu_gflops) {
     if (size < 16) throw Error("GEMM size " + std::to_string(size) + " is too small to measure a rate: use ≥ 16");
     // Values in a narrow range keep the products away from denormals and overflow.
     Tensor3 A(1, size, size), B(1, size, size), C(1, size, size);
@@ -18,8 +19,21 @@ double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, d
         A.data()[k] = 0.5f + float(k % 7) * 0.01f;
         B.data()[k] = 0.25f - float(k % 5) * 0.01f;
     }
-    const TimingStats t = time_repeated([&] { return wall_ms([&] { backend.gemm(A, false, B, false, 1.0f, 0.0f, C); }); }, plan);
+    std::vector<double> cpu_ms;
+    const TimingStats t = time_repeated(
+        [&] {
+            const double c0 = process_cpu_ms();
+            const double ms = wall_ms([&] { backend.gemm(A, false, B, false, 1.0f, 0.0f, C); });
+            cpu_ms.push_back(process_cpu_ms() - c0);
+            return ms;
+        },
+        plan);
     const double flops = 2.0 * double(size) * size * size;
+    if (per_cpu_gflops) {
+        const std::vector<double> timed(cpu_ms.begin() + std::min<size_t>(cpu_ms.size(), t.warmup), cpu_ms.end());
+        const double median_cpu = summarize_times(timed).median_ms;
+        *per_cpu_gflops = median_cpu > 0 ? flops / (median_cpu * 1e6) : 0;
+    }
     if (best_gflops) *best_gflops = t.min_ms > 0 ? flops / (t.min_ms * 1e6) : 0;
     return t.median_ms > 0 ? flops / (t.median_ms * 1e6) : 0;
 }
@@ -64,15 +78,20 @@ std::string cpu_model_name() {
     return "unknown CPU";
 }
 
-MachineFigures measure_machine(Backend& backend, const MachineOptions& o) {
+MachineFigures describe_machine(Backend& backend) {
     MachineFigures m;
     m.backend = backend.description();
     m.threads = omp_get_max_threads();
     m.cpu_model = cpu_model_name();
     m.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
     m.total_memory_bytes = attnscope::total_memory_bytes();
+    return m;
+}
+
+MachineFigures measure_machine(Backend& backend, const MachineOptions& o) {
+    MachineFigures m = describe_machine(backend);
     m.gemm_size = o.gemm_size;
-    m.gemm_gflops = measure_gemm_gflops(backend, o.gemm_size, o.plan, &m.gemm_gflops_best);
+    m.gemm_gflops = measure_gemm_gflops(backend, o.gemm_size, o.plan, &m.gemm_gflops_best, &m.gemm_gflops_per_cpu);
     m.triad_floats = o.triad_floats;
     m.triad_gbs = measure_triad_gbs(o.triad_floats, o.plan, &m.triad_gbs_best);
     return m;

@@ -21,6 +21,7 @@ struct MachineOptions {
 struct MachineFigures {
     double gemm_gflops = 0;          // median GFLOP/s of the SGEMM
     double gemm_gflops_best = 0;     // fastest run's GFLOP/s
+    double gemm_gflops_per_cpu = 0;  // GFLOP per CPU-second of the process (median run): robust to sharing
     int gemm_size = 0;               // N used
     double triad_gbs = 0;            // median GB/s of the triad (3 × 4 bytes per element, STREAM counting)
     double triad_gbs_best = 0;       // fastest run's GB/s
@@ -33,9 +34,13 @@ struct MachineFigures {
 };
 
 /// Median GFLOP/s of a size×size SGEMM through backend.gemm (one head, so the backend threads the product).
-double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, double* best_gflops = nullptr);
+/// `per_cpu_gflops` (optional) receives GFLOP per CPU-second of the median-CPU run.
+double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, double* best_gflops = nullptr,
+                           double* per_cpu_gflops = nullptr);
 /// Median GB/s of a parallel triad a[i] = b[i] + s·c[i] over `floats` elements (12 bytes per element).
 double measure_triad_gbs(int64_t floats, const TimingPlan& plan, double* best_gbs = nullptr);
+/// The host description only (CPU model, threads, memory, backend); roofs left at zero.
+MachineFigures describe_machine(Backend& backend);
 /// Both roofs and the host description.
 MachineFigures measure_machine(Backend& backend, const MachineOptions& options);
 /// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent).

@@ -62,7 +62,8 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                               {"threads", m.threads},
                               {"total_memory_bytes", m.total_memory_bytes},
                               {"backend", m.backend},
-                              {"gemm", {{"size", m.gemm_size}, {"gflops", m.gemm_gflops}, {"gflops_best", m.gemm_gflops_best}}},
+                              {"gemm", {{"size", m.gemm_size}, {"gflops", m.gemm_gflops}, {"gflops_best", m.gemm_gflops_best},
+                                        {"gflops_per_cpu_second", m.gemm_gflops_per_cpu}}},
                               {"triad", {{"floats", m.triad_floats}, {"gbs", m.triad_gbs}, {"gbs_best", m.triad_gbs_best}}}};
     nlohmann::json points = nlohmann::json::array();
     for (const BenchPoint& p : r.points) {
@@ -85,10 +86,12 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                             {"warmup_runs", p.time.warmup},
                             {"warmup_total", p.time.warmup_ms}}},
                           {"variant_ms", p.variant_ms},
+                          {"cpu_ms", p.cpu_ms},
                           {"flops", p.flops},
                           {"bytes", p.bytes},
                           {"gflops", p.gflops},
                           {"gemm_fraction", p.gemm_fraction},
+                          {"cpu_gemm_fraction", p.cpu_gemm_fraction},
                           {"gbs", p.gbs},
                           {"intensity", p.intensity},
                           {"roofline_gflops", p.roofline_gflops},
@@ -118,7 +121,8 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
               {"data", r.data},
               {"warmup", r.plan.warmup},
               {"runs", r.plan.runs},
-              {"budget_s", r.budget_s}}},
+              {"budget_s", r.budget_s},
+              {"memory_only", r.memory_only}}},
             {"points", points},
             {"cancelled", r.cancelled},
             {"notes", r.notes}};
@@ -127,7 +131,8 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
 const std::vector<std::string>& bench_csv_columns() {
     static const std::vector<std::string> columns = {
         "variant", "label", "n", "heads", "dim", "value_dim", "causal", "status", "median_ms", "min_ms", "max_ms",
-        "mean_ms", "runs", "variant_ms", "flops", "bytes", "gflops", "gemm_fraction", "gbs", "intensity",
+        "mean_ms", "runs", "variant_ms", "cpu_ms", "flops", "bytes", "gflops", "gemm_fraction", "cpu_gemm_fraction",
+        "gbs", "intensity",
         "roofline_fraction", "peak_bytes", "extra_bytes", "output_bytes", "estimate_bytes", "rss_peak_delta_bytes",
         "speedup_vs_flash", "memory_saving_vs_full", "machine_gemm_gflops", "machine_triad_gbs", "params", "reason"};
     return columns;
@@ -146,8 +151,9 @@ std::string bench_report_to_csv(const BenchReport& r) {
             m ? number_text(p.time.median_ms) : "", m ? number_text(p.time.min_ms) : "",
             m ? number_text(p.time.max_ms) : "", m ? number_text(p.time.mean_ms) : "",
             std::to_string(p.time.samples_ms.size()), m ? number_text(p.variant_ms) : "",
-            m ? number_text(p.flops) : "", m ? number_text(p.bytes) : "", m ? number_text(p.gflops) : "",
-            m ? number_text(p.gemm_fraction) : "", m ? number_text(p.gbs) : "", m ? number_text(p.intensity) : "",
+            m ? number_text(p.cpu_ms) : "", m ? number_text(p.flops) : "", m ? number_text(p.bytes) : "",
+            m ? number_text(p.gflops) : "", m ? number_text(p.gemm_fraction) : "",
+            m ? number_text(p.cpu_gemm_fraction) : "", m ? number_text(p.gbs) : "", m ? number_text(p.intensity) : "",
             m ? number_text(p.roofline_fraction) : "", m ? std::to_string(p.peak_bytes) : "",
             m ? std::to_string(p.extra_bytes()) : "", m ? std::to_string(p.output_bytes) : "",
             std::to_string(p.estimate_bytes), m ? std::to_string(p.rss_peak_delta_bytes) : "",
@@ -167,14 +173,19 @@ std::string format_bench_table(const BenchReport& r) {
     if (r.machine_measured)
         os << "roofs (this run): GEMM " << fixed(m.gemm_gflops, 1) << " GFLOP/s (SGEMM " << m.gemm_size << "², median; best "
            << fixed(m.gemm_gflops_best, 1) << "), triad " << fixed(m.triad_gbs, 1) << " GB/s (median; best "
-           << fixed(m.triad_gbs_best, 1) << ")\n";
+           << fixed(m.triad_gbs_best, 1) << "); GEMM per CPU-second " << fixed(m.gemm_gflops_per_cpu, 1)
+           << " GFLOP (%cpu = the %GEMM ratio in process CPU time, robust to a shared machine)\n";
     else
         os << "roofs: not measured (--no-machine): ratios to the machine are left blank\n";
-    os << "input " << r.data << ": H=" << r.heads << " d=" << r.dim << " dv=" << r.value_dim << "; " << r.plan.warmup
-       << " warm-up + " << r.plan.runs << " timed runs per point (median [min, max]); budget " << r.budget_s
-       << " s per point\n";
+    os << "input " << r.data << ": H=" << r.heads << " d=" << r.dim << " dv=" << r.value_dim << "; ";
+    if (r.memory_only)
+        os << "MEMORY ONLY: one cold run per point, its time is not a median and not a benchmark";
+    else
+        os << r.plan.warmup << " warm-up + " << r.plan.runs << " timed runs per point (median [min, max])";
+    os << "; budget " << r.budget_s << " s per point\n";
     os << std::left << std::setw(20) << "variant" << std::right << std::setw(7) << "n" << std::setw(11) << "ms"
-       << std::setw(21) << "[min, max]" << std::setw(9) << "GFLOP/s" << std::setw(7) << "%GEMM" << std::setw(7) << "%roof"
+       << std::setw(21) << "[min, max]" << std::setw(9) << "GFLOP/s" << std::setw(7) << "%GEMM" << std::setw(7) << "%cpu"
+       << std::setw(7) << "%roof"
        << std::setw(10) << "peak MiB" << std::setw(10) << "extra MiB" << std::setw(9) << "RSS MiB" << std::setw(8)
        << "×flash" << std::setw(10) << "mem÷full" << "\n";
     for (const BenchPoint& p : r.points) {
@@ -186,6 +197,7 @@ std::string format_bench_table(const BenchReport& r) {
         const std::string range = "[" + fixed(p.time.min_ms, 2) + ", " + fixed(p.time.max_ms, 2) + "]";
         os << std::setw(11) << fixed(p.time.median_ms, 2) << std::setw(21) << range << std::setw(9) << fixed(p.gflops, 1)
            << std::setw(7) << (r.machine_measured ? fixed(100 * p.gemm_fraction, 1) : "-") << std::setw(7)
+           << (r.machine_measured ? fixed(100 * p.cpu_gemm_fraction, 1) : "-") << std::setw(7)
            << (r.machine_measured ? fixed(100 * p.roofline_fraction, 1) : "-") << std::setw(10)
            << fixed(p.peak_bytes / kMiB, 2) << std::setw(10) << fixed(p.extra_bytes() / kMiB, 2) << std::setw(9)
            << (p.rss_peak_delta_bytes >= 0 ? fixed(p.rss_peak_delta_bytes / kMiB, 1) : "-") << std::setw(8)

@@ -71,7 +71,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     RunOptions options;
     options.want_matrix = false;
     std::optional<RunResult> last;
-    std::vector<double> variant_ms;
+    std::vector<double> variant_ms, cpu_ms;
     int calls = 0;
     auto run_once = [&]() -> double {
         // Free the previous result outside the timed region and outside the memory scope.
@@ -81,7 +81,9 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         if (first && config.rss_cross_check) probe.emplace();
         PeakMemoryScope scope;
         std::optional<RunResult> result;
+        const double c0 = process_cpu_ms();
         const double ms = wall_ms([&] { result.emplace(variant.run(heads, resolved, options, backend)); });
+        cpu_ms.push_back(process_cpu_ms() - c0);
         point.peak_bytes = std::max(point.peak_bytes, scope.peak_bytes());
         if (probe) {
             point.rss_peak_delta_bytes = probe->peak_delta_bytes();
@@ -92,15 +94,17 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         last = std::move(result);
         return ms;
     };
-    point.time = time_repeated(run_once, config.plan, cb.cancel_requested, on_run);
+    const TimingPlan plan = config.memory_only ? TimingPlan{0, 1} : config.plan;
+    point.time = time_repeated(run_once, plan, cb.cancel_requested, on_run);
     if (!last) return;
     point.flops = last->cost.flops;
     point.bytes = last->cost.bytes;
     point.output_bytes = last->O.bytes();
     point.causal = last->causal;
     // Variant's own timer: median of the timed runs only (the first entries are warm-ups).
-    std::vector<double> timed(variant_ms.begin() + std::min<size_t>(variant_ms.size(), point.time.warmup), variant_ms.end());
-    point.variant_ms = summarize_times(timed).median_ms;
+    const size_t skip = std::min<size_t>(variant_ms.size(), point.time.warmup);
+    point.variant_ms = summarize_times(std::vector<double>(variant_ms.begin() + skip, variant_ms.end())).median_ms;
+    point.cpu_ms = summarize_times(std::vector<double>(cpu_ms.begin() + skip, cpu_ms.end())).median_ms;
 }
 
 }  // namespace
@@ -227,6 +231,8 @@ void fill_derived_figures(BenchReport& r) {
             p.gemm_fraction = p.gflops / m.gemm_gflops;
             p.roofline_gflops = std::min(m.gemm_gflops, p.intensity * m.triad_gbs);
             p.roofline_fraction = p.roofline_gflops > 0 ? p.gflops / p.roofline_gflops : 0;
+            if (m.gemm_gflops_per_cpu > 0 && p.cpu_ms > 0)
+                p.cpu_gemm_fraction = p.flops / (p.cpu_ms * 1e6) / m.gemm_gflops_per_cpu;
         }
         if (const BenchPoint* flash = find_reference(r, "flash", p.n, p.causal))
             p.speedup_vs_flash = flash->time.median_ms / p.time.median_ms;
@@ -275,6 +281,8 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
     report.data = scenario_id(c.data);
     report.plan = c.plan;
     report.budget_s = c.budget_s;
+    report.memory_only = c.memory_only;
+    if (c.memory_only) report.plan = TimingPlan{0, 1};
     const int dv = report.value_dim;
     const int total = static_cast<int>(c.ns.size() * c.variants.size());
     int done = 0;
@@ -292,8 +300,7 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
         report.machine = measure_machine(backend, c.machine);
         report.machine_measured = true;
     } else {
-        report.machine.backend = backend.description();
-        report.machine.cpu_model = cpu_model_name();
+        report.machine = describe_machine(backend);
     }
     if (c.available_bytes_override < 0 && available_memory_bytes() < 0)
         report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
@@ -329,7 +336,8 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 finish(PointStatus::Cancelled, "cancelled before this point");
                 continue;
             }
-            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, c.plan); !why.empty()) {
+            const TimingPlan plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
+            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, plan); !why.empty()) {
                 finish(PointStatus::SkippedBudget, why);
                 continue;
             }
@@ -386,8 +394,8 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
             }
             if (!point.time.complete) {
                 report.cancelled = true;
-                finish(PointStatus::Cancelled, "cancelled after " + std::to_string(point.time.samples_ms.size()) + " of " +
-                                                   std::to_string(c.plan.runs) + " timed runs");
+                finish(PointStatus::Cancelled, "cancelled after " + std::to_string(point.time.samples_ms.size()) +
+                                                   " timed runs");
                 continue;
             }
             finish(PointStatus::Measured, "");

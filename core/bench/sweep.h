@@ -48,6 +48,7 @@ struct BenchConfig {
     double memory_safety_fraction = 0.15;    // keep this share of available memory free
     int64_t memory_safety_bytes = 512ll << 20;  // and at least this many bytes
     bool rss_cross_check = true;             // measure resident-set growth on the warm-up run
+    bool memory_only = false;                // one cold run per point (memory figures; its time is no median)
 };
 
 /// Throws Error naming the bad field and what to do (no variants, n ≤ 0, runs < 1, ...).
@@ -77,6 +78,7 @@ struct BenchPoint {
     std::string reason;            // why skipped/failed; empty when measured
     TimingStats time;              // wall clock of Variant::run (want_matrix off), warm-up excluded
     double variant_ms = 0;         // median of the variant's own CostMeter time (compute part only)
+    double cpu_ms = 0;             // median process CPU time of a timed run (all threads; robust to sharing)
     double flops = 0;              // analytic FLOPs of one run (RunResult::cost.flops)
     double bytes = 0;              // analytic bytes moved by one run (RunResult::cost.bytes)
     int64_t input_bytes = 0;       // Q, K, V (and X) held before the run, not counted in peak_bytes
@@ -90,6 +92,7 @@ struct BenchPoint {
     // Derived from the machine figures of the same run (fill_derived_figures).
     double gflops = 0;             // flops / median time
     double gemm_fraction = 0;      // gflops / machine GEMM GFLOP/s
+    double cpu_gemm_fraction = 0;  // (flops / cpu_ms) / the GEMM's flops per CPU ms: the same ratio in CPU time
     double gbs = 0;                // analytic bytes / median time, GB/s
     double intensity = 0;          // flops per byte (the roofline x axis)
     double roofline_gflops = 0;    // min(GEMM rate, intensity × triad bandwidth)
@@ -112,6 +115,7 @@ struct BenchReport {
     std::string data;                // scenario id
     TimingPlan plan;                 // runs per point
     double budget_s = 0;             // per-point budget
+    bool memory_only = false;        // one cold run per point: memory figures only
     std::vector<BenchPoint> points;  // in (n, variant) order
     bool cancelled = false;          // the caller cancelled the sweep
     std::vector<std::string> notes;  // e.g. "MemAvailable unknown: memory guard off"
@@ -135,6 +139,8 @@ struct BenchCallbacks {
 
 /// Runs the sweep on `backend`. Throws Error only for a bad configuration (unknown variant, bad n list);
 /// a point that fails or would not fit is recorded with its reason and the sweep goes on.
+/// Peak bytes come from the process-wide tracked counters: nothing else should allocate tensors while it
+/// runs (the GUI pauses its run worker while its performance panel sweeps).
 BenchReport run_bench(const BenchConfig& config, Backend& backend, const BenchCallbacks& callbacks = {});
 
 // [SECTION] helpers (public for tests and other front ends)

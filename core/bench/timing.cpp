@@ -1,9 +1,17 @@
 #include "timing.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <numeric>
 
 namespace attnscope {
+
+double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
 
 TimingStats summarize_times(const std::vector<double>& samples_ms) {
     TimingStats s;

@@ -36,6 +36,10 @@ TimingStats time_repeated(const std::function<double()>& run_once, const TimingP
                           const std::function<bool()>& should_stop = {},
                           const std::function<void(int, int)>& on_run = {});
 
+/// CPU time consumed so far by all threads of this process, in ms (CLOCK_PROCESS_CPUTIME_ID). On a shared
+/// machine the CPU time of a run is a contention-robust companion to its wall time (spin-waits included).
+double process_cpu_ms();
+
 /// Wall-clock milliseconds taken by f().
 template <class F>
 double wall_ms(F&& f) {
