@@ -39,7 +39,7 @@ VENV = Path(os.environ.get("ATTNSCOPE_PEERS_VENV", Path.home() / ".cache/attnsco
 # PyPI packages, installed one by one so one failure does not hide the others. fast-transformers
 # compiles C++ extensions against the installed torch, hence no build isolation.
 PACKAGES = [
-    ("torch", ["torch"], []),
+    ("torch", ["torch", "numpy"], []),
     ("pytorch-fast-transformers", ["pytorch-fast-transformers"], ["--no-build-isolation"]),
     ("performer-pytorch", ["performer-pytorch"], []),
     ("reformer-pytorch", ["reformer-pytorch"], []),
@@ -188,19 +188,25 @@ def worker(peer: str, n: int, heads: int, dim: int, threads: int, warmup: int, r
         raise SystemExit(f"unknown peer {peer}")
     with torch.no_grad():
         start_rss = rss_reset()
-        samples = []
+        samples, cpu_samples = [], []
         for i in range(warmup + runs):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             fn()
-            ms = (time.perf_counter() - t0) * 1e3
+            ms, cpu_ms = (time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3
             if i == 0:
                 rss_delta = proc_status_kb("VmHWM") * 1024 - start_rss
             if i >= warmup:
                 samples.append(ms)
-    samples.sort()
-    median = samples[len(samples) // 2] if len(samples) % 2 else 0.5 * (samples[len(samples) // 2 - 1] + samples[len(samples) // 2])
-    return {"peer": peer, "n": n, "median_ms": median, "min_ms": samples[0], "max_ms": samples[-1],
-            "rss_peak_delta_bytes": rss_delta, "torch": torch.__version__, "threads": torch.get_num_threads()}
+                cpu_samples.append(cpu_ms)
+    return {"peer": peer, "n": n, "median_ms": median(samples), "min_ms": min(samples), "max_ms": max(samples),
+            "cpu_ms": median(cpu_samples), "rss_peak_delta_bytes": rss_delta, "torch": torch.__version__,
+            "threads": torch.get_num_threads()}
+
+
+def median(values: list) -> float:
+    v = sorted(values)
+    k = len(v)
+    return v[k // 2] if k % 2 else 0.5 * (v[k // 2 - 1] + v[k // 2])
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -221,6 +227,8 @@ def run_ours(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim
            str(dim), "--runs", str(runs), "--budget-s", str(budget), "--json", str(out), "--no-progress"]
     for s in sets:
         cmd += ["--set", s]
+    if variant != "flash":
+        cmd.append("--no-machine")  # the roofs are measured once, with flash
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1]}
@@ -268,7 +276,8 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
                  "(outputs included, inputs excluded) and the resident-set growth of the first call. Peers: the same "
                  "warm-up and runs around the module's forward under `torch.no_grad()`, fp32, batch 1, "
                  "resident-set growth of the first call (high-water mark reset through /proc/self/clear_refs). "
-                 "Speed-up = peer median / our median (> 1: ours is faster).")
+                 "Speed-up = peer median / our median (> 1: ours is faster); the CPU-time speed-up divides the "
+                 "median process CPU times instead, which is steadier on a shared machine (spin-waits included).")
     lines.append("")
     lines.append("## Peers installed")
     lines.append("")
@@ -281,8 +290,8 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
         lines.append(f"## n = {n}, H = {args.heads}, d = {args.dim}")
         lines.append("")
         lines.append("| peer | what | peer ms [min, max] | peer RSS MiB | ours | ours ms [min, max] | ours peak MiB "
-                     "(RSS) | speed-up | target |")
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+                     "(RSS) | speed-up | CPU-time speed-up | target (wall) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for row in rows:
             if row["n"] != n:
                 continue
@@ -297,16 +306,17 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
                 ours_mem = f"{fmt_mib(mem['peak_bytes'])} ({fmt_mib(mem['rss_peak_delta_bytes'])})"
             else:
                 ours_ms, ours_mem = row["ours_error"], "—"
-            speed = "—"
-            met = "—"
+            speed = cpu_speed = met = "—"
             if p and "median_ms" in p and o and o.get("status") == "measured":
                 s = p["median_ms"] / o["time_ms"]["median"]
                 speed = f"{s:.2f}×"
+                if o.get("cpu_ms", 0) > 0 and p.get("cpu_ms", 0) > 0:
+                    cpu_speed = f"{p['cpu_ms'] / o['cpu_ms']:.2f}×"
                 need = 1.0 if row["ours"] == "flash" else 2.0
                 met = ("met" if s >= need else "missed") + f" (≥ {need:g}×)"
             ours_name = row["ours"] + (" " + " ".join(row["sets"]) if row["sets"] else "")
             lines.append(f"| {row['peer']} | {row['what']} | {peer_ms} | {peer_rss} | {ours_name} | {ours_ms} | "
-                         f"{ours_mem} | {speed} | {met} |")
+                         f"{ours_mem} | {speed} | {cpu_speed} | {met} |")
         lines.append("")
     if flash_rows:
         lines.append("## flash against the machine")
@@ -314,11 +324,14 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
         lines.append("FLOPs of exact attention: 4·n²·d per head (QKᵀ and PV). % of GEMM = achieved GFLOP/s / the "
                      "SGEMM rate of the same run.")
         lines.append("")
-        lines.append("| n | ms | GFLOP/s | % of GEMM | extra MiB (peak − O) | peak MiB |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| n | ms [min, max] | GFLOP/s | % of GEMM (wall) | % of GEMM (CPU time) | extra MiB (peak − O) "
+                     "| peak MiB |")
+        lines.append("|---|---|---|---|---|---|---|")
         for o in flash_rows:
-            lines.append(f"| {o['n']} | {fmt_ms(o['time_ms']['median'])} | {o['gflops']:.1f} | "
-                         f"{100 * o['gemm_fraction']:.1f}% | {fmt_mib(o['memory']['extra_bytes'])} | "
+            tm = o["time_ms"]
+            lines.append(f"| {o['n']} | {fmt_ms(tm['median'])} [{fmt_ms(tm['min'])}, {fmt_ms(tm['max'])}] | "
+                         f"{o['gflops']:.1f} | {100 * o['gemm_fraction']:.1f}% | "
+                         f"{100 * o.get('cpu_gemm_fraction', 0):.1f}% | {fmt_mib(o['memory']['extra_bytes'])} | "
                          f"{fmt_mib(o['memory']['peak_bytes'])} |")
         lines.append("")
     missing = sorted({r["ours"] for r in rows} - registered)

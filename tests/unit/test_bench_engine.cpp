@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/backend/registry.h"
+#include "core/bench/bench_job.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
 #include "core/bench/sweep.h"
@@ -314,6 +315,35 @@ TEST(BenchEngine, UnknownVariantIsAConfigurationError) {
     c.variants.push_back({"no-such-variant", Params{}, ""});
     std::cout << "[case] unknown variant id\n";
     EXPECT_THROW(run_bench(c, *backend), Error);
+}
+
+TEST(BenchJob, BackgroundSweepFinishesWithEveryPoint) {
+    BenchJob job;
+    std::cout << "[case] background sweep flash n=64,128 H=1 d=16\n";
+    job.start(tiny_config({"flash"}, {64, 128}), make_backend("cpu"));
+    job.wait();
+    ASSERT_EQ(job.state(), BenchJob::State::Done) << job.error();
+    ASSERT_TRUE(job.report());
+    EXPECT_EQ(job.report()->points.size(), 2u);
+    EXPECT_EQ(job.progress().points_total, 2);
+}
+
+TEST(BenchJob, CancelStopsAndABadConfigFails) {
+    BenchJob job;
+    BenchConfig c = tiny_config({"flash"}, {64, 128, 256, 512});
+    std::cout << "[case] cancel right after start; then an empty variant list\n";
+    job.start(c, make_backend("cpu"));
+    job.cancel();
+    job.wait();
+    EXPECT_TRUE(job.state() == BenchJob::State::Cancelled || job.state() == BenchJob::State::Done);
+    if (job.state() == BenchJob::State::Cancelled) {
+        EXPECT_TRUE(job.report()->cancelled);
+    }
+    c.variants.clear();
+    job.start(c, make_backend("cpu"));
+    job.wait();
+    EXPECT_EQ(job.state(), BenchJob::State::Failed);
+    EXPECT_NE(job.error().find("no variant"), std::string::npos) << job.error();
 }
 
 // [SECTION] Linformer Table 3 (logic only: the variant lands with the linformer branch)
