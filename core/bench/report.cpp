@@ -110,6 +110,10 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                           {"memory_saving_vs_full", optional_number(p.memory_saving_vs_full)},
                           {"memory_ref_estimated", p.memory_ref_estimated}});
     }
+    nlohmann::json slopes = nlohmann::json::array();
+    for (const SlopeFit& f : fit_slopes(r))
+        slopes.push_back({{"label", f.label}, {"n_lo", f.n_lo}, {"n_hi", f.n_hi}, {"points", f.points},
+                          {"time_slope", f.time_slope}, {"memory_slope", f.memory_slope}});
     return {{"schema", kBenchSchema},
             {"date_utc", r.date_utc},
             {"backend", r.backend},
@@ -124,6 +128,7 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
               {"budget_s", r.budget_s},
               {"memory_only", r.memory_only}}},
             {"points", points},
+            {"slopes", slopes},
             {"cancelled", r.cancelled},
             {"notes", r.notes}};
 }
@@ -204,6 +209,14 @@ std::string format_bench_table(const BenchReport& r) {
            << (p.speedup_vs_flash ? fixed(*p.speedup_vs_flash, 2) : "-") << std::setw(10)
            << (p.memory_saving_vs_full ? fixed(*p.memory_saving_vs_full, 1) + (p.memory_ref_estimated ? "*" : "") : "-")
            << "\n";
+    }
+    const std::vector<SlopeFit> fits = fit_slopes(r);
+    if (!fits.empty()) {
+        os << "log–log slopes over the measured n (time, peak memory):";
+        for (const SlopeFit& f : fits)
+            os << "  " << f.label << " " << fixed(f.time_slope, 2) << ", " << fixed(f.memory_slope, 2) << " (n " << f.n_lo
+               << "–" << f.n_hi << ")";
+        os << "\n";
     }
     bool estimated = false;
     for (const BenchPoint& p : r.points) estimated = estimated || p.memory_ref_estimated;

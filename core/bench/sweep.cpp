@@ -254,6 +254,38 @@ void fill_derived_figures(BenchReport& r) {
     }
 }
 
+std::vector<SlopeFit> fit_slopes(const BenchReport& r, int n_min, int n_max) {
+    std::vector<std::string> labels;
+    for (const BenchPoint& p : r.points)
+        if (std::find(labels.begin(), labels.end(), p.label) == labels.end()) labels.push_back(p.label);
+    std::vector<SlopeFit> out;
+    for (const std::string& label : labels) {
+        std::vector<double> x, t, m;
+        SlopeFit f;
+        f.label = label;
+        for (const BenchPoint& p : r.points) {
+            if (p.label != label || !p.measured() || p.n < n_min || p.n > n_max || p.time.median_ms <= 0) continue;
+            x.push_back(std::log(double(p.n)));
+            t.push_back(std::log(p.time.median_ms));
+            m.push_back(std::log(double(std::max<int64_t>(1, p.peak_bytes))));
+            f.n_lo = f.n_lo ? std::min(f.n_lo, p.n) : p.n;
+            f.n_hi = std::max(f.n_hi, p.n);
+        }
+        f.points = static_cast<int>(x.size());
+        if (f.points < 2 || f.n_lo == f.n_hi) continue;
+        auto slope = [&](const std::vector<double>& y) {
+            const double k = double(x.size());
+            double sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (size_t i = 0; i < x.size(); ++i) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+            return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+        };
+        f.time_slope = slope(t);
+        f.memory_slope = slope(m);
+        out.push_back(f);
+    }
+    return out;
+}
+
 std::string params_summary(const std::string& variant_id, const Params& params) {
     std::string s;
     const VariantInfo& info = find_variant(variant_id).info();

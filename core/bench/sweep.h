@@ -167,6 +167,17 @@ std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, in
 /// Fills GFLOP/s, ratios to the machine and the speed-up / memory saving against flash / full.
 void fill_derived_figures(BenchReport& report);
 
+/// Least-squares slope of log(time) and log(peak bytes) against log(n) over one label's measured points.
+struct SlopeFit {
+    std::string label;        // the variant label
+    int n_lo = 0, n_hi = 0;   // range of n actually fitted
+    int points = 0;           // measured points used (a slope needs ≥ 2)
+    double time_slope = 0;    // ≈ 2 for quadratic, ≈ 1 for linear variants
+    double memory_slope = 0;  // same for the peak tracked bytes
+};
+/// One fit per label with ≥ 2 measured points in [n_min, n_max].
+std::vector<SlopeFit> fit_slopes(const BenchReport& report, int n_min = 0, int n_max = 1 << 30);
+
 /// "name=value" of the parameters that differ from the card's defaults (auto ones shown when set).
 std::string params_summary(const std::string& variant_id, const Params& params);
 

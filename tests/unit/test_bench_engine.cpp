@@ -274,6 +274,30 @@ TEST(BenchReportSchema, JsonAndCsvCarryEveryPoint) {
     EXPECT_NE(table.find("not measured"), std::string::npos);  // --no-machine: ratios blank, and said so
 }
 
+TEST(BenchSlopes, LogLogFitRecoversExponents) {
+    BenchReport r;
+    std::cout << "[case] synthetic points: time ∝ n², memory ∝ n, plus a skipped point that must be ignored\n";
+    for (int n : {1024, 2048, 4096, 8192}) {
+        BenchPoint p;
+        p.label = p.variant = "quad";
+        p.n = n;
+        p.time.median_ms = 1e-6 * double(n) * n;
+        p.peak_bytes = int64_t(16) * n;
+        r.points.push_back(p);
+    }
+    BenchPoint skipped = r.points.back();
+    skipped.n = 65536, skipped.status = PointStatus::SkippedBudget, skipped.time.median_ms = 1;
+    r.points.push_back(skipped);
+    const auto fits = fit_slopes(r);
+    ASSERT_EQ(fits.size(), 1u);
+    EXPECT_NEAR(fits[0].time_slope, 2.0, 1e-9);
+    EXPECT_NEAR(fits[0].memory_slope, 1.0, 1e-9);
+    EXPECT_EQ(fits[0].points, 4);
+    EXPECT_EQ(fits[0].n_hi, 8192);
+    EXPECT_EQ(fit_slopes(r, 4096).at(0).points, 2);
+    EXPECT_TRUE(fit_slopes(r, 8192).empty());  // one point: no slope
+}
+
 TEST(BenchReportSchema, SkippedPointsKeepTheirReasonInCsv) {
     BenchReport r;
     BenchPoint p;
