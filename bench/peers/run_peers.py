@@ -77,12 +77,24 @@ def install(log_dir: Path) -> dict:
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(venv_python()), "-m", "pip", "install", "-q", "--upgrade", "pip", "setuptools", "wheel"],
                        check=False)
+    already = installed_status()
     for name, specs, extra in PACKAGES:
+        if already.get(name) == "ok":
+            status[name] = "ok"
+            continue
         log = log_dir / f"install-{name}.log"
         cmd = [str(venv_python()), "-m", "pip", "install", *extra, *specs]
+        env = dict(os.environ)
+        if name == "pytorch-fast-transformers":
+            # Its setup.py builds CUDA extensions whenever `nvcc` is on PATH (and fails for architectures the
+            # local toolkit dropped); the CPU extensions are what we time, so hide nvcc from it.
+            env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                          if d and not (Path(d) / "nvcc").exists())
+            env.pop("CUDA_HOME", None)
+            env["MAX_JOBS"] = env.get("MAX_JOBS", "2")
         print(f"[peers] pip install {' '.join(specs)} (log {log})", flush=True)
         with open(log, "w") as out:
-            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
+            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
         if rc == 0:
             status[name] = "ok"
         else:
