@@ -105,7 +105,7 @@ def install(log_dir: Path) -> dict:
 
 def installed_status() -> dict:
     """Which packages import in the venv (used with --skip-install)."""
-    modules = {"torch": "torch", "pytorch-fast-transformers": "fast_transformers",
+    modules = {"torch": "torch, numpy", "pytorch-fast-transformers": "fast_transformers",
                "performer-pytorch": "performer_pytorch", "reformer-pytorch": "reformer_pytorch",
                "linformer": "linformer", "local-attention": "local_attention"}
     status = {}
