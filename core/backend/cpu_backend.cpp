@@ -21,4 +21,7 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
+// [SECTION] block-sparse
+void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
+
 }  // namespace attnscope
