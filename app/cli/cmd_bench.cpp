@@ -202,7 +202,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--warmup", o->warmup, "Untimed warm-up runs per point")->capture_default_str();
     sub->add_option("--budget-s", o->budget_s,
                     "Time budget per point in seconds: once a point takes (or would take) longer, larger n of that "
-                    "variant are skipped (0: no budget)")
+                    "variant are skipped (0: no budget). It acts from a variant's second point on, so start --n small")
         ->capture_default_str();
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the report as JSON (schema attnscope.bench/1)");

@@ -188,8 +188,8 @@ std::string format_bench_table(const BenchReport& r) {
     else
         os << r.plan.warmup << " warm-up + " << r.plan.runs << " timed runs per point (median [min, max])";
     os << "; budget " << r.budget_s << " s per point\n";
-    os << std::left << std::setw(20) << "variant" << std::right << std::setw(7) << "n" << std::setw(11) << "ms"
-       << std::setw(21) << "[min, max]" << std::setw(9) << "GFLOP/s" << std::setw(7) << "%GEMM" << std::setw(7) << "%cpu"
+    os << std::left << std::setw(20) << "variant" << std::right << std::setw(7) << "n" << std::setw(12) << "ms"
+       << std::setw(24) << "[min, max]" << std::setw(9) << "GFLOP/s" << std::setw(7) << "%GEMM" << std::setw(7) << "%cpu"
        << std::setw(7) << "%roof"
        << std::setw(10) << "peak MiB" << std::setw(10) << "extra MiB" << std::setw(9) << "RSS MiB" << std::setw(8)
        << "×flash" << std::setw(10) << "mem÷full" << "\n";
@@ -200,7 +200,7 @@ std::string format_bench_table(const BenchReport& r) {
             continue;
         }
         const std::string range = "[" + fixed(p.time.min_ms, 2) + ", " + fixed(p.time.max_ms, 2) + "]";
-        os << std::setw(11) << fixed(p.time.median_ms, 2) << std::setw(21) << range << std::setw(9) << fixed(p.gflops, 1)
+        os << std::setw(12) << fixed(p.time.median_ms, 2) << std::setw(24) << (" " + range) << std::setw(9) << fixed(p.gflops, 1)
            << std::setw(7) << (r.machine_measured ? fixed(100 * p.gemm_fraction, 1) : "-") << std::setw(7)
            << (r.machine_measured ? fixed(100 * p.cpu_gemm_fraction, 1) : "-") << std::setw(7)
            << (r.machine_measured ? fixed(100 * p.roofline_fraction, 1) : "-") << std::setw(10)

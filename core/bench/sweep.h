@@ -41,7 +41,8 @@ struct BenchConfig {
     ScenarioKind data = ScenarioKind::Gaussian;  // input scenario (timing hardly depends on it)
     uint64_t seed = 0;                       // scenario seed
     TimingPlan plan{1, 5};                   // warm-up and timed runs per point
-    double budget_s = 20;                    // per point; larger n of a variant are skipped past it (≤ 0: none)
+    double budget_s = 20;                    // per point; larger n of a variant are skipped past it (≤ 0: none).
+                                             // It acts from a variant's second point on: start sweeps small.
     bool measure_machine = true;             // measure the GEMM and triad roofs first
     MachineOptions machine;                  // how to measure them
     int64_t available_bytes_override = -1;   // ≥ 0: use instead of MemAvailable (tests, "pretend less")
