@@ -94,6 +94,7 @@ public:
              scale_param()},
             true,
             true,
+            true,
             true};
     }
     const VariantInfo& info() const override { return m_info; }
