@@ -20,7 +20,14 @@ void memory_note_free(int64_t bytes) { memory_counters().live.fetch_sub(bytes, s
 PeakMemoryScope::PeakMemoryScope() {
     MemoryCounters& c = memory_counters();
     m_start = c.live.load();
-    c.peak.store(m_start);
+    m_outer_peak = c.peak.exchange(m_start);
+}
+
+PeakMemoryScope::~PeakMemoryScope() {
+    MemoryCounters& c = memory_counters();
+    int64_t seen = c.peak.load(std::memory_order_relaxed);
+    while (m_outer_peak > seen && !c.peak.compare_exchange_weak(seen, m_outer_peak, std::memory_order_relaxed)) {
+    }
 }
 
 int64_t PeakMemoryScope::peak_bytes() const { return memory_counters().peak.load() - m_start; }
