@@ -21,4 +21,9 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
+// [SECTION] kernels: feature maps, linear attention, FFT
+void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
+void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
+void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
+
 }  // namespace attnscope

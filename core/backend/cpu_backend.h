@@ -14,6 +14,10 @@ public:
               Tensor3& C) override;
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
 };
 
 }  // namespace attnscope

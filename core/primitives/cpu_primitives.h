@@ -12,4 +12,12 @@ void cpu_dense_attention(const DenseAttentionArgs& args);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 
+// [SECTION] kernels: feature maps, linear attention, FFT
+/// Feature maps φ on the CPU; see Backend::feature_map.
+void cpu_feature_map(const FeatureMapArgs& args);
+/// Linear attention (bidirectional or chunked causal prefix sums) on the CPU; see Backend::linear_attention.
+void cpu_linear_attention(const LinearAttentionArgs& args);
+/// Real part of the 2-D DFT of each head (FFTW3 float) on the CPU; see Backend::fft2_real.
+void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
+
 }  // namespace attnscope

@@ -15,5 +15,11 @@ const Variant& find_variant(const std::string& id);
 
 /// Adders called once by all_variants(); each family file defines one.
 void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// performer (FAVOR+).
+void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// linear, efficient, taylor.
+void add_kernel_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// fnet.
+void add_fnet_variants(std::vector<std::unique_ptr<Variant>>& out);
 
 }  // namespace attnscope
