@@ -3,6 +3,11 @@
 // the output (one GEMM per block) with each row's ‖x̂‖²/2 and largest exponent; then, once the stabiliser
 // is known (per row for queries, per head for keys), every feature is finished in place by the
 // feature_maps.h functions the CUDA kernels use.
+// GCC 12 reports its own AVX-512 shift intrinsic as "used uninitialized" when Eigen's vectorised sin/cos
+// (trig features) inline it: GCC bug 105593, the one CMakeLists.txt already silences for -Wmaybe-uninitialized.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <omp.h>
 
 #include <algorithm>
@@ -16,7 +21,9 @@ namespace attnscope {
 namespace {
 
 using StridedView = Eigen::Map<MatrixRM, 0, Eigen::OuterStride<>>;
-constexpr int kRowsPerTask = 128;
+using RowArray = Eigen::Map<Eigen::ArrayXf>;
+using ConstRowArray = Eigen::Map<const Eigen::ArrayXf>;
+constexpr int kRowsPerTask = 512;  // large enough to amortise packing ω in each GEMM
 
 fmap::FavorKind favor_kind(FeatureMap map) {
     switch (map) {
@@ -51,8 +58,14 @@ void favor_map(const FeatureMapArgs& a) {
         proj.noalias() = (a.x_scale * X.head(h).middleRows(i0, rows)) * omega.head(omega.heads() == 1 ? 0 : h).transpose();
         for (int r = 0; r < rows; ++r) {
             const float hr = fmap::favor_half_sq_norm(X.head(h).row(i0 + r).squaredNorm(), a.x_scale);
-            float best = -INFINITY;
-            for (int c = 0; c < m; ++c) best = std::max(best, fmap::favor_exponent(kind, proj(r, c), hr));
+            const auto p = proj.row(r).array();
+            float best = 0.0f;
+            switch (kind) {
+                case fmap::FavorKind::Positive: best = fmap::favor_positive_exponent(p, hr).maxCoeff(); break;
+                case fmap::FavorKind::Hyperbolic: best = fmap::favor_hyperbolic_exponent(p, hr).maxCoeff(); break;
+                case fmap::FavorKind::Trig: best = hr; break;
+                case fmap::FavorKind::Relu: break;
+            }
             half.at(h, i0 + r, 0) = hr;
             row_max.at(h, i0 + r, 0) = best;
         }
@@ -63,30 +76,28 @@ void favor_map(const FeatureMapArgs& a) {
     if (!a.is_query)
         for (int h = 0; h < H; ++h) head_max[h] = row_max.head(h).maxCoeff();
 
-    // Pass 2: finish every feature in place.
+    // Pass 2: finish every feature in place, one row at a time as a SIMD array expression.
 #pragma omp parallel for schedule(static)
     for (int task = 0; task < H * blocks; ++task) {
         const int h = task / blocks, i0 = (task % blocks) * kRowsPerTask, rows = std::min(kRowsPerTask, n - i0);
         for (int r = 0; r < rows; ++r) {
             const int i = i0 + r;
             float* f = feature_row(out, h, i, offset);
+            RowArray first(f, m), second(f + m, m);  // second half only for hyperbolic and trig
             const float hr = half.at(h, i, 0);
-            const float stab = kind == fmap::FavorKind::Relu ? 0.0f : (a.is_query ? row_max.at(h, i, 0) : head_max[h]);
-            // Ascending c: p_c is read before column c (and c + m, which holds no projection) is written.
-            for (int c = 0; c < m; ++c) {
-                const float p = f[c];
-                switch (kind) {
-                    case fmap::FavorKind::Positive: f[c] = fmap::favor_positive(p, hr, stab, ratio) + a.add; break;
-                    case fmap::FavorKind::Hyperbolic:
-                        f[c] = fmap::favor_positive(p, hr, stab, ratio) + a.add;
-                        f[m + c] = fmap::favor_negative(p, hr, stab, ratio) + a.add;
-                        break;
-                    case fmap::FavorKind::Trig:
-                        f[c] = fmap::favor_trig_sin(p, hr, stab, ratio) + a.add;
-                        f[m + c] = fmap::favor_trig_cos(p, hr, stab, ratio) + a.add;
-                        break;
-                    case fmap::FavorKind::Relu: f[c] = fmap::favor_relu(p, ratio) + a.add; break;
-                }
+            const float stab = a.is_query ? row_max.at(h, i, 0) : head_max[h];
+            // second is computed from first (the projections) before first is overwritten.
+            switch (kind) {
+                case fmap::FavorKind::Positive: first = fmap::favor_positive(first, hr, stab, ratio) + a.add; break;
+                case fmap::FavorKind::Hyperbolic:
+                    second = fmap::favor_negative(first, hr, stab, ratio) + a.add;
+                    first = fmap::favor_positive(first, hr, stab, ratio) + a.add;
+                    break;
+                case fmap::FavorKind::Trig:
+                    second = fmap::favor_trig_cos(first, hr, stab, ratio) + a.add;
+                    first = fmap::favor_trig_sin(first, hr, stab, ratio) + a.add;
+                    break;
+                case fmap::FavorKind::Relu: first = fmap::favor_relu(first, ratio) + a.add; break;
             }
             if (a.prepend_one) f[-1] = 1.0f;
         }
@@ -100,23 +111,18 @@ void row_map(const FeatureMapArgs& a) {
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < int64_t(H) * n; ++row) {
         const int h = static_cast<int>(row / n), i = static_cast<int>(row % n);
-        const float* x = X.head_data(h) + static_cast<int64_t>(i) * d;
-        float* f = feature_row(out, h, i, offset);
+        const ConstRowArray x(X.head_data(h) + static_cast<int64_t>(i) * d, d);
+        RowArray f(feature_row(out, h, i, offset), d);
         if (a.map == FeatureMap::EluPlusOne) {
-            for (int c = 0; c < d; ++c) f[c] = fmap::elu_plus_one(x[c]) + a.add;
+            f = fmap::elu_plus_one(x) + a.add;
         } else if (a.map == FeatureMap::SoftmaxRows) {
-            float mx = -INFINITY, sum = 0.0f;
-            for (int c = 0; c < d; ++c) mx = std::max(mx, x[c]);
-            for (int c = 0; c < d; ++c) sum += std::exp(x[c] - mx);
-            const float inv = 1.0f / sum;
-            for (int c = 0; c < d; ++c) f[c] = fmap::softmax_term(x[c], mx, inv) + a.add;
+            const float mx = x.maxCoeff();
+            const float inv = 1.0f / (x - mx).exp().sum();
+            f = fmap::softmax_term(x, mx, inv) + a.add;
         } else {  // L2Normalise
-            float sq = 0.0f;
-            for (int c = 0; c < d; ++c) sq += x[c] * x[c];
-            const float inv = fmap::inv_l2_norm(sq);
-            for (int c = 0; c < d; ++c) f[c] = x[c] * inv + a.add;
+            f = x * fmap::inv_l2_norm(x.matrix().squaredNorm()) + a.add;
         }
-        if (a.prepend_one) f[-1] = 1.0f;
+        if (a.prepend_one) f.data()[-1] = 1.0f;
     }
 }
 
@@ -128,14 +134,15 @@ void softmax_positions(const FeatureMapArgs& a) {
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < H; ++h) {
         const ConstMatView x = X.head(h);
-        const Eigen::RowVectorXf mx = x.colwise().maxCoeff();
-        Eigen::RowVectorXf sum = Eigen::RowVectorXf::Zero(d);
-        for (int i = 0; i < n; ++i) sum.array() += (x.row(i) - mx).array().exp();
-        const Eigen::RowVectorXf inv = sum.cwiseInverse();
+        const Eigen::ArrayXf mx = x.colwise().maxCoeff().transpose().array();
+        Eigen::ArrayXf sum = Eigen::ArrayXf::Zero(d);
+        for (int i = 0; i < n; ++i) sum += (x.row(i).transpose().array() - mx).exp();
+        const Eigen::ArrayXf inv = sum.inverse();
         for (int i = 0; i < n; ++i) {
-            float* f = feature_row(out, h, i, offset);
-            for (int c = 0; c < d; ++c) f[c] = fmap::softmax_term(x(i, c), mx[c], inv[c]) + a.add;
-            if (a.prepend_one) f[-1] = 1.0f;
+            const ConstRowArray xi(X.head_data(h) + static_cast<int64_t>(i) * d, d);
+            RowArray f(feature_row(out, h, i, offset), d);
+            for (int c = 0; c < d; ++c) f[c] = fmap::softmax_term(xi[c], mx[c], inv[c]) + a.add;
+            if (a.prepend_one) f.data()[-1] = 1.0f;
         }
     }
 }

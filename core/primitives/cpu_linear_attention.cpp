@@ -56,76 +56,84 @@ void segment_sums(const LinearAttentionArgs& a, const Segments& seg, int last, T
     }
 }
 
+/// Writes O rows = numerator / D (or the numerator when not normalising) and D; `num` (rows, dv + 1) holds
+/// φQ·S in its first dv columns and the denominator without d_eps in the last.
+void finish_rows(const LinearAttentionArgs& a, int h, int i0, const MatrixRM& num, int rows) {
+    const int dv = a.V->cols();
+    float* out = a.O->head_data(h) + static_cast<int64_t>(i0) * dv;
+    for (int r = 0; r < rows; ++r) {
+        const float denom = a.normalise ? num(r, dv) + a.d_eps : 1.0f;
+        for (int c = 0; c < dv; ++c) out[int64_t(r) * dv + c] = fmap::safe_divide(num(r, c), denom);
+        if (a.denom) a.denom->at(h, i0 + r, 0) = denom;
+    }
+}
+
+// S is kept augmented as [S | z + z_eps] (f, dv + 1), so one GEMM φQ·[S | z] yields numerator and D together
+// and φQ is read once.
 void bidirectional(const LinearAttentionArgs& a) {
     const int H = a.phi_Q->heads(), n = a.phi_Q->rows(), f = a.phi_Q->cols(), dv = a.V->cols();
     const Segments seg = plan_segments(H, a.phi_K->rows(), a.chunk, false);
     Tensor3 S_part(H * seg.count, f, dv), z_part(H * seg.count, 1, f);
     segment_sums(a, seg, seg.count, S_part, z_part);
-    Tensor3 S(H, f, dv), z(H, 1, f);
+    Tensor3 S(H, f, dv + 1);
     const Eigen::RowVectorXf offset = z_offset(a, f);
     for (int h = 0; h < H; ++h) {
+        MatView Sh = S.head(h);
+        Sh.col(dv) = offset.transpose();
         for (int s = 0; s < seg.count; ++s) {
-            S.head(h) += S_part.head(h * seg.count + s);
-            z.head(h) += z_part.head(h * seg.count + s);
+            Sh.leftCols(dv) += S_part.head(h * seg.count + s);
+            Sh.col(dv) += z_part.head(h * seg.count + s).transpose();
         }
-        z.head(h) += offset;
     }
     const int blocks = (n + kRowsPerTask - 1) / kRowsPerTask;
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * blocks; ++task) {
         const int h = task / blocks, i0 = (task % blocks) * kRowsPerTask, rows = std::min(kRowsPerTask, n - i0);
-        const auto q = a.phi_Q->head(h).middleRows(i0, rows);
-        auto out = a.O->head(h).middleRows(i0, rows);
-        out.noalias() = q * S.head(h);
-        const Eigen::VectorXf D = q * z.head(h).transpose();
-        for (int r = 0; r < rows; ++r) {
-            const float denom = a.normalise ? D[r] + a.d_eps : 1.0f;
-            for (int c = 0; c < dv; ++c) out(r, c) = fmap::safe_divide(out(r, c), denom);
-            if (a.denom) a.denom->at(h, i0 + r, 0) = denom;
-        }
+        MatrixRM num(rows, dv + 1);
+        num.noalias() = a.phi_Q->head(h).middleRows(i0, rows) * S.head(h);
+        finish_rows(a, h, i0, num, rows);
     }
 }
 
 void causal(const LinearAttentionArgs& a) {
     const int H = a.phi_Q->heads(), n = a.phi_Q->rows(), f = a.phi_Q->cols(), dv = a.V->cols();
     const Segments seg = plan_segments(H, n, a.chunk, true);
-    // start[h·segs + s] = Σ over segments before s (exclusive prefix), built from the pass-1 sums.
-    Tensor3 S_start(H * seg.count, f, dv), z_start(H * seg.count, 1, f);
+    // start[h·segs + s] = [Σ φK_jV_jᵀ | Σ φK_j + z_eps] over the segments before s (exclusive prefix).
+    Tensor3 start(H * seg.count, f, dv + 1);
+    const Eigen::RowVectorXf offset = z_offset(a, f);
+    for (int t = 0; t < H * seg.count; ++t) start.head(t).col(dv) = offset.transpose();
     if (seg.count > 1) {
         Tensor3 S_part(H * seg.count, f, dv), z_part(H * seg.count, 1, f);
         segment_sums(a, seg, seg.count - 1, S_part, z_part);
         for (int h = 0; h < H; ++h)
             for (int s = 1; s < seg.count; ++s) {
-                S_start.head(h * seg.count + s) = S_start.head(h * seg.count + s - 1) + S_part.head(h * seg.count + s - 1);
-                z_start.head(h * seg.count + s) = z_start.head(h * seg.count + s - 1) + z_part.head(h * seg.count + s - 1);
+                MatView cur = start.head(h * seg.count + s);
+                cur = start.head(h * seg.count + s - 1);
+                cur.leftCols(dv) += S_part.head(h * seg.count + s - 1);
+                cur.col(dv) += z_part.head(h * seg.count + s - 1).transpose();
             }
     }
-    const Eigen::RowVectorXf offset = z_offset(a, f);
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * seg.count; ++task) {
         const int h = task / seg.count, s = task % seg.count;
-        MatView S = S_start.head(task);
-        MatView z = z_start.head(task);  // (1, f) running Σ φK_j
-        MatrixRM A(a.chunk, a.chunk);
+        MatView S = start.head(task);  // running [S | z], (f, dv + 1)
+        MatrixRM A(a.chunk, a.chunk), num(a.chunk, dv + 1);
         for (int c0 = seg.begin(s); c0 < seg.end(s, n); c0 += a.chunk) {
             const int rows = std::min(a.chunk, seg.end(s, n) - c0);
             const auto q = a.phi_Q->head(h).middleRows(c0, rows);
             const auto k = a.phi_K->head(h).middleRows(c0, rows);
             const auto v = a.V->head(h).middleRows(c0, rows);
+            // Inside the chunk: the masked quadratic block (j ≤ i); before it: the running sums.
             auto block = A.topLeftCorner(rows, rows);
             block.noalias() = q * k.transpose();
             block.triangularView<Eigen::StrictlyUpper>().setZero();
-            auto out = a.O->head(h).middleRows(c0, rows);
-            out.noalias() = q * S;
-            out.noalias() += block * v;
-            const Eigen::VectorXf D = q * (z + offset).transpose() + block.rowwise().sum();
-            for (int r = 0; r < rows; ++r) {
-                const float denom = a.normalise ? D[r] + a.d_eps : 1.0f;
-                for (int c = 0; c < dv; ++c) out(r, c) = fmap::safe_divide(out(r, c), denom);
-                if (a.denom) a.denom->at(h, c0 + r, 0) = denom;
-            }
-            S.noalias() += k.transpose() * v;
-            z += k.colwise().sum();
+            auto part = num.topRows(rows);
+            part.noalias() = q * S;
+            part.leftCols(dv).noalias() += block * v;
+            part.col(dv) += block.rowwise().sum();
+            finish_rows(a, h, c0, num, rows);
+            S.leftCols(dv).noalias() += k.transpose() * v;
+            S.col(dv) += k.colwise().sum().transpose();
         }
     }
 }
