@@ -57,7 +57,10 @@ labels = {}
 
 
 def store(name, tensor, label):
-    outputs[name] = tensor.detach().reshape(-1).tolist()
+    # A query whose features are all 0 (ReLU kernel, ε = 0) makes the peer divide 0 by 0: NaN is stored as
+    # null, and the C++ side expects 0 there (it reports D = 0 rows instead of producing NaN).
+    values = tensor.detach().reshape(-1).tolist()
+    outputs[name] = [v if math.isfinite(v) else None for v in values]
     labels[name] = label
 
 
