@@ -4,7 +4,8 @@ bench/bench_kernels.cpp. Usage:
     ./build/bench/attnscope_microbench --benchmark_filter='kernels/' --benchmark_repetitions=3 \
         --benchmark_report_aggregates_only=true --benchmark_format=json > kernels.json
     python3 bench/kernel_slopes.py kernels.json
-Uses the median of the repetitions when present; wall time (real_time) unless --cpu is given.
+Uses the median of the repetitions when present; the run's CostMeter wall time (reported as real_time,
+manual timing) unless --cpu is given (CPU time of the main thread: all the work with OMP_NUM_THREADS=1).
 """
 import collections
 import json
