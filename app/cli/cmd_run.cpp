@@ -9,6 +9,8 @@
 
 #include "commands.h"
 #include "core/backend/registry.h"
+#include "core/data/text_model.h"
+#include "core/data/text_whatif.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/result_json.h"
@@ -28,6 +30,7 @@ struct RunOptionsCli {
     std::string json_path;
     std::string png_dir;
     int matrix_limit = 2048;
+    std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
 };
 
 /// Splits "a,b" lists (CLI11 also accepts repeated --variant).
@@ -106,6 +109,41 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
     }
 }
 
+/// The tokens the variants see (first and last few when long), so a user can check the tokenization.
+void print_text_summary(const LoadedInput& input) {
+    const std::vector<std::string>& t = input.heads.tokens;
+    std::string shown;
+    const size_t edge = 12;
+    for (size_t k = 0; k < t.size(); ++k) {
+        if (t.size() > 2 * edge + 1 && k == edge) {
+            shown += " … (" + std::to_string(t.size() - 2 * edge) + " more) …";
+            k = t.size() - edge - 1;
+            continue;
+        }
+        shown += (shown.empty() ? "" : " ") + t[k];
+    }
+    std::cout << "text: " << t.size() << " tokens" << (input.truncated ? " (truncated)" : "") << ", layer " << input.layer
+              << ", " << (input.head < 0 ? std::string("all heads") : "head " + std::to_string(input.head))
+              << "; model loaded in " << std::fixed << std::setprecision(1) << input.load_ms
+              << " ms, tokenized and encoded (layers 0-" << input.layer << ") in " << input.encode_ms
+              << std::defaultfloat << " ms\n  " << shown << "\n";
+}
+
+/// Embedding cosine of each variant when it replaces the encoder's attention.
+void print_whatif(const std::vector<WhatIfResult>& whatifs) {
+    if (whatifs.empty()) return;
+    const int layer = whatifs.front().layer;
+    std::cout << "what-if through the encoder: attention of "
+              << (layer == kAllLayers ? std::string("every layer") : "layer " + std::to_string(layer))
+              << " replaced; cosine of the sentence embedding to the exact one\n";
+    std::cout << std::left << std::setw(12) << "variant" << std::right << std::setw(18) << "embedding_cosine"
+              << std::setw(11) << "time_ms" << "\n";
+    for (const WhatIfResult& w : whatifs)
+        std::cout << std::left << std::setw(12) << w.variant << std::right << std::setw(18) << std::setprecision(8)
+                  << w.embedding_cosine << std::setw(11) << std::fixed << std::setprecision(2) << w.time_ms
+                  << std::defaultfloat << "\n";
+}
+
 int execute(const RunOptionsCli& o) {
     if (o.matrix_limit < 0) throw Error("--matrix-limit must be ≥ 0");
     const std::vector<VariantRequest> requests = build_requests(o);
@@ -116,7 +154,23 @@ int execute(const RunOptionsCli& o) {
         if (ec) throw Error("cannot create --png folder '" + o.png_dir + "': " + ec.message());
         require_writable((std::filesystem::path(o.png_dir) / "probe").string());
     }
-    const Heads heads = load_input(o.input);
+    const bool whatif = !o.whatif_layer.empty();
+    int whatif_layer = kAllLayers;
+    if (whatif) {
+        if (input_kind(o.input) != InputKind::Text)
+            throw Error("--whatif-layer runs variants inside the encoder: give text with --text or --text-file");
+        if (o.whatif_layer != "all") {
+            try {
+                size_t used = 0;
+                whatif_layer = std::stoi(o.whatif_layer, &used);
+                if (used != o.whatif_layer.size()) throw std::invalid_argument("trailing");
+            } catch (const std::exception&) {
+                throw Error("--whatif-layer '" + o.whatif_layer + "' is not a layer index or 'all'");
+            }
+        }
+    }
+    const LoadedInput input = load_input_full(o.input);
+    const Heads& heads = input.heads;
     auto backend = make_backend(o.backend);
     const bool want_matrix = heads.n() <= o.matrix_limit;
     ReferenceCache refs(heads, want_matrix);
@@ -127,10 +181,34 @@ int execute(const RunOptionsCli& o) {
     std::vector<RunResult> results;
     for (const VariantRequest& request : requests) results.push_back(run_variant(heads, request, options, *backend, &refs));
 
+    if (input.kind == InputKind::Text) print_text_summary(input);
     print_table(heads, backend->description(), results);
+    std::vector<WhatIfResult> whatifs;
+    if (whatif) {
+        const auto model = load_text_model(input.model_dir);
+        const std::vector<float> exact = exact_text_embedding(*model, input.token_ids);
+        for (const VariantRequest& request : requests)
+            whatifs.push_back(run_text_whatif(*model, input.token_ids, exact, whatif_layer, request, *backend));
+        print_whatif(whatifs);
+    }
     if (!o.json_path.empty()) {
-        nlohmann::json out = {{"input", input_to_json(heads)}, {"backend", backend->name()}, {"results", nlohmann::json::array()}};
-        for (const RunResult& r : results) out["results"].push_back(result_to_json(r));
+        nlohmann::json in = input_to_json(heads);
+        if (input.kind == InputKind::Text) {
+            in["token_ids"] = input.token_ids;
+            in["model"] = input.model_dir;
+            in["layer"] = input.layer;
+            in["head"] = input.head;
+            in["truncated"] = input.truncated;
+        }
+        nlohmann::json out = {{"input", in}, {"backend", backend->name()}, {"results", nlohmann::json::array()}};
+        for (size_t k = 0; k < results.size(); ++k) {
+            nlohmann::json r = result_to_json(results[k]);
+            if (whatif)
+                r["whatif"] = {{"layer", whatif_layer == kAllLayers ? nlohmann::json("all") : nlohmann::json(whatif_layer)},
+                               {"embedding_cosine", whatifs[k].embedding_cosine},
+                               {"time_ms", whatifs[k].time_ms}};
+            out["results"].push_back(r);
+        }
         write_file_atomically(o.json_path, out.dump(2) + "\n");
     }
     if (!o.png_dir.empty()) {
@@ -163,6 +241,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the results as JSON to this file");
     sub->add_option("--png", o->png_dir, "Write each variant's effective matrix as PNG heatmaps into this folder");
+    sub->add_option("--whatif-layer", o->whatif_layer,
+                    "Text input: also replace the encoder's attention of layer L (or 'all') by each variant and report "
+                    "the cosine of the sentence embedding to the exact one");
     sub->add_option("--matrix-limit", o->matrix_limit, "Materialise n×n matrices (rel_err_attn, row_kl, PNG) up to this n")
         ->capture_default_str();
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });

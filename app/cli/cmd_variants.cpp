@@ -50,9 +50,8 @@ int list_variants(bool as_json) {
         const VariantInfo& i = v->info();
         std::cout << i.id << " — " << i.name << " (" << i.paper << ")\n    " << i.summary << "\n";
         for (const ParamSpec& s : i.params) {
-            const nlohmann::json j = spec_json(s);
-            std::cout << "    " << std::left << std::setw(14) << s.name << " default " << std::setw(12)
-                      << (j["default"].is_string() ? j["default"].get<std::string>() : j["default"].dump())
+            const std::string def = s.auto_default ? "auto: " + s.auto_help : default_params(i.params).value_text(s);
+            std::cout << "    " << std::left << std::setw(14) << s.name << " default " << std::setw(12) << def
                       << " range " << std::setw(24) << describe_range(s) << " " << s.help << "\n";
         }
     }

@@ -16,6 +16,10 @@ constexpr int kExitBadInput = 2;
 void add_variants_command(CLI::App& app, CommandAction& action);
 /// `attnscope run --variant ID[,ID...] ...`
 void add_run_command(CLI::App& app, CommandAction& action);
+/// `attnscope sweep --variant V --param NAME=START:STOP[:xF|:+S] --metric M ...`
+void add_sweep_command(CLI::App& app, CommandAction& action);
+/// `attnscope lesson [NAME] [--check]`
+void add_lesson_command(CLI::App& app, CommandAction& action);
 /// `attnscope gui [--screenshot FILE] ...` (and the default when no subcommand is given)
 void add_gui_command(CLI::App& app, CommandAction& action);
 

@@ -1,10 +1,15 @@
 #include "input_options.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "core/data/scenarios.h"
+#include "core/data/tensor_import.h"
+#include "core/data/text_input.h"
+#include "core/data/text_model.h"
 
 namespace attnscope::cli {
 
@@ -19,9 +24,71 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
     sub.add_option("--temperature", o.temperature, "Temperature T: logits are divided by T (small T: peaked rows)")
         ->capture_default_str();
     sub.add_option("--seed", o.seed, "Seed of the scenario (same seed, same tensors)")->capture_default_str();
+    // [SECTION] text and tensors
+    sub.add_option_function<std::string>(
+        "--text", [&o](const std::string& text) { o.text = text, o.has_text = true; },
+        "Text to run through the encoder; variants then run on its real Q, K, V");
+    sub.add_option("--text-file", o.text_file, "Read the text from this UTF-8 file");
+    sub.add_option("--model", o.model, "BERT-family model folder (config.json, model.safetensors, vocab.txt); default " +
+                                           default_model_dir());
+    sub.add_option("--layer", o.layer, "Encoder layer whose Q, K, V the variants get (text input)")->capture_default_str();
+    sub.add_option("--head", o.head, "Encoder head (-1: all heads)")->capture_default_str();
+    sub.add_flag("--truncate", o.truncate, "Cut text longer than the model's 512 positions instead of failing");
+    sub.add_option("--tensors", o.tensors,
+                   "Your own Q, K, V: a .safetensors file with tensors q, k, v (optional metadata \"tokens\": JSON "
+                   "list) or a folder with q.npy, k.npy, v.npy (optional tokens.txt); shapes (n, d) or (H, n, d)");
 }
 
-Heads load_input(const InputOptions& o) {
+InputKind input_kind(const InputOptions& o) {
+    const bool has_text = o.has_text || !o.text.empty();
+    if (has_text && !o.text_file.empty()) throw Error("--text and --text-file both given: choose one");
+    const bool text = has_text || !o.text_file.empty();
+    if (text && !o.tensors.empty()) throw Error("--tensors and text input both given: choose one input");
+    if (text) return InputKind::Text;
+    if (!o.tensors.empty()) return InputKind::Tensors;
+    return InputKind::Synthetic;
+}
+
+std::string input_text(const InputOptions& o) {
+    if (o.text_file.empty()) return o.text;
+    std::ifstream in(o.text_file, std::ios::binary);
+    if (!in) throw Error("cannot read --text-file '" + o.text_file + "': " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+LoadedInput load_input_full(const InputOptions& o) {
+    LoadedInput out;
+    out.kind = input_kind(o);
+    if (out.kind == InputKind::Text) {
+        TextInputSpec spec;
+        spec.text = input_text(o);
+        spec.model_dir = o.model.empty() ? default_model_dir() : o.model;
+        spec.layer = o.layer;
+        spec.head = o.head;
+        spec.truncate = o.truncate;
+        using Clock = std::chrono::steady_clock;
+        const auto start = Clock::now();
+        load_text_model(spec.model_dir);  // cached: the timing below is tokenizer + encoder only
+        const auto loaded = Clock::now();
+        TextInput text = load_text_input(spec);
+        out.load_ms = std::chrono::duration<double, std::milli>(loaded - start).count();
+        out.encode_ms = std::chrono::duration<double, std::milli>(Clock::now() - loaded).count();
+        out.heads = std::move(text.heads);
+        out.token_ids = std::move(text.token_ids);
+        out.model_dir = spec.model_dir;
+        out.layer = o.layer;
+        out.head = o.head;
+        out.truncated = text.truncated;
+        return out;
+    }
+    if (o.layer != 0 || o.head != -1 || o.truncate || !o.model.empty())
+        throw Error("--layer, --head, --model and --truncate apply to text input: add --text or --text-file");
+    if (out.kind == InputKind::Tensors) {
+        out.heads = load_tensor_input(o.tensors);
+        return out;
+    }
     ScenarioSpec spec;
     spec.kind = parse_scenario(o.data);
     spec.n = o.n;
@@ -30,8 +97,11 @@ Heads load_input(const InputOptions& o) {
     spec.value_dim = o.value_dim;
     spec.temperature = o.temperature;
     spec.seed = o.seed;
-    return make_scenario(spec);
+    out.heads = make_scenario(spec);
+    return out;
 }
+
+Heads load_input(const InputOptions& o) { return load_input_full(o).heads; }
 
 std::pair<std::string, std::string> split_assignment(const std::string& text) {
     const auto eq = text.find('=');

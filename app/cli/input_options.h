@@ -1,9 +1,10 @@
-// attnscope — the options that choose an input (synthetic scenario today; text and tensors join later),
-// shared by run, bench and spectrum so every command reads inputs the same way.
+// attnscope — the options that choose an input, shared by every command that reads one:
+// text through the encoder (--text / --text-file), the user's tensors (--tensors), or a synthetic scenario.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/variants/variant.h"
 
@@ -18,13 +19,51 @@ struct InputOptions {
     int value_dim = 0;              // dv (0 = d)
     double temperature = 1.0;       // logits divided by T
     uint64_t seed = 0;              // scenario seed
+    // [SECTION] text and tensors
+    std::string text;               // --text: UTF-8 text through the encoder
+    bool has_text = false;          // --text was given (it may be the empty string)
+    std::string text_file;          // --text-file: the same, read from a file
+    std::string model;              // --model: BERT folder (empty: default_model_dir())
+    int layer = 0;                  // --layer L of the encoder
+    int head = -1;                  // --head H (−1: all heads)
+    bool truncate = false;          // --truncate: cut text to the model's max positions
+    std::string tensors;            // --tensors: .safetensors file or folder of q/k/v.npy
 };
 
-/// Registers --data, --n, --heads, --dim, --value-dim, --temperature, --seed on `sub`.
+/// Which kind of input the options select.
+enum class InputKind {
+    Synthetic,  // a seeded scenario (--data)
+    Text,       // --text or --text-file through the encoder
+    Tensors,    // --tensors
+};
+
+/// An input plus what the text path knows beyond the Heads.
+struct LoadedInput {
+    Heads heads;                  // Q, K, V (and tokens, X)
+    InputKind kind = InputKind::Synthetic;
+    std::vector<int> token_ids;   // text only: vocabulary ids [CLS] … [SEP]
+    std::string model_dir;        // text only: the model folder used
+    int layer = 0, head = -1;     // text only: the encoder layer and head (−1 all)
+    bool truncated = false;       // text only: cut to max positions
+    double load_ms = 0;           // text only: model load wall time (0 when already loaded)
+    double encode_ms = 0;         // text only: tokenizer + encoder (layers 0 … layer) wall time
+};
+
+/// Registers --data, --n, --heads, --dim, --value-dim, --temperature, --seed and --text, --text-file,
+/// --model, --layer, --head, --truncate, --tensors on `sub`.
 void add_input_options(CLI::App& sub, InputOptions& options);
 
-/// Builds the input; throws Error on bad values (n ≤ 0, unknown scenario, ...).
+/// The kind the options select; throws Error when text and tensors (or --text and --text-file) are mixed.
+InputKind input_kind(const InputOptions& options);
+
+/// Builds the input; throws Error on bad values (n ≤ 0, unknown scenario, missing model, bad file, ...).
+LoadedInput load_input_full(const InputOptions& options);
+
+/// Builds the input's Heads only (see load_input_full).
 Heads load_input(const InputOptions& options);
+
+/// The text of --text or --text-file; throws Error when the file cannot be read.
+std::string input_text(const InputOptions& options);
 
 /// Parses "NAME=VALUE" (or "VARIANT.NAME=VALUE"); throws Error when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text);

@@ -14,6 +14,8 @@ int run_cli(int argc, char** argv) {
     CommandAction action;
     add_variants_command(app, action);
     add_run_command(app, action);
+    add_sweep_command(app, action);
+    add_lesson_command(app, action);
     add_gui_command(app, action);
     try {
         app.parse(argc, argv);

@@ -1,0 +1,48 @@
+// `attnscope lesson [NAME] [--check]`: list lessons, print one, or verify its claim numerically
+// (exit 1 when the claim does not hold, 2 for bad input).
+#include <iomanip>
+#include <iostream>
+
+#include "commands.h"
+#include "core/backend/registry.h"
+#include "core/lessons/lessons.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+struct LessonOptionsCli {
+    std::string name, backend = "auto";
+    bool check = false;
+};
+
+int execute(const LessonOptionsCli& o) {
+    if (o.name.empty()) {
+        for (const Lesson& l : all_lessons()) std::cout << std::left << std::setw(20) << l.id << l.title << "\n";
+        return 0;
+    }
+    const Lesson& lesson = find_lesson(o.name);
+    std::cout << lesson.title << "\n\n" << lesson.explanation << "\nLook at: " << lesson.look_at << "\n";
+    if (!o.check) return 0;
+    auto backend = make_backend(o.backend);
+    const CheckOutcome outcome = run_lesson_check(lesson, *backend);
+    std::cout << "\nCheck (" << backend->name() << "):\n";
+    for (const std::string& note : outcome.notes) std::cout << "  note: " << note << "\n";
+    for (const CheckLine& line : outcome.lines)
+        std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": measured " << line.measured << "\n";
+    std::cout << (outcome.passed() ? "lesson check passed\n" : "lesson check FAILED\n");
+    return outcome.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_lesson_command(CLI::App& app, CommandAction& action) {
+    auto o = std::make_shared<LessonOptionsCli>();
+    auto* sub = app.add_subcommand("lesson", "List the lessons, print one, or verify its claim with --check");
+    sub->add_option("name", o->name, "Lesson id (omit to list them)");
+    sub->add_flag("--check", o->check, "Verify the lesson's claim numerically; exit 1 when it does not hold");
+    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->callback([&action, o] { action = [o] { return execute(*o); }; });
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,148 @@
+#include "sweep.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+namespace {
+
+double parse_double(const std::string& text, const std::string& whole) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(v))
+        throw Error("sweep range '" + whole + "': '" + text + "' is not a number; use START:STOP, START:STOP:xFACTOR or START:STOP:+STEP");
+    return v;
+}
+
+/// Exact decimal text of a value (std::to_string would round 1e-7 to "0.000000").
+std::string exact_text(double v) {
+    std::ostringstream os;
+    os.precision(17);
+    os << v;
+    return os.str();
+}
+
+}  // namespace
+
+std::vector<double> SweepRange::values() const {
+    constexpr size_t kMaxPoints = 1000;
+    std::vector<double> out;
+    if (factor > 0) {
+        if (factor <= 1 || start <= 0) throw Error("a geometric sweep needs START > 0 and FACTOR > 1");
+        for (double v = start; v <= stop * (1 + 1e-12) && out.size() < kMaxPoints; v *= factor) out.push_back(v);
+    } else {
+        if (step <= 0) throw Error("a sweep step must be positive");
+        for (int k = 0; start + k * step <= stop + 1e-12 * std::fabs(stop) && out.size() < kMaxPoints; ++k)
+            out.push_back(start + k * step);
+    }
+    if (out.empty()) throw Error("the sweep range is empty: START must be ≤ STOP");
+    return out;
+}
+
+SweepRange parse_sweep_range(const std::string& text) {
+    SweepRange r;
+    const auto c1 = text.find(':');
+    if (c1 == std::string::npos) throw Error("sweep range '" + text + "' needs START:STOP[:xFACTOR|:+STEP]");
+    const auto c2 = text.find(':', c1 + 1);
+    r.start = parse_double(text.substr(0, c1), text);
+    r.stop = parse_double(text.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), text);
+    if (c2 != std::string::npos) {
+        const std::string step = text.substr(c2 + 1);
+        if (step.size() > 1 && step[0] == 'x') r.factor = parse_double(step.substr(1), text);
+        else if (step.size() > 1 && step[0] == '+') r.step = parse_double(step.substr(1), text);
+        else throw Error("sweep range '" + text + "': the step must be xFACTOR or +STEP");
+    }
+    r.values();  // validates
+    return r;
+}
+
+SweepMetric parse_sweep_metric(const std::string& name) {
+    for (SweepMetric m : {SweepMetric::RelErrOut, SweepMetric::RelErrAttn, SweepMetric::RowKl, SweepMetric::MassRecall,
+                          SweepMetric::Density, SweepMetric::TimeMs, SweepMetric::PeakMiB})
+        if (sweep_metric_name(m) == name) return m;
+    throw Error("unknown metric '" + name + "': choose rel_err_out, rel_err_attn, row_kl, mass_recall, density, time or memory");
+}
+
+std::string sweep_metric_name(SweepMetric m) {
+    switch (m) {
+        case SweepMetric::RelErrOut: return "rel_err_out";
+        case SweepMetric::RelErrAttn: return "rel_err_attn";
+        case SweepMetric::RowKl: return "row_kl";
+        case SweepMetric::MassRecall: return "mass_recall";
+        case SweepMetric::Density: return "density";
+        case SweepMetric::TimeMs: return "time";
+        case SweepMetric::PeakMiB: return "memory";
+    }
+    return "?";
+}
+
+std::optional<double> sweep_metric_value(SweepMetric m, const RunResult& r) {
+    std::optional<double> v;
+    switch (m) {
+        case SweepMetric::RelErrOut: v = r.metrics.rel_err_out; break;
+        case SweepMetric::RelErrAttn: v = r.metrics.rel_err_attn; break;
+        case SweepMetric::RowKl: v = r.metrics.row_kl; break;
+        case SweepMetric::MassRecall: v = r.metrics.mass_recall; break;
+        case SweepMetric::Density: v = r.metrics.density; break;
+        case SweepMetric::TimeMs: v = r.cost.time_ms; break;
+        case SweepMetric::PeakMiB: v = r.cost.peak_bytes / 1048576.0; break;
+    }
+    if (v && !std::isfinite(*v)) return std::nullopt;
+    return v;
+}
+
+std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
+                                  const std::function<bool(int, int)>& progress) {
+    if (spec.seeds < 1 || spec.seeds > 1000) throw Error("--seeds must be between 1 and 1000");
+    const VariantInfo& info = find_variant(spec.variant).info();
+    const bool sweeps_n = spec.param == "n";
+    if (!sweeps_n && !find_param(info.params, spec.param))
+        throw Error(spec.variant + " has no parameter '" + spec.param + "' to sweep (use n or one of `attnscope variants`)");
+    const std::vector<double> values = spec.range.values();
+    const bool has_seed = find_param(info.params, "seed") != nullptr;
+    const bool need_matrix = spec.metric == SweepMetric::RelErrAttn || spec.metric == SweepMetric::RowKl;
+
+    std::vector<SweepPoint> out;
+    const int total = static_cast<int>(values.size()) * spec.seeds;
+    int done = 0;
+    for (double value : values) {
+        SweepPoint point;
+        point.value = value;
+        point.min = std::numeric_limits<double>::infinity();
+        point.max = -point.min;
+        double sum = 0;
+        for (int seed = 0; seed < spec.seeds; ++seed) {
+            auto assignments = spec.fixed;
+            if (!sweeps_n) assignments.emplace_back(spec.param, exact_text(value));
+            if (has_seed) assignments.emplace_back("seed", std::to_string(seed));
+            const VariantRequest request = parse_variant_request(spec.variant, assignments);
+            const Heads heads = make_input(static_cast<uint64_t>(seed), sweeps_n ? static_cast<int>(std::lround(value)) : 0);
+            ReferenceCache refs(heads, need_matrix && heads.n() <= 4096);
+            RunOptions options;
+            options.want_matrix = need_matrix && heads.n() <= 4096;
+            const RunResult r = run_variant(heads, request, options, backend, &refs);
+            if (const auto v = sweep_metric_value(spec.metric, r)) {
+                sum += *v;
+                point.min = std::min(point.min, *v);
+                point.max = std::max(point.max, *v);
+                ++point.samples;
+            }
+            if (progress && !progress(++done, total)) return out;
+        }
+        point.mean = point.samples ? sum / point.samples : std::numeric_limits<double>::quiet_NaN();
+        if (!point.samples) point.min = point.max = point.mean;
+        out.push_back(point);
+    }
+    return out;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,68 @@
+// attnscope — what-if sweeps: a metric of a variant against one parameter, averaged over seeds with a
+// min–max band. Used by `attnscope sweep`, the GUI's sweep panel and the lessons.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../session/experiment.h"
+
+namespace attnscope {
+
+/// Values of a swept parameter: START:STOP[:xFACTOR|:+STEP] (default step +1).
+struct SweepRange {
+    double start = 0, stop = 0;
+    double factor = 0;  // > 1: geometric (start, start·f, ...); 0: arithmetic
+    double step = 1;    // arithmetic step when factor == 0
+    /// The values from start to stop inclusive (at most 1000); throws Error when the range is empty or endless.
+    std::vector<double> values() const;
+};
+
+/// Parses "START:STOP", "START:STOP:xF" or "START:STOP:+S"; throws Error saying the accepted forms.
+SweepRange parse_sweep_range(const std::string& text);
+
+/// The metrics a sweep can plot.
+enum class SweepMetric {
+    RelErrOut,   // rel_err_out
+    RelErrAttn,  // rel_err_attn
+    RowKl,       // row_kl
+    MassRecall,  // mass_recall
+    Density,     // density
+    TimeMs,      // measured time of the compute part
+    PeakMiB,     // peak tracked memory of the run
+};
+
+/// Parses a metric name (rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory).
+SweepMetric parse_sweep_metric(const std::string& name);
+/// The metric's name as accepted by parse_sweep_metric.
+std::string sweep_metric_name(SweepMetric metric);
+/// The metric's value in a result; empty when it does not apply (or is infinite).
+std::optional<double> sweep_metric_value(SweepMetric metric, const RunResult& result);
+
+/// One point of a sweep: the parameter value and the metric over seeds.
+struct SweepPoint {
+    double value = 0;                 // parameter value
+    double mean = 0, min = 0, max = 0;  // over the seeds where the metric applied
+    int samples = 0;                  // seeds that gave a value
+};
+
+/// A sweep request.
+struct SweepSpec {
+    std::string variant;                                           // variant id
+    std::vector<std::pair<std::string, std::string>> fixed;        // other NAME=VALUE assignments
+    std::string param;                                             // swept parameter (a variant param, or "n")
+    SweepRange range;                                              // its values
+    SweepMetric metric = SweepMetric::RelErrOut;                   // what is measured
+    int seeds = 3;                                                 // seeds 0..seeds-1 (input and variant seed)
+};
+
+/// Makes the input for a seed and (when the swept parameter is "n") a sequence length.
+using SweepInputFactory = std::function<Heads(uint64_t seed, int n_override)>;
+
+/// Runs the sweep; `progress(done, total)` is called after each run and may return false to cancel
+/// (the points finished so far are returned). Throws Error on bad parameters.
+std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
+                                  const std::function<bool(int, int)>& progress = {});
+
+}  // namespace attnscope

@@ -1,0 +1,78 @@
+#include "text_input.h"
+
+#include <cstdlib>
+
+#include "text_model.h"
+
+namespace attnscope {
+
+std::string default_model_dir() {
+    if (const char* env = std::getenv("ATTNSCOPE_MODEL_DIR"); env && *env) return env;
+    std::string base;
+    if (const char* cache = std::getenv("ATTNSCOPE_CACHE"); cache && *cache) base = cache;
+    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache/attnscope";
+    else base = ".cache/attnscope";
+    return base + "/models/all-MiniLM-L6-v2";
+}
+
+std::vector<int> tokenize_text(const std::string& text, const std::string& model_dir) {
+    const auto model = load_text_model(model_dir.empty() ? default_model_dir() : model_dir);
+    return model->tokenizer.encode(text).ids;
+}
+
+TextInput load_text_input(const TextInputSpec& spec) {
+    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
+    const BertConfig& config = model->encoder.config();
+    if (spec.layer < 0 || spec.layer >= config.layers)
+        throw Error("layer " + std::to_string(spec.layer) + " is out of range: the model has layers 0 to " +
+                    std::to_string(config.layers - 1));
+    if (spec.head < -1 || spec.head >= config.heads)
+        throw Error("head " + std::to_string(spec.head) + " is out of range: the model has heads 0 to " +
+                    std::to_string(config.heads - 1) + " (or -1 for all)");
+    Encoding enc = model->tokenizer.encode(spec.text);
+    TextInput out;
+    out.untruncated_tokens = static_cast<int>(enc.ids.size());
+    if (out.untruncated_tokens > config.max_positions) {
+        if (!spec.truncate)
+            throw Error("the text has " + std::to_string(out.untruncated_tokens) + " tokens but the model takes at most " +
+                        std::to_string(config.max_positions) + ": shorten it or truncate it (--truncate)");
+        // Keep [CLS] and the first pieces, and end with [SEP] as a tokenizer's truncation would.
+        const int keep = config.max_positions;
+        const int sep = enc.ids.back();
+        const std::string sep_text = enc.tokens.back();
+        enc.ids.resize(static_cast<size_t>(keep));
+        enc.tokens.resize(static_cast<size_t>(keep));
+        enc.ids.back() = sep;
+        enc.tokens.back() = sep_text;
+        out.truncated = true;
+    }
+    EncoderOptions options;
+    options.keep_probs = false;
+    options.last_layer = spec.layer;  // later layers do not change this layer's Q, K, V
+    EncoderOutput encoded = model->encoder.forward(enc.ids, options);
+    const auto L = static_cast<size_t>(spec.layer);
+    Heads& heads = out.heads;
+    if (spec.head < 0) {
+        heads.Q = std::move(encoded.Q[L]);
+        heads.K = std::move(encoded.K[L]);
+        heads.V = std::move(encoded.V[L]);
+    } else {
+        auto one = [&](const Tensor3& t) {
+            Tensor3 r(1, t.rows(), t.cols());
+            r.head(0) = t.head(spec.head);
+            return r;
+        };
+        heads.Q = one(encoded.Q[L]);
+        heads.K = one(encoded.K[L]);
+        heads.V = one(encoded.V[L]);
+    }
+    heads.X = std::move(encoded.hidden[L]);
+    heads.tokens = std::move(enc.tokens);
+    heads.source = "text";
+    out.token_ids = std::move(enc.ids);
+    out.layers = config.layers;
+    out.model_heads = config.heads;
+    return out;
+}
+
+}  // namespace attnscope

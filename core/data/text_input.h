@@ -1,0 +1,40 @@
+// attnscope — text as an attention input: tokenize, run the encoder, hand one layer's Q, K, V to the variants.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../variants/variant.h"
+
+namespace attnscope {
+
+/// What text to encode and which layer/head to look at.
+struct TextInputSpec {
+    std::string text;        // UTF-8
+    std::string model_dir;   // empty: default_model_dir()
+    int layer = 0;           // 0 .. layers − 1
+    int head = -1;           // −1: all heads; else one head 0 .. heads − 1
+    bool truncate = false;   // cut to the model's max positions instead of failing
+};
+
+/// The encoded text: Heads of the chosen layer with tokens filled, plus what the UI reports beside it.
+struct TextInput {
+    Heads heads;                  // Q, K, V (H|1, n, dh); X = layer input (1, n, hidden); tokens; source "text"
+    std::vector<int> token_ids;   // n vocabulary ids, [CLS] … [SEP]
+    int layers = 0, model_heads = 0;  // the model's layer and head counts
+    int untruncated_tokens = 0;   // token count before truncation (== n unless truncated)
+    bool truncated = false;       // true when the text was cut to max positions
+};
+
+/// Tokenizes, runs the encoder, returns Q/K/V of `layer` (all heads when head = −1) with tokens filled.
+/// Throws Error: missing model (run scripts/setup.sh), > max positions without truncate, bad UTF-8,
+/// layer or head out of range.
+TextInput load_text_input(const TextInputSpec& spec);
+
+/// ~/.cache/attnscope/models/all-MiniLM-L6-v2 (or $ATTNSCOPE_MODEL_DIR when set).
+std::string default_model_dir();
+
+/// Token ids of `text` for the model in `model_dir` (empty: default), [CLS] … [SEP]; the ids may exceed
+/// the model's max positions (the caller decides). Throws Error like load_text_input.
+std::vector<int> tokenize_text(const std::string& text, const std::string& model_dir);
+
+}  // namespace attnscope

@@ -1,0 +1,70 @@
+#include "lessons.h"
+
+#include "attnscope_embedded_lessons.h"
+#include "checks.h"
+
+namespace attnscope {
+
+namespace {
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key)) return {};
+    const nlohmann::json& v = j.at(key);
+    if (v.is_array()) {  // long texts are written as arrays of lines for readable JSON
+        std::string s;
+        for (const auto& line : v) s += line.get<std::string>() + "\n";
+        return s;
+    }
+    return v.get<std::string>();
+}
+
+}  // namespace
+
+const std::vector<Lesson>& all_lessons() {
+    static const std::vector<Lesson> lessons = [] {
+        std::vector<Lesson> out;
+        for (std::size_t k = 0; k < assets::kLessons_count; ++k) {
+            nlohmann::json j;
+            try {
+                j = nlohmann::json::parse(assets::kLessons[k]);
+                Lesson l;
+                l.id = j.at("id").get<std::string>();
+                l.title = j.at("title").get<std::string>();
+                l.explanation = text_of(j, "explanation");
+                l.look_at = text_of(j, "look_at");
+                l.preset = j.value("preset", nlohmann::json::object());
+                l.check = j.at("check").at("id").get<std::string>();
+                l.check_params = j.at("check");
+                out.push_back(std::move(l));
+            } catch (const nlohmann::json::exception& e) {
+                throw Error("lesson file #" + std::to_string(k) + " in assets/lessons is malformed: " + e.what());
+            }
+        }
+        return out;
+    }();
+    return lessons;
+}
+
+const Lesson& find_lesson(const std::string& id) {
+    std::string known;
+    for (const Lesson& l : all_lessons()) {
+        if (l.id == id) return l;
+        known += (known.empty() ? "" : ", ") + l.id;
+    }
+    throw Error("unknown lesson '" + id + "'; lessons: " + known);
+}
+
+bool CheckOutcome::passed() const {
+    if (lines.empty()) return false;  // a check that measured nothing has shown nothing
+    for (const CheckLine& l : lines)
+        if (!l.passed) return false;
+    return true;
+}
+
+CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
+    const LessonCheck* check = find_lesson_check(lesson.check);
+    if (!check) throw Error("lesson " + lesson.id + " names an unknown check '" + lesson.check + "'");
+    return (*check)(lesson.check_params, backend);
+}
+
+}  // namespace attnscope
