@@ -6,8 +6,13 @@ tests/unit/test_kernel_golden.cpp compares against. CPU only, float64 peers on f
 same numbers the C++ side reads).
 
     python3 -m venv /tmp/golden && /tmp/golden/bin/pip install torch numpy performer-pytorch
-    # fast-transformers compiles C++ extensions; without nvcc on PATH it builds the CPU ones only:
-    PATH=/tmp/golden/bin:/usr/bin:/bin /tmp/golden/bin/pip install --no-build-isolation pytorch-fast-transformers
+    # fast-transformers 0.4.0 compiles C++ extensions, and CUDA ones too whenever `nvcc` runs (which fails
+    # for GPU architectures the local nvcc no longer knows). For a CPU-only build, unpack the sdist and make
+    # setup.py's cuda_toolkit_available() return False:
+    /tmp/golden/bin/pip download --no-deps --no-binary :all: --no-build-isolation pytorch-fast-transformers==0.4.0
+    tar xzf pytorch-fast-transformers-0.4.0.tar.gz && cd pytorch-fast-transformers-0.4.0
+    sed -i 's/^def cuda_toolkit_available():/&\n    return False/' setup.py
+    /tmp/golden/bin/pip install --no-build-isolation . && cd -
     /tmp/golden/bin/python tests/golden/make_kernel_fixtures.py
 
 Peers and what each output is (see tests/golden/README.md for the conventions that differ):
@@ -93,15 +98,17 @@ qn, kn, vn = (torch.from_numpy(x).permute(1, 0, 2)[None].contiguous() for x in (
 try:
     import fast_transformers
     from fast_transformers.attention import CausalLinearAttention, LinearAttention
-    from fast_transformers.masking import FullMask, LengthMask, TriangularMask
+    from fast_transformers.masking import FullMask, LengthMask, TriangularCausalMask
 
     lengths = LengthMask(torch.tensor([N]), max_len=N)
     with torch.no_grad():
         lin = LinearAttention(D).double()(qn, kn, vn, FullMask(N, N), lengths, lengths)
-        cau = CausalLinearAttention(D).double()(qn, kn, vn, TriangularMask(N), lengths, lengths)
+        # Its CPU causal product exists for float32 only.
+        cau = CausalLinearAttention(D)(qn.float(), kn.float(), vn.float(), TriangularCausalMask(N), lengths, lengths)
     ft = "pytorch-fast-transformers " + getattr(fast_transformers, "__version__", "0.4.0")
     store("linear_fast_transformers", lin[0].permute(1, 0, 2), ft + " LinearAttention (elu+1, eps=1e-6)")
-    store("linear_causal_fast_transformers", cau[0].permute(1, 0, 2), ft + " CausalLinearAttention (elu+1, eps=1e-6)")
+    store("linear_causal_fast_transformers", cau[0].permute(1, 0, 2).double(),
+          ft + " CausalLinearAttention (elu+1, eps=1e-6; float32, its CPU kernel has no float64)")
 except ImportError as e:
     print("fast-transformers not importable (" + str(e) + "): computing its documented formula instead", file=sys.stderr)
     phi = lambda x: torch.nn.functional.elu(x) + 1
