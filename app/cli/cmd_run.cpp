@@ -68,9 +68,10 @@ std::vector<VariantRequest> build_requests(const RunOptionsCli& o) {
     if (o.causal)
         for (size_t k = 0; k < ids.size(); ++k) {
             const VariantInfo& info = find_variant(ids[k]).info();
-            if (!find_param(info.params, "causal"))
+            if (find_param(info.params, "causal")) assigned[k].emplace_back("causal", "1");
+            else if (find_param(info.params, "bidirectional")) assigned[k].emplace_back("bidirectional", "0");
+            else if (!info.always_causal)
                 throw Error("--causal: " + ids[k] + " has no causal form (" + info.summary + "); drop --causal or the variant");
-            assigned[k].emplace_back("causal", "1");
         }
     std::vector<VariantRequest> out;
     for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../primitives/block_layout.h"
 #include "../primitives/pooling.h"
 #include "../tensor.h"
 
@@ -24,6 +25,20 @@ struct DenseAttentionArgs {
     Tensor3* lse = nullptr;              // (H, n, 1) out, optional: log Σ_j exp(s·q_i·k_j)
     Tensor3* P = nullptr;                // (H, n, m) out, optional: materialise the probabilities
 };
+
+// [SECTION] block-sparse
+/// Arguments of block-sparse attention: per head h and query i, softmax(scale·q_i·k_j) over the cells (i, j)
+/// the layout allows, times V. Rows with no allowed cell get O = 0 and lse = −inf.
+struct BlockSparseAttentionArgs {
+    const Tensor3* Q = nullptr;            // (H, n, d)
+    const Tensor3* K = nullptr;            // (H, n, d)
+    const Tensor3* V = nullptr;            // (H, n, dv)
+    const BlockLayout* layout = nullptr;   // n, block b, 1 or H layout heads
+    float scale = 1.0f;                    // s in softmax(s·QKᵀ)
+    Tensor3* O = nullptr;                  // (H, n, dv) out, required
+    Tensor3* lse = nullptr;                // (H, n, 1) out, optional: log Σ_{j allowed} exp(s·q_i·k_j)
+};
+// [SECTION] end block-sparse
 
 // [SECTION] kernels: feature maps, linear attention, FFT (performer, linear, efficient, taylor, fnet)
 
@@ -101,6 +116,11 @@ public:
     /// reducing each bin by max or mean. out is resized by the call.
     virtual void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) = 0;
 
+    // [SECTION] block-sparse
+    /// Attention restricted to a block-sparse layout; work is proportional to the stored blocks.
+    virtual void block_sparse_attention(const BlockSparseAttentionArgs& args) = 0;
+    // [SECTION] end block-sparse
+
     // [SECTION] kernels: feature maps, linear attention, FFT
     /// Applies a feature map φ to every row (or, for SoftmaxPositions, every column) of each head.
     virtual void feature_map(const FeatureMapArgs& args) = 0;
@@ -117,5 +137,10 @@ void validate_dense_attention(const DenseAttentionArgs& args);
 void validate_feature_map(const FeatureMapArgs& args);
 /// Checks the shapes of linear-attention arguments; throws Error naming the mismatch.
 void validate_linear_attention(const LinearAttentionArgs& args);
+
+// [SECTION] block-sparse
+/// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.
+void validate_block_sparse_attention(const BlockSparseAttentionArgs& args);
+// [SECTION] end block-sparse
 
 }  // namespace attnscope

@@ -21,6 +21,9 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
+// [SECTION] block-sparse
+void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
+
 // [SECTION] kernels: feature maps, linear attention, FFT
 void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
 void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }

@@ -14,6 +14,8 @@ public:
               Tensor3& C) override;
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
+    // [SECTION] block-sparse
+    void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
     // [SECTION] kernels: feature maps, linear attention, FFT
     void feature_map(const FeatureMapArgs& args) override;
     void linear_attention(const LinearAttentionArgs& args) override;

@@ -1,15 +1,15 @@
 #include "checks.h"
 
-#include <map>
 #include <sstream>
 
 namespace attnscope {
 
 namespace {
 
-/// id → check; filled by the per-topic files through their adders below.
+/// id → check; filled by the per-topic files through their adders (checks.h).
 std::map<std::string, LessonCheck> build_checks() {
     std::map<std::string, LessonCheck> checks;
+    add_sparse_lesson_checks(checks);
     return checks;
 }
 

@@ -2,6 +2,7 @@
 // synthetic data and reports every measured value beside its threshold.
 #pragma once
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,6 +15,9 @@ using LessonCheck = std::function<CheckOutcome(const nlohmann::json& params, Bac
 
 /// The check registered under `id`, or nullptr.
 const LessonCheck* find_lesson_check(const std::string& id);
+
+/// Adders of the per-topic check files.
+void add_sparse_lesson_checks(std::map<std::string, LessonCheck>& checks);
 
 /// Helper for checks: a line that passes when measured ≤ limit (or ≥ when `at_least`).
 CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least);

@@ -11,6 +11,9 @@ void cpu_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, fl
 void cpu_dense_attention(const DenseAttentionArgs& args);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
+// [SECTION] block-sparse
+/// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
+void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
 
 // [SECTION] kernels: feature maps, linear attention, FFT
 /// Feature maps φ on the CPU; see Backend::feature_map.

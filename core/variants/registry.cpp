@@ -6,6 +6,7 @@ const std::vector<std::unique_ptr<Variant>>& all_variants() {
     static const std::vector<std::unique_ptr<Variant>> variants = [] {
         std::vector<std::unique_ptr<Variant>> v;
         add_exact_variants(v);
+        add_sparse_variants(v);
         add_performer_variants(v);
         add_kernel_variants(v);
         add_fnet_variants(v);

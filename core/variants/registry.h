@@ -15,6 +15,8 @@ const Variant& find_variant(const std::string& id);
 
 /// Adders called once by all_variants(); each family file defines one.
 void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// strided, fixed, longformer, bigbird, xl (core/variants/sparse.cpp).
+void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// performer (FAVOR+).
 void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// linear, efficient, taylor.

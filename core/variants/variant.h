@@ -44,6 +44,7 @@ struct VariantInfo {
     bool has_mask = false;          // a sparsity mask with reasons exists (masked and hashed families)
     bool normalised = true;         // rows of P̃ are non-negative and sum to 1 (row_kl applies)
     bool has_matrix = true;         // an effective matrix P̃ is defined
+    bool always_causal = false;     // causal by construction with no causal parameter (e.g. xl)
 };
 
 /// What the caller wants materialised beside O.

@@ -1,0 +1,148 @@
+// attnscope — block-sparse attention on the CPU.
+// One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
+// up to kChunkCols columns. A chunk of consecutive key blocks is read in place (K, V rows are contiguous);
+// a scattered chunk (random or global blocks) is gathered into scratch first, so every chunk is two Eigen
+// GEMMs of shapes (b×d)·(d×cols) and (b×cols)·(cols×dv). Rows keep FlashAttention's running max and sum
+// (online_softmax.h, the same bookkeeping the CUDA kernel uses), so work and memory are proportional to
+// the stored blocks, never to n².
+#include <omp.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "block_layout.h"
+#include "cpu_primitives.h"
+#include "online_softmax.h"
+
+namespace attnscope {
+
+namespace {
+
+using RowVec = Eigen::Map<Eigen::VectorXf>;
+
+/// Columns scored per GEMM: wide enough for efficient GEMMs, small enough to stay in L2.
+constexpr int kChunkCols = 256;
+
+/// Scored cells × (d + dv) from which the kernel runs in parallel.
+constexpr int64_t kParallelWork = int64_t(1) << 23;
+
+/// Per-thread scratch, tracked like every other buffer of a run.
+struct Scratch {
+    Tensor3 q, s, k, v, acc, stats;  // (T, b, d), (T, b, C), (T, C, d), (T, C, dv), (T, b, dv), (T, 4, b)
+    Scratch(int threads, int b, int cols, int d, int dv)
+        : q(threads, b, d),
+          s(threads, b, cols),
+          k(threads, cols, d),
+          v(threads, cols, dv),
+          acc(threads, b, dv),
+          stats(threads, 4, b) {}
+};
+
+/// Sets the cells of stored block `k` (columns [off, off + cols) of s) that its bitmask forbids to `value`.
+/// Walks the zero bits word by word, so mostly-allowed blocks cost little.
+void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
+    if (L.mask_idx[k] < 0) return;
+    const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
+    for (int r = 0; r < s.rows(); ++r) {
+        float* row = s.data() + static_cast<int64_t>(r) * s.cols() + off;
+        for (int w = 0; w < L.words_per_row; ++w) {
+            const int valid = cols - w * 64;
+            if (valid <= 0) break;
+            const uint64_t in_range = valid >= 64 ? ~0ull : (1ull << valid) - 1;
+            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden; forbidden &= forbidden - 1)
+                row[w * 64 + std::countr_zero(forbidden)] = value;
+        }
+    }
+}
+
+void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
+    const int n = L.n, b = L.block, d = a.Q->cols(), dv = a.V->cols();
+    const int i0 = I * b, rows = block_extent(n, b, I);
+    const int chunk_cap = std::max(b, (kChunkCols / b) * b);
+    MatView q(w.q.head_data(tid), rows, d);
+    MatView acc(w.acc.head_data(tid), rows, dv);
+    float* stats = w.stats.head_data(tid);
+    RowVec run_max(stats, rows), run_sum(stats + b, rows), rescale(stats + 2 * b, rows), block_max(stats + 3 * b, rows);
+
+    q.noalias() = a.scale * a.Q->head(h).middleRows(i0, rows);
+    acc.setZero();
+    run_max.setConstant(-INFINITY);
+    run_sum.setZero();
+
+    const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
+    for (int k0 = begin; k0 < end;) {
+        // A chunk: as many stored blocks as fit in chunk_cap columns.
+        int k1 = k0, cols = 0;
+        bool contiguous = true, masked = false;
+        while (k1 < end && cols + block_extent(n, b, L.col_idx[k1]) <= chunk_cap) {
+            if (k1 > k0 && L.col_idx[k1] != L.col_idx[k1 - 1] + 1) contiguous = false;
+            masked = masked || L.mask_idx[k1] >= 0;
+            cols += block_extent(n, b, L.col_idx[k1]);
+            ++k1;
+        }
+        const int j0 = L.col_idx[k0] * b;
+        const float* kp = a.K->head(h).data() + static_cast<int64_t>(j0) * d;
+        const float* vp = a.V->head(h).data() + static_cast<int64_t>(j0) * dv;
+        if (!contiguous) {
+            MatView kg(w.k.head_data(tid), cols, d), vg(w.v.head_data(tid), cols, dv);
+            for (int k = k0, off = 0; k < k1; ++k) {
+                const int J = L.col_idx[k], ext = block_extent(n, b, J);
+                kg.middleRows(off, ext) = a.K->head(h).middleRows(J * b, ext);
+                vg.middleRows(off, ext) = a.V->head(h).middleRows(J * b, ext);
+                off += ext;
+            }
+            kp = kg.data(), vp = vg.data();
+        }
+        ConstMatView kc(kp, cols, d), vc(vp, cols, dv);
+        MatView s(w.s.head_data(tid), rows, cols);
+        s.noalias() = q * kc.transpose();
+        if (masked)
+            for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+                fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), -INFINITY);
+        block_max = s.rowwise().maxCoeff();
+        for (int r = 0; r < rows; ++r) {
+            OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+            const float new_max = online_softmax_new_max(row, block_max[r]);
+            rescale[r] = online_softmax_rescale(row.m, new_max);
+            // A row with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN.
+            block_max[r] = new_max == -INFINITY ? 0.0f : new_max;
+            run_max[r] = new_max;
+        }
+        s.array().colwise() -= block_max.array();
+        s.array() = s.array().exp();
+        // Vectorised exp may turn −inf into a tiny positive number; forbidden cells must weigh exactly 0.
+        if (masked)
+            for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+                fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), 0.0f);
+        run_sum.array() = run_sum.array() * rescale.array() + s.rowwise().sum().array();
+        acc.array().colwise() *= rescale.array();
+        acc.noalias() += s * vc;
+        k0 = k1;
+    }
+
+    MatView out(a.O->head_data(h) + static_cast<int64_t>(i0) * dv, rows, dv);
+    for (int r = 0; r < rows; ++r) {
+        const OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+        out.row(r) = acc.row(r) * online_softmax_inv_sum(row);
+        if (a.lse) a.lse->at(h, i0 + r, 0) = online_softmax_lse(row);
+    }
+}
+
+}  // namespace
+
+void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a) {
+    validate_block_sparse_attention(a);
+    const BlockLayoutView L = a.layout->view();
+    const int H = a.Q->heads(), nb = L.block_rows;
+    if (L.n == 0) return;
+    const int cols = std::max(L.block, (kChunkCols / L.block) * L.block);
+    Scratch scratch(omp_get_max_threads(), L.block, cols, a.Q->cols(), a.V->cols());
+    // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
+    const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;
+    const bool parallel = scored * (a.Q->cols() + a.V->cols()) >= kParallelWork;
+#pragma omp parallel for schedule(dynamic) if (parallel)
+    for (int task = 0; task < H * nb; ++task) block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,171 @@
+// attnscope — `bigbird` (Zaheer et al. 2020, BigBird-ITC): block-sparse attention with blocks of b.
+// With I = ⌊i/b⌋, J = ⌊j/b⌋ and nb = ⌈n/b⌉ blocks:
+//   Global: I or J is a global block — the first ⌈g/2⌉ and the last ⌊g/2⌋ blocks (g = 2: first and last,
+//           the paper's ITC setting); global rows attend everything, every row attends global columns
+//   Window: |I − J| ≤ (window_blocks − 1)/2 (3 blocks: the block itself and one on each side)
+//   Random: r key blocks per non-global query block row, drawn without replacement among the blocks not
+//           already global or window (J ≤ I when causal), independently per head, from rng::bits(seed,
+//           kRandomStream + h, I·2³² + attempt) — the same seed gives the same blocks on every backend
+//   causal: every cell also needs j ≤ i
+// A cell in several groups is coloured Global, then Window, then Random. n not a multiple of b: the last
+// block is partial (padding masked). Layout block = b.
+#include <algorithm>
+#include <cmath>
+
+#include "../primitives/random.h"
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr uint64_t kRandomStream = 0xB16B1Dull << 16;
+
+struct BigBirdPattern {
+    int n, b, nb, half;  // half = (window_blocks − 1)/2
+    bool causal;
+    std::vector<uint8_t> global;  // (nb) 1 for global blocks
+    int heads = 1;                // layout heads holding random blocks
+    int r = 0;                    // random blocks per row
+    std::vector<int> random;      // (heads, nb, r) key blocks, −1 when fewer candidates exist
+
+    const int* random_row(int h, int I) const { return random.data() + (static_cast<size_t>(h) * nb + I) * r; }
+    Reason reason(int h, int i, int j) const {
+        if (causal && j > i) return Reason::None;
+        const int I = i / b, J = j / b;
+        if (global[I] || global[J]) return Reason::Global;
+        if (std::abs(I - J) <= half) return Reason::Window;
+        for (int k = 0; k < r; ++k)
+            if (random_row(h, I)[k] == J) return Reason::Random;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int last = causal ? I : nb - 1;
+        // Blocks are aligned with the pattern, so only the causal diagonal block needs a per-cell mask.
+        auto add = [&](int J) {
+            if (J >= 0 && J <= last) out.push_back({J, !(causal && J == I)});
+        };
+        if (global[I]) {
+            for (int J = 0; J <= last; ++J) add(J);
+            return;
+        }
+        for (int J = 0; J < nb; ++J)
+            if (global[J]) add(J);
+        for (int J = I - half; J <= I + half; ++J) add(J);
+        for (int k = 0; k < r; ++k) add(random_row(h, I)[k]);
+    }
+
+    bool eligible(int I, int J) const { return !global[J] && std::abs(I - J) > half && (!causal || J <= I); }
+
+    /// Draws the random blocks of every (head, block row) without replacement among the eligible blocks:
+    /// rejection sampling on counters I·2³² + attempt when eligible blocks are plentiful, otherwise a partial
+    /// Fisher–Yates over the list of eligible blocks. Both depend only on (seed, head, I).
+    void draw_random(uint64_t seed) {
+        random.assign(static_cast<size_t>(heads) * nb * r, -1);
+        const bool parallel = int64_t(heads) * nb * nb >= (int64_t(1) << 20);  // small draws stay serial
+#pragma omp parallel for collapse(2) schedule(dynamic) if (parallel)
+        for (int h = 0; h < heads; ++h)
+            for (int I = 0; I < nb; ++I) {
+                if (global[I] || r == 0) continue;
+                const int span = causal ? I + 1 : nb;
+                int* row = random.data() + (static_cast<size_t>(h) * nb + I) * r;
+                const uint64_t stream = kRandomStream + static_cast<uint64_t>(h);
+                const uint64_t base = static_cast<uint64_t>(I) << 32;
+                int excluded = 2 * half + 1;
+                for (int J = 0; J < nb; ++J) excluded += global[J];
+                if (span >= 4 * (r + excluded)) {
+                    int got = 0;
+                    for (uint64_t attempt = 0; got < r; ++attempt) {
+                        const int J = static_cast<int>(rng::bits(seed, stream, base + attempt) % span);
+                        if (eligible(I, J) && std::find(row, row + got, J) == row + got) row[got++] = J;
+                    }
+                    continue;
+                }
+                std::vector<int> pool;
+                for (int J = 0; J < span; ++J)
+                    if (eligible(I, J)) pool.push_back(J);
+                const int take = std::min<int>(r, static_cast<int>(pool.size()));
+                for (int k = 0; k < take; ++k) {
+                    const int pick = k + static_cast<int>(rng::bits(seed, stream, base + k) % (pool.size() - k));
+                    std::swap(pool[k], pool[pick]);
+                    row[k] = pool[k];
+                }
+            }
+    }
+};
+
+class BigBirdVariant : public Variant {
+public:
+    BigBirdVariant() {
+        m_info = {
+            "bigbird",
+            "BigBird (ITC)",
+            "Zaheer et al. 2020",
+            "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
+            {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+             int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
+             int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
+                       2, 0, 4096),
+             int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
+             seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
+            true,
+            true,
+            true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (p.get_int("window_blocks") % 2 == 0)
+            throw Error("bigbird: window_blocks = " + std::to_string(p.get_int("window_blocks")) +
+                        " is even: choose an odd number (the block itself plus as many on each side)");
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        BigBirdPattern pat;
+        pat.n = x.n(), pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
+        pat.half = (p.get_int("window_blocks") - 1) / 2;
+        pat.causal = p.get_bool("causal");
+        const int g = p.get_int("global_blocks");
+        pat.global.assign(pat.nb, 0);
+        for (int k = 0; k < (g + 1) / 2 && k < pat.nb; ++k) pat.global[k] = 1;
+        for (int k = 0; k < g / 2 && k < pat.nb; ++k) pat.global[pat.nb - 1 - k] = 1;
+        pat.r = p.get_int("random_blocks");
+        pat.heads = pat.r > 0 ? x.heads() : 1;
+        pat.draw_random(static_cast<uint64_t>(p.get("seed")));
+
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.heads;
+        if (g > pat.nb)
+            s.notes.push_back("global_blocks g = " + std::to_string(g) + " > nb = " + std::to_string(pat.nb) +
+                              " blocks: every block is global (equals full)");
+        int short_rows = 0;
+        for (size_t k = 0; k < pat.random.size(); k += std::max(1, pat.r))
+            if (pat.r > 0 && !pat.global[(k / pat.r) % pat.nb] && pat.random[k + pat.r - 1] < 0) ++short_rows;
+        if (short_rows > 0)
+            s.notes.push_back(std::to_string(short_rows) + " block rows (over all heads) had fewer than r = " +
+                              std::to_string(pat.r) + " blocks left outside window and globals: they got all of them");
+        if (pat.r > 0) {
+            std::vector<int> flat;
+            for (int I = 0; I < pat.nb; ++I)
+                for (int k = 0; k < pat.r; ++k) flat.push_back(pat.random_row(0, I)[k]);
+            RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
+            r.structure.indices["random_blocks/head0"] = std::move(flat);  // (nb, r) key blocks of head 0, −1 = none
+            return r;
+        }
+        return run_sparse(m_info, x, p, pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_bigbird_variant() { return std::make_unique<BigBirdVariant>(); }
+
+}  // namespace attnscope

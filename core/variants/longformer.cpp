@@ -1,0 +1,114 @@
+// attnscope — `longformer` (Beltagy et al. 2020): sliding window plus symmetric global tokens.
+//   Window (δ = 1) / Dilated (δ > 1): |i − j| ≤ w/2 (w = total width) and |i − j| a multiple of δ_h
+//   Global: i ∈ G or j ∈ G (global rows and columns are fully connected)
+//   causal: every cell also needs j ≤ i
+// With dilation_per_head, head h uses δ_h = (h + 1)·δ, the paper's "different dilation per head" idea with
+// growing gaps; otherwise δ_h = δ. Global positions must lie in 0..n−1 (an Error names the bad one).
+// Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
+#include <algorithm>
+#include <cmath>
+
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+struct LongformerPattern {
+    int n, b, half;  // half = ⌊w/2⌋: |i − j| ≤ w/2 ⇔ |i − j| ≤ ⌊w/2⌋ for integers
+    int dilation;    // δ
+    bool per_head;   // δ_h = (h + 1)·δ
+    bool causal;
+    std::vector<uint8_t> global;  // (n) 1 when the position is global
+    std::vector<int> global_pos;  // sorted distinct global positions
+
+    int delta(int h) const { return per_head ? (h + 1) * dilation : dilation; }
+    Reason reason(int h, int i, int j) const {
+        if (causal && j > i) return Reason::None;
+        if (global[i] || global[j]) return Reason::Global;
+        const int dist = i > j ? i - j : j - i;
+        const int dh = delta(h);
+        if (dist <= half && dist % dh == 0) return dh == 1 ? Reason::Window : Reason::Dilated;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const size_t first = out.size();
+        band_candidates(n, b, I, causal ? 0 : -int64_t(half), half, out);
+        if (delta(h) != 1)
+            for (size_t k = first; k < out.size(); ++k) out[k].full = false;
+        // Global columns, and every key block for a block holding a global row.
+        for (int g : global_pos)
+            if (!causal || g <= i1) range_candidates(n, b, g, g, out);
+        const auto it = std::lower_bound(global_pos.begin(), global_pos.end(), static_cast<int>(i0));
+        if (it != global_pos.end() && *it <= i1) range_candidates(n, b, 0, causal ? i1 : n - 1, out);
+    }
+};
+
+class LongformerVariant : public Variant {
+public:
+    LongformerVariant() {
+        m_info = {
+            "longformer",
+            "Longformer",
+            "Beltagy et al. 2020",
+            "sliding window |i − j| ≤ w/2 (dilation δ: multiples of δ) + symmetric global tokens; masked softmax",
+            {int_param("window", "w", "total window width w: attend |i − j| ≤ w/2 (w ≥ 2n: every cell)", 64, 0,
+                       2097152),
+             int_param("dilation", "δ", "dilation δ: inside the window keep only |i − j| multiple of δ", 1, 1, 65536),
+             bool_param("dilation_per_head", "δ_h", "growing dilation per head: head h uses δ_h = (h + 1)·δ", false),
+             list_param("global", "G", "global positions G: rows and columns fully connected (0..n−1, or none)", "0"),
+             causal_param(false), scale_param()},
+            true,
+            true,
+            true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        for (int g : p.get_list("global"))
+            if (g < 0 || g >= heads.n())
+                throw Error("longformer: global position " + std::to_string(g) + " is outside the sequence 0.." +
+                            std::to_string(heads.n() - 1) + " (n = " + std::to_string(heads.n()) +
+                            "): give positions in 0..n−1, or global=none");
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        LongformerPattern pat;
+        pat.n = x.n(), pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
+        pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
+        pat.causal = p.get_bool("causal");
+        pat.global.assign(x.n(), 0);
+        for (int g : p.get_list("global")) pat.global[g] = 1;
+        for (int i = 0; i < x.n(); ++i)
+            if (pat.global[i]) pat.global_pos.push_back(i);
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.per_head && x.heads() > 1 ? x.heads() : 1;
+        const int w = p.get_int("window");
+        if (int64_t(w) >= 2 * int64_t(x.n()))
+            s.notes.push_back("window w = " + std::to_string(w) + " ≥ 2n = " + std::to_string(2 * x.n()) +
+                              ": the window covers every cell" + (pat.dilation > 1 || pat.per_head ? " δ allows" : "") +
+                              " (equals full when δ = 1)");
+        if (pat.per_head)
+            s.notes.push_back("dilation per head: δ_h = (h + 1)·δ, so head 0 uses " + std::to_string(pat.delta(0)) +
+                              " and head " + std::to_string(x.heads() - 1) + " uses " +
+                              std::to_string(pat.delta(x.heads() - 1)));
+        if (pat.global_pos.size() < p.get_list("global").size())
+            s.notes.push_back("repeated global positions counted once");
+        return run_sparse(m_info, x, p, pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_longformer_variant() { return std::make_unique<LongformerVariant>(); }
+
+}  // namespace attnscope

@@ -1,0 +1,15 @@
+// attnscope — registers the masked family (VARIANTS.md order): strided, fixed, longformer, bigbird, xl.
+#include "registry.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out) {
+    out.push_back(make_strided_variant());
+    out.push_back(make_fixed_variant());
+    out.push_back(make_longformer_variant());
+    out.push_back(make_bigbird_variant());
+    out.push_back(make_xl_variant());
+}
+
+}  // namespace attnscope

@@ -1,0 +1,246 @@
+#include "sparse_common.h"
+
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "../analysis/reachability.h"
+
+namespace attnscope {
+
+// [SECTION] candidates
+void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<BlockCandidate>& out) {
+    if (lo > hi) return;
+    const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+    // i − j ∈ [lo, hi] for some i in the block ⇔ j ∈ [i0 − hi, i1 − lo].
+    const int64_t j_begin = std::max<int64_t>(0, i0 - hi), j_end = std::min<int64_t>(n - 1, i1 - lo);
+    if (j_begin > j_end) return;
+    for (int64_t J = j_begin / b; J <= j_end / b; ++J) {
+        const int64_t j0 = J * b, j1 = j0 + block_extent(n, b, static_cast<int>(J)) - 1;
+        // Every (i, j) of the block is inside the band when its extreme differences are.
+        const bool full = i0 - j1 >= lo && i1 - j0 <= hi;
+        out.push_back({static_cast<int>(J), full});
+    }
+}
+
+void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<BlockCandidate>& out) {
+    j_begin = std::max<int64_t>(0, j_begin), j_end = std::min<int64_t>(n - 1, j_end);
+    for (int64_t J = j_begin / b; j_begin <= j_end && J <= j_end / b; ++J) out.push_back({static_cast<int>(J), false});
+}
+
+// [SECTION] layout statistics
+BlockLayout layout_from_structure(const Structure& structure, int n) {
+    const auto& ix = structure.indices;
+    for (const char* key : {"layout/block", "layout/heads", "layout/row_ptr", "layout/col_idx", "layout/mask_idx",
+                            "layout/mask_bits"})
+        if (!ix.count(key))
+            throw Error(std::string("the run's structure has no '") + key + "': it is not a block-sparse variant");
+    BlockLayout L;
+    L.n = n, L.block = ix.at("layout/block").at(0), L.heads = ix.at("layout/heads").at(0);
+    L.row_ptr = ix.at("layout/row_ptr"), L.col_idx = ix.at("layout/col_idx"), L.mask_idx = ix.at("layout/mask_idx");
+    const std::vector<int>& bits = ix.at("layout/mask_bits");
+    L.masks.resize(bits.size() / 2);
+    for (size_t w = 0; w < L.masks.size(); ++w)
+        L.masks[w] = uint64_t(static_cast<uint32_t>(bits[2 * w])) | uint64_t(static_cast<uint32_t>(bits[2 * w + 1])) << 32;
+    return L;
+}
+
+std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
+    const BlockLayoutView v = layout.view();
+    std::vector<int64_t> cells(layout.heads, 0);
+    for (int h = 0; h < layout.heads; ++h)
+        for (int I = 0; I < v.block_rows; ++I) {
+            const int rows = block_extent(v.n, v.block, I);
+            for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k) {
+                const int ext = block_extent(v.n, v.block, v.col_idx[k]);
+                if (v.mask_idx[k] < 0) {
+                    cells[h] += int64_t(rows) * ext;
+                    continue;
+                }
+                // Bits beyond the real extent are never set by build_layout().
+                const uint64_t* m = v.masks + static_cast<int64_t>(v.mask_idx[k]) * v.block * v.words_per_row;
+                for (int w = 0; w < rows * v.words_per_row; ++w) cells[h] += std::popcount(m[w]);
+            }
+        }
+    return cells;
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(digits);
+    os << v;
+    return os.str();
+}
+
+/// P̃ = exp(s·q_i·k_j − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
+/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position.
+Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const Tensor3& lse,
+                         const std::function<int(int, int)>& position) {
+    const BlockLayoutView v = layout.view();
+    const int H = x.heads(), n = x.n(), b = v.block;
+    Tensor3 P(H, n, n);
+#pragma omp parallel for collapse(2) schedule(dynamic)
+    for (int h = 0; h < H; ++h)
+        for (int I = 0; I < v.block_rows; ++I) {
+            const int i0 = I * b, rows = block_extent(n, b, I);
+            for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k) {
+                const int j0 = v.col_idx[k] * b, ext = block_extent(n, b, v.col_idx[k]);
+                const MatrixRM s =
+                    scale * x.Q.head(h).middleRows(i0, rows) * x.K.head(h).middleRows(j0, ext).transpose();
+                for (int r = 0; r < rows; ++r)
+                    for (int c = 0; c < ext; ++c)
+                        if (layout_cell_allowed(v, k, r, c))
+                            P.at(h, position(h, i0 + r), position(h, j0 + c)) =
+                                std::exp(s(r, c) - lse.at(h, i0 + r, 0));
+            }
+        }
+    return P;
+}
+
+/// Copies of the rows of t with head h's rows reordered to slot order when permuted[h] (out[s] = t[perm[s]]).
+Tensor3 permute_rows(const Tensor3& t, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
+    Tensor3 out(t.heads(), t.rows(), t.cols());
+    for (int h = 0; h < t.heads(); ++h) {
+        if (!permuted[h]) {
+            out.head(h) = t.head(h);
+            continue;
+        }
+        for (int s = 0; s < t.rows(); ++s) out.head(h).row(s) = t.head(h).row(perm[s]);
+    }
+    return out;
+}
+
+/// Inverse of permute_rows(): out[perm[s]] = t[s] for permuted heads.
+Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
+    Tensor3 out(t.heads(), t.rows(), t.cols());
+    for (int h = 0; h < t.heads(); ++h) {
+        if (!permuted[h]) {
+            out.head(h) = t.head(h);
+            continue;
+        }
+        for (int s = 0; s < t.rows(); ++s) out.head(h).row(perm[s]) = t.head(h).row(s);
+    }
+    return out;
+}
+
+}  // namespace
+
+// [SECTION] run
+/// Largest in-block mask array copied into structure indices ("layout/mask_bits").
+constexpr size_t kMaxMaskBitsBytes = size_t(32) << 20;
+
+RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params, const BlockLayout& layout,
+                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
+                     std::optional<ReasonMask> mask) {
+    RunResult r;
+    r.variant = info.id;
+    r.params = params;
+    r.causal = setup.causal;
+    const bool permuted = !setup.perm.empty();
+    const int H = x_in.heads(), n = x_in.n(), d = x_in.d(), dv = x_in.dv();
+    Heads xp;  // the input in slot order (only when some head is permuted)
+    Tensor3 lse;
+    BlockSparseAttentionArgs a;
+    a.layout = &layout, a.scale = setup.scale;
+    {
+        CostMeter meter;
+        if (permuted) {
+            xp.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
+            xp.K = permute_rows(x_in.K, setup.perm, setup.permuted);
+            xp.V = permute_rows(x_in.V, setup.perm, setup.permuted);
+        }
+        const Heads& x = permuted ? xp : x_in;
+        a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
+        r.O = Tensor3(H, n, dv);
+        lse = Tensor3(H, n, 1);
+        a.O = &r.O, a.lse = &lse;
+        backend.block_sparse_attention(a);
+        if (permuted) r.O = unpermute_rows(r.O, setup.perm, setup.permuted);
+        meter.stop(r.cost);
+    }
+    const double attention_ms = r.cost.time_ms;
+    r.cost.time_ms += build_ms;
+    const Heads& x = permuted ? xp : x_in;
+
+    // mass_recall needs log Σ_allowed exp(s₀·q·k) with the exact s₀ = 1/√d: the primitive's lse when s = s₀.
+    const double exact_scale = 1.0 / std::sqrt(double(d));
+    if (std::fabs(double(setup.scale) - exact_scale) <= 1e-7 * exact_scale) {
+        r.structure.allowed_lse = permuted ? unpermute_rows(lse, setup.perm, setup.permuted) : lse;
+    } else {
+        Tensor3 O2(H, n, dv), lse2(H, n, 1);
+        a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale);
+        backend.block_sparse_attention(a);
+        r.structure.allowed_lse = permuted ? unpermute_rows(lse2, setup.perm, setup.permuted) : std::move(lse2);
+        a.scale = setup.scale;
+    }
+
+    const std::vector<int64_t> cells = layout_allowed_cells(layout);
+    double allowed_total = 0;
+    for (int h = 0; h < H; ++h) allowed_total += double(cells[layout.heads == 1 ? 0 : h]);
+    const double denom = setup.causal ? 0.5 * double(n) * (n + 1.0) : double(n) * n;
+    r.structure.density = allowed_total / (double(H) * denom);
+    r.cost.flops = allowed_total * 2.0 * (d + dv);
+    const double layout_bytes = 4.0 * (layout.row_ptr.size() + 2.0 * layout.col_idx.size()) + 8.0 * layout.masks.size();
+    r.cost.bytes = 4.0 * H * double(n) * (2.0 * d + 2.0 * dv) + layout_bytes;
+
+    const int b = layout.block, nb = layout.block_rows();
+    r.structure.indices["layout/block"] = {b};
+    r.structure.indices["layout/heads"] = {layout.heads};
+    r.structure.indices["layout/row_ptr"] = layout.row_ptr;
+    r.structure.indices["layout/col_idx"] = layout.col_idx;
+    r.structure.indices["layout/mask_idx"] = layout.mask_idx;
+    if (layout.masks.size() * sizeof(uint64_t) <= kMaxMaskBitsBytes) {
+        std::vector<int> bits(2 * layout.masks.size());
+        for (size_t w = 0; w < layout.masks.size(); ++w) {
+            bits[2 * w] = static_cast<int>(static_cast<uint32_t>(layout.masks[w]));
+            bits[2 * w + 1] = static_cast<int>(static_cast<uint32_t>(layout.masks[w] >> 32));
+        }
+        r.structure.indices["layout/mask_bits"] = std::move(bits);
+    } else {
+        r.structure.notes.push_back("in-block masks (" + std::to_string(layout.masks.size() * 8 >> 20) +
+                                    " MiB) not copied to the structure indices; the reason mask describes them");
+    }
+    if (permuted) {
+        std::vector<int> perm(static_cast<size_t>(H) * n);
+        for (int h = 0; h < H; ++h)
+            for (int s = 0; s < n; ++s) perm[static_cast<size_t>(h) * n + s] = setup.permuted[h] ? setup.perm[s] : s;
+        r.structure.indices["layout/perm"] = std::move(perm);
+    }
+
+    r.structure.notes = setup.notes;
+    if (n % b != 0)
+        r.structure.notes.push_back("n = " + std::to_string(n) + " padded to " + std::to_string(nb * b) + " (block " +
+                                    std::to_string(b) +
+                                    "); padding masked, results are for the real n = " + std::to_string(n));
+    const double stored = double(layout.stored_blocks()) / layout.heads;
+    double stored_cells = 0;  // cells the kernel scores (partial last blocks counted at their real size)
+    for (int h = 0; h < layout.heads; ++h)
+        for (int I = 0; I < nb; ++I)
+            for (int k = layout.row_ptr[size_t(h) * (nb + 1) + I]; k < layout.row_ptr[size_t(h) * (nb + 1) + I + 1]; ++k)
+                stored_cells += double(block_extent(n, b, I)) * block_extent(n, b, layout.col_idx[k]);
+    stored_cells /= layout.heads;
+    double allowed_per_layout_head = 0;
+    for (int64_t c : cells) allowed_per_layout_head += double(c) / layout.heads;
+    r.structure.notes.push_back(
+        "layout: " + fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
+        " blocks per head (" + fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) +
+        "² grid), " + fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
+        "% of scored cells allowed; build " + fixed(build_ms, 2) + " ms + attention " + fixed(attention_ms, 2) + " ms");
+
+    if (options.want_matrix && n <= options.max_matrix_n) {
+        r.P_eff = effective_matrix(x, layout, setup.scale, lse,
+                                   [&](int h, int s) { return permuted && setup.permuted[h] ? setup.perm[s] : s; });
+        if (n <= kReachabilityNoteMaxN) {
+            const Adjacency adj = mask ? mask_adjacency(*mask, -1) : layout_adjacency(layout, -1);
+            r.structure.notes.push_back(reachability_summary(compute_reachability(adj, 3, setup.causal)));
+        }
+    }
+    r.structure.mask = std::move(mask);
+    return r;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,198 @@
+// attnscope — what the masked family (strided, fixed, longformer, bigbird, xl) shares: a *pattern* gives the
+// exact reason of every cell plus, per query block, a superset of key blocks that may hold allowed cells;
+// build_layout() turns it into the BSR layout of the block-sparse primitive, and run_sparse() runs it and
+// fills everything the GUI explains (reason mask, density, allowed_lse, notes, P̃ when asked).
+//
+// A Pattern is any type with
+//   Reason reason(int h, int i, int j) const;                          // exact, None = not allowed
+//   void candidates(int h, int I, std::vector<BlockCandidate>& out) const;  // key blocks to examine for block row I
+// Candidates marked `full` must have every cell (inside the real n×n matrix) allowed: build_layout() then skips
+// the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
+//
+// Structure keys of the family (CONVENTIONS.md): indices "layout/block" = {b}, "layout/heads" = {1 or H},
+// "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" and "layout/mask_idx" (stored blocks), "layout/mask_bits"
+// (the 64-bit in-block masks as (low, high) 32-bit pairs) — the whole layout, see layout_from_structure() —
+// and "layout/perm" (H·n, slot → position) when some heads run in a permuted order. bigbird adds
+// "random_blocks/head0" (nb·r key blocks, −1 = none).
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "../primitives/block_layout.h"
+#include "variant.h"
+
+namespace attnscope {
+
+/// One key block a pattern wants examined for a query block.
+struct BlockCandidate {
+    int J = 0;          // key block index
+    bool full = false;  // every cell of (I, J) is allowed: no per-cell evaluation needed
+};
+
+/// Appends the key blocks touched by the band lo ≤ i − j ≤ hi for query block I, marking those entirely inside.
+void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<BlockCandidate>& out);
+
+/// Appends every key block that intersects the key positions [j_begin, j_end] (inclusive), not full.
+void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<BlockCandidate>& out);
+
+/// Largest layout block of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
+constexpr int kDefaultLayoutBlock = 64;
+
+/// Layout block for a pattern whose structure repeats every `span` positions (window half-width, stride,
+/// block, segment): the largest power of two ≤ span, clamped to [16, 64], so narrow windows do not score
+/// mostly forbidden cells and wide ones get full-size GEMMs.
+inline int choose_layout_block(int64_t span) {
+    int b = 16;
+    while (b < kDefaultLayoutBlock && 2 * int64_t(b) <= span) b *= 2;
+    return b;
+}
+
+/// build_layout() goes parallel from this many candidate cells (tasks × b²) on.
+constexpr int64_t kParallelBuildCells = int64_t(1) << 22;
+
+/// Builds the BSR layout of `pattern` for n positions, blocks of b and `heads` layout heads (1 or H).
+template <class Pattern>
+BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
+    BlockLayout L;
+    L.n = n, L.block = b, L.heads = heads;
+    const int nb = block_count(n, b), wpr = block_words_per_row(b);
+    const int tasks = heads * nb;
+    std::vector<std::vector<int>> cols(tasks);
+    std::vector<std::vector<uint64_t>> masks(tasks);  // per task: its masked blocks back to back
+    std::vector<std::vector<int>> masked(tasks);      // per task: 1 when the stored block has a mask
+    // Small layouts build in well under a millisecond: a parallel region would cost more than it saves.
+    const bool parallel = int64_t(tasks) * b * b >= kParallelBuildCells;
+#pragma omp parallel for schedule(dynamic) if (parallel)
+    for (int task = 0; task < tasks; ++task) {
+        const int h = task / nb, I = task % nb;
+        std::vector<BlockCandidate> cand;
+        pattern.candidates(h, I, cand);
+        // Sort by J with full before partial so duplicates keep the cheaper verdict.
+        std::sort(cand.begin(), cand.end(), [](const BlockCandidate& x, const BlockCandidate& y) {
+            return x.J != y.J ? x.J < y.J : x.full > y.full;
+        });
+        const int i0 = I * b, rows = block_extent(n, b, I);
+        std::vector<uint64_t> bits(static_cast<size_t>(b) * wpr);
+        for (size_t k = 0; k < cand.size(); ++k) {
+            const int J = cand[k].J;
+            if (J < 0 || J >= nb || (k > 0 && cand[k - 1].J == J)) continue;
+            if (cand[k].full) {
+                cols[task].push_back(J), masked[task].push_back(0);
+                continue;
+            }
+            const int j0 = J * b, ext = block_extent(n, b, J);
+            std::fill(bits.begin(), bits.end(), 0ull);
+            int64_t count = 0;
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < ext; ++c)
+                    if (pattern.reason(h, i0 + r, j0 + c) != Reason::None) {
+                        bits[static_cast<size_t>(r) * wpr + (c >> 6)] |= 1ull << (c & 63);
+                        ++count;
+                    }
+            if (count == 0) continue;
+            cols[task].push_back(J);
+            if (count == static_cast<int64_t>(rows) * ext) {
+                masked[task].push_back(0);
+            } else {
+                masked[task].push_back(1);
+                masks[task].insert(masks[task].end(), bits.begin(), bits.end());
+            }
+        }
+    }
+    L.row_ptr.assign(static_cast<size_t>(heads) * (nb + 1), 0);
+    int mask_count = 0;
+    for (int task = 0; task < tasks; ++task) {
+        const int h = task / nb, I = task % nb;
+        L.row_ptr[static_cast<size_t>(h) * (nb + 1) + I] = static_cast<int>(L.col_idx.size());
+        for (size_t k = 0; k < cols[task].size(); ++k) {
+            L.col_idx.push_back(cols[task][k]);
+            L.mask_idx.push_back(masked[task][k] ? mask_count++ : -1);
+        }
+        L.masks.insert(L.masks.end(), masks[task].begin(), masks[task].end());
+        if (I == nb - 1) L.row_ptr[static_cast<size_t>(h) * (nb + 1) + nb] = static_cast<int>(L.col_idx.size());
+    }
+    return L;
+}
+
+/// The layout a run used, rebuilt from its structure indices (GUI, tests); throws Error when they are missing.
+BlockLayout layout_from_structure(const Structure& structure, int n);
+
+/// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
+std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
+
+/// What a variant tells run_sparse() besides its pattern.
+/// A variant may run some heads in a *permuted* order (slot s holds position perm[s]) when that turns a
+/// scattered pattern into a block-diagonal one — the Sparse Transformer's strided heads, reshaped so that
+/// positions with the same residue mod l sit together (the paper's kernels do the same). The layout of such
+/// heads is then in slot coordinates; run_layout() permutes Q, K, V in and O, lse out, and reports the
+/// permutation as indices "layout/perm" (H·n, slot → position, identity for heads run in place).
+struct SparseSetup {
+    int block = kDefaultLayoutBlock;  // b of the layout
+    int layout_heads = 1;             // 1 when every head has the same pattern, else H
+    bool causal = false;              // the variant's causality (decides density and the metrics reference)
+    float scale = 1.0f;               // s in softmax(s·QKᵀ)
+    std::vector<std::string> notes;   // variant-specific notes (padding to segment/stride, head split, ...)
+    std::vector<int> perm;            // (n) slot → position for permuted heads; empty = no head is permuted
+    std::vector<uint8_t> permuted;    // (H) 1 when head h runs in the perm order
+};
+
+/// The pattern-independent half of run_sparse(): runs the primitive on a built layout and fills the result.
+/// `mask` (optional) is the reason mask in position coordinates, used for the reachability note.
+RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params, const BlockLayout& layout,
+                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
+                     std::optional<ReasonMask> mask);
+
+/// Reason mask (H, n, n) of a pattern; heads beyond the layout heads repeat head 0 when layout_heads = 1.
+template <class Pattern>
+ReasonMask reason_mask(const Pattern& pattern, int H, int n, int layout_heads) {
+    ReasonMask m;
+    m.heads = H, m.n = n;
+    m.cells.assign(static_cast<size_t>(H) * n * n, 0);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            const int ph = layout_heads == 1 ? 0 : h;
+            uint8_t* row = m.cells.data() + (static_cast<size_t>(h) * n + i) * n;
+            for (int j = 0; j < n; ++j) row[j] = static_cast<uint8_t>(pattern.reason(ph, i, j));
+        }
+    return m;
+}
+
+/// Builds the layout (timed as part of the run: the plan is part of the algorithm's cost), runs it, and adds
+/// the reason mask when the caller wants matrices. `layout_pattern` answers in layout (slot) coordinates,
+/// `pattern` in positions; they are the same object unless setup.perm is used.
+template <class Pattern, class LayoutPattern>
+RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
+                     const LayoutPattern& layout_pattern, const SparseSetup& setup, const RunOptions& options,
+                     Backend& backend) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const BlockLayout layout = build_layout(layout_pattern, heads.n(), setup.block, setup.layout_heads);
+    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::optional<ReasonMask> mask;
+    if (options.want_matrix && heads.n() <= options.max_matrix_n)
+        mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
+    return run_layout(info, heads, params, layout, setup, build_ms, options, backend, std::move(mask));
+}
+
+/// run_sparse() for patterns whose layout is in position order.
+template <class Pattern>
+RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
+                     const SparseSetup& setup, const RunOptions& options, Backend& backend) {
+    return run_sparse(info, heads, params, pattern, pattern, setup, options, backend);
+}
+
+// [SECTION] family members (one file each), registered by add_sparse_variants() in sparse.cpp
+std::unique_ptr<Variant> make_strided_variant();
+std::unique_ptr<Variant> make_fixed_variant();
+std::unique_ptr<Variant> make_longformer_variant();
+std::unique_ptr<Variant> make_bigbird_variant();
+std::unique_ptr<Variant> make_xl_variant();
+
+}  // namespace attnscope

@@ -1,0 +1,311 @@
+// attnscope — `strided` and `fixed` (Child et al. 2019, "Generating Long Sequences with Sparse Transformers").
+// Each has two patterns, A and B. How they meet the heads is the `head_pattern` parameter, following the
+// paper's §4.3 options: `split` (default; the multi-head option: even heads h = 0, 2, … use A, odd heads use
+// B; with one head, head 0 is A), `union` (the merged head: every head attends to A ∪ B, the combined view
+// of VARIANTS.md and the form that is exact when l ≥ n), `A` or `B` (every head one pattern).
+//   strided  A (Local):   0 ≤ i − j < l         (bidirectional: |i − j| < l)
+//            B (Stride):  (i − j) mod l = 0, j ≤ i (bidirectional: any j with i ≡ j mod l)
+//   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
+//            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
+//                         column then have nothing to attend in a B head: their output is 0, noted)
+// A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
+// Pure-B heads (split odd heads, or head_pattern B) run in a permuted order that makes their layout compact
+// (strided: residue groups mod l; fixed: summary positions first); structure index "layout/perm" has it.
+#include <algorithm>
+#include <cmath>
+
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+enum class HeadPattern { Split = 0, Union, A, B };
+
+ParamSpec head_pattern_param(const std::string& a_name, const std::string& b_name) {
+    return choice_param("head_pattern", "heads",
+                        "how A (" + a_name + ") and B (" + b_name +
+                            ") meet the heads: split = even heads A, odd heads B; union = A ∪ B in every head",
+                        {"split", "union", "A", "B"}, 0);
+}
+
+/// Which of the two patterns head h uses.
+struct HeadUse {
+    HeadPattern mode = HeadPattern::Split;
+    bool a(int h) const {
+        return mode == HeadPattern::Union || mode == HeadPattern::A || (mode == HeadPattern::Split && h % 2 == 0);
+    }
+    bool b(int h) const {
+        return mode == HeadPattern::Union || mode == HeadPattern::B || (mode == HeadPattern::Split && h % 2 == 1);
+    }
+};
+
+std::string head_split_note(HeadPattern mode, int H, const std::string& a_name, const std::string& b_name) {
+    switch (mode) {
+        case HeadPattern::Split:
+            return H == 1 ? "head_pattern split with one head: head 0 uses A (" + a_name +
+                                ") only; set head_pattern=union for A ∪ B"
+                          : "head_pattern split: even heads use A (" + a_name + "), odd heads B (" + b_name +
+                                "); head_pattern=union shows A ∪ B";
+        case HeadPattern::Union:
+            return "head_pattern union: every head attends to A (" + a_name + ") ∪ B (" + b_name + ")";
+        case HeadPattern::A:
+            return "head_pattern A: every head uses A (" + a_name + ") only";
+        case HeadPattern::B:
+            return "head_pattern B: every head uses B (" + b_name + ") only";
+    }
+    return "";
+}
+
+// [SECTION] strided
+struct StridedPattern {
+    int n, b, l;
+    bool bidirectional;
+    HeadUse use;
+
+    Reason reason(int h, int i, int j) const {
+        if (!bidirectional && j > i) return Reason::None;
+        const int dist = i > j ? i - j : j - i;
+        if (use.a(h) && dist < l) return Reason::Local;
+        if (use.b(h) && dist % l == 0) return Reason::Stride;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i1 = int64_t(I) * b + block_extent(n, b, I) - 1;
+        // B has a column in (nearly) every earlier block: examine them all, cell by cell.
+        if (use.b(h)) range_candidates(n, b, 0, bidirectional ? n - 1 : i1, out);
+        if (use.a(h)) band_candidates(n, b, I, bidirectional ? -(int64_t(l) - 1) : 0, int64_t(l) - 1, out);
+    }
+};
+
+/// The strided pattern in layout coordinates. Pure-B heads (split odd heads, or head_pattern B) run in the
+/// residue order of the paper's strided kernels: slot s holds position perm[s], positions grouped by p mod l
+/// and ascending inside a group, so (i − j) mod l = 0 becomes "same group" — a block-diagonal layout whose
+/// cost is n·⌈n/l⌉ cells instead of every block of the lower triangle.
+struct StridedLayoutPattern {
+    const StridedPattern& pat;
+    std::vector<uint8_t> permuted;   // per layout head
+    std::vector<int> perm;           // (n) slot → position
+    std::vector<int> group_of_slot;  // (n) residue group of a slot
+    std::vector<int> group_start;    // (groups + 1) first slot of each group
+
+    StridedLayoutPattern(const StridedPattern& p, std::vector<uint8_t> permuted_heads)
+        : pat(p), permuted(std::move(permuted_heads)) {
+        for (int r = 0; r < std::min(p.l, p.n); ++r) {
+            group_start.push_back(static_cast<int>(perm.size()));
+            for (int q = r; q < p.n; q += p.l) perm.push_back(q), group_of_slot.push_back(r);
+        }
+        group_start.push_back(static_cast<int>(perm.size()));
+    }
+    Reason reason(int h, int s, int t) const {
+        return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        if (!permuted[h]) return pat.candidates(h, I, out);
+        const int s0 = I * pat.b, s1 = s0 + block_extent(pat.n, pat.b, I) - 1;
+        const int first = group_start[group_of_slot[s0]];
+        const int last = pat.bidirectional ? group_start[group_of_slot[s1] + 1] - 1 : s1;
+        range_candidates(pat.n, pat.b, first, last, out);
+    }
+};
+
+class StridedVariant : public Variant {
+public:
+    StridedVariant() {
+        m_info = {"strided",
+                  "Sparse Transformer (strided)",
+                  "Child et al. 2019",
+                  "head A local (i − j < l), head B strided ((i − j) mod l = 0); causal masked softmax",
+                  {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
+                                               0, 1, 1048576),
+                                     "⌈√n⌉"),
+                   bool_param("bidirectional", "bidir",
+                              "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
+                   head_pattern_param("local", "stride"), scale_param()},
+                  true,
+                  true,
+                  true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (!p.has("stride")) p.set("stride", std::ceil(std::sqrt(double(heads.n()))));
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        const int l = p.get_int("stride"), n = x.n(), H = x.heads();
+        const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
+        // Pure-B heads run in residue order when that helps (2 ≤ l < n).
+        std::vector<uint8_t> permuted(H, 0);
+        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h);
+        const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
+        const int group = (n + l - 1) / l;
+        StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
+                           p.get_bool("bidirectional"), use};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = !pat.bidirectional;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
+        std::vector<uint8_t> layout_permuted(s.layout_heads);
+        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
+        const StridedLayoutPattern layout_pat(pat, layout_permuted);
+        if (any_permuted) {
+            s.perm = layout_pat.perm, s.permuted = permuted;
+            s.notes.push_back(
+                "stride heads run in residue order (positions grouped by p mod l, as the paper's "
+                "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
+        }
+        if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
+        if (pat.l >= x.n())
+            s.notes.push_back("stride l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
+                              ": pattern A covers every allowed pair (exact in A heads)");
+        else if (x.n() % pat.l != 0)
+            s.notes.push_back(
+                "n = " + std::to_string(x.n()) + " padded to " + std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
+                " (stride l = " + std::to_string(pat.l) + "): the last stride period is partial, padding masked");
+        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+// [SECTION] fixed
+struct FixedPattern {
+    int n, b, l, c;
+    bool causal;
+    HeadUse use;
+
+    Reason reason(int h, int i, int j) const {
+        if (causal && j > i) return Reason::None;
+        if (use.a(h) && j / l == i / l) return Reason::Local;
+        if (use.b(h) && j % l >= l - c) return Reason::Summary;
+        return Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const int64_t key_end = causal ? i1 : n - 1;
+        if (use.a(h)) range_candidates(n, b, (i0 / l) * l, std::min(key_end, (i1 / l + 1) * l - 1), out);
+        if (use.b(h)) {
+            // Summary columns of every l-block: [t·l + l − c, t·l + l − 1].
+            for (int64_t t = 0; t * l + l - c <= key_end; ++t)
+                range_candidates(n, b, t * l + l - c, std::min(key_end, t * l + l - 1), out);
+        }
+    }
+};
+
+/// The fixed pattern in layout coordinates. Pure-B (summary) heads run with the summary positions first
+/// (ascending), then the others: every query then attends a prefix of the summary slots, so the layout holds
+/// n·(n/l)·c cells (halved when causal) instead of every block that contains a summary column.
+struct FixedLayoutPattern {
+    const FixedPattern& pat;
+    std::vector<uint8_t> permuted;  // per layout head
+    std::vector<int> perm;          // (n) slot → position
+    std::vector<int> summary_upto;  // (n) summary positions ≤ p, for each position p
+    int summaries = 0;              // S: summary positions in the sequence
+
+    FixedLayoutPattern(const FixedPattern& p, std::vector<uint8_t> permuted_heads)
+        : pat(p), permuted(std::move(permuted_heads)), summary_upto(p.n) {
+        for (int q = 0; q < p.n; ++q) {
+            const bool summary = q % p.l >= p.l - p.c;
+            if (summary) perm.push_back(q);
+            summaries += summary;
+            summary_upto[q] = summaries;
+        }
+        for (int q = 0; q < p.n; ++q)
+            if (q % p.l < p.l - p.c) perm.push_back(q);
+    }
+    Reason reason(int h, int s, int t) const {
+        return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        if (!permuted[h]) return pat.candidates(h, I, out);
+        // Row s attends the summary slots [0, prefix(s)); blocks below every row's prefix are entirely allowed.
+        int lo = summaries, hi = 0;
+        for (int s = I * pat.b; s < I * pat.b + block_extent(pat.n, pat.b, I); ++s) {
+            const int prefix = pat.causal ? summary_upto[perm[s]] : summaries;
+            lo = std::min(lo, prefix), hi = std::max(hi, prefix);
+        }
+        for (int J = 0; J * pat.b < hi; ++J)
+            out.push_back({J, (J + 1) * pat.b <= lo && block_extent(pat.n, pat.b, J) == pat.b});
+    }
+};
+
+class FixedVariant : public Variant {
+public:
+    FixedVariant() {
+        m_info = {
+            "fixed",
+            "Sparse Transformer (fixed)",
+            "Child et al. 2019",
+            "A: same block of l (⌊j/l⌋ = ⌊i/l⌋); B: summary columns j mod l ∈ {l−c, …, l−1}; masked softmax",
+            {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
+             int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
+                       1048576),
+             causal_param(true), head_pattern_param("block", "summary"), scale_param()},
+            true,
+            true,
+            true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (p.get_int("summary") > p.get_int("block"))
+            throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) +
+                        " > block l = " + std::to_string(p.get_int("block")) +
+                        ": choose c ≤ l (the summary is the last c positions of a block)");
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        FixedPattern pat{x.n(),
+                         choose_layout_block(p.get_int("block")),
+                         p.get_int("block"),
+                         p.get_int("summary"),
+                         p.get_bool("causal"),
+                         {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "block", "summary"));
+        std::vector<uint8_t> permuted(x.heads(), 0), layout_permuted(s.layout_heads, 0);
+        for (int h = 0; h < x.heads(); ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h);
+        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
+        const FixedLayoutPattern layout_pat(pat, layout_permuted);
+        if (std::find(permuted.begin(), permuted.end(), 1) != permuted.end()) {
+            s.perm = layout_pat.perm, s.permuted = permuted;
+            s.notes.push_back(
+                "summary heads run with the summary positions first: each query attends a prefix of "
+                "them, so their layout holds only summary columns (indices layout/perm)");
+        }
+        if (pat.l >= x.n())
+            s.notes.push_back("block l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
+                              ": pattern A covers every allowed pair (exact in A heads)");
+        else if (x.n() % pat.l != 0)
+            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " +
+                              std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
+                              " (block l = " + std::to_string(pat.l) +
+                              "): the last block is partial, its summary columns beyond n are masked");
+        const bool b_heads = pat.use.mode != HeadPattern::A && !(pat.use.mode == HeadPattern::Split && x.heads() == 1);
+        if (b_heads && pat.causal && pat.l - pat.c > 0)
+            s.notes.push_back("causal B (summary) heads: rows i < l − c = " + std::to_string(pat.l - pat.c) +
+                              " have no summary column yet, so their output is 0 in those heads");
+        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_strided_variant() { return std::make_unique<StridedVariant>(); }
+std::unique_ptr<Variant> make_fixed_variant() { return std::make_unique<FixedVariant>(); }
+
+}  // namespace attnscope

@@ -1,0 +1,190 @@
+// attnscope — `xl` (Dai et al. 2019, Transformer-XL): segment-level recurrence seen from one attention layer.
+// The sequence is cut in segments of L; query i in segment t = ⌊i/L⌋ attends
+//   Segment: t·L ≤ j ≤ i          (causally inside its own segment)
+//   Memory:  t·L − M ≤ j < t·L    (the last M positions before the segment: the cached states, no gradient;
+//                                  M > L reaches into several previous segments)
+// same_length (the paper code's option): every query attends exactly the M keys i − M < j ≤ i instead.
+// Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes
+// (time_xl_evaluation).
+#include "xl.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+struct XlPattern {
+    int n, b, L, M;
+    bool same_length;
+
+    Reason reason(int, int i, int j) const {
+        if (j > i) return Reason::None;
+        const int start = (i / L) * L;
+        if (same_length ? i - j >= M : j < start - M) return Reason::None;
+        return j >= start ? Reason::Segment : Reason::Memory;
+    }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        if (same_length) {
+            band_candidates(n, b, I, 0, int64_t(M) - 1, out);
+            return;
+        }
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const int64_t lo_first = (i0 / L) * L - M, lo_last = (i1 / L) * L - M;  // earliest key of the first/last row
+        for (int64_t J = std::max<int64_t>(0, lo_first) / b; J * b <= i1; ++J) {
+            const int64_t j0 = J * b, j1 = j0 + block_extent(n, b, static_cast<int>(J)) - 1;
+            out.push_back({static_cast<int>(J), j1 <= i0 && j0 >= lo_last});
+        }
+    }
+};
+
+/// The cached mode of one segment: queries at window positions ≥ first attend causally to the whole window.
+struct CachedSegmentPattern {
+    int w, b, first;
+    Reason reason(int, int i, int j) const {
+        if (i < first || j > i) return Reason::None;
+        return j >= first ? Reason::Segment : Reason::Memory;
+    }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i1 = int64_t(I) * b + block_extent(w, b, I) - 1;
+        if (i1 >= first) range_candidates(w, b, 0, i1, out);
+    }
+};
+
+/// Rows [s0, e) of every head of t.
+Tensor3 rows_of(const Tensor3& t, int s0, int e) {
+    Tensor3 out(t.heads(), e - s0, t.cols());
+    for (int h = 0; h < t.heads(); ++h) out.head(h) = t.head(h).middleRows(s0, e - s0);
+    return out;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fmt(double v, int digits) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(digits);
+    os << v;
+    return os.str();
+}
+
+class XlVariant : public Variant {
+public:
+    /// run() adds the evaluation-mode timings to the notes up to this n.
+    static constexpr int kEvaluationNoteMaxN = 16384;
+    XlVariant() {
+        m_info = {
+            "xl",
+            "Transformer-XL",
+            "Dai et al. 2019",
+            "segments of L attend causally within themselves and to the last M cached positions; masked softmax",
+            {int_param("segment", "L", "segment length L", 128, 1, 1048576),
+             with_auto_default(
+                 int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
+                 "= L"),
+             bool_param("same_length", "same_length",
+                        "every query attends exactly the last M positions (i − M < j ≤ i)", false),
+             scale_param()},
+            true,
+            true,
+            true,
+            true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        resolve_scale(p, heads);
+        if (!p.has("memory")) p.set("memory", p.get("segment"));
+        if (p.get_bool("same_length") && p.get_int("memory") < 1)
+            throw Error("xl: same_length with memory M = 0 leaves every query without keys: choose M ≥ 1");
+        return p;
+    }
+    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
+        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
+                      p.get_bool("same_length")};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = true;
+        s.scale = static_cast<float>(p.get("scale"));
+        const int segments = (x.n() + pat.L - 1) / pat.L;
+        s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
+                          ", memory M = " + std::to_string(pat.M) +
+                          (pat.same_length ? ", same_length: every query sees exactly M keys" : ""));
+        if (x.n() % pat.L != 0 && pat.L < x.n())
+            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " + std::to_string(segments * pat.L) +
+                              " (segment L = " + std::to_string(pat.L) + "): the last segment has " +
+                              std::to_string(x.n() - (segments - 1) * pat.L) + " real positions, padding masked");
+        if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
+        RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
+        if (x.n() > kEvaluationNoteMaxN) {
+            r.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +
+                                        " (it replays every segment twice); time_xl_evaluation() times them on demand");
+            return r;
+        }
+        const XlEvaluationTiming t = time_xl_evaluation(x, pat.L, pat.M, s.scale, backend);
+        r.structure.notes.push_back("evaluation over " + std::to_string(t.segments) + " segment(s): cached memory " +
+                                    fmt(t.cached_ms, 2) + " ms vs recompute whole context " + fmt(t.recompute_ms, 2) +
+                                    " ms (" + fmt(t.speedup, 2) + "× faster; analytic flops ratio " +
+                                    fmt(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
+                                    fmt(t.max_abs_diff * 1e6, 3) + "e-6)" +
+                                    (pat.same_length ? "; timed without same_length" : ""));
+        return r;
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+XlEvaluationTiming time_xl_evaluation(const Heads& x, int L, int M, float scale, Backend& backend) {
+    if (L < 1 || M < 0)
+        throw Error("xl evaluation: segment L = " + std::to_string(L) + " and memory M = " + std::to_string(M) +
+                    ": choose L ≥ 1 and M ≥ 0");
+    XlEvaluationTiming t;
+    const int n = x.n(), H = x.heads(), dv = x.dv();
+    const double per_cell = 2.0 * (x.d() + dv) * H;
+    t.segments = (n + L - 1) / L;
+    for (int seg = 0; seg < t.segments; ++seg) {
+        const int start = seg * L, s0 = std::max(0, start - M), e = std::min(n, start + L), w = e - s0;
+        const int first = start - s0;
+        // Cache bookkeeping (the window's rows) is identical in both modes and not timed.
+        const Tensor3 Q = rows_of(x.Q, s0, e), K = rows_of(x.K, s0, e), V = rows_of(x.V, s0, e);
+        const BlockLayout layout =
+            build_layout(CachedSegmentPattern{w, kDefaultLayoutBlock, first}, w, kDefaultLayoutBlock, 1);
+
+        Tensor3 O_cached(H, w, dv), O_full(H, w, dv);
+        BlockSparseAttentionArgs c;
+        c.Q = &Q, c.K = &K, c.V = &V, c.layout = &layout, c.scale = scale, c.O = &O_cached;
+        auto t0 = std::chrono::steady_clock::now();
+        backend.block_sparse_attention(c);
+        t.cached_ms += elapsed_ms(t0);
+
+        DenseAttentionArgs d;
+        d.Q = &Q, d.K = &K, d.V = &V, d.scale = scale, d.causal = true, d.O = &O_full;
+        t0 = std::chrono::steady_clock::now();
+        backend.dense_attention(d);
+        t.recompute_ms += elapsed_ms(t0);
+
+        for (int h = 0; h < H; ++h)
+            t.max_abs_diff = std::max<double>(
+                t.max_abs_diff,
+                (O_cached.head(h).bottomRows(w - first) - O_full.head(h).bottomRows(w - first)).cwiseAbs().maxCoeff());
+        const double q = w - first;  // queries of the segment, each sees first + its causal prefix
+        t.cached_flops += per_cell * (q * first + 0.5 * q * (q + 1));
+        t.recompute_flops += per_cell * 0.5 * double(w) * (w + 1);
+    }
+    t.speedup = t.cached_ms > 0 ? t.recompute_ms / t.cached_ms : 0.0;
+    return t;
+}
+
+std::unique_ptr<Variant> make_xl_variant() { return std::make_unique<XlVariant>(); }
+
+}  // namespace attnscope

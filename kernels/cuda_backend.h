@@ -1,0 +1,53 @@
+// attnscope — the CUDA backend: the Backend primitives on an NVIDIA GPU (sm_80 or newer).
+// Host tensors in and out: each call uploads its inputs, runs on one stream and copies its outputs back, so a
+// variant sees exactly the CPU backend's contract. Device memory is estimated before each call and allocated
+// through one tracked allocator (kernels/common.cuh); running out gives an Error that says to use the CPU.
+// Plain C++ header (no CUDA types): included by core/backend/registry.cpp, compiled by the host compiler.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "core/backend/backend.h"
+#include "cuda_primitives.h"
+
+namespace attnscope {
+
+/// "" when a usable CUDA device exists, else the reason, e.g. "no CUDA device found (cudaGetDeviceCount: ...)".
+std::string cuda_probe_device();
+/// A CudaBackend on device 0; throws Error when no device is usable (call cuda_probe_device() first).
+std::unique_ptr<Backend> make_cuda_backend();
+
+/// Backend running every primitive on CUDA device 0.
+/// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
+/// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; head dims up to
+/// cuda::kMaxFlashHeadDim (128) for the tiled path, any head dim for the materialised one.
+class CudaBackend : public Backend {
+public:
+    /// Creates the stream and cuBLAS handle; throws Error when the device cannot be used.
+    CudaBackend();
+    std::string name() const override { return "cuda"; }
+    std::string description() const override;
+    void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
+              Tensor3& C) override;
+    void dense_attention(const DenseAttentionArgs& args) override;
+    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
+    // [SECTION] block-sparse
+    /// Not a CUDA kernel yet (planned for the second pass): runs the CPU implementation on the host buffers,
+    /// so variants work unchanged on a CUDA machine.
+    void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    // [SECTION] end block-sparse
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    /// Not CUDA kernels yet: run the CPU implementations on the host buffers (same results, CPU speed), so
+    /// performer, linear, efficient, taylor and fnet work unchanged on a CUDA machine. The per-element math a
+    /// kernel should call is in core/primitives/feature_maps.h.
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    // [SECTION] end kernels
+
+private:
+    cuda::ContextPtr m_ctx;
+    std::string m_description;
+};
+
+}  // namespace attnscope

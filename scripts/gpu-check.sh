@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# One command for a machine with an NVIDIA GPU: builds with CUDA (warnings are errors), runs the whole test
+# suite (the CUDA cases really run there; any CUDA skip is a failure), runs `attnscope run` on both backends
+# for a few sizes, times the flash kernel versions (kernels/dev), and, when python3 has a CUDA build of torch,
+# compares flash against torch's scaled_dot_product_attention on the same GPU. Writes one Markdown report.
+#
+# Usage: scripts/gpu-check.sh [BUILD_DIR]        (default: build-gpu)
+#   ARCHS=80;86;89;90 scripts/gpu-check.sh       build for these architectures (default: this GPU's only)
+#   REPORT=path.md scripts/gpu-check.sh          where the report goes (default: BUILD_DIR/gpu-check-report.md)
+# Exit status: 0 when every step passed, 1 when a step failed, 3 when there is no GPU.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build-gpu}"
+mkdir -p "$build"
+build="$(cd "$build" && pwd)"
+report="${REPORT:-$build/gpu-check-report.md}"
+work="$build/gpu-check"
+mkdir -p "$work"
+
+say() { printf '[gpu-check] %s\n' "$*"; }
+
+# --- 0. Is there a GPU at all? ------------------------------------------------------------------------------
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  echo "gpu-check: no NVIDIA GPU here (nvidia-smi not found); run this on a machine with an NVIDIA GPU and driver" >&2
+  exit 3
+fi
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "gpu-check: nvidia-smi lists no GPU ($(nvidia-smi -L 2>&1 | head -n 1)); check the driver, then retry" >&2
+  exit 3
+fi
+if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+command -v nvcc >/dev/null || { echo "gpu-check: nvcc not found: install the CUDA toolkit (or put it on PATH)" >&2; exit 1; }
+gpu="$(nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader | head -n 1)"
+cc="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')"
+archs="${ARCHS:-$cc}"
+
+failures=0
+{
+  echo "# attnscope GPU check"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- GPU: $gpu"
+  echo "- nvcc: $(nvcc --version | tail -n 1)"
+  echo "- CUDA architectures built: $archs"
+  echo
+} > "$report"
+
+# step NAME COMMAND...: runs a step, logs it to $work/NAME.log, records pass/fail in the report.
+step() {
+  local name="$1"
+  shift
+  say "$name"
+  local start=$SECONDS
+  if "$@" > "$work/$name.log" 2>&1; then
+    echo "- [x] $name ($((SECONDS - start)) s)" >> "$report"
+  else
+    failures=$((failures + 1))
+    {
+      echo "- [ ] **$name FAILED** ($((SECONDS - start)) s), last lines of $work/$name.log:"
+      echo '```'
+      tail -n 30 "$work/$name.log"
+      echo '```'
+    } >> "$report"
+  fi
+}
+
+echo "## Steps" >> "$report"
+# --- 1. Build ----------------------------------------------------------------------------------------------
+step setup "$root/scripts/setup.sh"
+step configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_CUDA=ON \
+  "-DATTNSCOPE_CUDA_ARCHS=$archs"
+step build cmake --build "$build" -j "$(nproc)"
+
+# --- 2. The whole suite; CUDA cases must run, not skip -----------------------------------------------------
+step ctest bash -c "cd '$build' && ctest --output-on-failure -j '$(nproc)'"
+cuda_cases() {
+  "$build/tests/attnscope_tests" --gtest_filter='*cuda*' > "$work/cuda_cases.txt" 2>&1 || return 1
+  local skipped ran
+  skipped="$(grep -c '^\[  SKIPPED \]' "$work/cuda_cases.txt" || true)"
+  ran="$(grep -c '^\[       OK \]' "$work/cuda_cases.txt" || true)"
+  echo "CUDA cases passed: $ran, skipped: $skipped"
+  [ "$ran" -gt 0 ] && [ "$skipped" -eq 0 ]
+}
+step cuda_cases_ran_not_skipped cuda_cases
+
+# --- 3. attnscope run on both backends ---------------------------------------------------------------------
+run_both() {
+  local n
+  for n in 256 1024 4096; do
+    for causal in "" "--causal"; do
+      for backend in cpu cuda; do
+        local tag="n${n}${causal:+-causal}-$backend"
+        "$build/app/attnscope" run --variant full,flash --data gaussian --n "$n" --heads 8 --dim 64 $causal \
+          --backend "$backend" --json "$work/run-$tag.json" || return 1
+      done
+    done
+  done
+}
+step attnscope_run_cpu_vs_cuda run_both
+{
+  echo
+  echo "## attnscope run: cpu vs cuda (gaussian, H = 8, d = 64; metrics against full on the same backend)"
+  echo
+  python3 - "$work" <<'PY'
+import json, sys, pathlib
+rows = []
+for f in sorted(pathlib.Path(sys.argv[1]).glob("run-*.json")):
+    data = json.loads(f.read_text())
+    for r in data["results"]:
+        m, c = r["metrics"], r["cost"]
+        rows.append((data["input"]["n"], f.stem.split("-", 1)[1], data["backend"], r["variant"], m.get("rel_err_out"),
+                     c.get("time_ms"), c.get("peak_bytes")))
+print("| n | run | backend | variant | rel_err_out | time_ms (wall; cuda includes host↔device copies) | peak host bytes |")
+print("|---|---|---|---|---|---|---|")
+for row in sorted(rows, key=lambda x: (x[0], x[1], x[3])):
+    print("| " + " | ".join("-" if v is None else (f"{v:.3g}" if isinstance(v, float) else str(v)) for v in row) + " |")
+PY
+} >> "$report" 2>&1
+
+# --- 4. Kernel versions (kernels/dev) and torch SDPA -----------------------------------------------------------
+{
+  echo
+  echo "## Flash kernel versions (kernels/dev/flash_attention.cu, CUDA events, validated against a CPU reference)"
+  echo
+} >> "$report"
+dev_runs() {
+  local v
+  for v in 1 2 3; do "$build/kernels/flash_attention_dev" "$v" 2048 64 8 0 || return 1; done
+  "$build/kernels/flash_attention_dev" 2 2048 64 8 1 || return 1
+  "$build/kernels/flash_attention_dev" 2 1000 128 4 1 || return 1
+  "$build/kernels/flash_attention_dev" 2 77 32 2 0 || return 1
+}
+step flash_dev_versions dev_runs
+{ echo '```'; grep -E "^version|^flash|FAIL" "$work/flash_dev_versions.log"; echo '```'; } >> "$report"
+
+echo >> "$report"
+echo "## flash vs torch scaled_dot_product_attention" >> "$report"
+if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" >/dev/null 2>&1; then
+  torch_compare() {
+    local n causal dir
+    for n in 1024 4096; do
+      for causal in 0 1; do
+        dir="$work/torch-n$n-c$causal"
+        mkdir -p "$dir"
+        "$build/kernels/flash_attention_dev" 2 "$n" 64 8 "$causal" "$dir" > "$dir/dev.log" || return 1
+        python3 "$root/scripts/gpu_torch_compare.py" "$dir" >> "$work/torch_sections.md" || return 1
+      done
+    done
+  }
+  : > "$work/torch_sections.md"
+  step torch_sdpa_compare torch_compare
+  cat "$work/torch_sections.md" >> "$report"
+else
+  echo "skipped: python3 has no CUDA build of torch (pip install torch to include this comparison)" >> "$report"
+fi
+
+echo >> "$report"
+if [ "$failures" -eq 0 ]; then
+  echo "**Result: all steps passed.**" >> "$report"
+else
+  echo "**Result: $failures step(s) failed.** Logs: $work" >> "$report"
+fi
+say "report: $report"
+[ "$failures" -eq 0 ]

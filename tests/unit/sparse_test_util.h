@@ -1,0 +1,97 @@
+// attnscope tests — helpers of the masked-family suites: running a variant and reading back its layout, a dense
+// double-precision masked-softmax reference, random inputs.
+#pragma once
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "backend_suite.h"
+#include "core/primitives/random.h"
+#include "core/session/experiment.h"
+#include "core/variants/registry.h"
+#include "core/variants/sparse_common.h"
+
+namespace attnscope::test {
+
+/// Dense (H, n, n) booleans of a layout, heads expanded to H; `perm` (H·n, slot → position, the run's
+/// "layout/perm" index) maps heads laid out in a permuted order back to positions.
+inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H, const std::vector<int>* perm = nullptr) {
+    const BlockLayoutView v = L.view();
+    const int n = L.n;
+    std::vector<uint8_t> out(static_cast<size_t>(H) * n * n, 0);
+    for (int h = 0; h < H; ++h)
+        for (int I = 0; I < v.block_rows; ++I)
+            for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k)
+                for (int r = 0; r < block_extent(n, v.block, I); ++r)
+                    for (int c = 0; c < block_extent(n, v.block, v.col_idx[k]); ++c)
+                        if (layout_cell_allowed(v, k, r, c)) {
+                            int i = I * v.block + r, j = v.col_idx[k] * v.block + c;
+                            if (perm) i = (*perm)[size_t(h) * n + i], j = (*perm)[size_t(h) * n + j];
+                            out[(static_cast<size_t>(h) * n + i) * n + j] = 1;
+                        }
+    return out;
+}
+
+inline Tensor3 random_tensor3(int H, int n, int d, uint64_t seed, float scale = 1.0f) {
+    Tensor3 t(H, n, d);
+    for (int64_t k = 0; k < t.size(); ++k) t.data()[k] = scale * static_cast<float>(rng::normal(seed, 11, k));
+    return t;
+}
+
+inline Heads random_heads(int H, int n, int d, int dv, uint64_t seed) {
+    Heads x;
+    x.Q = random_tensor3(H, n, d, seed * 3 + 1), x.K = random_tensor3(H, n, d, seed * 3 + 2);
+    x.V = random_tensor3(H, n, dv, seed * 3 + 3);
+    x.source = "test";
+    return x;
+}
+
+/// allowed(h, i, j) → bool; the reference computes O (and lse) in double over exactly those cells.
+using CellPredicate = std::function<bool(int, int, int)>;
+
+/// Dense masked softmax in double: O (H, n, dv) and lse (H, n, 1); rows with no allowed cell give 0 and −inf.
+inline void masked_reference(const Heads& x, double scale, const CellPredicate& allowed, Tensor3& O, Tensor3& lse) {
+    const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
+    O = Tensor3(H, n, dv), lse = Tensor3(H, n, 1);
+    std::vector<double> s(n);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            double mx = -INFINITY;
+            for (int j = 0; j < n; ++j) {
+                s[j] = -INFINITY;
+                if (!allowed(h, i, j)) continue;
+                double dot = 0;
+                for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                s[j] = scale * dot;
+                mx = std::max(mx, s[j]);
+            }
+            if (mx == -INFINITY) {
+                lse.at(h, i, 0) = -INFINITY;
+                continue;
+            }
+            double sum = 0;
+            std::vector<double> acc(dv, 0.0);
+            for (int j = 0; j < n; ++j) {
+                if (s[j] == -INFINITY) continue;
+                const double p = std::exp(s[j] - mx);
+                sum += p;
+                for (int c = 0; c < dv; ++c) acc[c] += p * x.V.at(h, j, c);
+            }
+            for (int c = 0; c < dv; ++c) O.at(h, i, c) = static_cast<float>(acc[c] / sum);
+            lse.at(h, i, 0) = static_cast<float>(mx + std::log(sum));
+        }
+}
+
+/// Runs a variant with NAME=VALUE assignments through the session path; `layout` receives the layout the
+/// run used (rebuilt from its structure indices).
+inline RunResult run_recorded(const Heads& x, const std::string& id,
+                              const std::vector<std::pair<std::string, std::string>>& sets, Backend& backend,
+                              std::optional<BlockLayout>* layout = nullptr, bool want_matrix = true) {
+    RunOptions options;
+    options.want_matrix = want_matrix;
+    RunResult r = run_variant(x, parse_variant_request(id, sets), options, backend, nullptr);
+    if (layout) *layout = layout_from_structure(r.structure, x.n());
+    return r;
+}
+
+}  // namespace attnscope::test

@@ -1,0 +1,278 @@
+// Masked family, property tests over many seeds: every layout cell and every reason equals a brute-force
+// O(n²) predicate written from the paper's definition (VARIANTS.md), and every output equals a dense
+// double-precision masked softmax over the same cells (relative 1e-5), with allowed_lse equal to its lse.
+#include <algorithm>
+#include <set>
+
+#include "sparse_test_util.h"
+
+namespace attnscope::test {
+namespace {
+
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
+/// A brute-force reason for (h, i, j); Reason::None = not allowed.
+using ReasonFn = std::function<Reason(int, int, int)>;
+
+/// Uniform integer in [lo, hi] from the test's own counter stream.
+struct Draw {
+    uint64_t seed, k = 0;
+    int operator()(int lo, int hi) { return lo + static_cast<int>(rng::below(seed, 99, k++, uint64_t(hi - lo + 1))); }
+};
+
+bool uses_a(int mode, int h) { return mode == 1 || mode == 2 || (mode == 0 && h % 2 == 0); }
+bool uses_b(int mode, int h) { return mode == 1 || mode == 3 || (mode == 0 && h % 2 == 1); }
+const char* kModes[] = {"split", "union", "A", "B"};
+
+/// Checks layout cells, mask reasons, outputs and allowed_lse of one run against `brute`.
+void check_against_brute(const std::string& id, const Heads& x, const Assignments& sets, const ReasonFn& brute,
+                         Backend& backend, bool causal_expected) {
+    std::optional<BlockLayout> layout;
+    const RunResult r = run_recorded(x, id, sets, backend, &layout);
+    ASSERT_TRUE(layout.has_value());
+    ASSERT_TRUE(r.structure.mask.has_value());
+    EXPECT_EQ(r.causal, causal_expected);
+    const int H = x.heads(), n = x.n();
+    const auto perm_it = r.structure.indices.find("layout/perm");
+    const std::vector<uint8_t> cells =
+        layout_cells(*layout, H, perm_it == r.structure.indices.end() ? nullptr : &perm_it->second);
+    int64_t mismatches = 0, allowed = 0;
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                const Reason want = brute(h, i, j);
+                const bool got_cell = cells[(static_cast<size_t>(h) * n + i) * n + j] != 0;
+                const Reason got_reason = r.structure.mask->at(h, i, j);
+                allowed += want != Reason::None;
+                if (got_cell != (want != Reason::None) || got_reason != want) {
+                    if (++mismatches <= 5)
+                        ADD_FAILURE() << id << " h=" << h << " i=" << i << " j=" << j << " want " << reason_name(want)
+                                      << " layout " << got_cell << " reason " << reason_name(got_reason);
+                }
+            }
+    EXPECT_EQ(mismatches, 0);
+    const double denom = causal_expected ? 0.5 * n * (n + 1.0) : double(n) * n;
+    EXPECT_NEAR(*r.structure.density, double(allowed) / (H * denom), 1e-12);
+
+    Tensor3 O_ref, lse_ref;
+    masked_reference(
+        x, 1.0 / std::sqrt(double(x.d())), [&](int h, int i, int j) { return brute(h, i, j) != Reason::None; }, O_ref,
+        lse_ref);
+    EXPECT_LE(rel_err(r.O, O_ref), 1e-5);
+    const Tensor3& lse = *r.structure.allowed_lse;
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            const float a = lse.at(h, i, 0), b = lse_ref.at(h, i, 0);
+            if (std::isinf(b)) {
+                EXPECT_TRUE(std::isinf(a) && a < 0) << "row " << i << " head " << h << " is empty";
+            } else {
+                EXPECT_NEAR(a, b, 1e-5 * std::max(1.0f, std::fabs(b))) << "lse row " << i << " head " << h;
+            }
+        }
+    // P̃ rows are the masked softmax: non-negative, sum to 1 on non-empty rows, zero off the mask.
+    ASSERT_TRUE(r.P_eff.has_value());
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            double sum = 0;
+            for (int j = 0; j < n; ++j) {
+                const float p = r.P_eff->at(h, i, j);
+                if (brute(h, i, j) == Reason::None) {
+                    EXPECT_EQ(p, 0.0f);
+                }
+                sum += p;
+            }
+            if (!std::isinf(lse_ref.at(h, i, 0))) {
+                EXPECT_NEAR(sum, 1.0, 1e-5);
+            }
+        }
+}
+
+class SparseLayoutProperty : public testing::TestWithParam<std::string> {};
+
+constexpr int kSeeds = 24;
+
+TEST_P(SparseLayoutProperty, StridedMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed};
+        const int n = draw(1, 200), H = draw(1, 4), d = draw(1, 3) * 8 - 7, l = draw(1, n + 4);
+        const bool bidir = draw(0, 3) == 0;
+        const int mode = draw(0, 3);
+        std::cout << "[case] backend=" << GetParam() << " strided seed=" << seed << " n=" << n << " H=" << H
+                  << " d=" << d << " l=" << l << " bidir=" << bidir << " heads=" << kModes[mode] << "\n";
+        const Heads x = random_heads(H, n, d, 5, seed);
+        // Child et al. 2019, §4.2: A(i) = {j : i − j < l}, B(i) = {j : (i − j) mod l = 0}, both j ≤ i.
+        const ReasonFn brute = [&](int h, int i, int j) {
+            if (!bidir && j > i) return Reason::None;
+            if (uses_a(mode, h) && std::abs(i - j) < l) return Reason::Local;
+            if (uses_b(mode, h) && ((i - j) % l + l) % l == 0) return Reason::Stride;
+            return Reason::None;
+        };
+        check_against_brute(
+            "strided", x,
+            {{"stride", std::to_string(l)}, {"bidirectional", bidir ? "1" : "0"}, {"head_pattern", kModes[mode]}},
+            brute, *backend, !bidir);
+        if (HasFailure()) return;
+    }
+}
+
+TEST_P(SparseLayoutProperty, FixedMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 1000};
+        const int n = draw(1, 200), H = draw(1, 4), d = draw(1, 16), l = draw(1, std::min(n + 4, 90)), c = draw(1, l);
+        const bool causal = draw(0, 2) != 0;
+        const int mode = draw(0, 3);
+        std::cout << "[case] backend=" << GetParam() << " fixed seed=" << seed << " n=" << n << " H=" << H << " d=" << d
+                  << " l=" << l << " c=" << c << " causal=" << causal << " heads=" << kModes[mode] << "\n";
+        const Heads x = random_heads(H, n, d, 6, seed);
+        // Child et al. 2019, §4.2: A(i) = {j : ⌊j/l⌋ = ⌊i/l⌋}, B(i) = {j : j mod l ∈ {t, …, l}}, t = l − c.
+        const ReasonFn brute = [&](int h, int i, int j) {
+            if (causal && j > i) return Reason::None;
+            if (uses_a(mode, h) && j / l == i / l) return Reason::Local;
+            if (uses_b(mode, h))
+                for (int t = l - c; t < l; ++t)
+                    if (j % l == t) return Reason::Summary;
+            return Reason::None;
+        };
+        check_against_brute("fixed", x,
+                            {{"block", std::to_string(l)},
+                             {"summary", std::to_string(c)},
+                             {"causal", causal ? "1" : "0"},
+                             {"head_pattern", kModes[mode]}},
+                            brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
+TEST_P(SparseLayoutProperty, LongformerMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 2000};
+        const int n = draw(1, 260), H = draw(1, 4), d = draw(1, 16), w = draw(0, 2 * n + 3), delta = draw(1, 4);
+        const bool per_head = draw(0, 1) == 1, causal = draw(0, 1) == 1;
+        std::vector<int> G;
+        for (int k = draw(0, 3); k > 0; --k) G.push_back(draw(0, n - 1));
+        std::string g_text = G.empty() ? "none" : "";
+        for (size_t k = 0; k < G.size(); ++k) g_text += (k ? "," : "") + std::to_string(G[k]);
+        std::cout << "[case] backend=" << GetParam() << " longformer seed=" << seed << " n=" << n << " H=" << H
+                  << " w=" << w << " δ=" << delta << " per_head=" << per_head << " G=" << g_text << " causal=" << causal
+                  << "\n";
+        const Heads x = random_heads(H, n, d, 7, seed);
+        // Beltagy et al. 2020: window |i − j| ≤ w/2, dilation keeps multiples of δ; global rows/columns symmetric.
+        const ReasonFn brute = [&](int h, int i, int j) {
+            if (causal && j > i) return Reason::None;
+            if (std::find(G.begin(), G.end(), i) != G.end() || std::find(G.begin(), G.end(), j) != G.end())
+                return Reason::Global;
+            const int dh = per_head ? (h + 1) * delta : delta;
+            if (2.0 * std::abs(i - j) <= double(w) && std::abs(i - j) % dh == 0)
+                return dh == 1 ? Reason::Window : Reason::Dilated;
+            return Reason::None;
+        };
+        check_against_brute("longformer", x,
+                            {{"window", std::to_string(w)},
+                             {"dilation", std::to_string(delta)},
+                             {"dilation_per_head", per_head ? "1" : "0"},
+                             {"global", g_text},
+                             {"causal", causal ? "1" : "0"}},
+                            brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
+TEST_P(SparseLayoutProperty, BigBirdMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 3000};
+        const int n = draw(1, 260), H = draw(1, 3), d = draw(1, 16), b = draw(1, 40), wb = 2 * draw(0, 2) + 1;
+        const int g = draw(0, 4), r = draw(0, 4);
+        const bool causal = draw(0, 1) == 1;
+        const int nb = (n + b - 1) / b;
+        std::cout << "[case] backend=" << GetParam() << " bigbird seed=" << seed << " n=" << n << " H=" << H
+                  << " b=" << b << " window_blocks=" << wb << " g=" << g << " r=" << r << " causal=" << causal << "\n";
+        const Heads x = random_heads(H, n, d, 8, seed);
+        const Assignments sets{{"block", std::to_string(b)},         {"window_blocks", std::to_string(wb)},
+                               {"global_blocks", std::to_string(g)}, {"random_blocks", std::to_string(r)},
+                               {"seed", std::to_string(seed)},       {"causal", causal ? "1" : "0"}};
+        // Zaheer et al. 2020 (ITC): global = first ⌈g/2⌉ and last ⌊g/2⌋ blocks; window |I − J| ≤ (w − 1)/2.
+        auto is_global = [&](int I) { return I < (g + 1) / 2 || I >= nb - g / 2; };
+        auto structural = [&](int i, int j) {
+            if (causal && j > i) return Reason::None;
+            const int I = i / b, J = j / b;
+            if (is_global(I) || is_global(J)) return Reason::Global;
+            if (std::abs(I - J) <= (wb - 1) / 2) return Reason::Window;
+            return Reason::None;
+        };
+        // Random blocks are whatever the seed drew: read them off the layout, then check they obey the paper
+        // (r distinct eligible key blocks per non-global row, or all eligible ones when fewer exist).
+        std::optional<BlockLayout> layout;
+        const RunResult first = run_recorded(x, "bigbird", sets, *backend, &layout, false);
+        ASSERT_TRUE(layout.has_value());
+        const BlockLayoutView v = layout->view();
+        std::vector<std::set<int>> random_of(static_cast<size_t>(H) * nb);
+        for (int h = 0; h < H; ++h)
+            for (int I = 0; I < nb; ++I) {
+                std::set<int>& extra = random_of[static_cast<size_t>(h) * nb + I];
+                for (int k = layout_row_begin(v, h, I); k < layout_row_end(v, h, I); ++k) {
+                    const int J = v.col_idx[k];
+                    if (structural(std::min(n - 1, I * b + b - 1), J * b) == Reason::None) extra.insert(J);
+                }
+                int eligible = 0;
+                for (int J = 0; J <= (causal ? I : nb - 1); ++J)
+                    eligible += !is_global(J) && std::abs(I - J) > (wb - 1) / 2;
+                const int expect = is_global(I) ? 0 : std::min(r, eligible);
+                EXPECT_EQ(static_cast<int>(extra.size()), expect)
+                    << "random blocks of row block " << I << " head " << h;
+                for (int J : extra) EXPECT_TRUE(!is_global(J) && std::abs(I - J) > (wb - 1) / 2 && (!causal || J <= I));
+            }
+        if (r > 0) {
+            const std::vector<int>& head0 = first.structure.indices.at("random_blocks/head0");
+            for (int I = 0; I < nb; ++I) {
+                std::set<int> listed;
+                for (int k = 0; k < r; ++k)
+                    if (head0[I * r + k] >= 0) listed.insert(head0[I * r + k]);
+                EXPECT_EQ(listed, random_of[I]) << "random_blocks/head0 of row block " << I;
+            }
+        }
+        const ReasonFn brute = [&](int h, int i, int j) {
+            const Reason s = structural(i, j);
+            if (s != Reason::None || (causal && j > i)) return s;
+            return random_of[static_cast<size_t>(h) * nb + i / b].count(j / b) ? Reason::Random : Reason::None;
+        };
+        check_against_brute("bigbird", x, sets, brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
+TEST_P(SparseLayoutProperty, XlMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 4000};
+        const int n = draw(1, 260), H = draw(1, 3), d = draw(1, 16), L = draw(1, n + 4);
+        const bool same_length = draw(0, 2) == 0;
+        const int M = draw(same_length ? 1 : 0, 2 * L + 3);
+        std::cout << "[case] backend=" << GetParam() << " xl seed=" << seed << " n=" << n << " H=" << H << " L=" << L
+                  << " M=" << M << " same_length=" << same_length << "\n";
+        const Heads x = random_heads(H, n, d, 9, seed);
+        // Dai et al. 2019: query in segment τ attends its segment causally and the cached M positions before it;
+        // same_length (the paper's code): exactly the M keys ending at itself.
+        const ReasonFn brute = [&](int, int i, int j) {
+            if (j > i) return Reason::None;
+            const int tau = i / L, start = tau * L;
+            const bool in = same_length ? j > i - M : j >= start - M;
+            if (!in) return Reason::None;
+            return j >= start ? Reason::Segment : Reason::Memory;
+        };
+        check_against_brute(
+            "xl", x,
+            {{"segment", std::to_string(L)}, {"memory", std::to_string(M)}, {"same_length", same_length ? "1" : "0"}},
+            brute, *backend, true);
+        if (HasFailure()) return;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace attnscope::test
