@@ -1,5 +1,6 @@
-// attnscope — the desktop GUI: window, Dear ImGui (docking) + ImPlot, and the first heatmap.
-// Index: [SECTION] Window  [SECTION] Heatmap texture  [SECTION] Frame  [SECTION] Screenshot  [SECTION] Main loop
+// attnscope — the desktop GUI: window, frame loop, dock layout, menu, status bar, screenshots, self-test.
+// Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
+//        [SECTION] Self-test  [SECTION] Main loop
 #include "gui_app.h"
 
 #include <epoxy/gl.h>
@@ -8,26 +9,30 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
-#include <imgui_internal.h>  // DockBuilder: the default layout on first start
+#include <imgui_internal.h>  // DockBuilder (default layout), BeginViewportSideBar (status bar)
 #include <implot.h>
 
 #include <algorithm>
-#include <cmath>
-#include <vector>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
 
-#include "core/analysis/colormap.h"
-#include "core/backend/registry.h"
-#include "core/data/scenarios.h"
-#include "core/session/experiment.h"
+#include "app.h"
 #include "core/session/export.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::gui {
 
-namespace {
-
 // [SECTION] Window
 
-void glfw_error(int code, const char* message) { fprintf(stderr, "glfw error %d: %s\n", code, message); }
+namespace {
+
+void glfw_error(int code, const char* message) { std::fprintf(stderr, "glfw error %d: %s\n", code, message); }
 
 GLFWwindow* open_window(const GuiOptions& o) {
     glfwSetErrorCallback(glfw_error);
@@ -36,157 +41,509 @@ GLFWwindow* open_window(const GuiOptions& o) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    if (!o.screenshot_path.empty()) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0;
+    if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
     GLFWwindow* window = glfwCreateWindow(o.width, o.height, "attnscope", nullptr, nullptr);
     if (!window) {
         glfwTerminate();
         throw Error("cannot create an OpenGL 3.3 window: update the graphics driver or run under Mesa (llvmpipe)");
     }
     glfwMakeContextCurrent(window);
-    glfwSwapInterval(o.screenshot_path.empty() ? 1 : 0);
+    glfwSwapInterval(headless ? 0 : 1);
     return window;
 }
 
-// [SECTION] Heatmap texture
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
 
-/// An RGBA texture of a colormapped matrix.
-struct HeatmapTexture {
-    GLuint id = 0;
-    int width = 0, height = 0;
-    void upload(const Tensor3& M, int h) {
-        width = M.cols(), height = M.rows();
-        float hi = M.head(h).maxCoeff();
-        const float top = std::log10(std::max(hi, 1e-30f));
-        std::vector<unsigned char> rgba(static_cast<size_t>(width) * height * 4);
-        for (int i = 0; i < height; ++i)
-            for (int j = 0; j < width; ++j) {
-                const float v = M.at(h, i, j);
-                const float t = v > 0 ? std::clamp((std::log10(v) - (top - 4.0f)) / 4.0f, 0.0f, 1.0f) : 0.0f;
-                const auto c = colormap_rgb(Colormap::Viridis, t);
-                unsigned char* px = rgba.data() + (static_cast<size_t>(i) * width + j) * 4;
-                px[0] = c[0], px[1] = c[1], px[2] = c[2], px[3] = 255;
-            }
-        if (!id) glGenTextures(1, &id);
-        glBindTexture(GL_TEXTURE_2D, id);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+/// Maps --panel values ("lsh", "spectrum", ...) to window names; throws Error listing the valid ones.
+std::string panel_window(const std::string& name) {
+    const std::string l = lower(name);
+    for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
+                          kPerformanceWindow, kDebugWindow}) {
+        const std::string lw = lower(w);
+        if (l == lw || lw.rfind(l, 0) == 0) return w;
     }
-    ~HeatmapTexture() {
-        if (id) glDeleteTextures(1, &id);
+    throw Error("unknown panel '" + name + "': choose input, variants, matrices, lsh, spectrum, performance or debug");
+}
+
+/// A font with the Greek, arrows and maths glyphs of the paper notation (DejaVu Sans, Debian fonts-dejavu-core);
+/// $ATTNSCOPE_FONT overrides it, and Dear ImGui's built-in font is the fallback (those glyphs then show as '?').
+void load_font() {
+    std::vector<std::string> candidates;
+    if (const char* f = std::getenv("ATTNSCOPE_FONT"); f && *f) candidates.push_back(f);
+    candidates.push_back("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    candidates.push_back("/usr/share/fonts/TTF/DejaVuSans.ttf");
+    candidates.push_back("/usr/share/fonts/dejavu/DejaVuSans.ttf");
+    for (const auto& path : candidates)
+        if (std::filesystem::exists(path) && ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), 15.0f)) return;
+}
+
+}  // namespace
+
+// [SECTION] App helpers
+
+void VariantsState::add(const std::string& id) {
+    const Variant& v = find_variant(id);
+    VariantSlot slot;
+    slot.id = id;
+    slot.params = default_params(v.info().params);
+    slot.uid = next_uid++;
+    slots.push_back(std::move(slot));
+}
+
+void VariantsState::reset() {
+    *this = VariantsState{};
+    for (const auto& v : all_variants()) {
+        if (slots.size() >= 2) break;
+        add(v->info().id);
     }
-};
+}
 
-// [SECTION] Frame
+void App::post_batch() {
+    RunBatchRequest r;
+    r.input = input.spec;
+    r.max_matrix_n = input.max_matrix_n;
+    r.view_size = input.view_size;
+    r.want_spectrum = spectrum.enabled && spectrum.visible;
+    r.spectrum_head = view.head;
+    for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
+    runs.post(std::move(r));
+}
 
-struct AppState {
-    Heads heads;
-    RunResult full;
-    HeatmapTexture texture;
-    bool show_demo = false;
-};
+std::string position_label(const Heads* heads, int i) {
+    std::string s = std::to_string(i);
+    if (heads && i >= 0 && i < static_cast<int>(heads->tokens.size())) s += " '" + heads->tokens[i] + "'";
+    return s;
+}
 
-/// Splits the dock space into Input (left), the matrix (centre) and Debug (bottom) on first start.
+std::string export_path(App& app, const std::string& name) {
+    std::error_code ec;
+    std::filesystem::create_directories(app.exports.dir, ec);
+    if (ec) throw Error("cannot create the export folder '" + app.exports.dir + "': " + ec.message() +
+                        " (choose another folder in Input → Export folder)");
+    return (std::filesystem::path(app.exports.dir) / name).string();
+}
+
+void placeholder(const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.72f, 0.78f, 1));
+    ImGui::TextWrapped("%s", text);
+    ImGui::PopStyleColor();
+}
+
+namespace {
+
+// [SECTION] Layout and chrome
+
+/// Input and Variants on the left, matrices in the centre, the analysis panels as tabs below.
 void build_default_layout(ImGuiID dockspace) {
     ImGui::DockBuilderRemoveNode(dockspace);
     ImGui::DockBuilderAddNode(dockspace, ImGuiDockNodeFlags_DockSpace);
-    ImGui::DockBuilderSetNodeSize(dockspace, ImGui::GetMainViewport()->Size);
+    ImGui::DockBuilderSetNodeSize(dockspace, ImGui::GetMainViewport()->WorkSize);
     ImGuiID centre = dockspace;
-    const ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, 0.22f, nullptr, &centre);
-    const ImGuiID bottom = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, 0.18f, nullptr, &centre);
-    ImGui::DockBuilderDockWindow("Input", left);
-    ImGui::DockBuilderDockWindow("full", centre);
-    ImGui::DockBuilderDockWindow("Debug", bottom);
+    ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, 0.24f, nullptr, &centre);
+    ImGuiID left_bottom = ImGui::DockBuilderSplitNode(left, ImGuiDir_Down, 0.58f, nullptr, &left);
+    const ImGuiID bottom = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, 0.36f, nullptr, &centre);
+    ImGui::DockBuilderDockWindow(kInputWindow, left);
+    ImGui::DockBuilderDockWindow(kVariantsWindow, left_bottom);
+    ImGui::DockBuilderDockWindow(kMatricesWindow, centre);
+    ImGui::DockBuilderDockWindow(kSpectrumWindow, bottom);
+    ImGui::DockBuilderDockWindow(kLshWindow, bottom);
+    ImGui::DockBuilderDockWindow(kPerformanceWindow, bottom);
+    ImGui::DockBuilderDockWindow(kDebugWindow, bottom);
     ImGui::DockBuilderFinish(dockspace);
 }
 
-void draw_frame(AppState& s) {
-    const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
-    if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode()) build_default_layout(dockspace);
-    ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
-    ImGui::Begin("Input");
-    ImGui::Text("%s: n = %d, H = %d, d = %d", s.heads.source.c_str(), s.heads.n(), s.heads.heads(), s.heads.d());
-    ImGui::End();
-
-    ImGui::Begin("full");
-    ImGui::Text("Full softmax attention, head 0 (log colour scale, 4 decades)");
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(64.0f, std::min(avail.x, avail.y));
-    ImGui::Image(static_cast<ImTextureID>(s.texture.id), ImVec2(side, side));
-    ImGui::End();
-
-    ImGui::Begin("Debug");
-    ImGui::Text("%.1f ms/frame (%.0f FPS)", 1000.0f / ImGui::GetIO().Framerate, ImGui::GetIO().Framerate);
-    ImGui::Checkbox("ImGui + ImPlot demos", &s.show_demo);
-    ImGui::End();
-    if (s.show_demo) {
-        ImGui::ShowDemoWindow(&s.show_demo);
-        ImPlot::ShowDemoWindow(&s.show_demo);
+void save_session(App& app, const std::string& path) {
+    try {
+        if (path.empty()) throw Error("no session file: start with --session FILE or use the default location");
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        write_file_atomically(path, session_to_json(app));
+        app.exports.message = "session saved to " + path;
+        app.exports.message_is_error = false;
+    } catch (const std::exception& e) {
+        app.exports.message = std::string("could not save the session: ") + e.what();
+        app.exports.message_is_error = true;
     }
 }
 
-// [SECTION] Screenshot
+bool load_session(App& app, const std::string& path) {
+    try {
+        std::ifstream in(path);
+        if (!in) throw Error("cannot open " + path + " (check the path)");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        session_from_json(app, ss.str());
+        app.dirty = true;
+        app.exports.message = "session loaded from " + path;
+        app.exports.message_is_error = false;
+        return true;
+    } catch (const std::exception& e) {
+        app.exports.message = std::string("could not load the session: ") + e.what();
+        app.exports.message_is_error = true;
+        return false;
+    }
+}
 
-void save_screenshot(GLFWwindow* window, const std::string& path) {
-    int w = 0, h = 0;
-    glfwGetFramebufferSize(window, &w, &h);
-    std::vector<unsigned char> rgb(static_cast<size_t>(w) * h * 3), flipped(rgb.size());
+void draw_menu_bar(App& app, GLFWwindow* window) {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        const bool has_path = !app.session_path.empty();
+        if (ImGui::MenuItem("Save session", nullptr, false, has_path)) save_session(app, app.session_path);
+        if (ImGui::MenuItem("Load session", nullptr, false, has_path)) load_session(app, app.session_path);
+        if (has_path) ImGui::TextDisabled("%s", app.session_path.c_str());
+        ImGui::Separator();
+        if (ImGui::MenuItem("Export window as PNG")) {
+            try {
+                app.captures.push_back({export_path(app, "attnscope-window.png"), ImVec4(0, 0, 0, 0)});
+            } catch (const Error& e) {
+                app.exports.message = e.what(), app.exports.message_is_error = true;
+            }
+        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Reset everything to defaults")) {
+            app.input.reset(), app.variants.reset(), app.view.reset(), app.lsh.reset(), app.spectrum.reset();
+            app.perf.reset();
+            app.dirty = true;
+        }
+        if (ImGui::MenuItem("Quit") && app.options.self_test_frames == 0) glfwSetWindowShouldClose(window, 1);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        if (ImGui::MenuItem("Reset layout")) build_default_layout(ImGui::GetID("attnscope-dockspace"));
+        if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
+        for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
+                              kPerformanceWindow, kDebugWindow})
+            if (ImGui::MenuItem(w)) ImGui::SetWindowFocus(w);
+        ImGui::EndMenu();
+    }
+    ImGui::EndMainMenuBar();
+}
+
+void draw_status_bar(App& app) {
+    const float h = ImGui::GetFrameHeight();
+    if (ImGui::BeginViewportSideBar("##status", ImGui::GetMainViewport(), ImGuiDir_Down, h,
+                                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoSavedSettings |
+                                        ImGuiWindowFlags_MenuBar)) {
+        if (ImGui::BeginMenuBar()) {
+            const WorkerState st = app.runs.state();
+            const char* state = st == WorkerState::Running ? "computing…"
+                                : st == WorkerState::Failed ? "finished with errors (see the panels)"
+                                : st == WorkerState::Done   ? "ready"
+                                                            : "idle";
+            ImGui::Text("%s", state);
+            if (app.snap && app.snap->heads)
+                ImGui::Text("| %s  n = %d  H = %d  d = %d  | %.2f s", app.snap->heads->source.c_str(),
+                            app.snap->heads->n(), app.snap->heads->heads(), app.snap->heads->d(), app.snap->seconds);
+            if (!app.exports.message.empty()) {
+                ImGui::TextColored(app.exports.message_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1),
+                                   "| %s", app.exports.message.c_str());
+            }
+            ImGui::EndMenuBar();
+        }
+    }
+    ImGui::End();
+}
+
+void draw_frame(App& app, GLFWwindow* window) {
+    draw_menu_bar(app, window);
+    draw_status_bar(app);
+    const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
+    if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode())
+        build_default_layout(dockspace);
+    ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
+    draw_input_panel(app);
+    draw_variants_panel(app);
+    draw_lsh_panel(app);
+    draw_spectrum_panel(app);
+    draw_performance_panel(app);
+    draw_debug_panel(app);
+    draw_matrices_panel(app);  // last: the banner collects errors from the panels above
+    // Windows dock on the frames after the layout is built; select tabs once they are docked.
+    if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
+    if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
+}
+
+// [SECTION] Captures
+
+void read_rgb(int x, int y, int w, int h, int fb_h, std::vector<unsigned char>& out) {
+    std::vector<unsigned char> rgb(static_cast<size_t>(w) * h * 3);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
-    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
-    for (int y = 0; y < h; ++y)
-        std::copy_n(rgb.data() + static_cast<size_t>(h - 1 - y) * w * 3, w * 3, flipped.data() + static_cast<size_t>(y) * w * 3);
-    write_rgb_png(path, w, h, flipped.data());
+    glReadPixels(x, fb_h - y - h, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    out.resize(rgb.size());
+    for (int r = 0; r < h; ++r)
+        std::copy_n(rgb.data() + static_cast<size_t>(h - 1 - r) * w * 3, w * 3, out.data() + static_cast<size_t>(r) * w * 3);
 }
+
+/// Saves the framebuffer (or a screen rectangle of it) as PNG; throws Error naming the path on failure.
+void capture(GLFWwindow* window, const Capture& c) {
+    int fw = 0, fh = 0, ww = 0, wh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glfwGetWindowSize(window, &ww, &wh);
+    const float sx = ww > 0 ? float(fw) / ww : 1, sy = wh > 0 ? float(fh) / wh : 1;
+    int x = 0, y = 0, w = fw, h = fh;
+    if (c.rect.z > c.rect.x && c.rect.w > c.rect.y) {
+        x = std::clamp(int(c.rect.x * sx), 0, fw - 1), y = std::clamp(int(c.rect.y * sy), 0, fh - 1);
+        w = std::clamp(int((c.rect.z - c.rect.x) * sx), 1, fw - x), h = std::clamp(int((c.rect.w - c.rect.y) * sy), 1, fh - y);
+    }
+    std::vector<unsigned char> rgb;
+    read_rgb(x, y, w, h, fh, rgb);
+    write_rgb_png(c.path, w, h, rgb.data());
+}
+
+// [SECTION] Self-test
+
+/// Random input for --self-test-frames: mouse moves, clicks, drags and wheel over the whole window, and
+/// random edits of the UI state (parameters within their ranges, head, toggles, zoom, focus, variants).
+class SelfTest {
+public:
+    explicit SelfTest(uint64_t seed) : m_rng(seed) {}
+    void inject(App& app, int width, int height) {
+        ImGuiIO& io = ImGui::GetIO();
+        std::uniform_real_distribution<float> ux(0, float(width)), uy(0, float(height)), u01(0, 1);
+        if (m_hold > 0) {
+            m_mx = std::clamp(m_mx + (u01(m_rng) - 0.5f) * 40, 0.0f, float(width));
+            m_my = std::clamp(m_my + (u01(m_rng) - 0.5f) * 40, 0.0f, float(height));
+            io.AddMousePosEvent(m_mx, m_my);
+            if (--m_hold == 0) io.AddMouseButtonEvent(0, false);
+        } else {
+            m_mx = ux(m_rng), m_my = uy(m_rng);
+            io.AddMousePosEvent(m_mx, m_my);
+            const float r = u01(m_rng);
+            if (r < 0.10f) {
+                io.AddMouseButtonEvent(0, true);
+                m_hold = 1 + int(u01(m_rng) * 12);  // click or short drag
+            } else if (r < 0.16f) {
+                io.AddMouseWheelEvent(0, (u01(m_rng) - 0.5f) * 4);
+            } else if (r < 0.17f) {
+                io.AddMouseButtonEvent(1, true), io.AddMouseButtonEvent(1, false);
+            }
+        }
+        // From frame 80, edits pause until the exports below have run, so a result is sure to arrive.
+        if (app.frame % 12 == 0 && (app.frame < 80 || m_exported)) edit(app);
+        const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].result &&
+                           app.snap->variants[0].result->P_eff;
+        if (!m_exported && app.frame >= 90 && ready) {  // every export path once
+            m_exported = true;
+            export_matrix(app, app.snap->variants[0], 0, "csv");
+            export_matrix(app, app.snap->variants[0], 0, "npy");
+            app.captures.push_back({export_path(app, "self-test-window.png"), ImVec4(0, 0, 0, 0)});
+            app.captures.push_back({export_path(app, "self-test-corner.png"), ImVec4(0, 0, 200, 100)});
+        }
+    }
+    int edits = 0;
+
+private:
+    void edit(App& app) {
+        ++edits;
+        std::uniform_int_distribution<int> pick(0, 11);
+        std::uniform_real_distribution<double> u01(0, 1);
+        auto& sc = app.input.spec.scenario;
+        switch (pick(m_rng)) {
+            case 0: sc.n = 16 + int(u01(m_rng) * 496); app.dirty = true; break;
+            case 1: sc.kind = scenario_list()[size_t(u01(m_rng) * scenario_list().size()) % scenario_list().size()].kind;
+                    app.dirty = true; break;
+            case 2: sc.temperature = 0.1 + u01(m_rng) * 3; sc.heads = 1 + int(u01(m_rng) * 4); app.dirty = true; break;
+            case 3: app.view.head = int(u01(m_rng) * 4); break;
+            case 4: app.view.show_mask = !app.view.show_mask; app.view.log_scale = u01(m_rng) < 0.5; break;
+            case 5: app.view.show_diff = !app.view.show_diff; break;
+            case 6: {  // zoom to a random window of the matrix
+                const double n = sc.n, a = u01(m_rng) * n, w = 1 + u01(m_rng) * n;
+                app.view.x_min = a, app.view.x_max = a + w, app.view.y_min = n - a - w, app.view.y_max = n - a;
+                break;
+            }
+            case 7: {
+                const auto& all = all_variants();
+                if (app.variants.slots.size() < 4) app.variants.add(all[size_t(u01(m_rng) * all.size()) % all.size()]->info().id);
+                else app.variants.slots.erase(app.variants.slots.begin());
+                app.dirty = true;
+                break;
+            }
+            case 8: case 9: {  // a random parameter edit within its range
+                if (app.variants.slots.empty()) break;
+                auto& slot = app.variants.slots[size_t(u01(m_rng) * app.variants.slots.size()) % app.variants.slots.size()];
+                const auto& specs = find_variant(slot.id).info().params;
+                if (specs.empty()) break;
+                const ParamSpec& p = specs[size_t(u01(m_rng) * specs.size()) % specs.size()];
+                if (p.kind == ParamKind::IntList) break;
+                double v = p.lo + u01(m_rng) * std::min(p.hi - p.lo, 512.0);
+                if (p.kind != ParamKind::Real) v = std::floor(v);
+                slot.params.set(p.name, v);
+                app.dirty = true;
+                break;
+            }
+            case 10: {
+                static const char* names[] = {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow,
+                                              kSpectrumWindow, kPerformanceWindow, kDebugWindow};
+                ImGui::SetWindowFocus(names[size_t(u01(m_rng) * 7) % 7]);
+                break;
+            }
+            default: app.view.fit_next = true; break;
+        }
+    }
+    std::mt19937_64 m_rng;
+    bool m_exported = false;
+    int m_hold = 0;
+    float m_mx = 0, m_my = 0;
+};
 
 }  // namespace
 
 // [SECTION] Main loop
 
 int run_gui(const GuiOptions& o) {
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0;
+    std::string focus;
+    if (!o.panel.empty()) focus = panel_window(o.panel);  // reject a bad --panel before opening a window
     GLFWwindow* window = open_window(o);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImPlot::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_DockingEnable;
-    io.IniFilename = nullptr;
+    io.IniFilename = nullptr;  // the layout lives in the session file
     ImGui::StyleColorsDark();
+    ImGui::GetStyle().FrameRounding = 3;
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
+    add_plot_colormaps();
+    load_font();
 
+    int status = 0;
     {
-        AppState state;
-        ScenarioSpec spec;
-        spec.kind = ScenarioKind::Local;
-        spec.n = 128;
-        state.heads = make_scenario(spec);
-        auto backend = make_backend("auto");
-        RunOptions options;
-        options.want_matrix = true;
-        state.full = run_variant(state.heads, parse_variant_request("full", {}), options, *backend, nullptr);
-        state.texture.upload(*state.full.P_eff, 0);
-
-        for (int frame = 0; !glfwWindowShouldClose(window); ++frame) {
+        auto app = std::make_unique<App>();
+        app->options = o;
+        app->panel_to_focus = focus;
+        app->input.reset();
+        app->variants.reset();
+        app->renderer.init();
+        if (o.self_test_frames > 0) {
+            const char* dir = std::getenv("ATTNSCOPE_EXPORT_DIR");
+            app->exports.dir = dir && *dir ? dir : (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
+            app->perf.n_max_log2 = 9;
+        }
+        if (!o.session_path.empty()) {
+            app->session_path = o.session_path;
+            if (!load_session(*app, o.session_path)) {
+                std::fprintf(stderr, "%s\n", app->exports.message.c_str());
+                if (headless) status = 2;
+            }
+        } else if (!headless) {
+            app->session_path = default_session_path();
+            if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
+        }
+        if (!app->pending_layout.empty()) {
+            app->layout_loaded = true;
+            ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
+            app->pending_layout.clear();
+        }
+        SelfTest self_test(o.seed);
+        const auto t_start = std::chrono::steady_clock::now();
+        int settled = 0;
+        for (app->frame = 0; status == 0 && !glfwWindowShouldClose(window); ++app->frame) {
             glfwPollEvents();
+            int w = 0, h = 0;
+            glfwGetWindowSize(window, &w, &h);
+            if (o.self_test_frames > 0) self_test.inject(*app, w, h);
+            if (o.mouse_x >= 0 && o.mouse_y >= 0) ImGui::GetIO().AddMousePosEvent(o.mouse_x, o.mouse_y);
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();
-            draw_frame(state);
+            if (app->runs.state() == WorkerState::Running && app->frame > 2)
+                app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
+            app->snap = app->runs.run_snapshot();
+            app->sweep = app->sweeps.sweep_snapshot();
+            if (app->dirty) {
+                app->post_batch();
+                app->dirty = false;
+            }
+            app->renderer.begin_frame();
+            app->banner.clear();
+            app->view.shown_i = app->view.hover_i, app->view.shown_j = app->view.hover_j;
+            app->view.hover_i = app->view.hover_j = -1;
+            for (auto it = app->export_jobs.begin(); it != app->export_jobs.end();) {
+                if (it->wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                    ++it;
+                    continue;
+                }
+                auto [message, ok] = it->get();
+                app->exports.message = message, app->exports.message_is_error = !ok;
+                it = app->export_jobs.erase(it);
+            }
+            draw_frame(*app, window);
+            app->banner_was_shown = !app->banner.empty();
             ImGui::Render();
-            int w = 0, h = 0;
-            glfwGetFramebufferSize(window, &w, &h);
-            glViewport(0, 0, w, h);
+            int fw = 0, fh = 0;
+            glfwGetFramebufferSize(window, &fw, &fh);
+            glViewport(0, 0, fw, fh);
             glClearColor(0.1f, 0.1f, 0.12f, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
-            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-            if (!o.screenshot_path.empty() && frame + 1 >= o.frames) {
-                save_screenshot(window, o.screenshot_path);
+            const bool present = o.self_test_frames == 0 || app->frame % 4 == 0 || !app->captures.empty();
+            if (present) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            for (const Capture& c : app->captures) {
+                try {
+                    capture(window, c);
+                    app->exports.message = "saved " + c.path, app->exports.message_is_error = false;
+                } catch (const std::exception& e) {
+                    app->exports.message = e.what(), app->exports.message_is_error = true;
+                }
+            }
+            app->captures.clear();
+            if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
+                // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
+                const bool busy = app->runs.state() == WorkerState::Running || app->sweeps.state() == WorkerState::Running ||
+                                  app->dirty;
+                const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+                settled = busy ? 0 : settled + 1;
+                if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
+                    capture(window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
+                    if (!o.save_session_path.empty()) {
+                        save_session(*app, o.save_session_path);
+                        if (app->exports.message_is_error) {
+                            std::fprintf(stderr, "%s\n", app->exports.message.c_str());
+                            status = 2;
+                        }
+                    }
+                    if (status == 0 && app->banner_was_shown) {
+                        std::fprintf(stderr, "gui: screenshot taken with an error banner:");
+                        for (const auto& b : app->banner) std::fprintf(stderr, " %s", b.c_str());
+                        std::fprintf(stderr, "\n");
+                        status = 3;
+                    } else if (status == 0) {
+                        std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+                        if (o.mouse_x >= 0)
+                            std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n",
+                                        ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y,
+                                        GImGui->HoveredWindow ? GImGui->HoveredWindow->Name : "none", app->view.shown_i,
+                                        app->view.shown_j);
+                        auto& ms = app->busy_frame_ms;
+                        if (!ms.empty()) {
+                            std::sort(ms.begin(), ms.end());
+                            std::printf("gui: %zu frames drawn while computing: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
+                                        ms.size(), ms[ms.size() / 2], ms[size_t(0.95 * double(ms.size() - 1))], ms.back());
+                        }
+                    }
+                    break;
+                }
+                if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+            if (o.self_test_frames > 0 && app->frame + 1 >= o.self_test_frames) {
+                std::printf("self-test: %d frames, %d random edits, seed %llu: no crash\n", app->frame + 1,
+                            self_test.edits, static_cast<unsigned long long>(o.seed));
                 break;
             }
-            glfwSwapBuffers(window);
+            // Software GL makes every presented frame expensive; the self-test exercises the UI logic every
+            // frame and the GL path on every 4th.
+            if (present) glfwSwapBuffers(window);
         }
+        if (!headless && !app->session_path.empty()) save_session(*app, app->session_path);
+        for (auto& pair : app->textures)
+            for (auto& t : pair) t.release();
+        for (auto& t : app->head_thumbs) t.release();
+        app->renderer.shutdown();
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -194,7 +551,7 @@ int run_gui(const GuiOptions& o) {
     ImGui::DestroyContext();
     glfwDestroyWindow(window);
     glfwTerminate();
-    return 0;
+    return status;
 }
 
 }  // namespace attnscope::gui

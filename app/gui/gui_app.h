@@ -1,18 +1,26 @@
 // attnscope — the desktop GUI entry point.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace attnscope::gui {
 
 /// Command-line options of `attnscope gui`.
 struct GuiOptions {
-    std::string screenshot_path;  // when set: render `frames` frames, save a PNG, exit
+    std::string screenshot_path;  // when set: render at least `frames` frames, wait for results, save a PNG, exit
     int frames = 30;              // frames rendered before the screenshot
     int width = 1600, height = 1000;
+    std::string session_path;     // load this session instead of the last one (and do not overwrite it)
+    std::string save_session_path;  // after --screenshot: write the session here (round-trip tests)
+    std::string panel;            // bring this panel to the front (input, variants, matrices, lsh, spectrum, performance, debug)
+    int self_test_frames = 0;     // > 0: drive the UI with random input for this many frames, then exit
+    uint64_t seed = 1;            // seed of the self-test
+    float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)
 };
 
-/// Opens the window and runs until closed (or until the screenshot is saved); returns the exit status.
-/// Throws Error when no window can be created (e.g. no display), saying how to get one.
+/// Opens the window and runs until closed (or until the screenshot is saved); returns the exit status
+/// (3 when a screenshot was taken while an error banner was shown). Throws Error when no window can be
+/// created (e.g. no display), saying how to get one.
 int run_gui(const GuiOptions& options);
 
 }  // namespace attnscope::gui

@@ -1,0 +1,192 @@
+// attnscope — GUI state: plain structs with reset(), one per panel, plus the App that owns the workers.
+// Panels (app/gui/panel_*.cpp) read the newest worker snapshot and edit these structs; they never compute.
+// Index: [SECTION] Panel state  [SECTION] App  [SECTION] Panels  [SECTION] Session
+#pragma once
+#include <imgui.h>
+
+#include <array>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/session/worker.h"
+#include "gl_heatmap.h"
+#include "gui_app.h"
+
+namespace attnscope::gui {
+
+// Window names: the dock layout, --panel NAME and the session file use them.
+inline constexpr const char* kInputWindow = "Input";
+inline constexpr const char* kVariantsWindow = "Variants";
+inline constexpr const char* kMatricesWindow = "Matrices";
+inline constexpr const char* kLshWindow = "LSH buckets";
+inline constexpr const char* kSpectrumWindow = "Spectrum";
+inline constexpr const char* kPerformanceWindow = "Performance";
+inline constexpr const char* kDebugWindow = "Debug";
+
+// [SECTION] Panel state
+
+/// Input panel: where Q/K/V come from.
+struct InputState {
+    InputSpec spec;             // scenario or text
+    int max_matrix_n = 4096;    // materialise P_eff up to this n
+    int view_size = 1024;       // pooled texture side
+    void reset() { *this = InputState{}; spec.scenario.kind = ScenarioKind::Local; spec.scenario.n = 256;
+                   spec.scenario.heads = 4; spec.scenario.dim = 64; spec.text = "The quick brown fox jumps over the lazy dog."; }
+};
+
+/// One selected variant with the values the user set (unset auto parameters stay unset).
+struct VariantSlot {
+    std::string id;          // variant id
+    Params params;           // user values on top of defaults
+    std::string edit_error;  // last rejected edit, shown under the widget
+    int uid = 0;             // stable ImGui id across reorders
+};
+
+/// Variants panel: the ordered selection.
+struct VariantsState {
+    std::vector<VariantSlot> slots;
+    int next_uid = 1;
+    int add_choice = 0;  // index into all_variants() of the "add" combo
+    /// Adds a variant with default parameters.
+    void add(const std::string& id);
+    void reset();
+};
+
+/// Matrix panels: shared view (linked zoom/pan and hover) and display toggles.
+struct MatrixViewState {
+    int head = 0;                  // head shown
+    bool show_mask = true;         // reason overlay
+    bool show_diff = false;        // P_eff − P (diverging)
+    bool log_scale = true;         // log10 colour scale
+    float decades = 4;             // log range
+    bool shared_scale = true;      // one colour scale across panels
+    float shared_max = 0, shared_diff_max = 0;  // this frame's common top of the scale (derived, not saved)
+    double x_min = 0, x_max = 1, y_min = 0, y_max = 1;  // linked plot limits (keys on x, queries on y)
+    bool fit_next = true;          // re-fit limits to the matrix on the next frame
+    int fitted_n = 0;              // n the limits were last fitted to (a new n re-fits)
+    int hover_i = -1, hover_j = -1;  // cell hovered this frame in any panel or token strip (-1 = none)
+    int shown_i = -1, shown_j = -1;  // last frame's hover: what crosshairs and highlights show
+    int columns = 0;               // 0 = automatic
+    void reset() { *this = MatrixViewState{}; }
+};
+
+/// LSH panel.
+struct LshState {
+    int head = 0;          // head whose buckets are shown
+    int variant = 0;       // which lsh slot when several
+    bool preview = false;  // Debug window: fill the panel with buckets hashed by the panel itself
+    void reset() { *this = LshState{}; }
+};
+
+/// Spectrum panel.
+struct SpectrumState {
+    bool enabled = true;   // ask the worker for spectra (costly for large n)
+    int k = 32;            // index where the captured energy is read
+    bool log_y = true;     // singular values on a log axis
+    bool visible = false;  // the tab was visible last frame (spectra are computed only then)
+    void reset() { *this = SpectrumState{}; }
+};
+
+/// Performance panel.
+struct PerfState {
+    int n_min_log2 = 7, n_max_log2 = 11;  // sweep n = 2^a … 2^b
+    int heads = 1, dim = 64;              // sweep input shape
+    double max_point_ms = 2000;           // per-variant stop rule
+    bool show_slopes = true;              // theoretical O(n), O(n²) guides
+    bool run_on_start = false;            // start a sweep on the first frame (set by a session file)
+    void reset() { *this = PerfState{}; }
+};
+
+/// Debug window.
+struct DebugState {
+    bool imgui_demo = false, implot_demo = false;
+    std::array<float, 240> frame_ms{};  // ring buffer of frame times
+    int frame_index = 0;
+    void reset() { *this = DebugState{}; }
+};
+
+/// Exports: where files go and what happened last.
+struct ExportState {
+    std::string dir = "attnscope-export";  // relative to the working directory
+    std::string message;                   // last result, shown in the status bar
+    bool message_is_error = false;
+    void reset() { *this = ExportState{}; }
+};
+
+/// A pending capture of part of the framebuffer, taken after the frame is rendered.
+struct Capture {
+    std::string path;
+    ImVec4 rect;  // x0, y0, x1, y1 in screen coordinates; zero size = whole window
+};
+
+// [SECTION] App
+
+/// Everything the GUI owns.
+struct App {
+    GuiOptions options;
+    Worker runs{"auto"};
+    Worker sweeps{"auto"};
+    HeatmapRenderer renderer;
+    InputState input;
+    VariantsState variants;
+    MatrixViewState view;
+    LshState lsh;
+    SpectrumState spectrum;
+    PerfState perf;
+    DebugState debug;
+    ExportState exports;
+    std::shared_ptr<const RunSnapshot> snap;      // newest batch, read once per frame
+    std::shared_ptr<const SweepSnapshot> sweep;   // newest sweep
+    bool dirty = true;                            // input or variants changed: post a new batch
+    std::vector<std::string> banner;              // error sentences shown this frame
+    bool banner_was_shown = false;                // any banner in the last rendered frame
+    std::vector<Capture> captures;                // exports of panels / the window
+    std::vector<std::array<MatrixTexture, 2>> textures;  // per shown variant: pooled base + zoomed detail
+    std::vector<MatrixTexture> head_thumbs;               // the all-heads grid (exact P per head)
+    std::vector<std::future<std::pair<std::string, bool>>> export_jobs;  // file exports off the UI thread
+    std::string session_path;                     // where the session is saved on exit ("" = nowhere)
+    std::string pending_layout;                   // ini text to load before the first frame
+    bool layout_loaded = false;
+    std::string panel_to_focus;                   // --panel
+    std::vector<float> busy_frame_ms;             // frame times while the run worker was busy (responsiveness)
+    int frame = 0;
+    /// Posts a new batch to the run worker from the current input and variants.
+    void post_batch();
+};
+
+// [SECTION] Panels
+
+void draw_input_panel(App& app);
+void draw_variants_panel(App& app);
+void draw_matrices_panel(App& app);
+void draw_lsh_panel(App& app);
+void draw_spectrum_panel(App& app);
+void draw_performance_panel(App& app);
+void draw_debug_panel(App& app);
+
+/// Registers the project's colormaps with ImPlot (colour bars use the same tables as the shader).
+void add_plot_colormaps();
+/// ImPlot colormap index of a project colormap.
+int plot_colormap(Colormap map);
+/// A one-line grey sentence telling what would appear here and which variant provides it.
+void placeholder(const char* text);
+/// Token text or position label of index i, e.g. "12 'fox'".
+std::string position_label(const Heads* heads, int i);
+/// Starts writing head `head` of v's P_eff as "csv" or every head as "npy" off the UI thread; the status bar
+/// reports the result. Throws Error when the export folder cannot be created.
+void export_matrix(App& app, const VariantView& v, int head, const std::string& format);
+/// A file name in the export directory (created when missing).
+std::string export_path(App& app, const std::string& name);
+
+// [SECTION] Session
+
+/// Session JSON (input, variants, parameters, view toggles, dock layout) of the app.
+std::string session_to_json(const App& app);
+/// Restores a session; throws Error with what was wrong in the file.
+void session_from_json(App& app, const std::string& text);
+/// ~/.config/attnscope/session.json (or $XDG_CONFIG_HOME/attnscope/session.json).
+std::string default_session_path();
+
+}  // namespace attnscope::gui

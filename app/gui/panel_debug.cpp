@@ -1,0 +1,66 @@
+// attnscope — Debug window (never removed): frame times, worker and memory state, GL driver, and the
+// Dear ImGui / ImPlot demos.
+#include <epoxy/gl.h>
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+
+#include "app.h"
+#include "core/memory.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::gui {
+
+namespace {
+const char* state_name(WorkerState s) {
+    switch (s) {
+        case WorkerState::Idle: return "idle";
+        case WorkerState::Running: return "running";
+        case WorkerState::Done: return "done";
+        case WorkerState::Failed: return "failed";
+    }
+    return "?";
+}
+}  // namespace
+
+void draw_debug_panel(App& app) {
+    DebugState& d = app.debug;
+    d.frame_ms[size_t(d.frame_index++ % int(d.frame_ms.size()))] = ImGui::GetIO().DeltaTime * 1000.0f;
+    if (ImGui::Begin(kDebugWindow)) {
+        const size_t filled = std::min(d.frame_ms.size(), size_t(d.frame_index));
+        std::vector<float> sorted(d.frame_ms.begin(), d.frame_ms.begin() + long(filled));
+        std::sort(sorted.begin(), sorted.end());
+        const float p95 = sorted.empty() ? 0.0f : sorted[size_t(0.95 * double(sorted.size() - 1))];
+        ImGui::Text("frame %.2f ms (%.0f FPS), p95 over the last %zu frames: %.2f ms", 1000.0f / ImGui::GetIO().Framerate,
+                    ImGui::GetIO().Framerate, filled, p95);
+        ImGui::PlotLines("##frames", d.frame_ms.data(), int(d.frame_ms.size()), d.frame_index % int(d.frame_ms.size()),
+                         "frame time [ms]", 0, 50, ImVec2(-1, 60));
+        ImGui::Checkbox("Dear ImGui demo", &d.imgui_demo);
+        ImGui::SameLine();
+        ImGui::Checkbox("ImPlot demo", &d.implot_demo);
+        ImGui::SameLine();
+        ImGui::Checkbox("LSH panel preview", &app.lsh.preview);
+        ImGui::SetItemTooltip("fill the LSH buckets panel with buckets hashed by the panel (Reformer's rule) when no "
+                              "lsh variant is selected: checks the drawing, not the variant");
+        ImGui::SeparatorText("compute");
+        ImGui::Text("run worker: %s (generation %llu), %s", state_name(app.runs.state()),
+                    static_cast<unsigned long long>(app.runs.posted_generation()), app.runs.backend_description().c_str());
+        ImGui::Text("sweep worker: %s", state_name(app.sweeps.state()));
+        ImGui::Text("tracked memory: %.1f MiB live, %.1f MiB peak", double(memory_counters().live.load()) / (1 << 20),
+                    double(memory_counters().peak.load()) / (1 << 20));
+        if (app.snap) ImGui::Text("last batch: %.3f s, %zu variants", app.snap->seconds, app.snap->variants.size());
+        std::string ids;
+        for (const auto& v : all_variants()) ids += v->info().id + " ";
+        ImGui::TextWrapped("registered variants: %s", ids.c_str());
+        ImGui::Text("text input: %s", text_input_available() ? "available" : "not in this build (text branch)");
+        ImGui::SeparatorText("OpenGL");
+        ImGui::TextWrapped("%s — %s", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
+                           reinterpret_cast<const char*>(glGetString(GL_VERSION)));
+    }
+    ImGui::End();
+    if (d.imgui_demo) ImGui::ShowDemoWindow(&d.imgui_demo);
+    if (d.implot_demo) ImPlot::ShowDemoWindow(&d.implot_demo);
+}
+
+}  // namespace attnscope::gui

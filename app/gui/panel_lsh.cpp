@@ -1,0 +1,200 @@
+// attnscope — LSH buckets panel: per round a colour strip of token buckets, the sorted order with chunk
+// borders, collisions of a query across rounds, and a 2-D view of the normalised vectors coloured by bucket.
+// Reads the names fixed in CONVENTIONS.md: indices "buckets/r<k>", "perm/r<k>", "chunk_len", "rounds",
+// matrices "rotation/r<k>".
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app.h"
+#include "core/primitives/random.h"
+
+namespace attnscope::gui {
+
+namespace {
+
+ImU32 bucket_color(int b, int n_b) {
+    // Golden-ratio hue steps keep neighbouring bucket ids apart.
+    const float h = std::fmod(0.618034f * float(b), 1.0f);
+    ImVec4 c;
+    ImGui::ColorConvertHSVtoRGB(h, 0.65f, n_b > 0 ? 0.95f : 0.5f, c.x, c.y, c.z);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, 1));
+}
+
+/// Draws one strip of n items; colour(i) gives the colour of item i; returns the strip rectangle.
+template <class F>
+ImVec4 strip(const char* label, int n, float height, F colour) {
+    ImGui::TextUnformatted(label);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int columns = std::min(n, std::max(1, int(w)));
+    for (int c = 0; c < columns; ++c) {
+        const int i = int(int64_t(c) * n / columns);
+        const float x0 = p.x + w * float(c) / float(columns), x1 = p.x + w * float(c + 1) / float(columns);
+        dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(std::max(x1, x0 + 1), p.y + height), colour(i));
+    }
+    ImGui::Dummy(ImVec2(w, height));
+    return ImVec4(p.x, p.y, p.x + w, p.y + height);
+}
+
+/// Debug preview only (Debug window): buckets hashed here as Reformer does, h(x) = argmax([xR; −xR]) on the
+/// L2-normalised queries, so the panel's drawing can be checked before the `lsh` variant exists.
+VariantView preview_lsh(const Heads& heads) {
+    constexpr int kRounds = 2, kBuckets = 8, kChunk = 32;
+    const int n = heads.n(), H = heads.heads(), d = heads.d();
+    auto result = std::make_shared<RunResult>();
+    result->variant = "lsh-preview";
+    Structure& st = result->structure;
+    st.indices["chunk_len"] = {kChunk};
+    st.indices["rounds"] = {kRounds};
+    for (int r = 0; r < kRounds; ++r) {
+        Tensor3 R(1, d, kBuckets / 2);
+        for (int c = 0; c < d; ++c)
+            for (int b = 0; b < kBuckets / 2; ++b)
+                R.at(0, c, b) = float(rng::normal(1234, uint64_t(r), uint64_t(c) * kBuckets + b));
+        std::vector<int> buckets(size_t(H) * n), perm(size_t(H) * n);
+        for (int h = 0; h < H; ++h) {
+            for (int i = 0; i < n; ++i) {
+                int best = 0;
+                float best_v = -1e30f;
+                for (int b = 0; b < kBuckets / 2; ++b) {
+                    float dot = 0;
+                    for (int c = 0; c < d; ++c) dot += heads.Q.at(h, i, c) * R.at(0, c, b);
+                    if (dot > best_v) best_v = dot, best = b;
+                    if (-dot > best_v) best_v = -dot, best = b + kBuckets / 2;
+                }
+                buckets[size_t(h) * n + i] = best;
+            }
+            for (int i = 0; i < n; ++i) perm[size_t(h) * n + i] = i;
+            std::stable_sort(perm.begin() + long(h) * n, perm.begin() + long(h + 1) * n,
+                             [&](int a, int b) { return buckets[size_t(h) * n + a] < buckets[size_t(h) * n + b]; });
+        }
+        st.indices["buckets/r" + std::to_string(r)] = std::move(buckets);
+        st.indices["perm/r" + std::to_string(r)] = std::move(perm);
+        st.matrices["rotation/r" + std::to_string(r)] = std::move(R);
+    }
+    VariantView v;
+    v.id = "lsh-preview";
+    v.name = "PREVIEW (Debug window): hashed by the panel, not by the lsh variant";
+    v.result = result;
+    return v;
+}
+
+}  // namespace
+
+void draw_lsh_panel(App& app) {
+    if (!ImGui::Begin(kLshWindow)) {
+        ImGui::End();
+        return;
+    }
+    const auto snap = app.snap;
+    std::vector<const VariantView*> lsh;
+    if (snap)
+        for (const auto& v : snap->variants)
+            if (v.result && v.result->structure.indices.count("buckets/r0")) lsh.push_back(&v);
+    static VariantView preview;  // the Debug window's preview, rebuilt when the input changes
+    static uint64_t preview_for = 0;
+    if (lsh.empty() && app.lsh.preview && snap && snap->heads) {
+        if (preview_for != snap->generation) preview = preview_lsh(*snap->heads), preview_for = snap->generation;
+        lsh.push_back(&preview);
+    }
+    if (lsh.empty()) {
+        placeholder("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "
+                    "colour strip of each token's bucket, the tokens sorted by bucket with the chunk borders, which "
+                    "keys collide with a query across rounds, and the normalised vectors in 2-D coloured by bucket. "
+                    "Add the `lsh` variant in Variants to fill it (it comes with the hashing branch).");
+        ImGui::End();
+        return;
+    }
+    app.lsh.variant = std::clamp(app.lsh.variant, 0, int(lsh.size()) - 1);
+    if (lsh.size() > 1) ImGui::SliderInt("lsh variant", &app.lsh.variant, 0, int(lsh.size()) - 1);
+    const VariantView& v = *lsh[app.lsh.variant];
+    const Structure& st = v.result->structure;
+    const int n = snap->heads->n(), H = snap->heads->heads();
+    const int head = std::clamp(app.view.head, 0, H - 1);
+    int rounds = 0;
+    while (st.indices.count("buckets/r" + std::to_string(rounds))) ++rounds;
+    const int chunk = st.indices.count("chunk_len") && !st.indices.at("chunk_len").empty() ? st.indices.at("chunk_len")[0] : 0;
+    int n_b = 1;
+    for (int r = 0; r < rounds; ++r)
+        for (int b : st.indices.at("buckets/r" + std::to_string(r))) n_b = std::max(n_b, b + 1);
+    ImGui::Text("%s: %d rounds, %d buckets, chunk c = %d, head %d (the Matrices head)", v.name.c_str(), rounds, n_b,
+                chunk, head);
+    const int query = app.view.shown_i >= 0 && app.view.shown_i < n ? app.view.shown_i : 0;
+    auto bucket_of = [&](int r, int i) {
+        const auto& b = st.indices.at("buckets/r" + std::to_string(r));
+        const size_t at = size_t(head) * n + i;
+        return at < b.size() ? b[at] : 0;
+    };
+    ImGui::BeginChild("strips", ImVec2(0, 0), ImGuiChildFlags_None);
+    for (int r = 0; r < rounds; ++r) {
+        ImGui::PushID(r);
+        ImGui::SeparatorText(("round " + std::to_string(r)).c_str());
+        strip("bucket of each position i (left → right)", n, 14, [&](int i) { return bucket_color(bucket_of(r, i), n_b); });
+        const std::string perm_key = "perm/r" + std::to_string(r);
+        if (st.indices.count(perm_key)) {
+            const auto& perm = st.indices.at(perm_key);
+            const ImVec4 rect = strip("sorted by (bucket, position); white lines = chunk borders", n, 14, [&](int slot) {
+                const size_t at = size_t(head) * n + slot;
+                return bucket_color(at < perm.size() ? bucket_of(r, perm[at]) : 0, n_b);
+            });
+            if (chunk > 0)
+                for (int c = chunk; c < n; c += chunk) {
+                    const float x = rect.x + (rect.z - rect.x) * float(c) / float(n);
+                    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, rect.y - 2), ImVec2(x, rect.w + 2), IM_COL32_WHITE, 1.5f);
+                }
+        }
+        ImGui::PopID();
+    }
+    ImGui::SeparatorText("collisions across rounds");
+    const std::string label = "keys sharing a bucket with query i = " + position_label(snap->heads.get(), query) +
+                              " (brighter = more of the " + std::to_string(rounds) + " rounds; hover a matrix to pick i)";
+    strip(label.c_str(), n, 16, [&](int j) {
+        int same = 0;
+        for (int r = 0; r < rounds; ++r) same += bucket_of(r, j) == bucket_of(r, query);
+        const float t = rounds ? float(same) / float(rounds) : 0;
+        return ImGui::ColorConvertFloat4ToU32(ImVec4(0.15f + 0.85f * t, 0.15f + 0.55f * t, 0.2f, 1));
+    });
+    // 2-D view: queries normalised, projected on the first two directions of round 0's rotation.
+    if (st.matrices.count("rotation/r0")) {
+        const Tensor3& R = st.matrices.at("rotation/r0");  // (1, d, n_b/2)
+        const Tensor3& Q = snap->heads->Q;
+        if (R.rows() == Q.cols() && R.cols() >= 2) {
+            std::vector<std::vector<double>> xs(n_b), ys(n_b);
+            for (int i = 0; i < n; ++i) {
+                const auto q = Q.head(head).row(i);
+                const float norm = std::max(1e-12f, q.norm());
+                double a = 0, b = 0;
+                for (int c = 0; c < Q.cols(); ++c) a += q[c] / norm * R.at(0, c, 0), b += q[c] / norm * R.at(0, c, 1);
+                const int bk = bucket_of(0, i);
+                xs[bk].push_back(a), ys[bk].push_back(b);
+            }
+            if (ImPlot::BeginPlot("normalised queries in the plane of the first two rotation directions (round 0)",
+                                  ImVec2(-1, 320), ImPlotFlags_Equal)) {
+                ImPlot::SetupAxes("x̂·R[:,0]", "x̂·R[:,1]");
+                for (int bk = 0; bk < n_b; ++bk) {
+                    if (xs[bk].empty()) continue;
+                    ImPlotSpec spec;
+                    spec.Marker = ImPlotMarker_Circle;
+                    spec.MarkerSize = 3;
+                    spec.MarkerFillColor = ImGui::ColorConvertU32ToFloat4(bucket_color(bk, n_b));
+                    spec.MarkerLineColor = spec.MarkerFillColor;
+                    if (n_b > 16) spec.Flags = ImPlotItemFlags_NoLegend;
+                    ImPlot::PlotScatter(("bucket " + std::to_string(bk)).c_str(), xs[bk].data(), ys[bk].data(),
+                                        int(xs[bk].size()), spec);
+                }
+                ImPlot::EndPlot();
+            }
+            ImGui::TextDisabled("Colours are the true buckets; for d > 2 this plane is a projection, so sectors overlap.");
+        }
+    } else {
+        placeholder("The 2-D view needs the rotation matrix \"rotation/r0\" from the lsh variant.");
+    }
+    ImGui::EndChild();
+    ImGui::End();
+}
+
+}  // namespace attnscope::gui

@@ -1,0 +1,374 @@
+// attnscope — background worker: run batches and timing sweeps off the UI thread.
+// Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
+#include "worker.h"
+
+#include <lapacke.h>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <new>
+
+#include "../backend/registry.h"
+#include "../variants/registry.h"
+
+// The text and spectrum APIs arrive from other branches (CONVENTIONS.md); the worker uses them as soon as
+// their headers exist, so no code has to change when they land.
+#if __has_include("../data/text_input.h")
+#include "../data/text_input.h"
+#define ATTNSCOPE_WORKER_HAS_TEXT 1
+#else
+#define ATTNSCOPE_WORKER_HAS_TEXT 0
+#endif
+#if __has_include("../analysis/spectrum.h")
+#include "../analysis/spectrum.h"
+#define ATTNSCOPE_WORKER_HAS_SPECTRUM 1
+#else
+#define ATTNSCOPE_WORKER_HAS_SPECTRUM 0
+#endif
+
+namespace attnscope {
+
+// [SECTION] Input
+
+bool text_input_available() { return ATTNSCOPE_WORKER_HAS_TEXT != 0; }
+
+Heads build_input(const InputSpec& spec) {
+    if (spec.mode == InputMode::Synthetic) return make_scenario(spec.scenario);
+#if ATTNSCOPE_WORKER_HAS_TEXT
+    TextInputSpec t;
+    t.text = spec.text;
+    t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
+    t.layer = spec.layer;
+    t.head = -1;
+    t.truncate = false;  // too long a text is an error the user can act on, not a silent cut
+    return load_text_input(t).heads;
+#else
+    throw Error("text input is not part of this build yet (it needs core/data/text_input.h): switch Input to "
+                "Synthetic");
+#endif
+}
+
+// [SECTION] Pooling and spectra
+
+std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
+    const int H = mask.heads, n = mask.n, s = std::min(n, size);
+    std::vector<uint8_t> out(static_cast<size_t>(H) * s * s, 0);
+    constexpr int kReasons = static_cast<int>(Reason::Count);
+    for (int h = 0; h < H; ++h)
+        for (int bi = 0; bi < s; ++bi) {
+            const int64_t i0 = pool_bin_begin(bi, n, s), i1 = pool_bin_end(bi, n, s);
+            for (int bj = 0; bj < s; ++bj) {
+                const int64_t j0 = pool_bin_begin(bj, n, s), j1 = pool_bin_end(bj, n, s);
+                std::array<int, kReasons> count{};
+                for (int64_t i = i0; i < i1; ++i)
+                    for (int64_t j = j0; j < j1; ++j) {
+                        const uint8_t r = mask.cells[(static_cast<size_t>(h) * n + i) * n + j];
+                        if (r > 0 && r < kReasons) ++count[r];
+                    }
+                int best = 0;
+                for (int r = 1; r < kReasons; ++r)
+                    if (count[r] > count[best] || (best == 0 && count[r] > 0)) best = r;
+                out[(static_cast<size_t>(h) * s + bi) * s + bj] = static_cast<uint8_t>(best);
+            }
+        }
+    return out;
+}
+
+SpectrumView matrix_spectrum(const Tensor3& M, int h) {
+    SpectrumView s;
+    if (h < 0 || h >= M.heads()) {
+        s.note = "head " + std::to_string(h) + " does not exist";
+        return s;
+    }
+#if ATTNSCOPE_WORKER_HAS_SPECTRUM
+    const Spectrum sp = compute_spectrum(M, h);
+    s.singular_values = sp.singular_values;
+    s.cumulative = sp.cumulative;
+    s.exact = sp.exact;
+#else
+    // Until core/analysis/spectrum.h lands (randomized SVD for large n), exact values only for modest n.
+    if (std::max(M.rows(), M.cols()) > 2048) {
+        s.note = "n > 2048: the randomized top-k spectrum arrives with core/analysis/spectrum.h (lowrank branch)";
+        return s;
+    }
+    if (!M.all_finite()) {
+        s.note = "the matrix has NaN or Inf entries: no spectrum";
+        return s;
+    }
+    // LAPACK divide and conquer, singular values only (Eigen's BDCSVD crashed on some inputs here).
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A = M.head(h).cast<double>();
+    const int rows = M.rows(), cols = M.cols();
+    std::vector<double> sv(size_t(std::min(rows, cols)));
+    double dummy = 0;
+    // U and Vᵀ are not referenced with jobz = 'N', but LAPACKE still checks their leading dimensions.
+    const lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', rows, cols, A.data(), cols, sv.data(), &dummy,
+                                           std::max(1, rows), &dummy, std::max(1, cols));
+    if (info != 0) {
+        s.note = "LAPACK dgesdd did not converge (info " + std::to_string(info) + ")";
+        return s;
+    }
+    double total = 0, acc = 0;
+    for (double v : sv) total += v * v;
+    for (double v : sv) {
+        acc += v * v;
+        s.singular_values.push_back(v);
+        s.cumulative.push_back(total > 0 ? acc / total : 0.0);
+    }
+#endif
+    return s;
+}
+
+// [SECTION] Batch
+
+namespace {
+
+std::string out_of_memory_message(const std::string& what, int n, int H) {
+    return what + ": out of memory at n = " + std::to_string(n) + ", H = " + std::to_string(H) +
+           ": lower n or the number of heads, or lower 'materialise up to n'";
+}
+
+}  // namespace
+
+std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
+                                             const std::atomic<bool>* cancelled) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto snap = std::make_shared<RunSnapshot>();
+    auto is_cancelled = [&] { return cancelled && cancelled->load(); };
+    std::shared_ptr<Heads> heads;
+    try {
+        heads = std::make_shared<Heads>(build_input(request.input));
+        validate_heads(*heads);
+    } catch (const Error& e) {
+        snap->input_error = e.what();
+        return snap;
+    } catch (const std::bad_alloc&) {
+        snap->input_error = "input: out of memory building the tensors: lower n, heads or d";
+        return snap;
+    }
+    snap->heads = heads;
+    const int n = heads->n(), H = heads->heads();
+    const bool want_P = n <= request.max_matrix_n;
+    snap->view_size = std::min(n, std::max(1, request.view_size));
+    ReferenceCache refs(*heads, want_P);
+
+    for (const VariantRequest& vr : request.variants) {
+        if (is_cancelled()) return nullptr;
+        VariantView view;
+        view.id = vr.id;
+        try {
+            const Variant& variant = find_variant(vr.id);
+            view.name = variant.info().name;
+            RunOptions options;
+            options.want_matrix = want_P;
+            options.max_matrix_n = request.max_matrix_n;
+            auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
+            if (result->P_eff) {
+                for (int h = 0; h < H; ++h) {
+                    view.head_min.push_back(result->P_eff->head(h).minCoeff());
+                    view.head_max.push_back(result->P_eff->head(h).maxCoeff());
+                    view.signed_matrix = view.signed_matrix || view.head_min.back() < 0;
+                }
+                // Max pooling keeps sparse patterns visible but would hide negative weights: mean keeps the sign.
+                Tensor3 pooled;
+                backend.pooled_view(*result->P_eff, request.view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max,
+                                    pooled);
+                view.pooled = std::move(pooled);
+                const Reference& ref = refs.get(result->causal, backend);
+                if (ref.P) {
+                    Tensor3 diff(H, n, n);
+                    const int64_t count = diff.size();
+                    const float* a = result->P_eff->data();
+                    const float* b = ref.P->data();
+                    float* d = diff.data();
+                    for (int64_t k = 0; k < count; ++k) d[k] = a[k] - b[k];
+                    Tensor3 pooled_diff;
+                    backend.pooled_view(diff, request.view_size, PoolMode::Mean, pooled_diff);
+                    view.pooled_diff = std::move(pooled_diff);
+                    if (!snap->exact_P.count(result->causal)) {
+                        snap->exact_P[result->causal] = std::make_shared<const Tensor3>(*ref.P);
+                        Tensor3 ep;
+                        backend.pooled_view(*ref.P, request.view_size, PoolMode::Max, ep);
+                        snap->exact_pooled[result->causal] = std::make_shared<const Tensor3>(std::move(ep));
+                        if (!snap->exact_thumbs) {
+                            Tensor3 thumbs;
+                            backend.pooled_view(*ref.P, 128, PoolMode::Max, thumbs);
+                            snap->exact_thumbs = std::move(thumbs);
+                        }
+                    }
+                }
+                if (result->structure.mask) view.pooled_mask = pool_mask(*result->structure.mask, request.view_size);
+                if (request.want_spectrum) view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head);
+            } else if (!variant.info().has_matrix) {
+                view.matrix_note = view.name + " defines no effective attention matrix P̃ (it mixes tokens without one)";
+            } else if (!want_P) {
+                view.matrix_note = "n = " + std::to_string(n) + " is above 'materialise up to n' = " +
+                                   std::to_string(request.max_matrix_n) +
+                                   ": P̃ was not built (raise the limit in Input to see it; memory grows as H·n²)";
+            } else {
+                view.matrix_note = view.name + " returned no P̃ for this input";
+            }
+            view.result = std::move(result);
+        } catch (const Error& e) {
+            view.error = e.what();
+        } catch (const std::bad_alloc&) {
+            view.error = out_of_memory_message(vr.id, n, H);
+        }
+        snap->variants.push_back(std::move(view));
+    }
+    if (request.want_spectrum && !is_cancelled()) {
+        for (const auto& [causal, P] : snap->exact_P) {
+            snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head);
+            if (!causal) break;  // prefer the non-causal reference (the map orders false first)
+        }
+    }
+    snap->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return snap;
+}
+
+// [SECTION] Worker thread
+
+Worker::Worker(const std::string& backend) : m_backend(make_backend(backend)) {
+    m_backend_description = m_backend->description();
+    m_thread = std::thread([this] { loop(); });
+}
+
+Worker::~Worker() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_quit = true;
+        m_cancel = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+}
+
+uint64_t Worker::post(RunBatchRequest request) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_pending_batch = std::move(request);
+    m_pending_sweep.reset();
+    m_cancel = true;
+    m_state = WorkerState::Running;
+    m_progress = 0;
+    const uint64_t g = ++m_generation;
+    m_cv.notify_all();
+    return g;
+}
+
+uint64_t Worker::post(SweepRequest request) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_pending_sweep = std::move(request);
+    m_pending_batch.reset();
+    m_cancel = true;
+    m_state = WorkerState::Running;
+    m_progress = 0;
+    const uint64_t g = ++m_generation;
+    m_cv.notify_all();
+    return g;
+}
+
+std::shared_ptr<const RunSnapshot> Worker::run_snapshot() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_run;
+}
+
+std::shared_ptr<const SweepSnapshot> Worker::sweep_snapshot() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_sweep;
+}
+
+void Worker::loop() {
+    for (;;) {
+        std::optional<RunBatchRequest> batch;
+        std::optional<SweepRequest> sweep;
+        uint64_t generation = 0;
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_cv.wait(lock, [this] { return m_quit || m_pending_batch || m_pending_sweep; });
+            if (m_quit) return;
+            batch.swap(m_pending_batch);
+            sweep.swap(m_pending_sweep);
+            generation = m_generation.load();
+            m_cancel = false;
+        }
+        if (batch) do_batch(*batch, generation);
+        if (sweep) do_sweep(*sweep, generation);
+    }
+}
+
+void Worker::do_batch(const RunBatchRequest& request, uint64_t generation) {
+    std::shared_ptr<const RunSnapshot> snap;
+    std::string failure;
+    try {
+        snap = run_batch(request, *m_backend, &m_cancel);
+    } catch (const std::exception& e) {  // anything unexpected still reaches the user as a sentence
+        auto s = std::make_shared<RunSnapshot>();
+        s->input_error = std::string("unexpected failure: ") + e.what();
+        snap = s;
+    }
+    if (!snap) return;  // cancelled: a newer request is pending
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (generation != m_generation.load()) return;
+    auto published = std::const_pointer_cast<RunSnapshot>(snap);
+    published->generation = generation;
+    m_run = snap;
+    bool failed = !snap->input_error.empty();
+    for (const auto& v : snap->variants) failed = failed || !v.error.empty();
+    m_progress = 1;
+    m_state = failed ? WorkerState::Failed : WorkerState::Done;
+}
+
+void Worker::do_sweep(const SweepRequest& request, uint64_t generation) {
+    auto current = std::make_shared<SweepSnapshot>();
+    current->generation = generation;
+    for (const auto& v : request.variants) current->ids.push_back(v.id);
+    current->points.resize(request.variants.size());
+    std::vector<bool> stopped(request.variants.size(), false);
+    auto publish = [&](bool complete) {
+        auto copy = std::make_shared<SweepSnapshot>(*current);
+        copy->complete = complete;
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (generation != m_generation.load()) return;
+        m_sweep = copy;
+        if (complete) m_state = WorkerState::Done;
+    };
+    const double total = double(request.ns.size() * std::max<size_t>(1, request.variants.size()));
+    double done = 0;
+    for (int n : request.ns) {
+        Heads heads;
+        try {
+            ScenarioSpec spec = request.base;
+            spec.n = n;
+            heads = make_scenario(spec);
+        } catch (const std::exception& e) {
+            current->notes.push_back("n = " + std::to_string(n) + ": " + e.what());
+            break;
+        }
+        for (size_t k = 0; k < request.variants.size(); ++k) {
+            if (m_cancel.load()) return;
+            done += 1;
+            m_progress = float(done / total);
+            if (stopped[k]) continue;
+            try {
+                const RunResult r = run_variant(heads, request.variants[k], RunOptions{}, *m_backend, nullptr);
+                current->points[k].push_back({n, r.cost.time_ms, double(r.cost.peak_bytes), r.cost.flops});
+                if (r.cost.time_ms > request.max_point_ms) {
+                    stopped[k] = true;
+                    current->notes.push_back(request.variants[k].id + " stopped after n = " + std::to_string(n) +
+                                             ": one run took " + std::to_string(int(r.cost.time_ms)) +
+                                             " ms (the interactive sweep keeps each point short)");
+                }
+            } catch (const Error& e) {
+                stopped[k] = true;
+                current->notes.push_back(request.variants[k].id + " at n = " + std::to_string(n) + ": " + e.what());
+            } catch (const std::bad_alloc&) {
+                stopped[k] = true;
+                current->notes.push_back(out_of_memory_message(request.variants[k].id, n, heads.heads()));
+            }
+        }
+        publish(false);
+    }
+    publish(true);
+}
+
+}  // namespace attnscope

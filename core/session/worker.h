@@ -1,0 +1,189 @@
+// attnscope — the background worker the GUI talks to: post a request, read the newest immutable snapshot.
+// The UI thread never computes: it posts a WorkerRequest and, every frame, reads snapshot() and state().
+// A newer request cancels an older one at the next variant (or sweep point) boundary; a cancelled run never
+// publishes. Snapshots are shared_ptr<const ...>, so the UI may hold one as long as it likes.
+// Index: [SECTION] Requests  [SECTION] Snapshots  [SECTION] Worker
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../data/scenarios.h"
+#include "experiment.h"
+
+namespace attnscope {
+
+// [SECTION] Requests
+
+/// Where the input tensors come from.
+enum class InputMode {
+    Synthetic,  // a seeded scenario (core/data/scenarios.h)
+    Text,       // a real encoder on user text (core/data/text_input.h, when this build has it)
+};
+
+/// The input of a run: a scenario or text (and its encoder layer/head).
+struct InputSpec {
+    InputMode mode = InputMode::Synthetic;  // which source
+    ScenarioSpec scenario;                  // used in Synthetic mode
+    std::string text;                       // used in Text mode
+    std::string model_dir;                  // empty = default_model_dir()
+    int layer = 0;                          // encoder layer whose Q/K/V are used
+};
+
+/// True when this build can turn text into Q/K/V (core/data/text_input.h exists).
+bool text_input_available();
+
+/// Builds the Heads of an input; throws Error with a sentence the user can act on.
+Heads build_input(const InputSpec& spec);
+
+/// One batch of variants on one input, for the matrix, spectrum and LSH panels.
+struct RunBatchRequest {
+    InputSpec input;                        // what to run on
+    std::vector<VariantRequest> variants;   // in display order
+    int view_size = 1024;                   // side of the pooled level-of-detail view per head
+    int max_matrix_n = 4096;                // materialise P̃ (and the exact P) only up to this n
+    bool want_spectrum = false;             // compute singular values of P and of each P̃
+    int spectrum_head = 0;                  // head whose spectra are computed
+};
+
+/// A timing sweep over n for the performance panel (the benchmark engine will replace this source).
+struct SweepRequest {
+    ScenarioSpec base;                      // scenario, heads, d; n is overwritten per point
+    std::vector<VariantRequest> variants;   // variants to time
+    std::vector<int> ns;                    // sequence lengths, ascending
+    double max_point_ms = 2000;             // stop a variant's sweep after a run slower than this
+};
+
+// [SECTION] Snapshots
+
+/// Singular values of one matrix head, descending, with the normalised cumulative energy.
+struct SpectrumView {
+    std::vector<double> singular_values;  // σ_1 ≥ σ_2 ≥ ...
+    std::vector<double> cumulative;       // Σ_{k≤i} σ_k² / Σ σ² (Linformer Fig. 1)
+    bool exact = true;                    // false when a randomized top-k was used
+    std::string note;                     // why it is missing, when empty
+};
+
+/// What the UI needs of one variant's run.
+struct VariantView {
+    std::string id;                                   // variant id
+    std::string name;                                 // display name
+    std::string error;                                // non-empty when the run failed (the sentence to show)
+    std::shared_ptr<const RunResult> result;          // full result (P̃ and mask included when materialised)
+    std::optional<Tensor3> pooled;                    // (H, s, s) P̃ for display: max-pooled, mean-pooled when signed
+    bool signed_matrix = false;                       // P̃ has negative entries (kernel or FFT variants)
+    std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
+    std::optional<Tensor3> pooled_diff;               // (H, s, s) mean-pooled P̃ − P
+    std::vector<uint8_t> pooled_mask;                 // (H, s, s) reason per bin (most frequent allowed reason)
+    std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
+    std::string matrix_note;                          // why there is no matrix, when there is none
+};
+
+/// The newest finished batch.
+struct RunSnapshot {
+    uint64_t generation = 0;                          // the request it answers
+    std::shared_ptr<const Heads> heads;               // the input (tokens included)
+    std::string input_error;                          // non-empty when the input could not be built
+    std::map<bool, std::shared_ptr<const Tensor3>> exact_P;  // causal → (H, n, n) exact P, when materialised
+    std::map<bool, std::shared_ptr<const Tensor3>> exact_pooled;  // causal → (H, s, s) max-pooled exact P
+    std::optional<SpectrumView> exact_spectrum;       // of the exact P (non-causal, or the first causal one)
+    std::optional<Tensor3> exact_thumbs;              // (H, t, t) max-pooled exact P, t ≤ 128: the all-heads grid
+    std::vector<VariantView> variants;                // in request order
+    int view_size = 0;                                // s: pooled side (= n when n ≤ view_size)
+    double seconds = 0;                               // wall time of the whole batch
+};
+
+/// One timed point of a sweep.
+struct SweepPoint {
+    int n = 0;               // sequence length
+    double time_ms = 0;      // measured compute time
+    double peak_bytes = 0;   // peak tracked bytes
+    double flops = 0;        // analytic FLOPs
+};
+
+/// The timings of every variant over n.
+struct SweepSnapshot {
+    uint64_t generation = 0;                      // the request it answers
+    std::vector<std::string> ids;                 // variant ids, in request order
+    std::vector<std::vector<SweepPoint>> points;  // per variant, ascending n
+    std::vector<std::string> notes;               // e.g. "full stopped at n = 8192: out of memory"
+    bool complete = false;                        // false while partial results are published
+};
+
+/// Runs one batch: builds the input, runs every variant against the shared exact reference, pools views.
+/// `cancelled` is polled between variants; returns nullptr when it fired.
+std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
+                                             const std::atomic<bool>* cancelled);
+
+/// Reason per pooled bin of a (H, n, n) mask: the most frequent non-zero reason of the bin, 0 when none.
+std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
+
+/// Singular values of head h of M (n×m), exact for n ≤ 2048; `note` says why when it cannot.
+SpectrumView matrix_spectrum(const Tensor3& M, int h);
+
+// [SECTION] Worker
+
+/// State of the worker, readable every frame without locking.
+enum class WorkerState : int {
+    Idle,     // nothing posted yet
+    Running,  // a request is being computed
+    Done,     // the newest request finished and its snapshot is published
+    Failed,   // the newest request failed (the snapshot carries the message)
+};
+
+/// A thread computing the newest posted request of one kind (a run batch or a sweep).
+class Worker {
+public:
+    /// Starts the thread with its own backend ("auto": CUDA when present).
+    explicit Worker(const std::string& backend = "auto");
+    /// Cancels the current request and joins the thread.
+    ~Worker();
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    /// Replaces any pending request; the running one is cancelled at its next boundary. Returns its generation.
+    uint64_t post(RunBatchRequest request);
+    /// Same for a sweep.
+    uint64_t post(SweepRequest request);
+
+    /// The newest finished batch (nullptr before the first).
+    std::shared_ptr<const RunSnapshot> run_snapshot() const;
+    /// The newest sweep (partial while running; nullptr before the first).
+    std::shared_ptr<const SweepSnapshot> sweep_snapshot() const;
+    WorkerState state() const { return m_state.load(); }
+    /// 0..1 progress of the running request.
+    float progress() const { return m_progress.load(); }
+    /// Generation of the newest posted request.
+    uint64_t posted_generation() const { return m_generation.load(); }
+    /// One line describing the backend, for the debug window.
+    std::string backend_description() const { return m_backend_description; }
+
+private:
+    void loop();
+    void do_batch(const RunBatchRequest& request, uint64_t generation);
+    void do_sweep(const SweepRequest& request, uint64_t generation);
+
+    std::unique_ptr<Backend> m_backend;
+    std::string m_backend_description;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::optional<RunBatchRequest> m_pending_batch;
+    std::optional<SweepRequest> m_pending_sweep;
+    std::shared_ptr<const RunSnapshot> m_run;
+    std::shared_ptr<const SweepSnapshot> m_sweep;
+    std::atomic<uint64_t> m_generation{0};
+    std::atomic<bool> m_cancel{false};
+    std::atomic<WorkerState> m_state{WorkerState::Idle};
+    std::atomic<float> m_progress{0};
+    bool m_quit = false;
+    std::thread m_thread;
+};
+
+}  // namespace attnscope

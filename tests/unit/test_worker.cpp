@@ -1,0 +1,179 @@
+// The GUI's background worker: snapshots, cancellation, pooled views and mask pooling.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "core/session/worker.h"
+
+namespace attnscope {
+namespace {
+
+RunBatchRequest small_batch(int n, int view) {
+    RunBatchRequest r;
+    r.input.scenario.kind = ScenarioKind::Local;
+    r.input.scenario.n = n;
+    r.input.scenario.heads = 2;
+    r.input.scenario.dim = 16;
+    r.variants = {parse_variant_request("full", {}), parse_variant_request("flash", {})};
+    r.view_size = view;
+    r.want_spectrum = true;
+    return r;
+}
+
+std::shared_ptr<const RunSnapshot> wait_for(Worker& w, uint64_t generation) {
+    for (int k = 0; k < 6000; ++k) {
+        auto s = w.run_snapshot();
+        if (s && s->generation == generation && w.state() != WorkerState::Running) return s;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return nullptr;
+}
+
+TEST(Worker, BatchPublishesPooledViewsAndExactReference) {
+    std::printf("[case] worker batch full+flash n=96 view=32\n");
+    Worker w("cpu");
+    const uint64_t g = w.post(small_batch(96, 32));
+    auto s = wait_for(w, g);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(w.state(), WorkerState::Done);
+    ASSERT_EQ(s->variants.size(), 2u);
+    EXPECT_EQ(s->view_size, 32);
+    ASSERT_TRUE(s->exact_pooled.count(false));
+    for (const auto& v : s->variants) {
+        ASSERT_TRUE(v.error.empty()) << v.error;
+        ASSERT_TRUE(v.pooled);
+        EXPECT_EQ(v.pooled->rows(), 32);
+        // Max pooling keeps the largest weight of each bin: the pooled max equals the matrix max.
+        EXPECT_FLOAT_EQ(v.pooled->head(0).maxCoeff(), v.result->P_eff->head(0).maxCoeff());
+        ASSERT_TRUE(v.pooled_diff);
+        EXPECT_LT(v.pooled_diff->head(0).cwiseAbs().maxCoeff(), 1e-5f);  // both are exact
+        ASSERT_TRUE(v.spectrum);
+        ASSERT_FALSE(v.spectrum->cumulative.empty());
+        EXPECT_NEAR(v.spectrum->cumulative.back(), 1.0, 1e-9);
+    }
+}
+
+TEST(Worker, NewerRequestWinsAndBadInputIsASentence) {
+    std::printf("[case] worker: three posts, last one has n=0\n");
+    Worker w("cpu");
+    w.post(small_batch(512, 64));
+    w.post(small_batch(256, 64));
+    RunBatchRequest bad = small_batch(64, 64);
+    bad.input.scenario.n = 0;
+    const uint64_t g = w.post(bad);
+    auto s = wait_for(w, g);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->generation, g);
+    EXPECT_EQ(w.state(), WorkerState::Failed);
+    EXPECT_FALSE(s->input_error.empty());
+    EXPECT_NE(s->input_error.find("n"), std::string::npos) << s->input_error;
+}
+
+TEST(Worker, UnknownVariantFailsOnlyItsSlot) {
+    std::printf("[case] worker: unknown variant beside full\n");
+    Worker w("cpu");
+    RunBatchRequest r = small_batch(32, 32);
+    r.variants[1].id = "no-such-variant";
+    auto s = wait_for(w, w.post(r));
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->variants[0].error.empty());
+    EXPECT_FALSE(s->variants[1].error.empty());
+}
+
+TEST(Worker, MaskPoolingPicksMostFrequentAllowedReason) {
+    std::printf("[case] pool_mask 4x4 -> 2x2\n");
+    ReasonMask m;
+    m.heads = 1, m.n = 4;
+    m.cells.assign(16, 0);
+    auto set = [&](int i, int j, Reason r) { m.cells[i * 4 + j] = static_cast<uint8_t>(r); };
+    set(0, 0, Reason::Local), set(1, 1, Reason::Local), set(0, 1, Reason::Global);  // bin (0,0): local ×2
+    set(2, 3, Reason::Random);                                                      // bin (1,1): random
+    const auto p = pool_mask(m, 2);
+    ASSERT_EQ(p.size(), 4u);
+    EXPECT_EQ(p[0], static_cast<uint8_t>(Reason::Local));
+    EXPECT_EQ(p[1], 0);
+    EXPECT_EQ(p[2], 0);
+    EXPECT_EQ(p[3], static_cast<uint8_t>(Reason::Random));
+}
+
+TEST(Worker, SweepTimesEveryVariantOverN) {
+    std::printf("[case] worker sweep full,flash over n={32,64}\n");
+    Worker w("cpu");
+    SweepRequest r;
+    r.base.heads = 1, r.base.dim = 16;
+    r.variants = {parse_variant_request("full", {}), parse_variant_request("flash", {})};
+    r.ns = {32, 64};
+    const uint64_t g = w.post(r);
+    std::shared_ptr<const SweepSnapshot> s;
+    for (int k = 0; k < 6000 && !(s && s->complete && s->generation == g); ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        s = w.sweep_snapshot();
+    }
+    ASSERT_TRUE(s && s->complete);
+    ASSERT_EQ(s->points.size(), 2u);
+    for (const auto& pts : s->points) {
+        ASSERT_EQ(pts.size(), 2u);
+        EXPECT_EQ(pts[1].n, 64);
+        EXPECT_GT(pts[1].flops, pts[0].flops);
+    }
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(Worker, SpectrumOfDiagonalIsItsSortedAbsoluteDiagonal) {
+    std::printf("[case] matrix_spectrum of diag(1, -3, 2) (3x3, one head) and of a rank-1 4x2\n");
+    Tensor3 M(1, 3, 3, 0.0f);
+    M.at(0, 0, 0) = 1, M.at(0, 1, 1) = -3, M.at(0, 2, 2) = 2;
+    const SpectrumView s = matrix_spectrum(M, 0);
+    ASSERT_EQ(s.singular_values.size(), 3u) << s.note;
+    EXPECT_NEAR(s.singular_values[0], 3, 1e-9);
+    EXPECT_NEAR(s.singular_values[1], 2, 1e-9);
+    EXPECT_NEAR(s.singular_values[2], 1, 1e-9);
+    EXPECT_NEAR(s.cumulative[0], 9.0 / 14.0, 1e-9);
+    Tensor3 R(1, 4, 2, 1.0f);  // all ones: rank 1, σ_1 = √8
+    const SpectrumView r = matrix_spectrum(R, 0);
+    ASSERT_EQ(r.singular_values.size(), 2u) << r.note;
+    EXPECT_NEAR(r.singular_values[0], std::sqrt(8.0), 1e-6);
+    EXPECT_NEAR(r.singular_values[1], 0.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(Worker, SupersededRunningBatchIsNeverPublished) {
+    std::printf("[case] worker: batch A (n=768, 8 variants) superseded mid-run by batch B (n=32)\n");
+    Worker w("cpu");
+    RunBatchRequest a = small_batch(768, 64);
+    a.want_spectrum = false;
+    for (int k = 0; k < 3; ++k) a.variants.insert(a.variants.end(), a.variants.begin(), a.variants.begin() + 2);
+    const uint64_t ga = w.post(a);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // A is running now
+    RunBatchRequest b = small_batch(32, 32);
+    b.want_spectrum = false;
+    const uint64_t gb = w.post(b);
+    bool saw_a = false;
+    std::shared_ptr<const RunSnapshot> s;
+    for (int k = 0; k < 6000; ++k) {
+        s = w.run_snapshot();
+        saw_a = saw_a || (s && s->generation == ga);
+        if (s && s->generation == gb && w.state() != WorkerState::Running) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->generation, gb);
+    EXPECT_EQ(s->heads->n(), 32);
+    EXPECT_FALSE(saw_a) << "a cancelled batch must never be published";
+}
+
+}  // namespace
+}  // namespace attnscope
