@@ -66,5 +66,11 @@ void CudaBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
 void CudaBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
 void CudaBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }
 // [SECTION] end lsh
+// [SECTION] kernels: feature maps, linear attention, FFT
+// HOST FALLBACK: the CPU implementations until the kernels exist (feature_maps.h holds the math they will share).
+void CudaBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
+void CudaBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
+void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
+// [SECTION] end kernels
 
 }  // namespace attnscope

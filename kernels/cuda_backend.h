@@ -43,6 +43,14 @@ public:
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;
     // [SECTION] end lsh
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    /// HOST FALLBACK, not CUDA kernels yet: run the CPU implementations on the host buffers (same results, CPU speed), so
+    /// performer, linear, efficient, taylor and fnet work unchanged on a CUDA machine. The per-element math a
+    /// kernel should call is in core/primitives/feature_maps.h.
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    // [SECTION] end kernels
 
 private:
     cuda::ContextPtr m_ctx;
