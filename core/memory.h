@@ -24,15 +24,21 @@ void memory_note_alloc(int64_t bytes);
 void memory_note_free(int64_t bytes);
 
 /// Measures the peak of tracked bytes above the level at construction, over the scope's lifetime.
-/// Not reentrant across threads: one benchmark scope at a time.
+/// Scopes nest (a benchmark's scope around a variant's CostMeter): an inner scope restarts the high-water
+/// mark and, when it ends, folds the outer scope's earlier peak back in, so the outer reading after the
+/// inner scope is the true peak. Not for concurrent scopes on several threads.
 class PeakMemoryScope {
 public:
     PeakMemoryScope();
-    /// Peak bytes held above the starting level so far.
+    ~PeakMemoryScope();
+    PeakMemoryScope(const PeakMemoryScope&) = delete;
+    PeakMemoryScope& operator=(const PeakMemoryScope&) = delete;
+    /// Peak bytes held above the starting level so far (exact once every inner scope has ended).
     int64_t peak_bytes() const;
 
 private:
-    int64_t m_start;
+    int64_t m_start;        // live bytes at construction
+    int64_t m_outer_peak;   // the high-water mark an enclosing scope had reached at construction
 };
 
 /// std::allocator replacement that reports to memory_counters().

@@ -95,5 +95,35 @@ void CudaBackend::lsh_combine(const LshCombineArgs& a) {
                       a.lse ? a.lse->data() : nullptr);
 }
 // [SECTION] end lsh
+// [SECTION] kernels: feature maps, linear attention, FFT
+void CudaBackend::feature_map(const FeatureMapArgs& a) {
+    validate_feature_map(a);
+    cuda::FeatureMapCall call;
+    call.H = a.X->heads(), call.n = a.X->rows(), call.d = a.X->cols(), call.cols = a.out->cols();
+    const bool favor = is_favor(a.map);
+    call.m = favor ? a.omega->rows() : 0, call.omega_heads = favor ? a.omega->heads() : 1;
+    // FeatureMap and cuda::FeatureMapKernel list the maps in the same order (the FAVOR kinds first).
+    call.kind = static_cast<cuda::FeatureMapKernel>(static_cast<int>(a.map));
+    call.x_scale = a.x_scale, call.add = a.add, call.is_query = a.is_query, call.prepend_one = a.prepend_one;
+    cuda::feature_map(*m_ctx, call, a.X->data(), favor ? a.omega->data() : nullptr, a.out->data());
+}
+
+void CudaBackend::linear_attention(const LinearAttentionArgs& a) {
+    validate_linear_attention(a);
+    cuda::LinearAttentionShape s;
+    s.H = a.phi_Q->heads(), s.n = a.phi_Q->rows(), s.m = a.phi_K->rows(), s.f = a.phi_Q->cols(), s.dv = a.V->cols();
+    s.causal = a.causal, s.normalise = a.normalise, s.d_eps = a.d_eps, s.z_eps = a.z_eps;
+    s.z_eps_first = a.z_eps_first, s.chunk = a.chunk;
+    cuda::linear_attention(*m_ctx, s, a.phi_Q->data(), a.phi_K->data(), a.V->data(), a.O->data(),
+                           a.denom ? a.denom->data() : nullptr);
+}
+
+void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
+    const int H = X.heads(), n = X.rows(), c = X.cols();
+    if (H == 0 || n == 0 || c == 0) return cpu_fft2_real(X, Y);  // throws the CPU's message for empty input
+    Y = Tensor3(H, n, c);
+    cuda::fft2_real(*m_ctx, X.data(), H, n, c, Y.data());
+}
+// [SECTION] end kernels
 
 }  // namespace attnscope

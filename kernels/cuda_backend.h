@@ -37,12 +37,20 @@ public:
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
     // [SECTION] end block-sparse
     // [SECTION] lsh
-    /// HOST FALLBACK: no CUDA kernels yet; runs the CPU implementation on the host buffers (same results,
-    /// CPU speed), so `lsh` works on a CUDA machine. Listed in kernels/README.md.
+    /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort) and the round combination run on the GPU;
+    /// lsh_attention is a HOST FALLBACK (the CPU implementation on the host buffers) until its kernel exists.
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;
     // [SECTION] end lsh
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    /// Feature maps (kernels/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
+    /// causal by a chunked prefix scan: kernels/linear_attention.cuh) and the 2-D FFT (cuFFT + kernels/fft.cuh);
+    /// the per-element math is core/primitives/feature_maps.h, which the CPU calls too.
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    // [SECTION] end kernels
 
 private:
     cuda::ContextPtr m_ctx;

@@ -92,4 +92,43 @@ void lsh_combine(Context& ctx, const float* O_rounds, const float* lse_rounds, i
                  float* lse);  // O_rounds (R,H·n,dv), lse_rounds (R,H·n,1), O (H,n,dv), lse (H,n,1)
 // [SECTION] end lsh
 
+// [SECTION] kernels: feature maps, linear attention, FFT
+/// Which map feature_map applies: the FAVOR kinds first, in fmap::FavorKind's order (FeatureMap's values).
+enum class FeatureMapKernel {
+    FavorPositive, FavorHyperbolic, FavorTrig, FavorRelu, EluPlusOne, SoftmaxRows, SoftmaxPositions, L2Normalise
+};
+
+/// Sizes and options of one feature-map call (validated by the caller; as FeatureMapArgs).
+struct FeatureMapCall {
+    int H = 0, n = 0, d = 0;       // X (H, n, d)
+    int cols = 0;                  // columns of out (features + 1 with prepend_one)
+    int m = 0, omega_heads = 1;    // ω (omega_heads, m, d), FAVOR kinds only
+    FeatureMapKernel kind = FeatureMapKernel::EluPlusOne;
+    float x_scale = 1.0f, add = 0.0f;
+    bool is_query = true, prepend_one = false;
+};
+
+/// out (H, n, cols) = φ(X) on the GPU; omega may be nullptr for the non-FAVOR maps.
+void feature_map(Context& ctx, const FeatureMapCall& call, const float* X, const float* omega, float* out);
+
+/// Sizes and options of one linear-attention call (as LinearAttentionArgs; validated by the caller).
+struct LinearAttentionShape {
+    int H = 0, n = 0, m = 0, f = 0, dv = 0;  // heads, queries, keys (m = n when causal), features, value dim
+    bool causal = false;                     // sums over j ≤ i only
+    bool normalise = true;                   // divide by D_i
+    float d_eps = 0.0f;                      // added to D_i
+    float z_eps = 0.0f;                      // added to Σ_j φK_j from column z_eps_first on
+    int z_eps_first = 0;
+    int chunk = 64;                          // causal chunk length c
+};
+
+/// Linear attention: bidirectional through cuBLAS, causal through a chunked prefix scan (linear_attention.cuh).
+void linear_attention(Context& ctx, const LinearAttentionShape& s, const float* phi_Q, const float* phi_K,
+                      const float* V, float* O,
+                      float* denom);  // φQ (H,n,f), φK (H,m,f), V (H,m,dv), O (H,n,dv), denom (H,n,1) or nullptr
+
+/// Y (H, n, c) = Re(2-D DFT of each head of X (H, n, c)), unnormalised, through cuFFT.
+void fft2_real(Context& ctx, const float* X, int H, int n, int c, float* Y);
+// [SECTION] end kernels
+
 }  // namespace attnscope::cuda

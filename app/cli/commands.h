@@ -18,6 +18,8 @@ void add_variants_command(CLI::App& app, CommandAction& action);
 void add_run_command(CLI::App& app, CommandAction& action);
 /// `attnscope spectrum [--variant ID[,ID...]] [--top K] [--spectrum-head H] [--json FILE] ...`
 void add_spectrum_command(CLI::App& app, CommandAction& action);
+/// `attnscope bench --variants ID[,ID...] --n 1024:65536 ...`
+void add_bench_command(CLI::App& app, CommandAction& action);
 /// `attnscope sweep --variant V --param NAME=START:STOP[:xF|:+S] --metric M ...`
 void add_sweep_command(CLI::App& app, CommandAction& action);
 /// `attnscope lesson [NAME] [--check]`

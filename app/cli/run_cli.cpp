@@ -15,6 +15,7 @@ int run_cli(int argc, char** argv) {
     add_variants_command(app, action);
     add_run_command(app, action);
     add_spectrum_command(app, action);
+    add_bench_command(app, action);
     add_sweep_command(app, action);
     add_lesson_command(app, action);
     add_gui_command(app, action);

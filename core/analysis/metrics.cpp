@@ -57,15 +57,28 @@ double mean_row_kl(const Tensor3& P, const Tensor3& Pt) {
     return infinite ? std::numeric_limits<double>::infinity() : total / (double(H) * n);
 }
 
+bool same_shape(const Tensor3& a, const Tensor3& b) {
+    return a.heads() == b.heads() && a.rows() == b.rows() && a.cols() == b.cols();
+}
+
+bool all_non_negative(const Tensor3& t) {
+    for (int64_t k = 0; k < t.size(); ++k)
+        if (t.data()[k] < 0.0f) return false;
+    return true;
+}
+
 }  // namespace
 
 void compute_metrics(const Reference& ref, const VariantInfo& info, RunResult& r) {
     Metrics& m = r.metrics;
     m = Metrics{};
-    m.rel_err_out = mean_over_heads_rel_err(r.O, ref.O);
-    if (r.P_eff && ref.P && r.P_eff->rows() == ref.P->rows()) {
+    // A variant whose output is not attention of this input (fnet mixing the layer input X) has another shape.
+    if (same_shape(r.O, ref.O)) m.rel_err_out = mean_over_heads_rel_err(r.O, ref.O);
+    if (r.P_eff && ref.P && same_shape(*r.P_eff, *ref.P)) {
         m.rel_err_attn = mean_over_heads_rel_err(*r.P_eff, *ref.P);
-        if (info.normalised) m.row_kl = mean_row_kl(*ref.P, *r.P_eff);
+        // KL needs a distribution: a kernel that can go negative (performer trig) has none on that run.
+        if (info.normalised && all_non_negative(*r.P_eff))
+            m.row_kl = mean_row_kl(*ref.P, *r.P_eff);
     }
     if (r.structure.allowed_lse) {
         const Tensor3& allowed = *r.structure.allowed_lse;

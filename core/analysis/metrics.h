@@ -19,9 +19,9 @@ struct Reference {
 /// Computes the exact reference with s = 1/√d; materialises P when want_P (throws Error when P would not fit).
 Reference compute_reference(const Heads& heads, bool causal, bool want_P, Backend& backend);
 
-/// Fills result.metrics from the reference: rel_err_out always; rel_err_attn and row_kl when both P̃ and
-/// P exist (row_kl only for normalised variants); mass_recall from structure.allowed_lse; density from
-/// structure.density. Averages over heads.
+/// Fills result.metrics from the reference: rel_err_out when O has O_full's shape; rel_err_attn and row_kl
+/// when P̃ and P exist with the same shape (row_kl only for normalised variants whose P̃ is non-negative);
+/// mass_recall from structure.allowed_lse; density from structure.density. Averages over heads.
 void compute_metrics(const Reference& ref, const VariantInfo& info, RunResult& result);
 
 }  // namespace attnscope

@@ -42,4 +42,51 @@ void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
                         std::to_string(mask_count) + " masks");
 }
 
+// [SECTION] kernels: feature maps, linear attention
+
+int feature_map_columns(FeatureMap map, int m, int d, bool prepend_one) {
+    const int extra = prepend_one ? 1 : 0;
+    switch (map) {
+        case FeatureMap::FavorPositive:
+        case FeatureMap::FavorRelu: return m + extra;
+        case FeatureMap::FavorHyperbolic:
+        case FeatureMap::FavorTrig: return 2 * m + extra;
+        case FeatureMap::EluPlusOne:
+        case FeatureMap::SoftmaxRows:
+        case FeatureMap::SoftmaxPositions:
+        case FeatureMap::L2Normalise: return d + extra;
+    }
+    return d + extra;
+}
+
+void validate_feature_map(const FeatureMapArgs& a) {
+    if (!a.X || !a.out) throw Error("feature map needs X and out");
+    const int H = a.X->heads(), n = a.X->rows(), d = a.X->cols();
+    int m = 0;
+    if (is_favor(a.map)) {
+        if (!a.omega) throw Error("FAVOR feature maps need the random features ω (m, d)");
+        if ((a.omega->heads() != 1 && a.omega->heads() != H) || a.omega->cols() != d || a.omega->rows() < 1)
+            throw Error("ω has shape " + a.omega->shape_string() + " but (1 or " + std::to_string(H) + ", m ≥ 1, " +
+                        std::to_string(d) + ") is required");
+        m = a.omega->rows();
+    }
+    require_shape(*a.out, H, n, feature_map_columns(a.map, m, d, a.prepend_one), "φ(X)");
+}
+
+void validate_linear_attention(const LinearAttentionArgs& a) {
+    if (!a.phi_Q || !a.phi_K || !a.V || !a.O) throw Error("linear attention needs φ(Q), φ(K), V and O");
+    const int H = a.phi_Q->heads(), n = a.phi_Q->rows(), f = a.phi_Q->cols(), dv = a.V->cols();
+    if (a.phi_K->heads() != H || a.phi_K->cols() != f)
+        throw Error("φ(K) has shape " + a.phi_K->shape_string() + " but (" + std::to_string(H) + ", m, " +
+                    std::to_string(f) + ") is required (same heads and feature count as φ(Q))");
+    require_shape(*a.V, H, a.phi_K->rows(), dv, "V");
+    require_shape(*a.O, H, n, dv, "O");
+    if (a.denom) require_shape(*a.denom, H, n, 1, "denominator");
+    if (a.causal && a.phi_K->rows() != n)
+        throw Error("causal linear attention needs as many keys as queries (n = " + std::to_string(n) +
+                    ", m = " + std::to_string(a.phi_K->rows()) + ")");
+    if (a.chunk < 1) throw Error("linear attention chunk must be ≥ 1");
+    if (a.z_eps_first < 0 || a.z_eps_first > f) throw Error("z_eps_first must lie in [0, f]");
+}
+
 }  // namespace attnscope

@@ -78,6 +78,58 @@ struct LshCombineArgs {
     Tensor3* lse = nullptr;               // (H, n, 1) out, optional: logsumexp_r L_r
 };
 // [SECTION] end lsh
+// [SECTION] kernels: feature maps, linear attention, FFT (performer, linear, efficient, taylor, fnet)
+
+/// Which feature map φ a FeatureMapArgs call applies (math per element in primitives/feature_maps.h).
+enum class FeatureMap {
+    FavorPositive,     // m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2 − stab): m columns, > 0 (FAVOR+ SM⁺)
+    FavorHyperbolic,   // (2m)^-½·[exp(ωx̂ − ‖x̂‖²/2 − stab), exp(−ωx̂ − ‖x̂‖²/2 − stab)]: 2m columns, > 0 (SM^hyp)
+    FavorTrig,         // m^-½·exp(‖x̂‖²/2 − stab)·[sin ωx̂, cos ωx̂]: 2m columns, signed (SM^trig)
+    FavorRelu,         // m^-½·max(ωᵢᵀx̂, 0): m columns, ≥ 0 (generalised kernel, f = ReLU)
+    EluPlusOne,        // elu(x) + 1 per element: d columns, > 0 (Katharopoulos)
+    SoftmaxRows,       // softmax over each row's d features (Efficient attention ρ_q)
+    SoftmaxPositions,  // softmax over the n positions of each feature (Efficient attention ρ_k)
+    L2Normalise,       // x / ‖x‖ per row; an all-zero row stays zero (Taylor q̂, k̂)
+};
+
+/// True for the FAVOR kinds (they need ω).
+inline bool is_favor(FeatureMap map) {
+    return map == FeatureMap::FavorPositive || map == FeatureMap::FavorHyperbolic || map == FeatureMap::FavorTrig ||
+           map == FeatureMap::FavorRelu;
+}
+
+/// Columns of φ(x) for a map with m random features on d-dimensional rows (+1 with prepend_one).
+int feature_map_columns(FeatureMap map, int m, int d, bool prepend_one = false);
+
+/// Arguments of the feature-map primitive out = φ(x_scale·X), per head.
+/// The exp kinds subtract a stabiliser that cancels in D⁻¹: the row max of the exponent for queries, the
+/// max over all rows of a head for keys (a per-key shift would not cancel).
+struct FeatureMapArgs {
+    const Tensor3* X = nullptr;      // (H, n, d) rows to map (queries or keys)
+    const Tensor3* omega = nullptr;  // (1|H, m, d) random features ω (FAVOR kinds only)
+    FeatureMap map = FeatureMap::EluPlusOne;
+    float x_scale = 1.0f;            // x̂ = x_scale·x (d^-¼ for Performer); FAVOR kinds only
+    bool is_query = true;            // stabiliser per row (queries) or per head (keys)
+    float add = 0.0f;                // constant added to every feature after the map (peers' ε; papers: 0)
+    bool prepend_one = false;        // out = [1, φ(x)]: Taylor's 1 + q̂·k̂ as one dot product
+    Tensor3* out = nullptr;          // (H, n, feature_map_columns(...)) out, sized by the caller
+};
+
+/// Arguments of linear attention O_i = φQ_i·S / D_i with S = Σ_j φK_j V_jᵀ, D_i = φQ_i·(Σ_j φK_j + z_eps) + d_eps;
+/// sums over all j (bidirectional) or j ≤ i (causal, chunked prefix sums).
+struct LinearAttentionArgs {
+    const Tensor3* phi_Q = nullptr;  // (H, n, f) query features
+    const Tensor3* phi_K = nullptr;  // (H, n, f) key features
+    const Tensor3* V = nullptr;      // (H, n, dv)
+    bool causal = false;             // sums over j ≤ i only
+    bool normalise = true;           // divide by D_i (off for Efficient attention: ρ already normalises)
+    float d_eps = 0.0f;              // added to D_i (Katharopoulos ε)
+    float z_eps = 0.0f;              // added to the components c ≥ z_eps_first of Σ_j φK_j (Taylor ε)
+    int z_eps_first = 0;             // first feature column that gets z_eps
+    int chunk = 64;                  // causal: rows per chunk (quadratic inside a chunk, prefix sums across)
+    Tensor3* O = nullptr;            // (H, n, dv) out, required
+    Tensor3* denom = nullptr;        // (H, n, 1) out, optional: D_i (1 when not normalising); 0 marks D = 0 rows
+};
 
 /// Compute primitives. Implementations must be thread-compatible (one call at a time per instance)
 /// and must throw attnscope::Error (never crash) on bad shapes or exhausted memory.
@@ -114,10 +166,23 @@ public:
     /// Log-sum-exp combination of the rounds; see LshCombineArgs.
     virtual void lsh_combine(const LshCombineArgs& args) = 0;
     // [SECTION] end lsh
+
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    /// Applies a feature map φ to every row (or, for SoftmaxPositions, every column) of each head.
+    virtual void feature_map(const FeatureMapArgs& args) = 0;
+    /// Linear attention from features (bidirectional or causal prefix sums); never builds an n×n matrix.
+    virtual void linear_attention(const LinearAttentionArgs& args) = 0;
+    /// Y_h = Re(F_n·X_h·F_c) for every head: the real part of the 2-D DFT of X (H, n, c) into Y (H, n, c),
+    /// unnormalised (FNet token mixing). Y is resized by the call.
+    virtual void fft2_real(const Tensor3& X, Tensor3& Y) = 0;
 };
 
 /// Checks the shapes of dense attention arguments; throws Error naming the mismatch.
 void validate_dense_attention(const DenseAttentionArgs& args);
+/// Checks the shapes of feature-map arguments; throws Error naming the mismatch.
+void validate_feature_map(const FeatureMapArgs& args);
+/// Checks the shapes of linear-attention arguments; throws Error naming the mismatch.
+void validate_linear_attention(const LinearAttentionArgs& args);
 
 // [SECTION] block-sparse
 /// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.

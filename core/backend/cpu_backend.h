@@ -20,6 +20,10 @@ public:
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;
+    // [SECTION] kernels: feature maps, linear attention, FFT
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
 };
 
 }  // namespace attnscope

@@ -22,5 +22,12 @@ void cpu_lsh_hash(const LshHashArgs& args);
 void cpu_lsh_attention(const LshAttentionArgs& args);
 /// LSH round combination on the CPU; see Backend::lsh_combine.
 void cpu_lsh_combine(const LshCombineArgs& args);
+// [SECTION] kernels: feature maps, linear attention, FFT
+/// Feature maps φ on the CPU; see Backend::feature_map.
+void cpu_feature_map(const FeatureMapArgs& args);
+/// Linear attention (bidirectional or chunked causal prefix sums) on the CPU; see Backend::linear_attention.
+void cpu_linear_attention(const LinearAttentionArgs& args);
+/// Real part of the 2-D DFT of each head (FFTW3 float) on the CPU; see Backend::fft2_real.
+void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
 
 }  // namespace attnscope

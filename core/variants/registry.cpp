@@ -9,6 +9,9 @@ const std::vector<std::unique_ptr<Variant>>& all_variants() {
         add_sparse_variants(v);
         add_lsh_variants(v);
         add_lowrank_variants(v);
+        add_performer_variants(v);
+        add_kernel_variants(v);
+        add_fnet_variants(v);
         return v;
     }();
     return variants;

@@ -21,5 +21,11 @@ void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out);
 void add_lsh_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// `linformer` and `svd` (core/variants/lowrank.cpp).
 void add_lowrank_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// performer (FAVOR+).
+void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// linear, efficient, taylor.
+void add_kernel_variants(std::vector<std::unique_ptr<Variant>>& out);
+/// fnet.
+void add_fnet_variants(std::vector<std::unique_ptr<Variant>>& out);
 
 }  // namespace attnscope

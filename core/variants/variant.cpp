@@ -17,4 +17,11 @@ void validate_heads(const Heads& h) {
                     " positions: give one string per position or none");
 }
 
+int64_t Variant::estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const {
+    // n×n scores + O, plus room for a few (n, d)-sized intermediates (projections, features, sorted copies).
+    constexpr int64_t kSlackBytes = 16ll << 20;
+    const int64_t floats = int64_t(heads) * n * (int64_t(n) + 2ll * d + 2ll * dv);
+    return floats * int64_t(sizeof(float)) + kSlackBytes;
+}
+
 }  // namespace attnscope

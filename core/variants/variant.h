@@ -115,6 +115,11 @@ public:
     /// Runs every head with resolved params. Fills O, cost.flops/bytes, structure, and P_eff when asked.
     virtual RunResult run(const Heads& heads, const Params& params, const RunOptions& options,
                           Backend& backend) const = 0;
+    /// Upper bound of the tracked bytes run() holds at its peak (outputs included, inputs Q/K/V excluded)
+    /// for these shapes and resolved params, without options.want_matrix. Benchmarks check it *before*
+    /// running so a point that would not fit is skipped, not crashed. The default is conservative: it
+    /// assumes one n×n matrix per head is materialised beside O; sub-quadratic variants override it.
+    virtual int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& resolved) const;
 };
 
 }  // namespace attnscope

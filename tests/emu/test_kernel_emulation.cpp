@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,8 +17,11 @@
 #include "core/primitives/cpu_primitives.h"
 #include "core/primitives/random.h"
 #include "block_sparse_attention.cuh"
+#include "feature_maps.cuh"
+#include "fft.cuh"
 #include "flash_attention.cuh"
 #include "gemm.cuh"
+#include "linear_attention.cuh"
 #include "lsh.cuh"
 #include "pooled_view.cuh"
 #include "softmax_rows.cuh"
@@ -442,7 +446,8 @@ void column_major_reference(const cuda::ColumnMajorGemm& g, float alpha, float b
                     const float y = ns ? Y[l + j * g.ld_second] : Y[j + l * g.ld_second];
                     sum += double(x) * y;
                 }
-                Cb[i + j * g.ldc] = float(alpha * sum + beta * Cb[i + j * g.ldc]);
+                // cuBLAS does not read C when beta = 0 (scratch may hold anything).
+                Cb[i + j * g.ldc] = float(alpha * sum + (beta == 0.0f ? 0.0 : beta * Cb[i + j * g.ldc]));
             }
     }
 }
@@ -464,6 +469,199 @@ TEST(GemmColumnMajorMapping, MatchesCpuGemmForAllTransposesAndBroadcasts) {
                 column_major_reference(g, 1.5f, 0.5f, C.data(), s.H);
                 EXPECT_LE(rel_err(C, C_ref), 1e-5);
             }
+}
+
+// [SECTION] Linear attention (the pipeline of linear_attention.cuh with a host GEMM)
+
+/// Threads per block of EmulatedOps::launch (DeviceOps uses kOpsThreads = 256 too).
+constexpr int kEmuOpsThreads = 256;
+
+/// The Ops of the composed pipelines (kernels/device_ops.cuh) on the host: the GEMM computes exactly the
+/// column-major call cuBLAS would get (row_major_as_column_major + its documented definition), launches run
+/// on the emulator, scratch starts as NaN so an unwritten cell poisons the result.
+class EmulatedOps {
+public:
+    void gemm(const cuda::DeviceMatrices& A, bool ta, const cuda::DeviceMatrices& B, bool tb, float alpha, float beta,
+              float* C, int batch, int r, int c) {
+        const int k = ta ? A.rows : A.cols;
+        if (k == 0) {
+            for (int64_t e = 0; e < int64_t(batch) * r * c; ++e) C[e] = beta == 0.0f ? 0.0f : C[e] * beta;
+            return;
+        }
+        column_major_reference(cuda::row_major_as_column_major(A, ta, B, tb, r, c), alpha, beta, C, batch);
+    }
+    template <class... KArgs, class... Args>
+    void launch(int64_t threads, void (*kernel)(KArgs...), Args... args) {
+        if (threads <= 0) return;
+        cuda_emu::launch(dim3(unsigned(cuda::ceil_div(threads, kEmuOpsThreads))), dim3(kEmuOpsThreads), 0,
+                         [&] { kernel(KArgs(args)...); });
+    }
+    template <class... KArgs, class... Args>
+    void launch_shared(int blocks, int threads, std::size_t smem_bytes, void (*kernel)(KArgs...), Args... args) {
+        if (blocks <= 0) return;
+        cuda_emu::launch(dim3(unsigned(blocks)), dim3(unsigned(threads)), smem_bytes, [&] { kernel(KArgs(args)...); });
+    }
+    float* scratch(std::size_t count, const char*) {
+        m_buffers.emplace_back(count, NAN);
+        return m_buffers.back().data();
+    }
+
+private:
+    std::deque<std::vector<float>> m_buffers;
+};
+
+struct LinearCase {
+    int H, n, f, dv;
+    bool causal, normalise;
+    int chunk;
+    float d_eps, z_eps;
+    int z_eps_first;
+    int m = -1;  // keys; −1: as many as queries
+};
+
+class LinearAttentionEmulated : public testing::TestWithParam<LinearCase> {};
+
+TEST_P(LinearAttentionEmulated, MatchesCpuBackend) {
+    const LinearCase c = GetParam();
+    const int m = c.m < 0 ? c.n : c.m;
+    const double tolerance = 1e-5;
+    std::cout << "[case] emulated linear attention pipeline H=" << c.H << " n=" << c.n << " f=" << c.f << " dv=" << c.dv
+              << " causal=" << c.causal << " normalise=" << c.normalise << " chunk=" << c.chunk << " d_eps=" << c.d_eps
+              << " z_eps=" << c.z_eps << " z_eps_first=" << c.z_eps_first << " tol=" << tolerance << "\n";
+    // Positive features like the maps produce (elu + 1 of normals), so D is far from 0.
+    Tensor3 phi_Q = random_tensor(c.H, c.n, c.f, 51), phi_K = random_tensor(c.H, m, c.f, 52);
+    for (Tensor3* t : {&phi_Q, &phi_K})
+        for (int64_t e = 0; e < t->size(); ++e) t->data()[e] = fmap::elu_plus_one(t->data()[e]);
+    const Tensor3 V = random_tensor(c.H, m, c.dv, 53);
+    Tensor3 O_ref(c.H, c.n, c.dv), D_ref(c.H, c.n, 1);
+    LinearAttentionArgs a;
+    a.phi_Q = &phi_Q, a.phi_K = &phi_K, a.V = &V, a.causal = c.causal, a.normalise = c.normalise, a.d_eps = c.d_eps;
+    a.z_eps = c.z_eps, a.z_eps_first = c.z_eps_first, a.chunk = c.chunk, a.O = &O_ref, a.denom = &D_ref;
+    cpu_linear_attention(a);
+
+    cuda::LinearAttentionShape s;
+    s.H = c.H, s.n = c.n, s.m = m, s.f = c.f, s.dv = c.dv, s.causal = c.causal, s.normalise = c.normalise, s.d_eps = c.d_eps;
+    s.z_eps = c.z_eps, s.z_eps_first = c.z_eps_first, s.chunk = c.chunk;
+    Fenced dQ(phi_Q), dK(phi_K), dV(V), dO(std::size_t(O_ref.size())), dD(std::size_t(D_ref.size()));
+    reset_shared_arena();
+    EmulatedOps ops;
+    cuda::run_linear_attention(ops, s, dQ.get(), dK.get(), dV.get(), dO.get(), dD.get());
+    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), D = dD.to_tensor(c.H, c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(D.all_finite());
+    EXPECT_TRUE(dO.fences_intact());
+    EXPECT_TRUE(dD.fences_intact());
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    EXPECT_LE(rel_err(D, D_ref), tolerance);
+}
+
+std::vector<LinearCase> linear_cases() {
+    std::vector<LinearCase> out;
+    for (bool causal : {false, true}) {
+        out.push_back({2, 1, 4, 3, causal, true, 4, 0.0f, 0.0f, 0});
+        out.push_back({2, 37, 16, 8, causal, true, 8, 0.0f, 0.0f, 0});      // n not a multiple of the chunk
+        out.push_back({1, 64, 9, 5, causal, true, 16, 1e-6f, 0.5f, 1});    // d_eps, z_eps from column 1 (Taylor)
+        out.push_back({3, 50, 12, 7, causal, false, 64, 0.0f, 0.0f, 0});   // not normalised; chunk > n
+        out.push_back({1, 33, 6, 4, causal, true, 1, 0.0f, 0.0f, 0});      // chunk 1: pure prefix scan
+    }
+    out.push_back({2, 20, 8, 6, false, true, 64, 0.0f, 0.0f, 0, 45});  // more keys than queries
+    out.push_back({2, 45, 8, 6, false, true, 64, 0.0f, 0.0f, 0, 7});   // fewer keys than queries
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, LinearAttentionEmulated, testing::ValuesIn(linear_cases()),
+                         [](const testing::TestParamInfo<LinearCase>& info) {
+                             const LinearCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m < 0 ? c.n : c.m) + "_f" +
+                                    std::to_string(c.f) + "_dv" + std::to_string(c.dv) +
+                                    (c.causal ? "_causal" : "_bidir") + "_c" + std::to_string(c.chunk) + "_i" +
+                                    std::to_string(info.index);
+                         });
+
+// [SECTION] Feature maps
+
+TEST(FeatureMapKernelsEmulated, EveryMapMatchesCpu) {
+    const FeatureMap maps[] = {FeatureMap::FavorPositive, FeatureMap::FavorHyperbolic, FeatureMap::FavorTrig,
+                               FeatureMap::FavorRelu,     FeatureMap::EluPlusOne,      FeatureMap::SoftmaxRows,
+                               FeatureMap::SoftmaxPositions, FeatureMap::L2Normalise};
+    struct Shape { int H, n, d, m, omega_heads; };
+    for (const Shape sh : {Shape{2, 1, 4, 3, 1}, Shape{2, 37, 16, 24, 2}, Shape{1, 70, 64, 5, 1}})
+        for (const FeatureMap map : maps)
+            for (const bool is_query : {true, false})
+                for (const bool prepend_one : {false, true}) {
+                    const float add = prepend_one ? 0.0f : 1e-3f;
+                    std::cout << "[case] emulated feature map " << int(map) << " H=" << sh.H << " n=" << sh.n
+                              << " d=" << sh.d << " m=" << sh.m << " omega_heads=" << sh.omega_heads
+                              << " query=" << is_query << " prepend_one=" << prepend_one << " add=" << add
+                              << " tol=2e-5\n";
+                    Tensor3 X = random_tensor(sh.H, sh.n, sh.d, 71);
+                    X.data()[0] = 0.0f;  // a zero-ish first row for L2 normalisation edge
+                    const Tensor3 omega = random_tensor(sh.omega_heads, sh.m, sh.d, 72);
+                    const float x_scale = std::pow(float(sh.d), -0.25f);
+                    Tensor3 ref(sh.H, sh.n, feature_map_columns(map, sh.m, sh.d, prepend_one));
+                    FeatureMapArgs a;
+                    a.X = &X, a.omega = &omega, a.map = map, a.x_scale = x_scale, a.is_query = is_query, a.add = add;
+                    a.prepend_one = prepend_one, a.out = &ref;
+                    cpu_feature_map(a);
+
+                    cuda::FeatureMapShape s;
+                    s.H = sh.H, s.n = sh.n, s.d = sh.d, s.cols = ref.cols(), s.offset = prepend_one ? 1 : 0, s.add = add;
+                    Fenced dX(X), dW(omega), dOut(std::size_t(ref.size()));
+                    reset_shared_arena();
+                    EmulatedOps ops;
+                    if (is_favor(map)) {
+                        cuda::run_favor_map(ops, s, dX.get(), dW.get(), sh.omega_heads, sh.m, x_scale, is_query,
+                                            static_cast<fmap::FavorKind>(int(map)), dOut.get());
+                    } else if (map == FeatureMap::SoftmaxPositions) {
+                        ops.launch(int64_t(s.H) * s.d, cuda::softmax_positions_kernel, dX.get(), s, dOut.get());
+                    } else {
+                        const cuda::RowMapKind kind = map == FeatureMap::EluPlusOne    ? cuda::RowMapKind::EluPlusOne
+                                                      : map == FeatureMap::SoftmaxRows ? cuda::RowMapKind::SoftmaxRows
+                                                                                       : cuda::RowMapKind::L2Normalise;
+                        ops.launch(int64_t(s.H) * s.n, cuda::row_map_kernel, dX.get(), s, kind, dOut.get());
+                    }
+                    const Tensor3 out = dOut.to_tensor(ref.heads(), ref.rows(), ref.cols());
+                    EXPECT_TRUE(out.all_finite()) << "a feature was left unwritten or became NaN/Inf";
+                    EXPECT_TRUE(dOut.fences_intact());
+                    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u);
+                    EXPECT_LE(rel_err(out, ref), 2e-5);
+                }
+}
+
+// [SECTION] FFT: Hermitian expansion of cuFFT's half spectrum
+
+TEST(FftRealPartKernelEmulated, ExpandsHalfSpectrumLikeCpuFft) {
+    struct Case { int H, n, c; };
+    for (const Case s : {Case{1, 1, 1}, Case{2, 5, 4}, Case{2, 8, 7}, Case{3, 6, 16}, Case{1, 13, 9}}) {
+        std::cout << "[case] emulated fft_real_part_kernel H=" << s.H << " n=" << s.n << " c=" << s.c << " tol=1e-5\n";
+        const Tensor3 X = random_tensor(s.H, s.n, s.c, 61);
+        Tensor3 Y_ref;
+        cpu_fft2_real(X, Y_ref);
+        // The half spectrum cuFFT's r2c returns (n, c/2 + 1) per head, by the DFT's definition in double.
+        const int half = s.c / 2 + 1;
+        std::vector<float> spectrum(std::size_t(s.H) * s.n * half * 2);
+        for (int h = 0; h < s.H; ++h)
+            for (int u = 0; u < s.n; ++u)
+                for (int v = 0; v < half; ++v) {
+                    double re = 0, im = 0;
+                    for (int i = 0; i < s.n; ++i)
+                        for (int j = 0; j < s.c; ++j) {
+                            const double angle = -2.0 * M_PI * (double(u) * i / s.n + double(v) * j / s.c);
+                            re += X.at(h, i, j) * std::cos(angle);
+                            im += X.at(h, i, j) * std::sin(angle);
+                        }
+                    const std::size_t at = (std::size_t(h) * s.n + u) * half + v;
+                    spectrum[2 * at] = float(re), spectrum[2 * at + 1] = float(im);
+                }
+        Fenced dY(std::size_t(X.size()));
+        reset_shared_arena();
+        cuda_emu::launch(dim3(unsigned(cuda::ceil_div(X.size(), cuda::kFftThreads))), dim3(cuda::kFftThreads), 0,
+                         [&] { cuda::fft_real_part_kernel(spectrum.data(), s.H, s.n, s.c, dY.get()); });
+        const Tensor3 Y = dY.to_tensor(s.H, s.n, s.c);
+        EXPECT_TRUE(Y.all_finite());
+        EXPECT_TRUE(dY.fences_intact());
+        EXPECT_LE(rel_err(Y, Y_ref), 1e-5);
+    }
 }
 
 }  // namespace

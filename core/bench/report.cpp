@@ -1,0 +1,228 @@
+#include "report.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace attnscope {
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+    if (!v || !std::isfinite(*v)) return nullptr;
+    return *v;
+}
+
+nlohmann::json params_json(const Params& p) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, value] : p.numbers()) j[name] = value;
+    for (const auto& [name, value] : p.lists()) j[name] = value;
+    return j;
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+std::string number_text(double v, int precision = 6) {
+    if (!std::isfinite(v)) return "";
+    std::ostringstream os;
+    os << std::setprecision(precision) << v;
+    return os.str();
+}
+
+std::string fixed(double v, int decimals) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(decimals) << v;
+    return os.str();
+}
+
+std::string params_text(const Params& p) {
+    std::string s;
+    for (const auto& [name, value] : p.numbers()) s += (s.empty() ? "" : " ") + name + "=" + number_text(value);
+    for (const auto& [name, value] : p.lists()) {
+        s += (s.empty() ? "" : " ") + name + "=";
+        for (size_t i = 0; i < value.size(); ++i) s += (i ? ";" : "") + std::to_string(value[i]);
+    }
+    return s;
+}
+
+}  // namespace
+
+nlohmann::json bench_report_to_json(const BenchReport& r) {
+    const MachineFigures& m = r.machine;
+    nlohmann::json machine = {{"measured", r.machine_measured},
+                              {"cpu_model", m.cpu_model},
+                              {"logical_cpus", m.logical_cpus},
+                              {"threads", m.threads},
+                              {"total_memory_bytes", m.total_memory_bytes},
+                              {"backend", m.backend},
+                              {"gemm", {{"size", m.gemm_size}, {"gflops", m.gemm_gflops}, {"gflops_best", m.gemm_gflops_best},
+                                        {"gflops_per_cpu_second", m.gemm_gflops_per_cpu}}},
+                              {"triad", {{"floats", m.triad_floats}, {"gbs", m.triad_gbs}, {"gbs_best", m.triad_gbs_best}}}};
+    nlohmann::json points = nlohmann::json::array();
+    for (const BenchPoint& p : r.points) {
+        points.push_back({{"variant", p.variant},
+                          {"label", p.label},
+                          {"n", p.n},
+                          {"heads", p.heads},
+                          {"dim", p.d},
+                          {"value_dim", p.dv},
+                          {"causal", p.causal},
+                          {"params", params_json(p.params)},
+                          {"status", point_status_name(p.status)},
+                          {"reason", p.reason},
+                          {"time_ms",
+                           {{"median", p.time.median_ms},
+                            {"min", p.time.min_ms},
+                            {"max", p.time.max_ms},
+                            {"mean", p.time.mean_ms},
+                            {"samples", p.time.samples_ms},
+                            {"warmup_runs", p.time.warmup},
+                            {"warmup_total", p.time.warmup_ms}}},
+                          {"variant_ms", p.variant_ms},
+                          {"cpu_ms", p.cpu_ms},
+                          {"flops", p.flops},
+                          {"bytes", p.bytes},
+                          {"gflops", p.gflops},
+                          {"gemm_fraction", p.gemm_fraction},
+                          {"cpu_gemm_fraction", p.cpu_gemm_fraction},
+                          {"gbs", p.gbs},
+                          {"intensity", p.intensity},
+                          {"roofline_gflops", p.roofline_gflops},
+                          {"roofline_fraction", p.roofline_fraction},
+                          {"memory",
+                           {{"peak_bytes", p.peak_bytes},
+                            {"extra_bytes", p.extra_bytes()},
+                            {"output_bytes", p.output_bytes},
+                            {"input_bytes", p.input_bytes},
+                            {"variant_peak_bytes", p.variant_peak_bytes},
+                            {"estimate_bytes", p.estimate_bytes},
+                            {"estimate_is_default", p.estimate_is_default},
+                            {"rss_peak_delta_bytes", p.rss_peak_delta_bytes},
+                            {"rss_exact_peak", p.rss_exact_peak}}},
+                          {"speedup_vs_flash", optional_number(p.speedup_vs_flash)},
+                          {"memory_saving_vs_full", optional_number(p.memory_saving_vs_full)},
+                          {"memory_ref_estimated", p.memory_ref_estimated}});
+    }
+    nlohmann::json slopes = nlohmann::json::array();
+    for (const SlopeFit& f : fit_slopes(r))
+        slopes.push_back({{"label", f.label}, {"n_lo", f.n_lo}, {"n_hi", f.n_hi}, {"points", f.points},
+                          {"time_slope", f.time_slope}, {"memory_slope", f.memory_slope}});
+    return {{"schema", kBenchSchema},
+            {"date_utc", r.date_utc},
+            {"backend", r.backend},
+            {"machine", machine},
+            {"config",
+             {{"heads", r.heads},
+              {"dim", r.dim},
+              {"value_dim", r.value_dim},
+              {"data", r.data},
+              {"warmup", r.plan.warmup},
+              {"runs", r.plan.runs},
+              {"budget_s", r.budget_s},
+              {"memory_only", r.memory_only}}},
+            {"points", points},
+            {"slopes", slopes},
+            {"cancelled", r.cancelled},
+            {"notes", r.notes}};
+}
+
+const std::vector<std::string>& bench_csv_columns() {
+    static const std::vector<std::string> columns = {
+        "variant", "label", "n", "heads", "dim", "value_dim", "causal", "status", "median_ms", "min_ms", "max_ms",
+        "mean_ms", "runs", "variant_ms", "cpu_ms", "flops", "bytes", "gflops", "gemm_fraction", "cpu_gemm_fraction",
+        "gbs", "intensity",
+        "roofline_fraction", "peak_bytes", "extra_bytes", "output_bytes", "estimate_bytes", "rss_peak_delta_bytes",
+        "speedup_vs_flash", "memory_saving_vs_full", "machine_gemm_gflops", "machine_triad_gbs", "params", "reason"};
+    return columns;
+}
+
+std::string bench_report_to_csv(const BenchReport& r) {
+    std::ostringstream os;
+    const auto& columns = bench_csv_columns();
+    for (size_t i = 0; i < columns.size(); ++i) os << (i ? "," : "") << columns[i];
+    os << "\n";
+    for (const BenchPoint& p : r.points) {
+        const bool m = p.measured();
+        const std::vector<std::string> row = {
+            p.variant, p.label, std::to_string(p.n), std::to_string(p.heads), std::to_string(p.d), std::to_string(p.dv),
+            p.causal ? "1" : "0", point_status_name(p.status),
+            m ? number_text(p.time.median_ms) : "", m ? number_text(p.time.min_ms) : "",
+            m ? number_text(p.time.max_ms) : "", m ? number_text(p.time.mean_ms) : "",
+            std::to_string(p.time.samples_ms.size()), m ? number_text(p.variant_ms) : "",
+            m ? number_text(p.cpu_ms) : "", m ? number_text(p.flops) : "", m ? number_text(p.bytes) : "",
+            m ? number_text(p.gflops) : "", m ? number_text(p.gemm_fraction) : "",
+            m ? number_text(p.cpu_gemm_fraction) : "", m ? number_text(p.gbs) : "", m ? number_text(p.intensity) : "",
+            m ? number_text(p.roofline_fraction) : "", m ? std::to_string(p.peak_bytes) : "",
+            m ? std::to_string(p.extra_bytes()) : "", m ? std::to_string(p.output_bytes) : "",
+            std::to_string(p.estimate_bytes), m ? std::to_string(p.rss_peak_delta_bytes) : "",
+            p.speedup_vs_flash ? number_text(*p.speedup_vs_flash) : "",
+            p.memory_saving_vs_full ? number_text(*p.memory_saving_vs_full) : "",
+            number_text(r.machine.gemm_gflops), number_text(r.machine.triad_gbs), params_text(p.params), p.reason};
+        for (size_t i = 0; i < row.size(); ++i) os << (i ? "," : "") << csv_field(row[i]);
+        os << "\n";
+    }
+    return os.str();
+}
+
+std::string format_bench_table(const BenchReport& r) {
+    std::ostringstream os;
+    const MachineFigures& m = r.machine;
+    os << "machine: " << m.cpu_model << ", " << m.threads << " threads, " << m.backend << "\n";
+    if (r.machine_measured)
+        os << "roofs (this run): GEMM " << fixed(m.gemm_gflops, 1) << " GFLOP/s (SGEMM " << m.gemm_size << "², median; best "
+           << fixed(m.gemm_gflops_best, 1) << "), triad " << fixed(m.triad_gbs, 1) << " GB/s (median; best "
+           << fixed(m.triad_gbs_best, 1) << "); GEMM per CPU-second " << fixed(m.gemm_gflops_per_cpu, 1)
+           << " GFLOP (%cpu = the %GEMM ratio in process CPU time, robust to a shared machine)\n";
+    else
+        os << "roofs: not measured (--no-machine): ratios to the machine are left blank\n";
+    os << "input " << r.data << ": H=" << r.heads << " d=" << r.dim << " dv=" << r.value_dim << "; ";
+    if (r.memory_only)
+        os << "MEMORY ONLY: one cold run per point, its time is not a median and not a benchmark";
+    else
+        os << r.plan.warmup << " warm-up + " << r.plan.runs << " timed runs per point (median [min, max])";
+    os << "; budget " << r.budget_s << " s per point\n";
+    os << std::left << std::setw(20) << "variant" << std::right << std::setw(7) << "n" << std::setw(12) << "ms"
+       << std::setw(24) << "[min, max]" << std::setw(9) << "GFLOP/s" << std::setw(7) << "%GEMM" << std::setw(7) << "%cpu"
+       << std::setw(7) << "%roof"
+       << std::setw(10) << "peak MiB" << std::setw(10) << "extra MiB" << std::setw(9) << "RSS MiB" << std::setw(8)
+       << "×flash" << std::setw(10) << "mem÷full" << "\n";
+    for (const BenchPoint& p : r.points) {
+        os << std::left << std::setw(20) << p.label << std::right << std::setw(7) << p.n;
+        if (!p.measured()) {
+            os << "  " << point_status_name(p.status) << ": " << p.reason << "\n";
+            continue;
+        }
+        const std::string range = "[" + fixed(p.time.min_ms, 2) + ", " + fixed(p.time.max_ms, 2) + "]";
+        os << std::setw(12) << fixed(p.time.median_ms, 2) << std::setw(24) << (" " + range) << std::setw(9) << fixed(p.gflops, 1)
+           << std::setw(7) << (r.machine_measured ? fixed(100 * p.gemm_fraction, 1) : "-") << std::setw(7)
+           << (r.machine_measured ? fixed(100 * p.cpu_gemm_fraction, 1) : "-") << std::setw(7)
+           << (r.machine_measured ? fixed(100 * p.roofline_fraction, 1) : "-") << std::setw(10)
+           << fixed(p.peak_bytes / kMiB, 2) << std::setw(10) << fixed(p.extra_bytes() / kMiB, 2) << std::setw(9)
+           << (p.rss_peak_delta_bytes >= 0 ? fixed(p.rss_peak_delta_bytes / kMiB, 1) : "-") << std::setw(8)
+           << (p.speedup_vs_flash ? fixed(*p.speedup_vs_flash, 2) : "-") << std::setw(10)
+           << (p.memory_saving_vs_full ? fixed(*p.memory_saving_vs_full, 1) + (p.memory_ref_estimated ? "*" : "") : "-")
+           << "\n";
+    }
+    const std::vector<SlopeFit> fits = fit_slopes(r);
+    if (!fits.empty()) {
+        os << "log–log slopes over the measured n (time, peak memory):";
+        for (const SlopeFit& f : fits)
+            os << "  " << f.label << " " << fixed(f.time_slope, 2) << ", " << fixed(f.memory_slope, 2) << " (n " << f.n_lo
+               << "–" << f.n_hi << ")";
+        os << "\n";
+    }
+    bool estimated = false;
+    for (const BenchPoint& p : r.points) estimated = estimated || p.memory_ref_estimated;
+    if (estimated) os << "* full not run at this n: its peak is its exact estimate (O + P), not a measurement\n";
+    for (const std::string& note : r.notes) os << "note: " << note << "\n";
+    return os.str();
+}
+
+}  // namespace attnscope

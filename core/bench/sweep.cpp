@@ -1,0 +1,441 @@
+#include "sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <new>
+#include <set>
+#include <sstream>
+
+#include "../memory.h"
+#include "../variants/registry.h"
+#include "memory_probe.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+std::string mib_text(double bytes) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(bytes >= 100 * kMiB ? 0 : 1);
+    os << bytes / kMiB << " MiB";
+    return os.str();
+}
+
+std::string seconds_text(double s) {
+    std::ostringstream os;
+    os.precision(3);
+    os << s << " s";
+    return os.str();
+}
+
+std::string utc_now_iso() {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+int parse_positive(const std::string& token, const std::string& whole) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(token, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != token.size() || token.empty() || v < 1 || v > (1ll << 30))
+        throw Error("n list '" + whole + "': '" + token +
+                    "' is not a length in [1, 2^30]; use a list (1024,4096), a power-of-two range (1024:65536) or both");
+    return static_cast<int>(v);
+}
+
+/// The measured `flash` / `full` point at this n and causality, if any.
+const BenchPoint* find_reference(const BenchReport& report, const std::string& id, int n, bool causal) {
+    for (const BenchPoint& p : report.points)
+        if (p.variant == id && p.n == n && p.causal == causal && p.measured() && p.label == id) return &p;
+    return nullptr;
+}
+
+/// Runs one measured point; fills timing, cost and memory or throws what the variant threw.
+void measure_point(const Variant& variant, const Heads& heads, const Params& resolved, const BenchConfig& config,
+                   Backend& backend, const BenchCallbacks& cb, const std::function<void(int, int)>& on_run,
+                   BenchPoint& point) {
+    RunOptions options;
+    options.want_matrix = false;
+    std::optional<RunResult> last;
+    std::vector<double> variant_ms, cpu_ms;
+    int calls = 0;
+    auto run_once = [&]() -> double {
+        // Free the previous result outside the timed region and outside the memory scope.
+        last.reset();
+        const bool first = calls++ == 0;
+        std::optional<ResidentPeakProbe> probe;
+        if (first && config.rss_cross_check) probe.emplace();
+        PeakMemoryScope scope;
+        std::optional<RunResult> result;
+        const double c0 = process_cpu_ms();
+        const double ms = wall_ms([&] { result.emplace(variant.run(heads, resolved, options, backend)); });
+        cpu_ms.push_back(process_cpu_ms() - c0);
+        point.peak_bytes = std::max(point.peak_bytes, scope.peak_bytes());
+        if (probe) {
+            point.rss_peak_delta_bytes = probe->peak_delta_bytes();
+            point.rss_exact_peak = probe->exact_peak();
+        }
+        variant_ms.push_back(result->cost.time_ms);
+        point.variant_peak_bytes = std::max(point.variant_peak_bytes, result->cost.peak_bytes);
+        last = std::move(result);
+        return ms;
+    };
+    const TimingPlan plan = config.memory_only ? TimingPlan{0, 1} : config.plan;
+    point.time = time_repeated(run_once, plan, cb.cancel_requested, on_run);
+    if (!last) return;
+    point.flops = last->cost.flops;
+    point.bytes = last->cost.bytes;
+    point.output_bytes = last->O.bytes();
+    point.causal = last->causal;
+    // Variant's own timer: median of the timed runs only (the first entries are warm-ups).
+    const size_t skip = std::min<size_t>(variant_ms.size(), point.time.warmup);
+    point.variant_ms = summarize_times(std::vector<double>(variant_ms.begin() + skip, variant_ms.end())).median_ms;
+    point.cpu_ms = summarize_times(std::vector<double>(cpu_ms.begin() + skip, cpu_ms.end())).median_ms;
+}
+
+}  // namespace
+
+// [SECTION] configuration
+
+void validate_bench_config(const BenchConfig& c) {
+    if (c.variants.empty()) throw Error("no variant to benchmark: pass --variants ID[,ID...] (see `attnscope variants`)");
+    if (c.ns.empty()) throw Error("no sequence length to benchmark: pass --n (e.g. 1024:65536)");
+    for (int n : c.ns)
+        if (n < 1) throw Error("n = " + std::to_string(n) + " is not a sequence length: use n ≥ 1");
+    if (!std::is_sorted(c.ns.begin(), c.ns.end()))
+        throw Error("the n list must be ascending (the time budget skips larger n once a point is too slow)");
+    if (c.heads < 1 || c.dim < 1 || c.value_dim < 0)
+        throw Error("heads " + std::to_string(c.heads) + ", dim " + std::to_string(c.dim) + ", value dim " +
+                    std::to_string(c.value_dim) + ": use heads ≥ 1, dim ≥ 1, value dim ≥ 0 (0 = dim)");
+    if (c.plan.runs < 1 || c.plan.warmup < 0)
+        throw Error("runs " + std::to_string(c.plan.runs) + ", warm-up " + std::to_string(c.plan.warmup) +
+                    ": use at least 1 timed run (5 or more for a meaningful median) and warm-up ≥ 0");
+    if (!(c.memory_safety_fraction >= 0 && c.memory_safety_fraction < 1))
+        throw Error("memory safety fraction must be in [0, 1)");
+    std::set<std::string> labels;
+    for (const BenchVariantSpec& v : c.variants) {
+        find_variant(v.id);  // throws with the registered ids
+        const std::string label = v.label.empty() ? v.id : v.label;
+        if (!labels.insert(label).second)
+            throw Error("variant '" + label + "' is listed twice: give each sweep entry a distinct label");
+    }
+}
+
+// [SECTION] points and report
+
+const char* point_status_name(PointStatus s) {
+    switch (s) {
+        case PointStatus::Measured: return "measured";
+        case PointStatus::SkippedMemory: return "skipped-memory";
+        case PointStatus::SkippedBudget: return "skipped-budget";
+        case PointStatus::Failed: return "failed";
+        case PointStatus::Cancelled: return "cancelled";
+    }
+    return "unknown";
+}
+
+// [SECTION] helpers
+
+std::vector<int> parse_n_list(const std::string& text) {
+    std::vector<int> out;
+    std::stringstream items(text);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item.empty()) continue;
+        const auto colon = item.find(':');
+        if (colon == std::string::npos) {
+            out.push_back(parse_positive(item, text));
+            continue;
+        }
+        const int lo = parse_positive(item.substr(0, colon), text), hi = parse_positive(item.substr(colon + 1), text);
+        if (lo > hi)
+            throw Error("n range '" + item + "' runs backwards: write the smaller length first (e.g. 1024:65536)");
+        for (long long n = lo; n <= hi; n *= 2) out.push_back(static_cast<int>(n));
+    }
+    if (out.empty())
+        throw Error("n list '" + text + "' is empty: use a list (1024,4096), a power-of-two range (1024:65536) or both");
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+int64_t input_bytes_for(int heads, int n, int d, int dv) {
+    // Q, K (H, n, d), V (H, n, dv) and the scenario's X = V of head 0, (1, n, dv).
+    return int64_t(sizeof(float)) * n * (int64_t(heads) * (2ll * d + dv) + dv);
+}
+
+std::string memory_skip_reason(int64_t need, int64_t available, const BenchConfig& c, const std::string& what) {
+    if (available < 0) return "";
+    const double usable = double(available) * (1.0 - c.memory_safety_fraction) - double(c.memory_safety_bytes);
+    if (double(need) <= usable) return "";
+    return what + " needs an estimated " + mib_text(double(need)) + " but only " + mib_text(std::max(0.0, usable)) +
+           " may be used (" + mib_text(double(available)) + " available, " +
+           std::to_string(int(std::lround(c.memory_safety_fraction * 100))) + "% and " +
+           mib_text(double(c.memory_safety_bytes)) + " kept free); skipped before allocating";
+}
+
+std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, int n, double budget_s,
+                               const TimingPlan& plan) {
+    if (budget_s <= 0 || earlier.empty()) return "";
+    const BenchPoint& last = *earlier.back();
+    double spent_ms = last.time.warmup_ms;
+    for (double s : last.time.samples_ms) spent_ms += s;
+    if (spent_ms > budget_s * 1e3)
+        return "n = " + std::to_string(last.n) + " took " + seconds_text(spent_ms / 1e3) + " > budget " +
+               seconds_text(budget_s) + " per point; larger n skipped (raise --budget-s to measure them)";
+    double slope = 2.0;
+    if (earlier.size() >= 2) {
+        const BenchPoint& prev = *earlier[earlier.size() - 2];
+        if (prev.time.median_ms > 0 && last.time.median_ms > 0 && last.n > prev.n)
+            slope = std::log(last.time.median_ms / prev.time.median_ms) / std::log(double(last.n) / prev.n);
+        slope = std::clamp(slope, 1.0, 3.0);
+    }
+    const double per_run_ms = last.time.median_ms * std::pow(double(n) / last.n, slope);
+    const double predicted_s = per_run_ms * (plan.warmup + plan.runs) / 1e3;
+    if (predicted_s <= budget_s) return "";
+    std::ostringstream os;
+    os.precision(2);
+    os << "predicted " << seconds_text(predicted_s) << " (" << plan.warmup + plan.runs << " runs, time ∝ n^" << slope
+       << " from n = " << last.n << ") > budget " << seconds_text(budget_s) << " per point; skipped (raise --budget-s)";
+    return os.str();
+}
+
+void fill_derived_figures(BenchReport& r) {
+    const MachineFigures& m = r.machine;
+    for (BenchPoint& p : r.points) {
+        p.speedup_vs_flash.reset();
+        p.memory_saving_vs_full.reset();
+        p.memory_ref_estimated = false;
+        if (!p.measured() || p.time.median_ms <= 0) continue;
+        const double seconds = p.time.median_ms / 1e3;
+        p.gflops = p.flops / seconds / 1e9;
+        p.gbs = p.bytes / seconds / 1e9;
+        p.intensity = p.bytes > 0 ? p.flops / p.bytes : 0;
+        if (r.machine_measured && m.gemm_gflops > 0) {
+            p.gemm_fraction = p.gflops / m.gemm_gflops;
+            p.roofline_gflops = std::min(m.gemm_gflops, p.intensity * m.triad_gbs);
+            p.roofline_fraction = p.roofline_gflops > 0 ? p.gflops / p.roofline_gflops : 0;
+            if (m.gemm_gflops_per_cpu > 0 && p.cpu_ms > 0)
+                p.cpu_gemm_fraction = p.flops / (p.cpu_ms * 1e6) / m.gemm_gflops_per_cpu;
+        }
+        if (const BenchPoint* flash = find_reference(r, "flash", p.n, p.causal))
+            p.speedup_vs_flash = flash->time.median_ms / p.time.median_ms;
+        if (p.peak_bytes > 0) {
+            if (const BenchPoint* full = find_reference(r, "full", p.n, p.causal); full && full->peak_bytes > 0) {
+                p.memory_saving_vs_full = double(full->peak_bytes) / double(p.peak_bytes);
+            } else {
+                // full's estimate is exact (O + P), so the saving is still meaningful where full was not run.
+                for (const auto& v : all_variants())
+                    if (v->info().id == "full") {
+                        Params fp = default_params(v->info().params);
+                        fp.set("causal", p.causal ? 1 : 0);
+                        p.memory_saving_vs_full = double(v->estimate_peak_bytes(p.heads, p.n, p.d, p.dv, fp)) /
+                                                  double(p.peak_bytes);
+                        p.memory_ref_estimated = true;
+                    }
+            }
+        }
+    }
+}
+
+std::vector<SlopeFit> fit_slopes(const BenchReport& r, int n_min, int n_max) {
+    std::vector<std::string> labels;
+    for (const BenchPoint& p : r.points)
+        if (std::find(labels.begin(), labels.end(), p.label) == labels.end()) labels.push_back(p.label);
+    std::vector<SlopeFit> out;
+    for (const std::string& label : labels) {
+        std::vector<double> x, t, m;
+        SlopeFit f;
+        f.label = label;
+        for (const BenchPoint& p : r.points) {
+            if (p.label != label || !p.measured() || p.n < n_min || p.n > n_max || p.time.median_ms <= 0) continue;
+            x.push_back(std::log(double(p.n)));
+            t.push_back(std::log(p.time.median_ms));
+            m.push_back(std::log(double(std::max<int64_t>(1, p.peak_bytes))));
+            f.n_lo = f.n_lo ? std::min(f.n_lo, p.n) : p.n;
+            f.n_hi = std::max(f.n_hi, p.n);
+        }
+        f.points = static_cast<int>(x.size());
+        if (f.points < 2 || f.n_lo == f.n_hi) continue;
+        auto slope = [&](const std::vector<double>& y) {
+            const double k = double(x.size());
+            double sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (size_t i = 0; i < x.size(); ++i) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+            return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+        };
+        f.time_slope = slope(t);
+        f.memory_slope = slope(m);
+        out.push_back(f);
+    }
+    return out;
+}
+
+std::string params_summary(const std::string& variant_id, const Params& params) {
+    std::string s;
+    const VariantInfo& info = find_variant(variant_id).info();
+    const Params defaults = default_params(info.params);
+    for (const ParamSpec& spec : info.params) {
+        if (spec.auto_default || !params.has(spec.name)) continue;
+        if (defaults.has(spec.name) && spec.kind != ParamKind::IntList && defaults.get(spec.name) == params.get(spec.name))
+            continue;
+        if (spec.kind == ParamKind::IntList && defaults.has(spec.name) &&
+            defaults.get_list(spec.name) == params.get_list(spec.name))
+            continue;
+        s += (s.empty() ? "" : " ") + spec.name + "=" + params.value_text(spec);
+    }
+    return s;
+}
+
+// [SECTION] engine
+
+BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbacks& cb) {
+    validate_bench_config(c);
+    BenchReport report;
+    report.date_utc = utc_now_iso();
+    report.backend = backend.name();
+    report.heads = c.heads, report.dim = c.dim, report.value_dim = c.value_dim > 0 ? c.value_dim : c.dim;
+    report.data = scenario_id(c.data);
+    report.plan = c.plan;
+    report.budget_s = c.budget_s;
+    report.memory_only = c.memory_only;
+    if (c.memory_only) report.plan = TimingPlan{0, 1};
+    const int dv = report.value_dim;
+    const int total = static_cast<int>(c.ns.size() * c.variants.size());
+    int done = 0;
+    auto progress = [&](const std::string& stage, double within) {
+        if (!cb.on_progress) return;
+        BenchProgress p;
+        p.points_done = done, p.points_total = total, p.stage = stage;
+        p.fraction = total > 0 ? std::min(1.0, (done + within) / total) : 1.0;
+        cb.on_progress(p);
+    };
+    auto cancelled = [&] { return cb.cancel_requested && cb.cancel_requested(); };
+
+    if (c.measure_machine && !cancelled()) {
+        progress("machine: GEMM " + std::to_string(c.machine.gemm_size) + "² and triad", 0);
+        report.machine = measure_machine(backend, c.machine);
+        report.machine_measured = true;
+    } else {
+        report.machine = describe_machine(backend);
+    }
+    if (c.available_bytes_override < 0 && available_memory_bytes() < 0)
+        report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
+
+    std::map<std::string, std::vector<const BenchPoint*>> measured_by_label;
+    report.points.reserve(total);  // pointers into points stay valid
+    for (int n : c.ns) {
+        std::optional<Heads> input;
+        std::string input_problem;
+        bool input_too_big = false;
+        for (const BenchVariantSpec& spec : c.variants) {
+            const Variant& variant = find_variant(spec.id);
+            BenchPoint point;
+            point.variant = spec.id;
+            point.label = spec.label.empty() ? spec.id : spec.label;
+            point.n = n, point.heads = c.heads, point.d = c.dim, point.dv = dv;
+            point.params = spec.params;
+            point.causal = spec.params.has("causal") && spec.params.get_bool("causal");
+            point.input_bytes = input_bytes_for(c.heads, n, c.dim, dv);
+            const std::string where = point.label + " n=" + std::to_string(n);
+            auto finish = [&](PointStatus status, std::string reason) {
+                point.status = status;
+                point.reason = std::move(reason);
+                report.points.push_back(point);
+                if (point.measured()) measured_by_label[point.label].push_back(&report.points.back());
+                fill_derived_figures(report);  // cheap; lets on_point see ratios as they become known
+                ++done;
+                progress(where + ": " + point_status_name(status), 0);
+                if (cb.on_point) cb.on_point(report.points.back());
+            };
+            if (cancelled()) {
+                report.cancelled = true;
+                finish(PointStatus::Cancelled, "cancelled before this point");
+                continue;
+            }
+            const TimingPlan plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
+            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, plan); !why.empty()) {
+                finish(PointStatus::SkippedBudget, why);
+                continue;
+            }
+            // The input is made once per n, only when some variant at this n runs, and only if it fits.
+            if (!input && input_problem.empty()) {
+                const int64_t avail = c.available_bytes_override >= 0 ? c.available_bytes_override : available_memory_bytes();
+                input_problem = memory_skip_reason(point.input_bytes, avail, c, "the input Q, K, V");
+                input_too_big = !input_problem.empty();
+                if (!input_too_big) {
+                    progress("input n=" + std::to_string(n), 0);
+                    try {
+                        ScenarioSpec s;
+                        s.kind = c.data, s.n = n, s.heads = c.heads, s.dim = c.dim, s.value_dim = dv, s.seed = c.seed;
+                        input = make_scenario(s);
+                    } catch (const Error& e) {
+                        input_problem = std::string("input: ") + e.what();
+                    } catch (const std::bad_alloc&) {
+                        input_problem = "input: out of memory while making Q, K, V";
+                    }
+                }
+            }
+            if (!input) {
+                finish(input_too_big ? PointStatus::SkippedMemory : PointStatus::Failed, input_problem);
+                continue;
+            }
+            try {
+                point.params = variant.resolve(spec.params, *input);
+                point.causal = point.params.has("causal") && point.params.get_bool("causal");
+                point.estimate_bytes = variant.estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
+                point.estimate_is_default =
+                    point.estimate_bytes == variant.Variant::estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
+            } catch (const Error& e) {
+                finish(PointStatus::Failed, e.what());
+                continue;
+            }
+            const int64_t avail = c.available_bytes_override >= 0 ? c.available_bytes_override : available_memory_bytes();
+            if (std::string why = memory_skip_reason(point.estimate_bytes, avail, c, point.label); !why.empty()) {
+                if (point.estimate_is_default) why += " (conservative default estimate: the variant does not override it)";
+                finish(PointStatus::SkippedMemory, why);
+                continue;
+            }
+            try {
+                auto on_run = [&](int run, int runs) {
+                    progress(where + " run " + std::to_string(run) + "/" + std::to_string(runs), double(run) / runs);
+                };
+                measure_point(variant, *input, point.params, c, backend, cb, on_run, point);
+            } catch (const Error& e) {
+                finish(PointStatus::Failed, e.what());
+                continue;
+            } catch (const std::bad_alloc&) {
+                finish(PointStatus::Failed, "out of memory during the run although the estimate fitted (estimate " +
+                                                mib_text(double(point.estimate_bytes)) + "): the variant's estimate is too low");
+                continue;
+            }
+            if (!point.time.complete) {
+                report.cancelled = true;
+                finish(PointStatus::Cancelled, "cancelled after " + std::to_string(point.time.samples_ms.size()) +
+                                                   " timed runs");
+                continue;
+            }
+            finish(PointStatus::Measured, "");
+        }
+    }
+    fill_derived_figures(report);
+    progress("done", 0);
+    return report;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,55 @@
+#include "timing.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace attnscope {
+
+double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
+
+TimingStats summarize_times(const std::vector<double>& samples_ms) {
+    TimingStats s;
+    s.samples_ms = samples_ms;
+    if (samples_ms.empty()) return s;
+    std::vector<double> sorted = samples_ms;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t k = sorted.size();
+    s.median_ms = k % 2 ? sorted[k / 2] : 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]);
+    s.min_ms = sorted.front();
+    s.max_ms = sorted.back();
+    s.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(k);
+    return s;
+}
+
+TimingStats time_repeated(const std::function<double()>& run_once, const TimingPlan& plan,
+                          const std::function<bool()>& should_stop, const std::function<void(int, int)>& on_run) {
+    const int total = std::max(0, plan.warmup) + std::max(0, plan.runs);
+    std::vector<double> samples;
+    double warmup_ms = 0;
+    int warmup_done = 0, done = 0;
+    bool stopped = false;
+    for (int call = 0; call < total; ++call) {
+        if (should_stop && should_stop()) {
+            stopped = true;
+            break;
+        }
+        const double ms = run_once();
+        if (call < plan.warmup) warmup_ms += ms, ++warmup_done;
+        else samples.push_back(ms);
+        ++done;
+        if (on_run) on_run(done, total);
+    }
+    TimingStats s = summarize_times(samples);
+    s.warmup_ms = warmup_ms;
+    s.warmup = warmup_done;
+    s.complete = !stopped && int(samples.size()) == std::max(0, plan.runs);
+    return s;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,51 @@
+// attnscope — repeated wall-clock timing: warm-up runs, then the median of the timed runs with min and max.
+// The clock is the caller's: `run_once` returns its own duration, so a fake can script the samples in tests
+// and a real run can time exactly the part that matters (e.g. Variant::run without freeing the result).
+#pragma once
+#include <chrono>
+#include <functional>
+#include <vector>
+
+namespace attnscope {
+
+/// Summary of the timed runs of one benchmark point (warm-up runs excluded).
+struct TimingStats {
+    double median_ms = 0;             // median of samples (mean of the two middle ones for an even count)
+    double min_ms = 0;                // fastest timed run
+    double max_ms = 0;                // slowest timed run
+    double mean_ms = 0;               // arithmetic mean of samples
+    double warmup_ms = 0;             // total duration of the warm-up runs
+    int warmup = 0;                   // warm-up runs done
+    std::vector<double> samples_ms;   // every timed run in order
+    bool complete = false;            // false when stopped before all requested runs
+};
+
+/// How many runs to make.
+struct TimingPlan {
+    int warmup = 1;  // runs made and discarded first (caches, page faults, thread pool start-up)
+    int runs = 5;    // timed runs summarised by the median
+};
+
+/// Median/min/max/mean of `samples_ms` (may be empty: all zero). Sorting is done on a copy.
+TimingStats summarize_times(const std::vector<double>& samples_ms);
+
+/// Calls `run_once` plan.warmup + plan.runs times (it returns its own duration in ms) and summarises the
+/// timed runs. `should_stop` (may be empty) is asked before each call; `on_run(done, total)` (may be empty)
+/// after each call. Exceptions from run_once propagate.
+TimingStats time_repeated(const std::function<double()>& run_once, const TimingPlan& plan,
+                          const std::function<bool()>& should_stop = {},
+                          const std::function<void(int, int)>& on_run = {});
+
+/// CPU time consumed so far by all threads of this process, in ms (CLOCK_PROCESS_CPUTIME_ID). On a shared
+/// machine the CPU time of a run is a contention-robust companion to its wall time (spin-waits included).
+double process_cpu_ms();
+
+/// Wall-clock milliseconds taken by f().
+template <class F>
+double wall_ms(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace attnscope

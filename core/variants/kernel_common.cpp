@@ -1,0 +1,48 @@
+#include "kernel_common.h"
+
+#include "../primitives/feature_maps.h"
+
+namespace attnscope {
+
+Tensor3 kernel_effective_matrix(Backend& backend, const Tensor3& phi_Q, const Tensor3& phi_K, const Tensor3* denom,
+                                bool causal) {
+    const int H = phi_Q.heads(), n = phi_Q.rows(), m = phi_K.rows();
+    Tensor3 P(H, n, m);
+    backend.gemm(phi_Q, false, phi_K, true, 1.0f, 0.0f, P);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            const float D = denom ? denom->at(h, i, 0) : 1.0f;
+            float* row = P.head_data(h) + static_cast<int64_t>(i) * m;
+            for (int j = 0; j < m; ++j) row[j] = causal && j > i ? 0.0f : fmap::safe_divide(row[j], D);
+        }
+    return P;
+}
+
+double linear_attention_flops(int H, int n, int f, int dv, bool causal) {
+    // φKᵀV and φQ·S: 2·n·f·dv each; z and D: 2·n·f each.
+    double per_head = 4.0 * n * f * dv + 4.0 * n * f;
+    // Causal chunks add the masked c×c block (φQφKᵀ) and its product with V.
+    if (causal) per_head += 2.0 * n * kLinearAttentionChunk * (f + dv);
+    return H * per_head;
+}
+
+double kernel_bytes(const Heads& h, int f) {
+    return 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv() + 2.0 * f + 1.0);
+}
+
+void note_zero_denominators(const Tensor3& denom, Structure& structure) {
+    int64_t zero = 0;
+    for (int64_t k = 0; k < denom.size(); ++k) zero += denom.data()[k] == 0.0f;
+    if (zero > 0)
+        structure.notes.push_back(std::to_string(zero) + " row(s) had D = 0 (no feature overlap with any key): their "
+                                  "output is 0; use more features or another kind");
+}
+
+void note_matrix_skipped(int n, const RunOptions& options, Structure& structure) {
+    if (options.want_matrix && n > options.max_matrix_n)
+        structure.notes.push_back("P̃ not materialised: n = " + std::to_string(n) + " exceeds the display limit " +
+                                  std::to_string(options.max_matrix_n));
+}
+
+}  // namespace attnscope

@@ -1,0 +1,139 @@
+// attnscope — deterministic kernel attention: `linear` (Katharopoulos 2020), `efficient` (Shen 2018) and
+// `taylor` (Li 2020). Each is one feature map per side plus the linear-attention primitive:
+//   linear:    φ = elu + 1;            O_i = φ(q_i)ᵀS / (φ(q_i)ᵀz + ε), causal S_i, z_i = running sums (RNN view)
+//   efficient: ρ_q = softmax over features, ρ_k = softmax over positions; O = ρ_q(Q)·(ρ_k(K)ᵀV), no 1/√d,
+//              no extra normalisation (rows of ρ_q(Q)ρ_k(K)ᵀ already sum to 1); non-causal
+//   taylor:    φ = [1, x̂] with x̂ = x/‖x‖, so φ(q)·φ(k) = 1 + q̂·k̂ ∈ [0, 2];
+//              O_i = (Σ_j v_j + (Σ_j v_j k̂_jᵀ) q̂_i) / (n + q̂_i·(Σ_j k̂_j + ε)) (ε on every component of Σk̂)
+// None builds an n×n matrix; P̃ = D⁻¹φ(Q)φ(K)ᵀ is made only for display.
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "common_params.h"
+#include "kernel_common.h"
+#include "registry.h"
+
+namespace attnscope {
+
+namespace {
+
+/// One side's feature map and the linear-attention settings of a deterministic kernel variant.
+struct KernelRecipe {
+    FeatureMap q_map, k_map;
+    bool prepend_one = false;  // φ = [1, map(x)]
+    bool normalise = true;
+    float d_eps = 0, z_eps = 0;
+    int z_eps_first = 0;
+};
+
+RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& h, const Params& p,
+                     const RunOptions& options, Backend& backend) {
+    RunResult r;
+    r.variant = id;
+    r.params = p;
+    r.causal = p.get_or("causal", 0) != 0;
+    const int f = feature_map_columns(k.q_map, 0, h.d(), k.prepend_one);
+    Tensor3 phi_Q, phi_K, denom;
+    {
+        CostMeter meter;
+        phi_Q = Tensor3(h.heads(), h.n(), f);
+        phi_K = Tensor3(h.heads(), h.n(), f);
+        FeatureMapArgs fa;
+        fa.prepend_one = k.prepend_one;
+        fa.X = &h.Q, fa.out = &phi_Q, fa.map = k.q_map, fa.is_query = true;
+        backend.feature_map(fa);
+        fa.X = &h.K, fa.out = &phi_K, fa.map = k.k_map, fa.is_query = false;
+        backend.feature_map(fa);
+        r.O = Tensor3(h.heads(), h.n(), h.dv());
+        denom = Tensor3(h.heads(), h.n(), 1);
+        LinearAttentionArgs la;
+        la.phi_Q = &phi_Q, la.phi_K = &phi_K, la.V = &h.V, la.causal = r.causal, la.chunk = kLinearAttentionChunk;
+        la.normalise = k.normalise, la.d_eps = k.d_eps, la.z_eps = k.z_eps, la.z_eps_first = k.z_eps_first;
+        la.O = &r.O, la.denom = &denom;
+        backend.linear_attention(la);
+        meter.stop(r.cost);
+    }
+    r.cost.flops = h.heads() * 6.0 * h.n() * h.d() + linear_attention_flops(h.heads(), h.n(), f, h.dv(), r.causal);
+    r.cost.bytes = kernel_bytes(h, f);
+    if (k.normalise) note_zero_denominators(denom, r.structure);
+    if (options.want_matrix && h.n() <= options.max_matrix_n)
+        r.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, k.normalise ? &denom : nullptr, r.causal);
+    note_matrix_skipped(h.n(), options, r.structure);
+    return r;
+}
+
+ParamSpec eps_param(const std::string& help) { return real_param("eps", "ε", help, 1e-6, 0.0, 1.0); }
+
+class LinearVariant : public Variant {
+public:
+    LinearVariant() {
+        m_info = {"linear", "Linear attention (elu+1)", "Katharopoulos et al. 2020",
+                  "φ(x) = elu(x)+1; O_i = φ(Q_i)ᵀΣφ(K_j)V_jᵀ / (φ(Q_i)ᵀΣφ(K_j) + ε)",
+                  {eps_param("ε added to the denominator φ(Q_i)ᵀΣ_j φ(K_j)"),
+                   causal_param(false, "; running sums S_i, Z_i (the RNN view)")},
+                  false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads&) const override { return params; }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        KernelRecipe k{FeatureMap::EluPlusOne, FeatureMap::EluPlusOne};
+        k.d_eps = static_cast<float>(p.get("eps"));
+        return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+class EfficientVariant : public Variant {
+public:
+    EfficientVariant() {
+        m_info = {"efficient", "Efficient attention", "Shen et al. 2018",
+                  "E = ρ_q(Q)·(ρ_k(K)ᵀV): ρ_q softmax over each row's features, ρ_k softmax over positions; no 1/√d; "
+                  "non-causal",
+                  {},
+                  false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads&) const override { return params; }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        KernelRecipe k{FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions};
+        k.normalise = false;
+        return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+class TaylorVariant : public Variant {
+public:
+    TaylorVariant() {
+        m_info = {"taylor", "Linear attention (first-order Taylor)", "Li et al. 2020",
+                  "sim(q,k) = 1 + q̂·k̂ (L2-normalised); O_i = (Σv_j + (Σv_jk̂_jᵀ)q̂_i) / (n + q̂_i·(Σk̂_j + ε))",
+                  {eps_param("ε added to every component of Σ_j k̂_j in the denominator"),
+                   causal_param(false, "; prefix sums over j ≤ i (n becomes i + 1)")},
+                  false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads&) const override { return params; }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};
+        k.prepend_one = true;
+        k.z_eps = static_cast<float>(p.get("eps"));
+        k.z_eps_first = 1;  // column 0 is the constant 1 (it counts n); ε goes on Σk̂ only
+        return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+void add_kernel_variants(std::vector<std::unique_ptr<Variant>>& out) {
+    out.push_back(std::make_unique<LinearVariant>());
+    out.push_back(std::make_unique<EfficientVariant>());
+    out.push_back(std::make_unique<TaylorVariant>());
+}
+
+}  // namespace attnscope

@@ -1,0 +1,184 @@
+// attnscope — `performer` (Choromanski et al. 2021): FAVOR+ random features and linear attention.
+// φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2 − stabiliser), x̂ = d^-¼·x, so E[φ(q)·φ(k)] = exp(q·k/√d), the softmax
+// kernel; O = D⁻¹·φ(Q)·(φ(K)ᵀV), D = diag(φ(Q)·φ(K)ᵀ1), causal by prefix sums. Kinds: positive (FAVOR+),
+// hyperbolic (exp(±ωx̂), 2m columns), trig (sin, cos: the original random Fourier features, may be
+// negative), relu (generalised kernel). Structure: "omega" (1, m, d) always; "phi_Q", "phi_K" (H, n, f)
+// with want_matrix.
+// Conventions (vs peers): the stabiliser is the max of the whole exponent (ωx̂ − ‖x̂‖²/2) per query row and
+// per head for keys, so the largest feature is exactly m^-½ and nothing over- or underflows wholesale;
+// performer-pytorch subtracts the max of ωx̂ only and adds ε = 1e-4 to every feature. Both shifts cancel
+// in D⁻¹, the ε does not: we follow the paper (no ε). See tests/golden/README.md.
+#include "performer.h"
+
+#include <Eigen/QR>
+#include <cmath>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "../primitives/random.h"
+#include "common_params.h"
+#include "kernel_common.h"
+#include "registry.h"
+
+namespace attnscope {
+
+namespace {
+
+// Streams of the counter-based generator (random.h): one per orthogonal block, one for the norms.
+constexpr uint64_t kStreamBlock = 0x5045524630000000ull;  // + block index
+constexpr uint64_t kStreamNorm = 0x50455246'4E4F524Dull;
+constexpr uint64_t kStreamIid = 0x50455246'49494400ull;
+
+const std::vector<std::string> kKinds = {"positive", "hyperbolic", "trig", "relu"};
+const std::vector<std::string> kNorms = {"chi", "sqrt_d"};
+
+FeatureMap kind_map(int kind) {
+    switch (kind) {
+        case 1: return FeatureMap::FavorHyperbolic;
+        case 2: return FeatureMap::FavorTrig;
+        case 3: return FeatureMap::FavorRelu;
+        default: return FeatureMap::FavorPositive;
+    }
+}
+
+/// ⌈d·ln d⌉, at least 1 (d = 1 gives 0).
+int default_features(int d) { return std::max(1, static_cast<int>(std::ceil(d * std::log(static_cast<double>(d))))); }
+
+class PerformerVariant : public Variant {
+public:
+    PerformerVariant() {
+        m_info = {"performer", "Performer (FAVOR+)", "Choromanski et al. 2021",
+                  "φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2), x̂ = d^-¼x; O = D⁻¹·φ(Q)·(φ(K)ᵀV)",
+                  {with_auto_default(int_param("features", "m", "random features m (ω ∈ R^{m×d}); error shrinks as m grows",
+                                               0, 1, 16384),
+                                     "⌈d·ln d⌉"),
+                   choice_param("kind", "φ",
+                                "positive: exp(ωx̂ − ‖x̂‖²/2); hyperbolic: exp(±ωx̂ − ‖x̂‖²/2) (2m columns); "
+                                "trig: exp(‖x̂‖²/2)(sin ωx̂, cos ωx̂) (may be negative); relu: max(ωx̂, 0)",
+                                kKinds, 0),
+                   bool_param("orthogonal", "ORF", "orthogonal random features (QR blocks) instead of i.i.d. Gaussian ω",
+                              true),
+                   choice_param("norm_scaling", "‖ωᵢ‖", "row norms of orthogonal ω: chi = χ(d) samples, sqrt_d = √d",
+                                kNorms, 0),
+                   causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()},
+                  false, true, true};
+        m_info.params[0].log_scale = true;
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Heads& heads) const override {
+        Params p = params;
+        if (!p.has("features")) p.set("features", default_features(heads.d()));
+        return p;
+    }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        return run_performer(h, p, options, backend, nullptr);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+Tensor3 performer_omega(int m, int d, bool orthogonal, OmegaNorm norm, uint64_t seed) {
+    if (m < 1 || d < 1) throw Error("performer needs m ≥ 1 features and d ≥ 1 (got m = " + std::to_string(m) +
+                                    ", d = " + std::to_string(d) + ")");
+    Tensor3 omega(1, m, d);
+    if (!orthogonal) {
+        for (int r = 0; r < m; ++r)
+            for (int c = 0; c < d; ++c)
+                omega.at(0, r, c) = static_cast<float>(rng::normal(seed, kStreamIid, uint64_t(r) * d + c));
+        return omega;
+    }
+    const int blocks = (m + d - 1) / d;
+    for (int b = 0; b < blocks; ++b) {
+        Eigen::MatrixXd G(d, d);
+        for (int r = 0; r < d; ++r)
+            for (int c = 0; c < d; ++c) G(r, c) = rng::normal(seed, kStreamBlock + b, uint64_t(r) * d + c);
+        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(G);
+        Eigen::MatrixXd Q = qr.householderQ();
+        // Signs of diag(R) make Q Haar-distributed (Householder alone biases the column signs).
+        for (int k = 0; k < d; ++k)
+            if (qr.matrixQR()(k, k) < 0) Q.col(k) = -Q.col(k);
+        const int rows = std::min(d, m - b * d);
+        for (int r = 0; r < rows; ++r) {
+            const int row = b * d + r;
+            double length = std::sqrt(static_cast<double>(d));
+            if (norm == OmegaNorm::Chi) {
+                double sq = 0;
+                for (int c = 0; c < d; ++c) {
+                    const double g = rng::normal(seed, kStreamNorm, uint64_t(row) * d + c);
+                    sq += g * g;
+                }
+                length = std::sqrt(sq);
+            }
+            for (int c = 0; c < d; ++c) omega.at(0, row, c) = static_cast<float>(length * Q(c, r));
+        }
+    }
+    return omega;
+}
+
+RunResult run_performer(const Heads& h, const Params& p, const RunOptions& options, Backend& backend,
+                        const Tensor3* omega_given) {
+    RunResult r;
+    r.variant = "performer";
+    r.params = p;
+    r.causal = p.get_bool("causal");
+    const int m = p.get_int("features"), kind = p.get_int("kind"), d = h.d();
+    const FeatureMap map = kind_map(kind);
+    const int f = feature_map_columns(map, m, d);
+    if (omega_given) require_shape(*omega_given, 1, m, d, "the given ω");
+
+    Tensor3 omega, phi_Q, phi_K, denom;
+    {
+        CostMeter meter;
+        omega = omega_given ? *omega_given
+                            : performer_omega(m, d, p.get_bool("orthogonal"),
+                                              p.get_int("norm_scaling") == 1 ? OmegaNorm::SqrtD : OmegaNorm::Chi,
+                                              static_cast<uint64_t>(p.get("seed")));
+        phi_Q = Tensor3(h.heads(), h.n(), f);
+        phi_K = Tensor3(h.heads(), h.n(), f);
+        FeatureMapArgs fa;
+        fa.omega = &omega, fa.map = map, fa.x_scale = static_cast<float>(std::pow(double(d), -0.25));
+        fa.X = &h.Q, fa.out = &phi_Q, fa.is_query = true;
+        backend.feature_map(fa);
+        fa.X = &h.K, fa.out = &phi_K, fa.is_query = false;
+        backend.feature_map(fa);
+        r.O = Tensor3(h.heads(), h.n(), h.dv());
+        denom = Tensor3(h.heads(), h.n(), 1);
+        LinearAttentionArgs la;
+        la.phi_Q = &phi_Q, la.phi_K = &phi_K, la.V = &h.V, la.causal = r.causal, la.chunk = kLinearAttentionChunk;
+        la.O = &r.O, la.denom = &denom;
+        backend.linear_attention(la);
+        meter.stop(r.cost);
+    }
+    // Feature maps: two projections (2·n·m·d each) and a few operations per feature.
+    r.cost.flops = h.heads() * (4.0 * h.n() * m * d + 4.0 * h.n() * f) +
+                   linear_attention_flops(h.heads(), h.n(), f, h.dv(), r.causal);
+    r.cost.bytes = kernel_bytes(h, f) + 4.0 * m * d;
+
+    Structure& s = r.structure;
+    note_zero_denominators(denom, s);
+    if (map == FeatureMap::FavorHyperbolic || map == FeatureMap::FavorTrig)
+        s.notes.push_back("φ has 2m = " + std::to_string(f) + " columns (" +
+                          (map == FeatureMap::FavorTrig ? "sin, cos" : "exp(+ωx̂), exp(−ωx̂)") + ")");
+    if (map == FeatureMap::FavorTrig)
+        s.notes.push_back("trig features can be negative: P̃ may have negative entries and D can approach 0 "
+                          "(row_kl does not apply)");
+    if (!omega_given && !p.get_bool("orthogonal"))
+        s.notes.push_back("orthogonal off: ω rows are i.i.d. N(0, I_d) (norm_scaling unused)");
+    if (options.want_matrix) {
+        if (h.n() <= options.max_matrix_n) r.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, &denom, r.causal);
+        s.matrices["phi_Q"] = std::move(phi_Q);
+        s.matrices["phi_K"] = std::move(phi_K);
+    }
+    note_matrix_skipped(h.n(), options, s);
+    s.matrices["omega"] = std::move(omega);
+    return r;
+}
+
+void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out) {
+    out.push_back(std::make_unique<PerformerVariant>());
+}
+
+}  // namespace attnscope

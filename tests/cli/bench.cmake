@@ -1,0 +1,46 @@
+# `attnscope bench`: bad input exits 2 with one line; a tiny sweep writes the JSON/CSV schema; a memory limit
+# skips points before allocating and says so (no timing is asserted).
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
+expect_exit(2 "at least 5 timed runs" bench --variants flash --n 64 --runs 3)
+expect_exit(2 "unknown variant 'nosuch'" bench --variants nosuch --n 64)
+expect_exit(2 "is not a length" bench --variants flash --n 64:abc)
+expect_exit(2 "runs backwards" bench --variants flash --n 4096:1024)
+expect_exit(2 "no variant given" bench --n 64)
+expect_exit(2 "--markdown is written by --linformer-table only" bench --variants flash --n 64 --markdown x.md)
+expect_exit(2 "cannot write '/nonexistent-dir/b.json'" bench --variants flash --n 64 --json /nonexistent-dir/b.json)
+
+set(json ${WORK_DIR}/bench.json)
+set(csv ${WORK_DIR}/bench.csv)
+file(REMOVE ${json} ${csv})
+execute_process(COMMAND ${ATTNSCOPE} bench --variants flash,full --n 64:128 --heads 1 --dim 16 --gemm-size 256
+                --json ${json} --csv ${csv} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "bench failed (${rc}): ${err}")
+endif()
+file(READ ${json} text)
+string(JSON schema GET "${text}" schema)
+string(JSON count LENGTH "${text}" points)
+string(JSON status GET "${text}" points 3 status)
+string(JSON label GET "${text}" points 3 label)
+string(JSON samples LENGTH "${text}" points 3 time_ms samples)
+string(JSON gemm GET "${text}" machine gemm gflops)
+if(NOT schema STREQUAL "attnscope.bench/1" OR NOT count EQUAL 4 OR NOT status STREQUAL "measured"
+   OR NOT label STREQUAL "full" OR NOT samples EQUAL 5 OR NOT gemm GREATER 0)
+  message(FATAL_ERROR "unexpected bench JSON: schema=${schema} points=${count} status=${status} label=${label} "
+                      "samples=${samples} gemm=${gemm}")
+endif()
+file(STRINGS ${csv} rows)
+list(LENGTH rows nrows)
+list(GET rows 0 header)
+if(NOT nrows EQUAL 5 OR NOT header MATCHES "^variant,label,n,heads,dim,value_dim,causal,status,median_ms")
+  message(FATAL_ERROR "unexpected bench CSV (${nrows} lines): ${header}")
+endif()
+
+execute_process(COMMAND ${ATTNSCOPE} bench --variants flash --n 1024 --heads 1 --dim 16 --no-machine
+                --memory-limit-mib 1 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${out}")
+string(FIND "${out}" "skipped-memory: the input Q, K, V needs an estimated" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "--memory-limit-mib 1 should skip with the reason (exit ${rc}):\n${out}\n${err}")
+endif()

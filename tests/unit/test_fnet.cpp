@@ -1,0 +1,84 @@
+// fnet on every backend: the FFT path against a direct O(n²·c²) DFT, the sequence-mixing matrix P̃, the
+// choice of X (layer input when given, else V), and metrics that skip what does not apply.
+#include <cmath>
+#include <numbers>
+
+#include "core/analysis/metrics.h"
+#include "kernel_test_util.h"
+
+namespace attnscope::test {
+namespace {
+
+/// Re Σ_a Σ_b X[a][b]·exp(−2πi(ia/n + jb/c)) = Σ_a Σ_b X[a][b]·cos(2π(ia/n + jb/c)), in double.
+MatD direct_dft_real(const MatD& X) {
+    const int n = static_cast<int>(X.rows()), c = static_cast<int>(X.cols());
+    MatD Y(n, c);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < c; ++j) {
+            double s = 0;
+            for (int a = 0; a < n; ++a)
+                for (int b = 0; b < c; ++b)
+                    s += X(a, b) * std::cos(2.0 * std::numbers::pi * (double(i * a % n) / n + double(j * b % c) / c));
+            Y(i, j) = s;
+        }
+    return Y;
+}
+
+class FnetBackend : public testing::TestWithParam<std::string> {};
+
+TEST_P(FnetBackend, EqualsDirectDft) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (int n : {1, 2, 7, 16, 33})
+        for (int c : {1, 5, 6}) {
+            const double tol = 1e-5;
+            std::cout << "[case] backend=" << GetParam() << " fnet on V: H=2 n=" << n << " c=dv=" << c << " tol=" << tol
+                      << " (relative to max |Y|)\n";
+            const Heads in = seeded_heads(2, n, 3, c, 31);
+            const RunResult r = run_by_id("fnet", in, *backend, {});
+            ASSERT_EQ(r.O.heads(), 2);
+            for (int h = 0; h < 2; ++h) EXPECT_LE(max_rel_diff(head_d(r.O, h), direct_dft_real(head_d(in.V, h))), tol);
+            ASSERT_TRUE(r.P_eff);
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    EXPECT_NEAR(r.P_eff->at(1, i, j), std::cos(2.0 * std::numbers::pi * i * j / n), 1e-5);
+        }
+}
+
+TEST_P(FnetBackend, MixesLayerInputWhenGiven) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    std::cout << "[case] backend=" << GetParam() << " fnet with X (1, 12, 20) beside Q/K/V (3, 12, 4): Y is (1, 12, 20); "
+              << "rel_err_out and row_kl unset, rel_err_attn set\n";
+    Heads in = seeded_heads(3, 12, 4, 4, 32);
+    in.X = seeded_tensor(1, 12, 20, 33);
+    RunOptions options;
+    options.want_matrix = true;
+    ReferenceCache refs(in, true);
+    const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, &refs);
+    ASSERT_EQ(r.O.heads(), 1);
+    ASSERT_EQ(r.O.cols(), 20);
+    EXPECT_LE(max_rel_diff(head_d(r.O, 0), direct_dft_real(head_d(in.X, 0))), 1e-5);
+    EXPECT_FALSE(r.metrics.rel_err_out.has_value());
+    EXPECT_FALSE(r.metrics.row_kl.has_value());
+    // P̃ has one head here; the reference has three, so the matrix error does not apply either.
+    EXPECT_FALSE(r.metrics.rel_err_attn.has_value());
+    in.X = seeded_tensor(1, 11, 20, 33);
+    EXPECT_THROW(run_variant(in, parse_variant_request("fnet", {}), options, *backend, nullptr), Error);
+}
+
+TEST_P(FnetBackend, MetricsOnVSkipRowKl) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    std::cout << "[case] backend=" << GetParam() << " fnet on V (2, 16, 8) with metrics: rel_err_out set, row_kl unset\n";
+    const Heads in = seeded_heads(2, 16, 8, 8, 34);
+    RunOptions options;
+    options.want_matrix = true;
+    ReferenceCache refs(in, true);
+    const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, &refs);
+    EXPECT_TRUE(r.metrics.rel_err_out.has_value());
+    EXPECT_TRUE(r.metrics.rel_err_attn.has_value());
+    EXPECT_FALSE(r.metrics.row_kl.has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, FnetBackend, testing::ValuesIn(suite_backends()), backend_name);
+
+}  // namespace
+}  // namespace attnscope::test
