@@ -95,7 +95,7 @@ void draw_spectrum_panel(App& app) {
         ImGui::Text("cumulative share at k = %d", st.k);
         if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
             ImGui::TableSetupColumn("matrix");
-            ImGui::TableSetupColumn("Σ_{i≤k} σ_i² / Σ σ²");
+            ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ");
             ImGui::TableHeadersRow();
             for (const auto& s : series) {
                 ImGui::TableNextRow();
