@@ -1,5 +1,5 @@
 // attnscope — Spectrum panel: singular values of the exact P and of each variant's P_eff, with the normalised
-// cumulative energy (Linformer Fig. 1 left) and the energy captured at a chosen rank k.
+// normalised cumulative sum of σ (Linformer Fig. 1 left) and its value at a chosen rank k.
 #include <imgui.h>
 #include <implot.h>
 
@@ -29,7 +29,7 @@ void draw_spectrum_panel(App& app) {
     const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 1;
     ImGui::SliderInt("rank k", &st.k, 1, std::max(1, n), "%d", ImGuiSliderFlags_Logarithmic);
     if (app.snap && app.snap->heads) st.k = std::clamp(st.k, 1, std::max(1, n));
-    ImGui::SetItemTooltip("where the captured energy Σ_{i≤k} σ_i² / Σ σ² is read (the Linformer projection size k)");
+    ImGui::SetItemTooltip("where the normalised cumulative sum Σ_{i≤k} σ_i / Σ σ is read (the Linformer projection size k)");
     const auto snap = app.snap;
     struct Series {
         std::string name;
@@ -76,8 +76,8 @@ void draw_spectrum_panel(App& app) {
             ImPlot::EndPlot();
         }
         ImGui::SameLine();
-        if (ImPlot::BeginPlot("normalised cumulative energy Σ_{j≤i} σ_j² / Σ σ²", ImVec2(w, h))) {
-            ImPlot::SetupAxes("index i", "captured energy", ImPlotAxisFlags_AutoFit, 0);
+        if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", ImVec2(w, h))) {
+            ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
             ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
             ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);
             for (const auto& s : series) {
@@ -92,10 +92,10 @@ void draw_spectrum_panel(App& app) {
         }
         ImGui::SameLine();
         ImGui::BeginGroup();
-        ImGui::Text("energy captured at k = %d", st.k);
+        ImGui::Text("cumulative share at k = %d", st.k);
         if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
             ImGui::TableSetupColumn("matrix");
-            ImGui::TableSetupColumn("Σ_{i≤k} σ_i² / Σ σ²");
+            ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ");
             ImGui::TableHeadersRow();
             for (const auto& s : series) {
                 ImGui::TableNextRow();
@@ -107,10 +107,10 @@ void draw_spectrum_panel(App& app) {
             }
             ImGui::EndTable();
         }
-        ImGui::TextWrapped("A matrix that keeps most energy at small k is close to low rank: Linformer's k×n "
+        ImGui::TextWrapped("A matrix whose cumulative share is high at small k is close to low rank: Linformer's k×n "
                            "projection loses little there.");
         ImGui::SeparatorText("text: layers × heads");
-        placeholder("Planned: with text input, a layers × heads heatmap of the energy captured at k "
+        placeholder("Planned: with text input, a layers × heads heatmap of the cumulative share at k "
                     "(Linformer Fig. 1 right). It needs spectra of every layer, which the worker does not compute yet.");
         ImGui::EndGroup();
     }

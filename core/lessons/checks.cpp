@@ -10,6 +10,8 @@ namespace {
 std::map<std::string, LessonCheck> build_checks() {
     std::map<std::string, LessonCheck> checks;
     add_sparse_lesson_checks(checks);
+    add_lowrank_lesson_checks(checks);
+    add_kernel_lesson_checks(checks);
     return checks;
 }
 

@@ -18,6 +18,8 @@ const LessonCheck* find_lesson_check(const std::string& id);
 
 /// Adders of the per-topic check files.
 void add_sparse_lesson_checks(std::map<std::string, LessonCheck>& checks);
+void add_lowrank_lesson_checks(std::map<std::string, LessonCheck>& checks);
+void add_kernel_lesson_checks(std::map<std::string, LessonCheck>& checks);
 
 /// Helper for checks: a line that passes when measured ≤ limit (or ≥ when `at_least`).
 CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least);
