@@ -48,48 +48,10 @@ struct BenchOptionsCli {
     bool memory_only = false;
 };
 
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const std::string& item : items) {
-        std::stringstream ss(item);
-        std::string part;
-        while (std::getline(ss, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
-
-/// --set NAME=VALUE goes to every chosen variant that has NAME (VARIANT.NAME=VALUE to one); --causal to all.
+/// One spec per chosen variant, with the same --set / --causal rules as `run`.
 std::vector<BenchVariantSpec> build_specs(const BenchOptionsCli& o) {
-    const std::vector<std::string> ids = split_list(o.variants);
-    if (ids.empty()) throw Error("no variant given: pass --variants ID[,ID...] (see `attnscope variants`)");
-    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
-    for (const std::string& text : o.sets) {
-        auto [name, value] = split_assignment(text);
-        std::string only;
-        if (const auto dot = name.find('.'); dot != std::string::npos) only = name.substr(0, dot), name = name.substr(dot + 1);
-        bool used = false;
-        for (size_t k = 0; k < ids.size(); ++k) {
-            if (!only.empty() && ids[k] != only) continue;
-            if (find_param(find_variant(ids[k]).info().params, name) || !only.empty())
-                assigned[k].emplace_back(name, value), used = true;
-        }
-        if (!used)
-            throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +
-                        "' (see `attnscope variants`)");
-    }
-    if (o.causal)
-        for (size_t k = 0; k < ids.size(); ++k) {
-            const VariantInfo& info = find_variant(ids[k]).info();
-            if (!find_param(info.params, "causal"))
-                throw Error("--causal: " + ids[k] + " has no causal form (" + info.summary + "); drop --causal or the variant");
-            assigned[k].emplace_back("causal", "1");
-        }
     std::vector<BenchVariantSpec> out;
-    for (size_t k = 0; k < ids.size(); ++k) {
-        const VariantRequest request = parse_variant_request(ids[k], assigned[k]);
-        out.push_back({ids[k], request.params, ids[k]});
-    }
+    for (const VariantRequest& r : build_variant_requests(o.variants, o.sets, o.causal)) out.push_back({r.id, r.params, r.id});
     return out;
 }
 

@@ -33,51 +33,6 @@ struct RunOptionsCli {
     std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
 };
 
-/// Splits "a,b" lists (CLI11 also accepts repeated --variant).
-std::vector<std::string> split_commas(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const std::string& item : items) {
-        std::stringstream ss(item);
-        std::string part;
-        while (std::getline(ss, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
-
-/// Distributes --set NAME=VALUE to every variant with that parameter ("VARIANT.NAME=VALUE" to one) and
-/// --causal to every variant; an assignment no variant accepts is an error.
-std::vector<VariantRequest> build_requests(const RunOptionsCli& o) {
-    const std::vector<std::string> ids = split_commas(o.variants);
-    if (ids.empty()) throw Error("no variant given: pass --variant ID[,ID...] (see `attnscope variants`)");
-    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
-    for (const std::string& text : o.sets) {
-        auto [name, value] = split_assignment(text);
-        std::string only;
-        if (const auto dot = name.find('.'); dot != std::string::npos) only = name.substr(0, dot), name = name.substr(dot + 1);
-        bool used = false;
-        for (size_t k = 0; k < ids.size(); ++k) {
-            if (!only.empty() && ids[k] != only) continue;
-            const VariantInfo& info = find_variant(ids[k]).info();
-            if (find_param(info.params, name) || !only.empty()) assigned[k].emplace_back(name, value), used = true;
-        }
-        if (!used)
-            throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +
-                        "' (see `attnscope variants`)");
-    }
-    if (o.causal)
-        for (size_t k = 0; k < ids.size(); ++k) {
-            const VariantInfo& info = find_variant(ids[k]).info();
-            if (find_param(info.params, "causal")) assigned[k].emplace_back("causal", "1");
-            else if (find_param(info.params, "bidirectional")) assigned[k].emplace_back("bidirectional", "0");
-            else if (!info.always_causal)
-                throw Error("--causal: " + ids[k] + " has no causal form (" + info.summary + "); drop --causal or the variant");
-        }
-    std::vector<VariantRequest> out;
-    for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));
-    return out;
-}
-
 std::string format_metric(const std::optional<double>& v) {
     if (!v) return "-";
     if (std::isinf(*v)) return "inf";
@@ -147,7 +102,7 @@ void print_whatif(const std::vector<WhatIfResult>& whatifs) {
 
 int execute(const RunOptionsCli& o) {
     if (o.matrix_limit < 0) throw Error("--matrix-limit must be ≥ 0");
-    const std::vector<VariantRequest> requests = build_requests(o);
+    const std::vector<VariantRequest> requests = build_variant_requests(o.variants, o.sets, o.causal);
     if (!o.json_path.empty()) require_writable(o.json_path);
     if (!o.png_dir.empty()) {
         std::error_code ec;

@@ -29,42 +29,6 @@ struct SpectrumOptionsCli {
     int head = 0;
 };
 
-std::vector<std::string> split_ids(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const std::string& item : items) {
-        std::stringstream ss(item);
-        std::string part;
-        while (std::getline(ss, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
-
-/// --set NAME=VALUE goes to every chosen variant with that parameter, VARIANT.NAME=VALUE to one (as in `run`).
-std::vector<VariantRequest> build_requests(const SpectrumOptionsCli& o) {
-    const std::vector<std::string> ids = split_ids(o.variants);
-    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
-    for (const std::string& text : o.sets) {
-        auto [name, value] = split_assignment(text);
-        std::string only;
-        if (const auto dot = name.find('.'); dot != std::string::npos) only = name.substr(0, dot), name = name.substr(dot + 1);
-        bool used = false;
-        for (size_t k = 0; k < ids.size(); ++k) {
-            if (!only.empty() && ids[k] != only) continue;
-            if (find_param(find_variant(ids[k]).info().params, name) || !only.empty()) assigned[k].emplace_back(name, value), used = true;
-        }
-        if (!used) throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name + "'");
-    }
-    for (size_t k = 0; k < ids.size() && o.causal; ++k) {
-        if (!find_param(find_variant(ids[k]).info().params, "causal"))
-            throw Error("--causal: " + ids[k] + " has no causal form; drop --causal or the variant");
-        assigned[k].emplace_back("causal", "1");
-    }
-    std::vector<VariantRequest> out;
-    for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));
-    return out;
-}
-
 /// Cumulative value at rank k (1-based), or -1 when the spectrum is shorter.
 double cumulative_at(const Spectrum& s, int k) {
     return k <= static_cast<int>(s.cumulative.size()) ? s.cumulative[k - 1] : -1.0;
@@ -96,7 +60,9 @@ nlohmann::json spectrum_json(const std::string& name, int head, const Spectrum& 
 
 int execute(const SpectrumOptionsCli& o) {
     if (o.top < 1) throw Error("--top must be ≥ 1 (number of singular values reported)");
-    const std::vector<VariantRequest> requests = build_requests(o);
+    // Without --variant the command shows the spectrum of the exact P alone.
+    const std::vector<VariantRequest> requests =
+        o.variants.empty() ? std::vector<VariantRequest>{} : build_variant_requests(o.variants, o.sets, o.causal);
     if (!o.json_path.empty()) require_writable(o.json_path);
     const Heads heads = load_input(o.input);
     validate_heads(heads);

@@ -1,5 +1,7 @@
 #include "input_options.h"
 
+#include "core/variants/registry.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +14,23 @@
 #include "core/data/text_model.h"
 
 namespace attnscope::cli {
+
+namespace {
+
+/// Splits "a,b" lists (CLI11 also accepts repeated --variant).
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const std::string& item : items) {
+        std::stringstream ss(item);
+        std::string part;
+        while (std::getline(ss, part, ','))
+            if (!part.empty()) out.push_back(part);
+    }
+    return out;
+}
+
+}  // namespace
+
 
 void add_input_options(CLI::App& sub, InputOptions& o) {
     std::string scenarios;
@@ -117,5 +136,38 @@ void require_writable(const std::string& path) {
     out.close();
     std::remove(probe.c_str());
 }
+
+std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
+                                                   const std::vector<std::string>& sets, bool causal) {
+    const std::vector<std::string> ids = split_commas(variant_lists);
+    if (ids.empty()) throw Error("no variant given: pass --variant ID[,ID...] (see `attnscope variants`)");
+    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
+    for (const std::string& text : sets) {
+        auto [name, value] = split_assignment(text);
+        std::string only;
+        if (const auto dot = name.find('.'); dot != std::string::npos) only = name.substr(0, dot), name = name.substr(dot + 1);
+        bool used = false;
+        for (size_t k = 0; k < ids.size(); ++k) {
+            if (!only.empty() && ids[k] != only) continue;
+            const VariantInfo& info = find_variant(ids[k]).info();
+            if (find_param(info.params, name) || !only.empty()) assigned[k].emplace_back(name, value), used = true;
+        }
+        if (!used)
+            throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +
+                        "' (see `attnscope variants`)");
+    }
+    if (causal)
+        for (size_t k = 0; k < ids.size(); ++k) {
+            const VariantInfo& info = find_variant(ids[k]).info();
+            if (find_param(info.params, "causal")) assigned[k].emplace_back("causal", "1");
+            else if (find_param(info.params, "bidirectional")) assigned[k].emplace_back("bidirectional", "0");
+            else if (!info.always_causal)
+                throw Error("--causal: " + ids[k] + " has no causal form (" + info.summary + "); drop --causal or the variant");
+        }
+    std::vector<VariantRequest> out;
+    for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));
+    return out;
+}
+
 
 }  // namespace attnscope::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/experiment.h"
 #include "core/variants/variant.h"
 
 namespace attnscope::cli {
@@ -67,6 +68,13 @@ std::string input_text(const InputOptions& options);
 
 /// Parses "NAME=VALUE" (or "VARIANT.NAME=VALUE"); throws Error when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text);
+
+/// One request per variant id in `variant_lists` ("a,b" and repeated options both work). `sets` are
+/// NAME=VALUE (to every chosen variant with that parameter) or VARIANT.NAME=VALUE (to one); `causal` sets the
+/// causal form on every variant (causal=1, bidirectional=0, or nothing for variants causal by construction).
+/// Throws Error for no ids, unknown variants, assignments no variant accepts, bad values, or no causal form.
+std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
+                                                   const std::vector<std::string>& sets, bool causal);
 
 /// Throws Error unless `path` can be created for writing (checked before long computations).
 void require_writable(const std::string& path);

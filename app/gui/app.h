@@ -32,8 +32,9 @@ struct InputState {
     InputSpec spec;             // scenario or text
     int max_matrix_n = 4096;    // materialise P_eff up to this n
     int view_size = 1024;       // pooled texture side
-    void reset() { *this = InputState{}; spec.scenario.kind = ScenarioKind::Local; spec.scenario.n = 256;
-                   spec.scenario.heads = 4; spec.scenario.dim = 64; spec.text = "The quick brown fox jumps over the lazy dog."; }
+    /// First start: the default sample text through the encoder when the model is installed, else a
+    /// synthetic scenario (the Input panel then says how to install the model).
+    void reset();
 };
 
 /// One selected variant with the values the user set (unset auto parameters stay unset).

@@ -2,6 +2,8 @@
 // Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
 //        [SECTION] Self-test  [SECTION] Main loop
 #include "gui_app.h"
+#include "core/data/samples.h"
+#include "core/data/text_input.h"
 
 #include <epoxy/gl.h>
 // GLFW after the GL loader so it does not pull in the system GL header first.
@@ -94,12 +96,28 @@ void VariantsState::add(const std::string& id) {
     slots.push_back(std::move(slot));
 }
 
+void InputState::reset() {
+    *this = InputState{};
+    spec.scenario.kind = ScenarioKind::Local;
+    spec.scenario.n = 256;
+    spec.scenario.heads = 4;
+    spec.scenario.dim = 64;
+    spec.text = default_sample_text();
+    spec.layer = 5;  // the top layer: its heads are the most skewed (lesson low-rank)
+    std::error_code ec;
+    const bool model_installed = std::filesystem::exists(std::filesystem::path(default_model_dir()) / "model.safetensors", ec);
+    spec.mode = text_input_available() && model_installed ? InputMode::Text : InputMode::Synthetic;
+}
+
 void VariantsState::reset() {
     *this = VariantsState{};
-    for (const auto& v : all_variants()) {
-        if (slots.size() >= 2) break;
-        add(v->info().id);
-    }
+    // One exact, one sparse, one hashing variant: three different pictures of the same attention.
+    for (const char* id : {"full", "bigbird", "lsh"})
+        for (const auto& v : all_variants())
+            if (v->info().id == id) add(id);
+    if (slots.empty())
+        for (const auto& v : all_variants())
+            if (slots.size() < 2) add(v->info().id);
 }
 
 void App::post_batch() {
