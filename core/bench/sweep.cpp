@@ -401,6 +401,17 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 point.estimate_bytes = variant.estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
                 point.estimate_is_default =
                     point.estimate_bytes == variant.Variant::estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
+                // Without an override, a point measured at a smaller n is a better guide than "an n×n matrix per
+                // head": grow its measured peak quadratically (never an underestimate for a variant whose memory is
+                // at most quadratic in n), and keep the smaller of the two.
+                if (point.estimate_is_default) {
+                    const auto& seen = measured_by_label[point.label];
+                    if (!seen.empty() && seen.back()->n > 0 && seen.back()->n < n) {
+                        const double growth = double(n) / seen.back()->n;
+                        const auto extrapolated = static_cast<int64_t>(double(seen.back()->peak_bytes) * growth * growth);
+                        point.estimate_bytes = std::min(point.estimate_bytes, extrapolated);
+                    }
+                }
             } catch (const Error& e) {
                 finish(PointStatus::Failed, e.what());
                 continue;
