@@ -172,7 +172,7 @@ void add_plot_colormaps();
 /// ImPlot colormap index of a project colormap.
 int plot_colormap(Colormap map);
 /// A one-line grey sentence telling what would appear here and which variant provides it.
-void placeholder(const char* text);
+void hint_text(const char* text);
 /// Token text or position label of index i, e.g. "12 'fox'".
 std::string position_label(const Heads* heads, int i);
 /// Starts writing head `head` of v's P_eff as "csv" or every head as "npy" off the UI thread; the status bar

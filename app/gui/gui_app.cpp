@@ -145,7 +145,7 @@ std::string export_path(App& app, const std::string& name) {
     return (std::filesystem::path(app.exports.dir) / name).string();
 }
 
-void placeholder(const char* text) {
+void hint_text(const char* text) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.72f, 0.78f, 1));
     ImGui::TextWrapped("%s", text);
     ImGui::PopStyleColor();

@@ -54,7 +54,7 @@ void draw_synthetic(App& app) {
 void draw_text(App& app) {
     InputSpec& in = app.input.spec;
     if (!text_input_available()) {
-        placeholder("Text mode runs a real encoder (all-MiniLM-L6-v2) on your sentence and shows its per-layer, "
+        hint_text("Text mode runs a real encoder (all-MiniLM-L6-v2) on your sentence and shows its per-layer, "
                     "per-head attention with token labels. It arrives with core/data/text_input.h (text branch); "
                     "until then use Synthetic.");
         return;

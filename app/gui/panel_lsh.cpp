@@ -102,7 +102,7 @@ void draw_lsh_panel(App& app) {
         lsh.push_back(&preview);
     }
     if (lsh.empty()) {
-        placeholder("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "
+        hint_text("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "
                     "colour strip of each token's bucket, the tokens sorted by bucket with the chunk borders, which "
                     "keys collide with a query across rounds, and the normalised vectors in 2-D coloured by bucket. "
                     "Add the `lsh` variant in Variants to fill it (it comes with the hashing branch).");
@@ -191,7 +191,7 @@ void draw_lsh_panel(App& app) {
             ImGui::TextDisabled("Colours are the true buckets; for d > 2 this plane is a projection, so sectors overlap.");
         }
     } else {
-        placeholder("The 2-D view needs the rotation matrix \"rotation/r0\" from the lsh variant.");
+        hint_text("The 2-D view needs the rotation matrix \"rotation/r0\" from the lsh variant.");
     }
     ImGui::EndChild();
     ImGui::End();

@@ -347,7 +347,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     if (v.result) metric_badges(*v.result);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
-        placeholder(!v.matrix_note.empty() ? v.matrix_note.c_str()
+        hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()
                     : diff ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
                            : "No matrix to show.");
         if (v.result) export_row(app, v, head, cell_rect);
@@ -549,7 +549,7 @@ void draw_matrices_panel(App& app) {
         ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing…");
     }
     if (!snap || !snap->heads) {
-        placeholder(snap ? "The input could not be built: see the message above." : "Computing the first result…");
+        hint_text(snap ? "The input could not be built: see the message above." : "Computing the first result…");
         ImGui::End();
         return;
     }
@@ -557,7 +557,7 @@ void draw_matrices_panel(App& app) {
     if (vw.fit_next || vw.fitted_n != n)  // a new length invalidates the old zoom
         vw.x_min = 0, vw.x_max = n, vw.y_min = 0, vw.y_max = n, vw.fit_next = false, vw.fitted_n = n;
     if (snap->variants.empty()) {
-        placeholder("Add a variant in the Variants panel to see its attention matrix here.");
+        hint_text("Add a variant in the Variants panel to see its attention matrix here.");
         ImGui::End();
         return;
     }

@@ -101,7 +101,7 @@ void draw_performance_panel(App& app) {
     if (running) ImGui::ProgressBar(app.sweeps.progress(), ImVec2(-1, 0), "sweeping…");
     const auto s = app.sweep;
     if (!s) {
-        placeholder("Press Run sweep to time the selected variants over n on log–log axes, beside the O(n) and O(n²) "
+        hint_text("Press Run sweep to time the selected variants over n on log–log axes, beside the O(n) and O(n²) "
                     "slopes. This is a single-run sweep on the worker; the benchmark engine (bench branch) will "
                     "supply repeated, warmed-up timings here.");
         ImGui::End();

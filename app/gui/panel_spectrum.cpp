@@ -48,9 +48,9 @@ void draw_spectrum_panel(App& app) {
             else series.push_back({v.name + " P_eff", &*v.spectrum});
         }
     if (!st.enabled) {
-        placeholder("Spectra are off. Turn on 'compute spectra' to see the singular values of P and of every P_eff.");
+        hint_text("Spectra are off. Turn on 'compute spectra' to see the singular values of P and of every P_eff.");
     } else if (series.empty()) {
-        placeholder(app.runs.state() == WorkerState::Running
+        hint_text(app.runs.state() == WorkerState::Running
                         ? "Computing singular values…"
                         : "No spectrum yet: it needs a materialised matrix (n up to 'materialise up to n' in Input). "
                           "Low-rank variants (linformer, svd from the low-rank branch) show their rank limit here.");
@@ -110,7 +110,7 @@ void draw_spectrum_panel(App& app) {
         ImGui::TextWrapped("A matrix whose cumulative share is high at small k is close to low rank: Linformer's k×n "
                            "projection loses little there.");
         ImGui::SeparatorText("text: layers × heads");
-        placeholder("Planned: with text input, a layers × heads heatmap of the cumulative share at k "
+        hint_text("Planned: with text input, a layers × heads heatmap of the cumulative share at k "
                     "(Linformer Fig. 1 right). It needs spectra of every layer, which the worker does not compute yet.");
         ImGui::EndGroup();
     }

@@ -210,7 +210,7 @@ void draw_variants_panel(App& app) {
     }
     if (remove >= 0) vs.slots.erase(vs.slots.begin() + remove), app.dirty = true;
     if (move_from >= 0) std::swap(vs.slots[move_from], vs.slots[move_to]), app.dirty = true;
-    if (vs.slots.empty()) placeholder("No variant selected: pick one above and press Add variant.");
+    if (vs.slots.empty()) hint_text("No variant selected: pick one above and press Add variant.");
     ImGui::Separator();
     if (ImGui::Button("Reset variants")) vs.reset(), app.dirty = true;
     ImGui::End();
