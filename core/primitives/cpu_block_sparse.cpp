@@ -13,6 +13,7 @@
 
 #include "block_layout.h"
 #include "cpu_primitives.h"
+#include "cpu_online_tile.h"
 #include "online_softmax.h"
 
 namespace attnscope {
@@ -63,12 +64,13 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
     MatView q(w.q.head_data(tid), rows, d);
     MatView acc(w.acc.head_data(tid), rows, dv);
     float* stats = w.stats.head_data(tid);
-    RowVec run_max(stats, rows), run_sum(stats + b, rows), rescale(stats + 2 * b, rows), block_max(stats + 3 * b, rows);
+    OnlineTileRows st{RowVec(stats, rows), RowVec(stats + b, rows), RowVec(stats + 2 * b, rows),
+                      RowVec(stats + 3 * b, rows)};
 
     q.noalias() = a.scale * a.Q->head(h).middleRows(i0, rows);
     acc.setZero();
-    run_max.setConstant(-INFINITY);
-    run_sum.setZero();
+    st.run_max.setConstant(-INFINITY);
+    st.run_sum.setZero();
 
     const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
     for (int k0 = begin; k0 < end;) {
@@ -100,30 +102,18 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
         if (masked)
             for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
                 fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), -INFINITY);
-        block_max = s.rowwise().maxCoeff();
-        for (int r = 0; r < rows; ++r) {
-            OnlineSoftmaxRow row{run_max[r], run_sum[r]};
-            const float new_max = online_softmax_new_max(row, block_max[r]);
-            rescale[r] = online_softmax_rescale(row.m, new_max);
-            // A row with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN.
-            block_max[r] = new_max == -INFINITY ? 0.0f : new_max;
-            run_max[r] = new_max;
-        }
-        s.array().colwise() -= block_max.array();
-        s.array() = s.array().exp();
+        online_tile_exp(s, st);
         // Vectorised exp may turn −inf into a tiny positive number; forbidden cells must weigh exactly 0.
         if (masked)
             for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
                 fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), 0.0f);
-        run_sum.array() = run_sum.array() * rescale.array() + s.rowwise().sum().array();
-        acc.array().colwise() *= rescale.array();
-        acc.noalias() += s * vc;
+        online_tile_accumulate(s, vc, acc, st);
         k0 = k1;
     }
 
     MatView out(a.O->head_data(h) + static_cast<int64_t>(i0) * dv, rows, dv);
     for (int r = 0; r < rows; ++r) {
-        const OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+        const OnlineSoftmaxRow row{st.run_max[r], st.run_sum[r]};
         out.row(r) = acc.row(r) * online_softmax_inv_sum(row);
         if (a.lse) a.lse->at(h, i0 + r, 0) = online_softmax_lse(row);
     }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "cpu_primitives.h"
+#include "cpu_online_tile.h"
 #include "online_softmax.h"
 
 namespace attnscope {
@@ -38,13 +39,13 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
     MatView q(w.q.head_data(tid), rows, d);
     MatView acc(w.acc.head_data(tid), rows, dv);
     float* stats = w.stats.head_data(tid);
-    RowVec run_max(stats, rows), run_sum(stats + a.tile_rows, rows), rescale(stats + 2 * a.tile_rows, rows),
-        block_max(stats + 3 * a.tile_rows, rows);
+    OnlineTileRows st{RowVec(stats, rows), RowVec(stats + a.tile_rows, rows), RowVec(stats + 2 * a.tile_rows, rows),
+                      RowVec(stats + 3 * a.tile_rows, rows)};
 
     q.noalias() = a.scale * a.Q->head(h).middleRows(i0, rows);
     acc.setZero();
-    run_max.setConstant(-INFINITY);
-    run_sum.setZero();
+    st.run_max.setConstant(-INFINITY);
+    st.run_sum.setZero();
 
     const int key_end = a.causal ? std::min(m, i0 + rows) : m;
     for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
@@ -53,27 +54,15 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
         s.noalias() = q * a.K->head(h).middleRows(j0, cols).transpose();
         const bool diagonal = a.causal && j0 + cols - 1 > i0;
         if (diagonal) fill_causal_tile(s, i0, j0, -INFINITY);
-        block_max = s.rowwise().maxCoeff();
-        for (int r = 0; r < rows; ++r) {
-            OnlineSoftmaxRow row{run_max[r], run_sum[r]};
-            const float new_max = online_softmax_new_max(row, block_max[r]);
-            rescale[r] = online_softmax_rescale(row.m, new_max);
-            // A row with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN.
-            block_max[r] = new_max == -INFINITY ? 0.0f : new_max;
-            run_max[r] = new_max;
-        }
-        s.array().colwise() -= block_max.array();
-        s.array() = s.array().exp();
+        online_tile_exp(s, st);
         // Vectorised exp clamps −inf to a tiny positive number; masked cells must weigh exactly 0.
         if (diagonal) fill_causal_tile(s, i0, j0, 0.0f);
-        run_sum.array() = run_sum.array() * rescale.array() + s.rowwise().sum().array();
-        acc.array().colwise() *= rescale.array();
-        acc.noalias() += s * a.V->head(h).middleRows(j0, cols);
+        online_tile_accumulate(s, a.V->head(h).middleRows(j0, cols), acc, st);
     }
 
     MatView out(a.O->head_data(h) + static_cast<int64_t>(i0) * dv, rows, dv);
     for (int r = 0; r < rows; ++r) {
-        const OnlineSoftmaxRow row{run_max[r], run_sum[r]};
+        const OnlineSoftmaxRow row{st.run_max[r], st.run_sum[r]};
         out.row(r) = acc.row(r) * online_softmax_inv_sum(row);
         if (a.lse) a.lse->at(h, i0 + r, 0) = online_softmax_lse(row);
     }

@@ -1,0 +1,44 @@
+// attnscope — one step of the online softmax over a score tile, on the CPU: shared by dense (flash) and
+// block-sparse attention so both fold tiles into their running rows the same way (online_softmax.h math).
+#pragma once
+#include <cmath>
+
+#include "../tensor.h"
+#include "online_softmax.h"
+
+namespace attnscope {
+
+/// Per-row running state of a query tile (views into per-thread scratch).
+struct OnlineTileRows {
+    Eigen::Map<Eigen::VectorXf> run_max;  // (rows) running max m
+    Eigen::Map<Eigen::VectorXf> run_sum;  // (rows) running Σ exp(s − m)
+    Eigen::Map<Eigen::VectorXf> rescale;  // (rows) factor for what was accumulated before this tile
+    Eigen::Map<Eigen::VectorXf> shift;    // (rows) what this tile's scores are shifted by before exp
+};
+
+/// Updates the running maxima with score tile s (rows, cols; masked cells −inf) and replaces s by
+/// exp(s − shift). The caller then zeroes masked cells (vectorised exp maps −inf to a tiny positive number).
+inline void online_tile_exp(MatView s, OnlineTileRows& st) {
+    st.shift = s.rowwise().maxCoeff();
+    for (int r = 0; r < s.rows(); ++r) {
+        const OnlineSoftmaxRow row{st.run_max[r], st.run_sum[r]};
+        const float new_max = online_softmax_new_max(row, st.shift[r]);
+        st.rescale[r] = online_softmax_rescale(row.m, new_max);
+        // A row with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN.
+        st.shift[r] = new_max == -INFINITY ? 0.0f : new_max;
+        st.run_max[r] = new_max;
+    }
+    s.array().colwise() -= st.shift.array();
+    s.array() = s.array().exp();
+}
+
+/// Folds the exponentiated tile p (rows, cols) into the running sums and the accumulator acc (rows, dv):
+/// acc = rescale·acc + p·v, with v the tile's values (cols, dv).
+template <class Values>
+inline void online_tile_accumulate(MatView p, const Values& v, MatView acc, OnlineTileRows& st) {
+    st.run_sum.array() = st.run_sum.array() * st.rescale.array() + p.rowwise().sum().array();
+    acc.array().colwise() *= st.rescale.array();
+    acc.noalias() += p * v;
+}
+
+}  // namespace attnscope
