@@ -152,19 +152,23 @@ namespace attnscope {
 namespace {
 
 TEST(Worker, SupersededRunningBatchIsNeverPublished) {
-    std::printf("[case] worker: batch A (n=768, 8 variants) superseded mid-run by batch B (n=32)\n");
+    std::printf("[case] worker: batch A (n=2048, 8 variants) superseded mid-run by batch B (n=32)\n");
     Worker w("cpu");
-    RunBatchRequest a = small_batch(768, 64);
+    // A must still be running when B arrives, on any machine: eight exact runs at n = 2048 (each with its
+    // reference and a materialised P) take far longer than the 30 ms we wait.
+    RunBatchRequest a = small_batch(2048, 64);
     a.want_spectrum = false;
     for (int k = 0; k < 3; ++k) a.variants.insert(a.variants.end(), a.variants.begin(), a.variants.begin() + 2);
     const uint64_t ga = w.post(a);
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // A is running now
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::shared_ptr<const RunSnapshot> before_b = w.run_snapshot();
+    ASSERT_FALSE(before_b && before_b->generation == ga) << "A finished before B was posted: the case needs a longer A";
     RunBatchRequest b = small_batch(32, 32);
     b.want_spectrum = false;
     const uint64_t gb = w.post(b);
     bool saw_a = false;
     std::shared_ptr<const RunSnapshot> s;
-    for (int k = 0; k < 6000; ++k) {
+    for (int k = 0; k < 30000; ++k) {
         s = w.run_snapshot();
         saw_a = saw_a || (s && s->generation == ga);
         if (s && s->generation == gb && w.state() != WorkerState::Running) break;
