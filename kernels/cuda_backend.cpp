@@ -23,14 +23,7 @@ std::string CudaBackend::description() const { return m_description; }
 
 void CudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
     const int H = C.heads();
-    if ((A.heads() != H && A.heads() != 1) || (B.heads() != H && B.heads() != 1))
-        throw Error("gemm: A " + A.shape_string() + " and B " + B.shape_string() + " must have " + std::to_string(H) +
-                    " heads (or 1, broadcast) like C " + C.shape_string());
-    const int r = ta ? A.cols() : A.rows(), k = ta ? A.rows() : A.cols();
-    const int kb = tb ? B.cols() : B.rows(), c = tb ? B.rows() : B.cols();
-    if (k != kb || r != C.rows() || c != C.cols())
-        throw Error("gemm: op(A) is " + std::to_string(r) + "×" + std::to_string(k) + ", op(B) is " + std::to_string(kb) +
-                    "×" + std::to_string(c) + " and C is " + C.shape_string() + ": inner or outer sizes differ");
+    const auto [r, k, c] = validate_gemm(A, ta, B, tb, C);
     cuda::gemm(*m_ctx, {A.data(), A.heads(), A.rows(), A.cols()}, ta, {B.data(), B.heads(), B.rows(), B.cols()}, tb,
                alpha, beta, C.data(), H, r, c);
 }

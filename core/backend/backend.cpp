@@ -2,6 +2,19 @@
 
 namespace attnscope {
 
+GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, const Tensor3& C) {
+    const int H = C.heads();
+    if ((A.heads() != H && A.heads() != 1) || (B.heads() != H && B.heads() != 1))
+        throw Error("gemm: A " + A.shape_string() + " and B " + B.shape_string() + " must have " + std::to_string(H) +
+                    " heads (or 1, broadcast) like C " + C.shape_string());
+    const int r = ta ? A.cols() : A.rows(), k = ta ? A.rows() : A.cols();
+    const int kb = tb ? B.cols() : B.rows(), c = tb ? B.rows() : B.cols();
+    if (k != kb || r != C.rows() || c != C.cols())
+        throw Error("gemm: op(A) is " + std::to_string(r) + "×" + std::to_string(k) + ", op(B) is " + std::to_string(kb) +
+                    "×" + std::to_string(c) + " and C is " + C.shape_string() + ": inner or outer sizes differ");
+    return {r, k, c};
+}
+
 void validate_dense_attention(const DenseAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O) throw Error("dense attention needs Q, K, V and O");
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), m = a.K->rows(), dv = a.V->cols();

@@ -177,6 +177,15 @@ public:
     virtual void fft2_real(const Tensor3& X, Tensor3& Y) = 0;
 };
 
+/// Sizes of one head's product op(A)·op(B) = C: (rows × inner) · (inner × cols).
+struct GemmShape {
+    int rows = 0, inner = 0, cols = 0;
+};
+
+/// Checks gemm shapes for every backend (heads equal or broadcast, inner and outer sizes); throws Error
+/// naming the mismatch, else returns the per-head sizes.
+GemmShape validate_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, const Tensor3& C);
+
 /// Checks the shapes of dense attention arguments; throws Error naming the mismatch.
 void validate_dense_attention(const DenseAttentionArgs& args);
 /// Checks the shapes of feature-map arguments; throws Error naming the mismatch.
