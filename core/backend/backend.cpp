@@ -72,9 +72,12 @@ int feature_map_columns(FeatureMap map, int m, int d, bool prepend_one) {
     return d + extra;
 }
 
-void validate_feature_map(const FeatureMapArgs& a) {
-    if (!a.X || !a.out) throw Error("feature map needs X and out");
-    const int H = a.X->heads(), n = a.X->rows(), d = a.X->cols();
+namespace {
+
+/// Checks X and ω of a feature map and returns the columns of φ(X).
+int checked_feature_columns(const FeatureMapArgs& a) {
+    if (!a.X) throw Error("feature map needs X");
+    const int H = a.X->heads(), d = a.X->cols();
     int m = 0;
     if (is_favor(a.map)) {
         if (!a.omega) throw Error("FAVOR feature maps need the random features ω (m, d)");
@@ -83,7 +86,14 @@ void validate_feature_map(const FeatureMapArgs& a) {
                         std::to_string(d) + ") is required");
         m = a.omega->rows();
     }
-    require_shape(*a.out, H, n, feature_map_columns(a.map, m, d, a.prepend_one), "φ(X)");
+    return feature_map_columns(a.map, m, d, a.prepend_one);
+}
+
+}  // namespace
+
+void validate_feature_map(const FeatureMapArgs& a) {
+    if (!a.X || !a.out) throw Error("feature map needs X and out");
+    require_shape(*a.out, a.X->heads(), a.X->rows(), checked_feature_columns(a), "φ(X)");
 }
 
 void validate_linear_attention(const LinearAttentionArgs& a) {
@@ -100,6 +110,40 @@ void validate_linear_attention(const LinearAttentionArgs& a) {
                     ", m = " + std::to_string(a.phi_K->rows()) + ")");
     if (a.chunk < 1) throw Error("linear attention chunk must be ≥ 1");
     if (a.z_eps_first < 0 || a.z_eps_first > f) throw Error("z_eps_first must lie in [0, f]");
+}
+
+int validate_kernel_attention(const KernelAttentionArgs& a) {
+    const FeatureMapArgs &q = a.q_map, &k = a.k_map;
+    const LinearAttentionArgs& la = a.attention;
+    if (!q.X || !k.X || !la.V || !la.O) throw Error("kernel attention needs Q, K, V and O");
+    const int f = checked_feature_columns(q), fk = checked_feature_columns(k);
+    const int H = q.X->heads(), n = q.X->rows(), m = k.X->rows(), dv = la.V->cols();
+    if (fk != f)
+        throw Error("kernel attention: φ_q gives " + std::to_string(f) + " features but φ_k gives " + std::to_string(fk) +
+                    ": both maps must produce the same number of columns");
+    require_shape(*k.X, H, m, q.X->cols(), "K");
+    require_shape(*la.V, H, m, dv, "V");
+    require_shape(*la.O, H, n, dv, "O");
+    if (la.denom) require_shape(*la.denom, H, n, 1, "denominator");
+    if (la.causal && m != n)
+        throw Error("causal kernel attention needs as many keys as queries (n = " + std::to_string(n) + ", m = " +
+                    std::to_string(m) + ")");
+    if (la.chunk < 1) throw Error("linear attention chunk must be ≥ 1");
+    if (la.z_eps_first < 0 || la.z_eps_first > f) throw Error("z_eps_first must lie in [0, f]");
+    return f;
+}
+
+void Backend::kernel_attention(const KernelAttentionArgs& a) {
+    const int f = validate_kernel_attention(a);
+    const int H = a.q_map.X->heads();
+    Tensor3 phi_Q(H, a.q_map.X->rows(), f), phi_K(H, a.k_map.X->rows(), f);
+    FeatureMapArgs q = a.q_map, k = a.k_map;
+    q.out = &phi_Q, k.out = &phi_K;
+    feature_map(q);
+    feature_map(k);
+    LinearAttentionArgs la = a.attention;
+    la.phi_Q = &phi_Q, la.phi_K = &phi_K;
+    linear_attention(la);
 }
 
 }  // namespace attnscope

@@ -131,6 +131,15 @@ struct LinearAttentionArgs {
     Tensor3* denom = nullptr;        // (H, n, 1) out, optional: D_i (1 when not normalising); 0 marks D = 0 rows
 };
 
+/// Arguments of kernel attention: the feature maps φ_q(Q), φ_k(K) followed by linear attention, as one call so a
+/// backend can fuse them and never hold φ(Q), φ(K) (H, n, f) in memory. Same results as feature_map twice and
+/// then linear_attention with these arguments.
+struct KernelAttentionArgs {
+    FeatureMapArgs q_map;            // X = Q (H, n, d), map, ω, scale, add, prepend_one; out unused
+    FeatureMapArgs k_map;            // X = K (H, m, d), likewise; both maps must give the same column count f
+    LinearAttentionArgs attention;   // V (H, m, dv), causal, normalise, eps, chunk, O, denom; phi_Q, phi_K unused
+};
+
 /// Compute primitives. Implementations must be thread-compatible (one call at a time per instance)
 /// and must throw attnscope::Error (never crash) on bad shapes or exhausted memory.
 class Backend {
@@ -172,6 +181,9 @@ public:
     virtual void feature_map(const FeatureMapArgs& args) = 0;
     /// Linear attention from features (bidirectional or causal prefix sums); never builds an n×n matrix.
     virtual void linear_attention(const LinearAttentionArgs& args) = 0;
+    /// Feature maps + linear attention in one call (see KernelAttentionArgs). The default materialises
+    /// φ(Q), φ(K) through feature_map and runs linear_attention; a backend overrides it to fuse the two.
+    virtual void kernel_attention(const KernelAttentionArgs& args);
     /// Y_h = Re(F_n·X_h·F_c) for every head: the real part of the 2-D DFT of X (H, n, c) into Y (H, n, c),
     /// unnormalised (FNet token mixing). Y is resized by the call.
     virtual void fft2_real(const Tensor3& X, Tensor3& Y) = 0;
@@ -192,6 +204,8 @@ void validate_dense_attention(const DenseAttentionArgs& args);
 void validate_feature_map(const FeatureMapArgs& args);
 /// Checks the shapes of linear-attention arguments; throws Error naming the mismatch.
 void validate_linear_attention(const LinearAttentionArgs& args);
+/// Checks kernel-attention arguments (maps, V, O, denom); throws Error naming the mismatch, else returns f.
+int validate_kernel_attention(const KernelAttentionArgs& args);
 
 // [SECTION] block-sparse
 /// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.

@@ -31,6 +31,7 @@ void CpuBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args)
 // [SECTION] kernels: feature maps, linear attention, FFT
 void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
 void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
+void CpuBackend::kernel_attention(const KernelAttentionArgs& args) { cpu_kernel_attention(args); }
 void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
 
 }  // namespace attnscope

@@ -23,6 +23,7 @@ public:
     // [SECTION] kernels: feature maps, linear attention, FFT
     void feature_map(const FeatureMapArgs& args) override;
     void linear_attention(const LinearAttentionArgs& args) override;
+    void kernel_attention(const KernelAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
 };
 

@@ -2,7 +2,8 @@
 // FAVOR kinds run in two passes over (head × row block) tasks: the projection x̂·ωᵀ is written straight into
 // the output (one GEMM per block) with each row's ‖x̂‖²/2 and largest exponent; then, once the stabiliser
 // is known (per row for queries, per head for keys), every feature is finished in place by the
-// feature_maps.h functions the CUDA kernels use.
+// feature_maps.h functions the CUDA kernels use. The other maps run a block of rows at a time
+// (feature_map_rows, cpu_feature_rows.h), the same code fused linear attention calls per block.
 // GCC 12 reports its own AVX-512 shift intrinsic as "used uninitialized" when Eigen's vectorised sin/cos
 // (trig features) inline it: GCC bug 105593, the one CMakeLists.txt already silences for -Wmaybe-uninitialized.
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu_feature_rows.h"
 #include "cpu_primitives.h"
 #include "feature_maps.h"
 
@@ -104,57 +106,67 @@ void favor_map(const FeatureMapArgs& a) {
     }
 }
 
-void row_map(const FeatureMapArgs& a) {
-    const Tensor3& X = *a.X;
-    Tensor3& out = *a.out;
-    const int H = X.heads(), n = X.rows(), d = X.cols(), offset = a.prepend_one ? 1 : 0;
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < int64_t(H) * n; ++row) {
-        const int h = static_cast<int>(row / n), i = static_cast<int>(row % n);
-        const ConstRowArray x(X.head_data(h) + static_cast<int64_t>(i) * d, d);
-        RowArray f(feature_row(out, h, i, offset), d);
-        if (a.map == FeatureMap::EluPlusOne) {
-            f = fmap::elu_plus_one(x) + a.add;
-        } else if (a.map == FeatureMap::SoftmaxRows) {
-            const float mx = x.maxCoeff();
-            const float inv = 1.0f / (x - mx).exp().sum();
-            f = fmap::softmax_term(x, mx, inv) + a.add;
-        } else {  // L2Normalise
-            f = x * fmap::inv_l2_norm(x.matrix().squaredNorm()) + a.add;
-        }
-        if (a.prepend_one) f.data()[-1] = 1.0f;
-    }
-}
+}  // namespace
 
-void softmax_positions(const FeatureMapArgs& a) {
+bool feature_map_blockwise(FeatureMap map) { return !is_favor(map); }
+
+Tensor3 feature_map_head_stats(const FeatureMapArgs& a) {
+    if (a.map != FeatureMap::SoftmaxPositions) return {};
     const Tensor3& X = *a.X;
-    Tensor3& out = *a.out;
-    const int H = X.heads(), n = X.rows(), d = X.cols(), offset = a.prepend_one ? 1 : 0;
-    // Per head: column max, then column Σ exp, then the terms; rows are walked in order (row-major).
+    const int H = X.heads(), n = X.rows(), d = X.cols();
+    Tensor3 stats(H, 2, d);
+    if (n == 0) return stats;
+    // Per head: column max, then column Σ exp in row order (rows are contiguous in memory).
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < H; ++h) {
         const ConstMatView x = X.head(h);
-        const Eigen::ArrayXf mx = x.colwise().maxCoeff().transpose().array();
-        Eigen::ArrayXf sum = Eigen::ArrayXf::Zero(d);
-        for (int i = 0; i < n; ++i) sum += (x.row(i).transpose().array() - mx).exp();
-        const Eigen::ArrayXf inv = sum.inverse();
-        for (int i = 0; i < n; ++i) {
-            const ConstRowArray xi(X.head_data(h) + static_cast<int64_t>(i) * d, d);
-            RowArray f(feature_row(out, h, i, offset), d);
-            for (int c = 0; c < d; ++c) f[c] = fmap::softmax_term(xi[c], mx[c], inv[c]) + a.add;
-            if (a.prepend_one) f.data()[-1] = 1.0f;
-        }
+        RowArray mx(stats.head_data(h), d), inv(stats.head_data(h) + d, d);
+        mx = x.colwise().maxCoeff().transpose().array();
+        inv.setZero();
+        for (int i = 0; i < n; ++i) inv += (x.row(i).transpose().array() - mx).exp();
+        inv = inv.inverse();
     }
+    return stats;
 }
 
-}  // namespace
+void feature_map_rows(const FeatureMapArgs& a, const Tensor3& stats, int h, int r0, int rows, float* out,
+                      int64_t stride) {
+    const Tensor3& X = *a.X;
+    const int d = X.cols(), offset = a.prepend_one ? 1 : 0;
+    const ConstRowArray mx(a.map == FeatureMap::SoftmaxPositions ? stats.head_data(h) : nullptr, d);
+    const ConstRowArray inv(a.map == FeatureMap::SoftmaxPositions ? stats.head_data(h) + d : nullptr, d);
+    for (int r = 0; r < rows; ++r) {
+        const ConstRowArray x(X.head_data(h) + static_cast<int64_t>(r0 + r) * d, d);
+        float* row = out + r * stride;
+        RowArray f(row + offset, d);
+        switch (a.map) {
+            case FeatureMap::EluPlusOne: f = fmap::elu_plus_one(x) + a.add; break;
+            case FeatureMap::SoftmaxRows: {
+                const float m = x.maxCoeff();
+                f = fmap::softmax_term(x, m, 1.0f / (x - m).exp().sum()) + a.add;
+                break;
+            }
+            case FeatureMap::SoftmaxPositions: f = fmap::softmax_term(x, mx, inv) + a.add; break;
+            case FeatureMap::L2Normalise: f = x * fmap::inv_l2_norm(x.matrix().squaredNorm()) + a.add; break;
+            default: throw Error("feature_map_rows: FAVOR maps are not blockwise (their keys share a stabiliser)");
+        }
+        if (a.prepend_one) row[0] = 1.0f;
+    }
+}
 
 void cpu_feature_map(const FeatureMapArgs& a) {
     validate_feature_map(a);
     if (a.X->rows() == 0) return;
-    if (is_favor(a.map)) favor_map(a);
-    else if (a.map == FeatureMap::SoftmaxPositions) softmax_positions(a);
-    else row_map(a);
+    if (is_favor(a.map)) return favor_map(a);
+    const Tensor3 stats = feature_map_head_stats(a);
+    Tensor3& out = *a.out;
+    const int H = out.heads(), n = out.rows(), blocks = (n + kRowsPerTask - 1) / kRowsPerTask;
+#pragma omp parallel for schedule(static)
+    for (int task = 0; task < H * blocks; ++task) {
+        const int h = task / blocks, i0 = (task % blocks) * kRowsPerTask;
+        feature_map_rows(a, stats, h, i0, std::min(kRowsPerTask, n - i0), out.head_data(h) + int64_t(i0) * out.cols(),
+                         out.cols());
+    }
 }
 
 }  // namespace attnscope

@@ -4,11 +4,15 @@
 // causal runs an exclusive prefix over segments and walks each segment chunk by chunk: inside a chunk the
 // masked c×c block is quadratic, across chunks the running (S, z) carries the prefix — the RNN view of
 // Katharopoulos 2020 with c rows per step.
+// Every pass reads φ a block of rows at a time through a FeatureSource: views of materialised φ(Q), φ(K)
+// (linear_attention), or a blockwise feature map computed per block into per-thread scratch
+// (kernel_attention), so a fused run holds O and a few (f × dv) sums — φ(Q), φ(K) (H, n, f) never exist.
 #include <omp.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "cpu_feature_rows.h"
 #include "cpu_primitives.h"
 #include "feature_maps.h"
 
@@ -17,6 +21,43 @@ namespace attnscope {
 namespace {
 
 constexpr int kRowsPerTask = 256;
+
+/// Rows of φ(Q) or φ(K): views of a materialised tensor, or a blockwise feature map computed into scratch.
+class FeatureSource {
+public:
+    /// Materialised features (H, rows, f).
+    explicit FeatureSource(const Tensor3& phi) : m_phi(&phi), m_rows(phi.rows()), m_cols(phi.cols()) {}
+    /// φ of map.X computed on demand (a blockwise map); stats from feature_map_head_stats, f = its columns.
+    FeatureSource(const FeatureMapArgs& map, const Tensor3& stats, int f)
+        : m_map(&map), m_stats(&stats), m_rows(map.X->rows()), m_cols(f) {}
+    int rows() const { return m_rows; }
+    int cols() const { return m_cols; }
+    /// True when block() writes into its scratch (callers then provide rows·f floats per thread).
+    bool computed() const { return m_phi == nullptr; }
+    /// Rows [r0, r0 + count) of head h, (count, f): in place, or written into scratch (≥ count·f floats).
+    ConstMatView block(int h, int r0, int count, float* scratch) const {
+        if (m_phi) return ConstMatView(m_phi->head_data(h) + int64_t(r0) * m_cols, count, m_cols);
+        feature_map_rows(*m_map, *m_stats, h, r0, count, scratch, m_cols);
+        return ConstMatView(scratch, count, m_cols);
+    }
+
+private:
+    const Tensor3* m_phi = nullptr;
+    const FeatureMapArgs* m_map = nullptr;
+    const Tensor3* m_stats = nullptr;
+    int m_rows = 0, m_cols = 0;
+};
+
+/// Per-thread scratch for a computed source: (T, rows, f), empty for a materialised one; tracked like every
+/// buffer of a run.
+Tensor3 source_scratch(const FeatureSource& src, int rows) {
+    return src.computed() ? Tensor3(omp_get_max_threads(), rows, src.cols()) : Tensor3();
+}
+
+/// This thread's scratch pointer (nullptr for a materialised source).
+float* thread_scratch(Tensor3& scratch) {
+    return scratch.empty() ? nullptr : scratch.head_data(omp_get_thread_num());
+}
 
 struct Segments {
     int count = 1;   // segments per head
@@ -43,16 +84,24 @@ Eigen::RowVectorXf z_offset(const LinearAttentionArgs& a, int f) {
     return v;
 }
 
-/// Pass 1: S_part[h·segs + s] = φK_sᵀV_s and z_part = Σ rows of φK_s, for segments [0, last).
-void segment_sums(const LinearAttentionArgs& a, const Segments& seg, int last, Tensor3& S_part, Tensor3& z_part) {
-    const int H = a.phi_K->heads(), n = a.phi_K->rows();
+/// Pass 1: S_part[h·segs + s] = φK_sᵀV_s and z_part = Σ rows of φK_s, for segments [0, last), a block of rows
+/// at a time so computed features stay in cache.
+void segment_sums(const LinearAttentionArgs& a, const FeatureSource& K, const Segments& seg, int last,
+                  Tensor3& S_part, Tensor3& z_part) {
+    const int H = a.V->heads();
+    Tensor3 scratch = source_scratch(K, kRowsPerTask);
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * last; ++task) {
         const int h = task / last, s = task % last;
-        const int j0 = seg.begin(s), rows = seg.end(s, n) - j0;
-        const auto k = a.phi_K->head(h).middleRows(j0, rows);
-        S_part.head(h * seg.count + s).noalias() = k.transpose() * a.V->head(h).middleRows(j0, rows);
-        z_part.head(h * seg.count + s) = k.colwise().sum();
+        MatView S = S_part.head(h * seg.count + s);
+        MatView z = z_part.head(h * seg.count + s);
+        S.setZero(), z.setZero();
+        for (int j0 = seg.begin(s); j0 < seg.end(s, K.rows()); j0 += kRowsPerTask) {
+            const int rows = std::min(kRowsPerTask, seg.end(s, K.rows()) - j0);
+            const ConstMatView k = K.block(h, j0, rows, thread_scratch(scratch));
+            S.noalias() += k.transpose() * a.V->head(h).middleRows(j0, rows);
+            z += k.colwise().sum();
+        }
     }
 }
 
@@ -70,11 +119,11 @@ void finish_rows(const LinearAttentionArgs& a, int h, int i0, const MatrixRM& nu
 
 // S is kept augmented as [S | z + z_eps] (f, dv + 1), so one GEMM φQ·[S | z] yields numerator and D together
 // and φQ is read once.
-void bidirectional(const LinearAttentionArgs& a) {
-    const int H = a.phi_Q->heads(), n = a.phi_Q->rows(), f = a.phi_Q->cols(), dv = a.V->cols();
-    const Segments seg = plan_segments(H, a.phi_K->rows(), a.chunk, false);
+void bidirectional(const LinearAttentionArgs& a, const FeatureSource& Q, const FeatureSource& K) {
+    const int H = a.V->heads(), n = Q.rows(), f = Q.cols(), dv = a.V->cols();
+    const Segments seg = plan_segments(H, K.rows(), a.chunk, false);
     Tensor3 S_part(H * seg.count, f, dv), z_part(H * seg.count, 1, f);
-    segment_sums(a, seg, seg.count, S_part, z_part);
+    segment_sums(a, K, seg, seg.count, S_part, z_part);
     Tensor3 S(H, f, dv + 1);
     const Eigen::RowVectorXf offset = z_offset(a, f);
     for (int h = 0; h < H; ++h) {
@@ -85,18 +134,19 @@ void bidirectional(const LinearAttentionArgs& a) {
             Sh.col(dv) += z_part.head(h * seg.count + s).transpose();
         }
     }
+    Tensor3 scratch = source_scratch(Q, kRowsPerTask);
     const int blocks = (n + kRowsPerTask - 1) / kRowsPerTask;
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * blocks; ++task) {
         const int h = task / blocks, i0 = (task % blocks) * kRowsPerTask, rows = std::min(kRowsPerTask, n - i0);
         MatrixRM num(rows, dv + 1);
-        num.noalias() = a.phi_Q->head(h).middleRows(i0, rows) * S.head(h);
+        num.noalias() = Q.block(h, i0, rows, thread_scratch(scratch)) * S.head(h);
         finish_rows(a, h, i0, num, rows);
     }
 }
 
-void causal(const LinearAttentionArgs& a) {
-    const int H = a.phi_Q->heads(), n = a.phi_Q->rows(), f = a.phi_Q->cols(), dv = a.V->cols();
+void causal(const LinearAttentionArgs& a, const FeatureSource& Q, const FeatureSource& K) {
+    const int H = a.V->heads(), n = Q.rows(), f = Q.cols(), dv = a.V->cols();
     const Segments seg = plan_segments(H, n, a.chunk, true);
     // start[h·segs + s] = [Σ φK_jV_jᵀ | Σ φK_j + z_eps] over the segments before s (exclusive prefix).
     Tensor3 start(H * seg.count, f, dv + 1);
@@ -104,7 +154,7 @@ void causal(const LinearAttentionArgs& a) {
     for (int t = 0; t < H * seg.count; ++t) start.head(t).col(dv) = offset.transpose();
     if (seg.count > 1) {
         Tensor3 S_part(H * seg.count, f, dv), z_part(H * seg.count, 1, f);
-        segment_sums(a, seg, seg.count - 1, S_part, z_part);
+        segment_sums(a, K, seg, seg.count - 1, S_part, z_part);
         for (int h = 0; h < H; ++h)
             for (int s = 1; s < seg.count; ++s) {
                 MatView cur = start.head(h * seg.count + s);
@@ -113,6 +163,7 @@ void causal(const LinearAttentionArgs& a) {
                 cur.col(dv) += z_part.head(h * seg.count + s - 1).transpose();
             }
     }
+    Tensor3 q_scratch = source_scratch(Q, a.chunk), k_scratch = source_scratch(K, a.chunk);
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * seg.count; ++task) {
         const int h = task / seg.count, s = task % seg.count;
@@ -120,8 +171,8 @@ void causal(const LinearAttentionArgs& a) {
         MatrixRM A(a.chunk, a.chunk), num(a.chunk, dv + 1);
         for (int c0 = seg.begin(s); c0 < seg.end(s, n); c0 += a.chunk) {
             const int rows = std::min(a.chunk, seg.end(s, n) - c0);
-            const auto q = a.phi_Q->head(h).middleRows(c0, rows);
-            const auto k = a.phi_K->head(h).middleRows(c0, rows);
+            const ConstMatView q = Q.block(h, c0, rows, thread_scratch(q_scratch));
+            const ConstMatView k = K.block(h, c0, rows, thread_scratch(k_scratch));
             const auto v = a.V->head(h).middleRows(c0, rows);
             // Inside the chunk: the masked quadratic block (j ≤ i); before it: the running sums.
             auto block = A.topLeftCorner(rows, rows);
@@ -138,13 +189,35 @@ void causal(const LinearAttentionArgs& a) {
     }
 }
 
+void run(const LinearAttentionArgs& a, const FeatureSource& Q, const FeatureSource& K) {
+    if (Q.rows() == 0) return;
+    if (a.causal) causal(a, Q, K);
+    else bidirectional(a, Q, K);
+}
+
 }  // namespace
 
 void cpu_linear_attention(const LinearAttentionArgs& a) {
     validate_linear_attention(a);
-    if (a.phi_Q->rows() == 0) return;
-    if (a.causal) causal(a);
-    else bidirectional(a);
+    run(a, FeatureSource(*a.phi_Q), FeatureSource(*a.phi_K));
+}
+
+void cpu_kernel_attention(const KernelAttentionArgs& args) {
+    const int f = validate_kernel_attention(args);
+    if (!feature_map_blockwise(args.q_map.map) || !feature_map_blockwise(args.k_map.map)) {
+        // FAVOR keys share a stabiliser over all rows: materialise φ, as the default Backend does.
+        const int H = args.q_map.X->heads();
+        Tensor3 phi_Q(H, args.q_map.X->rows(), f), phi_K(H, args.k_map.X->rows(), f);
+        FeatureMapArgs q = args.q_map, k = args.k_map;
+        q.out = &phi_Q, k.out = &phi_K;
+        cpu_feature_map(q);
+        cpu_feature_map(k);
+        LinearAttentionArgs la = args.attention;
+        la.phi_Q = &phi_Q, la.phi_K = &phi_K;
+        return cpu_linear_attention(la);
+    }
+    const Tensor3 q_stats = feature_map_head_stats(args.q_map), k_stats = feature_map_head_stats(args.k_map);
+    run(args.attention, FeatureSource(args.q_map, q_stats, f), FeatureSource(args.k_map, k_stats, f));
 }
 
 }  // namespace attnscope

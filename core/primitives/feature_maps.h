@@ -93,9 +93,10 @@ ATTNSCOPE_HD auto elu_plus_one(const T& x) {
     return relu(x) + exp(x - relu(x));
 }
 
-/// One softmax term exp(x − max)·inv_sum (max and 1/Σ of the row or column being normalised).
-template <class T>
-ATTNSCOPE_HD auto softmax_term(const T& x, float max, float inv_sum) {
+/// One softmax term exp(x − max)·inv_sum (max and 1/Σ of the row or column being normalised; on the CPU also
+/// arrays of per-column max and 1/Σ).
+template <class T, class M = float, class S = float>
+ATTNSCOPE_HD auto softmax_term(const T& x, const M& max, const S& inv_sum) {
     using std::exp;
     return exp(x - max) * inv_sum;
 }

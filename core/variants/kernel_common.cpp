@@ -1,5 +1,9 @@
 #include "kernel_common.h"
 
+#include <omp.h>
+
+#include <algorithm>
+
 #include "../primitives/feature_maps.h"
 
 namespace attnscope {
@@ -27,8 +31,18 @@ double linear_attention_flops(int H, int n, int f, int dv, bool causal) {
     return H * per_head;
 }
 
-double kernel_bytes(const Heads& h, int f) {
-    return 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv() + 2.0 * f + 1.0);
+double kernel_bytes(const Heads& h, int f, bool features_materialised) {
+    return 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv() + (features_materialised ? 2.0 * f : 0.0) + 1.0);
+}
+
+int64_t kernel_peak_bytes(int heads, int n, int d, int dv, int f) {
+    const int64_t H = heads, T = omp_get_max_threads();
+    // O (H, n, dv) and D (H, n, 1) are the only n-sized buffers. The rest is bounded: per-head column statistics
+    // of both maps (H, 2, d); segment sums and the running or total [S | z] (≤ T + 1 per head, f × (dv + 1) each,
+    // twice); per-thread feature blocks of ≤ 256 rows (pass 1) or two causal chunks.
+    const int64_t sums = H * (2 * T + 1) * int64_t(f) * (dv + 1);
+    const int64_t blocks = T * int64_t(f) * (256 + 2 * std::max(256, kLinearAttentionChunk));
+    return int64_t(sizeof(float)) * (H * n * (int64_t(dv) + 1) + 4 * H * d + sums + blocks);
 }
 
 void note_zero_denominators(const Tensor3& denom, Structure& structure) {

@@ -5,7 +5,8 @@
 //              no extra normalisation (rows of ρ_q(Q)ρ_k(K)ᵀ already sum to 1); non-causal
 //   taylor:    φ = [1, x̂] with x̂ = x/‖x‖, so φ(q)·φ(k) = 1 + q̂·k̂ ∈ [0, 2];
 //              O_i = (Σ_j v_j + (Σ_j v_j k̂_jᵀ) q̂_i) / (n + q̂_i·(Σ_j k̂_j + ε)) (ε on every component of Σk̂)
-// None builds an n×n matrix; P̃ = D⁻¹φ(Q)φ(K)ᵀ is made only for display.
+// None builds an n×n matrix, and none holds φ(Q), φ(K): Backend::kernel_attention computes the features block
+// by block where linear attention uses them (on the CPU). P̃ = D⁻¹φ(Q)φ(K)ᵀ is made only for display.
 #include "../backend/backend.h"
 #include "../bench/cost_meter.h"
 #include "common_params.h"
@@ -32,33 +33,40 @@ RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& 
     r.params = p;
     r.causal = p.get_or("causal", 0) != 0;
     const int f = feature_map_columns(k.q_map, 0, h.d(), k.prepend_one);
-    Tensor3 phi_Q, phi_K, denom;
+    KernelAttentionArgs ka;
+    ka.q_map.X = &h.Q, ka.q_map.map = k.q_map, ka.q_map.is_query = true, ka.q_map.prepend_one = k.prepend_one;
+    ka.k_map.X = &h.K, ka.k_map.map = k.k_map, ka.k_map.is_query = false, ka.k_map.prepend_one = k.prepend_one;
+    LinearAttentionArgs& la = ka.attention;
+    la.V = &h.V, la.causal = r.causal, la.chunk = kLinearAttentionChunk;
+    la.normalise = k.normalise, la.d_eps = k.d_eps, la.z_eps = k.z_eps, la.z_eps_first = k.z_eps_first;
+    Tensor3 denom;
     {
         CostMeter meter;
-        phi_Q = Tensor3(h.heads(), h.n(), f);
-        phi_K = Tensor3(h.heads(), h.n(), f);
-        FeatureMapArgs fa;
-        fa.prepend_one = k.prepend_one;
-        fa.X = &h.Q, fa.out = &phi_Q, fa.map = k.q_map, fa.is_query = true;
-        backend.feature_map(fa);
-        fa.X = &h.K, fa.out = &phi_K, fa.map = k.k_map, fa.is_query = false;
-        backend.feature_map(fa);
         r.O = Tensor3(h.heads(), h.n(), h.dv());
         denom = Tensor3(h.heads(), h.n(), 1);
-        LinearAttentionArgs la;
-        la.phi_Q = &phi_Q, la.phi_K = &phi_K, la.V = &h.V, la.causal = r.causal, la.chunk = kLinearAttentionChunk;
-        la.normalise = k.normalise, la.d_eps = k.d_eps, la.z_eps = k.z_eps, la.z_eps_first = k.z_eps_first;
         la.O = &r.O, la.denom = &denom;
-        backend.linear_attention(la);
+        backend.kernel_attention(ka);  // φ(Q), φ(K) computed where they are used (never held at (H, n, f))
         meter.stop(r.cost);
     }
     r.cost.flops = h.heads() * 6.0 * h.n() * h.d() + linear_attention_flops(h.heads(), h.n(), f, h.dv(), r.causal);
-    r.cost.bytes = kernel_bytes(h, f);
+    r.cost.bytes = kernel_bytes(h, f, false);
     if (k.normalise) note_zero_denominators(denom, r.structure);
-    if (options.want_matrix && h.n() <= options.max_matrix_n)
+    if (options.want_matrix && h.n() <= options.max_matrix_n) {
+        // Display only: the features the fused run used, materialised for P̃.
+        Tensor3 phi_Q(h.heads(), h.n(), f), phi_K(h.heads(), h.n(), f);
+        FeatureMapArgs q = ka.q_map, kk = ka.k_map;
+        q.out = &phi_Q, kk.out = &phi_K;
+        backend.feature_map(q);
+        backend.feature_map(kk);
         r.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, k.normalise ? &denom : nullptr, r.causal);
+    }
     note_matrix_skipped(h.n(), options, r.structure);
     return r;
+}
+
+/// Peak bytes of run_kernel: see kernel_peak_bytes.
+int64_t kernel_estimate(const KernelRecipe& k, int heads, int n, int d, int dv) {
+    return kernel_peak_bytes(heads, n, d, dv, feature_map_columns(k.q_map, 0, d, k.prepend_one));
 }
 
 ParamSpec eps_param(const std::string& help) { return real_param("eps", "ε", help, 1e-6, 0.0, 1.0); }
@@ -78,6 +86,9 @@ public:
         KernelRecipe k{FeatureMap::EluPlusOne, FeatureMap::EluPlusOne};
         k.d_eps = static_cast<float>(p.get("eps"));
         return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
+        return kernel_estimate({FeatureMap::EluPlusOne, FeatureMap::EluPlusOne}, heads, n, d, dv);
     }
 
 private:
@@ -99,6 +110,9 @@ public:
         KernelRecipe k{FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions};
         k.normalise = false;
         return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
+        return kernel_estimate({FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions}, heads, n, d, dv);
     }
 
 private:
@@ -122,6 +136,11 @@ public:
         k.z_eps = static_cast<float>(p.get("eps"));
         k.z_eps_first = 1;  // column 0 is the constant 1 (it counts n); ε goes on Σk̂ only
         return run_kernel(m_info.id, k, h, p, options, backend);
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
+        KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};
+        k.prepend_one = true;
+        return kernel_estimate(k, heads, n, d, dv);
     }
 
 private:
