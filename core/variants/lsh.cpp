@@ -84,6 +84,89 @@ void for_each_union_key(const LshPlan& p, const std::vector<int>& slot_q, const 
     }
 }
 
+/// allowed_lse (H, n, 1), allowed cells and empty rows of the union of the rounds' sets (self-mask rule as in
+/// for_each_union_key's callers), by chunk GEMMs on the input Q, K at the exact scale in double: round by round,
+/// every (chunk, look-back) block is scored at once and each pair counts in the first round that holds it. Rows
+/// of one round are disjoint across chunks, so the tasks of a round update their rows without sharing.
+struct UnionStats {
+    Tensor3 allowed;
+    double cells = 0;
+    int64_t empty_rows = 0;
+};
+
+UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>& slot_q, const std::vector<int>& slot_k) {
+    const int H = p.H, n = p.n, d = in.d(), nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
+    const double exact_scale = 1.0 / std::sqrt(double(d));
+    using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    std::vector<double> run_max(size_t(H) * n, -INFINITY), run_sum(size_t(H) * n, 0.0);
+    std::vector<int64_t> count(size_t(H) * n, 0);
+    std::vector<uint8_t> self_seen(size_t(H) * n, 0);
+    for (int r = 0; r < p.R; ++r) {
+#pragma omp parallel for collapse(2) schedule(dynamic)
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < nc; ++t) {
+                const int64_t base = (int64_t(r) * H + h) * n;
+                const int* pq = p.perm_q.data() + base;
+                const int* pk = p.pk().data() + base;
+                const int q0 = t * p.c, rows = std::min(p.c, n - q0);
+                std::vector<int> keys;
+                for (int b = 0; b < attended; ++b) {
+                    const int kc = lsh_key_chunk(t, b, nc);
+                    for (int sl = kc * p.c; sl < std::min(n, kc * p.c + p.c); ++sl) keys.push_back(pk[sl]);
+                }
+                const int cols = static_cast<int>(keys.size());
+                MatD q(rows, d), k(cols, d);
+                for (int i = 0; i < rows; ++i) q.row(i) = in.Q.head(h).row(pq[q0 + i]).cast<double>();
+                for (int j = 0; j < cols; ++j) k.row(j) = in.K.head(h).row(keys[j]).cast<double>();
+                MatD logits(rows, cols);
+                logits.noalias() = exact_scale * q * k.transpose();
+                // Chunks of every key in the earlier rounds, for the "already counted" test.
+                std::vector<int> earlier(size_t(r) * cols);
+                for (int r2 = 0; r2 < r; ++r2)
+                    for (int j = 0; j < cols; ++j) earlier[size_t(r2) * cols + j] = slot_k[(int64_t(r2) * H + h) * n + keys[j]] / p.c;
+                std::vector<uint8_t> take(cols);
+                for (int i = 0; i < rows; ++i) {
+                    const int qi = pq[q0 + i];
+                    const size_t row = size_t(h) * n + qi;
+                    double m = -INFINITY;
+                    for (int j = 0; j < cols; ++j) {
+                        const int kj = keys[j];
+                        bool ok = !(p.causal && kj > qi);
+                        for (int r2 = 0; r2 < r && ok; ++r2)
+                            ok = !lsh_chunk_attends(slot_q[(int64_t(r2) * H + h) * n + qi] / p.c, earlier[size_t(r2) * cols + j],
+                                                    p.L, nc);
+                        if (ok && p.self_mask && kj == qi) self_seen[row] = 1, ok = false;
+                        take[j] = ok;
+                        if (ok) m = std::max(m, logits(i, j));
+                    }
+                    if (m == -INFINITY) continue;
+                    double sum = 0;
+                    int64_t taken = 0;
+                    for (int j = 0; j < cols; ++j)
+                        if (take[j]) sum += std::exp(logits(i, j) - m), ++taken;
+                    const double m_all = std::max(m, run_max[row]);
+                    run_sum[row] = run_sum[row] * std::exp(run_max[row] - m_all) + sum * std::exp(m - m_all);
+                    run_max[row] = m_all;
+                    count[row] += taken;
+                }
+            }
+    }
+    UnionStats u;
+    u.allowed = Tensor3(H, n, 1);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            const size_t row = size_t(h) * n + i;
+            if (count[row] == 0 && self_seen[row]) {  // the self cell is all there is
+                run_max[row] = exact_scale * in.Q.head(h).row(i).cast<double>().dot(in.K.head(h).row(i).cast<double>());
+                run_sum[row] = 1.0, count[row] = 1;
+            }
+            u.cells += double(count[row]);
+            u.empty_rows += count[row] == 0 ? 1 : 0;
+            u.allowed.at(h, i, 0) = count[row] == 0 ? -INFINITY : static_cast<float>(run_max[row] + std::log(run_sum[row]));
+        }
+    return u;
+}
+
 /// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
 /// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
 void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds,
@@ -92,16 +175,19 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
     const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
     const int nc = lsh_num_chunks(n, p.c);
-    const float exact_scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
-    Tensor3 allowed(H, n, 1);
+    UnionStats u = union_stats(p, in, slot_q, slot_k);
+    const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
+    r.structure.density = u.cells / (H * total_cells);
+    r.structure.allowed_lse = std::move(u.allowed);
+    if (u.empty_rows > 0)
+        r.structure.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
+                                    " rows have no allowed key (causal with separate Q/K hashing: every key in their "
+                                    "chunks comes later); their output is 0");
+    if (!want_matrix) return;
     ReasonMask mask;
-    if (want_matrix) {
-        mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
-        r.P_eff = Tensor3(H, n, n);
-    }
-    double cells = 0;
-    int64_t empty_rows = 0;
-#pragma omp parallel for collapse(2) schedule(dynamic, 16) reduction(+ : cells, empty_rows)
+    mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
+    r.P_eff = Tensor3(H, n, n);
+#pragma omp parallel for collapse(2) schedule(dynamic, 16)
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < n; ++i) {
             std::vector<int> members;
@@ -111,17 +197,6 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                 else members.push_back(j);
             });
             if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
-            cells += double(members.size());
-            empty_rows += members.empty() ? 1 : 0;
-            double m = -INFINITY, sum = 0;
-            std::vector<double> logits(members.size());
-            for (size_t k = 0; k < members.size(); ++k) {
-                logits[k] = exact_scale * in.Q.head(h).row(i).dot(in.K.head(h).row(members[k]));
-                m = std::max(m, logits[k]);
-            }
-            for (double l : logits) sum += std::exp(l - m);
-            allowed.at(h, i, 0) = members.empty() ? -INFINITY : static_cast<float>(m + std::log(sum));
-            if (!want_matrix) continue;
             for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
             // Each round's softmax weights (normalised locally, from score differences) times the round's weight.
             const LshRoundsNorm norm = lsh_rounds_norm(lse_rounds.data() + int64_t(h) * n + i, p.R, int64_t(H) * n);
@@ -153,14 +228,7 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                 for (const auto& [j, e] : scores) r.P_eff->at(h, i, j) += e / sum * weight;
             }
         }
-    const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
-    r.structure.density = cells / (H * total_cells);
-    r.structure.allowed_lse = std::move(allowed);
-    if (empty_rows > 0)
-        r.structure.notes.push_back(std::to_string(empty_rows) + " of " + std::to_string(int64_t(H) * n) +
-                                    " rows have no allowed key (causal with separate Q/K hashing: every key in their "
-                                    "chunks comes later); their output is 0");
-    if (want_matrix) r.structure.mask = std::move(mask);
+    r.structure.mask = std::move(mask);
 }
 
 /// Per-round (H·n) slices of an (R, H, n) index array under "<name>/r<k>".
