@@ -159,13 +159,11 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                         lse = -INFINITY;
                         continue;
                     }
-                    float sum = 0.0f;
-                    for (int j = 0; j < cols; ++j) {
-                        const float e = s(i, j) == -INFINITY ? 0.0f : std::exp(s(i, j) - row_max);
-                        s(i, j) = e;
-                        sum += e;
-                    }
-                    s.row(i) *= 1.0f / sum;
+                    // Vectorised exp; causally masked cells (−inf) must weigh exactly 0, hence the select.
+                    auto e = s.row(i).array();
+                    e = (e == -INFINITY).select(0.0f, (e - row_max).exp());
+                    const float sum = e.sum();
+                    e *= 1.0f / sum;
                     lse = row_max + std::log(sum);
                 }
                 // One product for the whole chunk, then scatter the rows back to their positions.

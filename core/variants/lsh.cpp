@@ -124,26 +124,24 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
                 std::vector<int> earlier(size_t(r) * cols);
                 for (int r2 = 0; r2 < r; ++r2)
                     for (int j = 0; j < cols; ++j) earlier[size_t(r2) * cols + j] = slot_k[(int64_t(r2) * H + h) * n + keys[j]] / p.c;
-                std::vector<uint8_t> take(cols);
+                Eigen::Array<bool, Eigen::Dynamic, 1> take(cols);
+                int cq[kMaxLshRounds];
                 for (int i = 0; i < rows; ++i) {
                     const int qi = pq[q0 + i];
                     const size_t row = size_t(h) * n + qi;
+                    for (int r2 = 0; r2 < r; ++r2) cq[r2] = slot_q[(int64_t(r2) * H + h) * n + qi] / p.c;
                     double m = -INFINITY;
+                    int64_t taken = 0;
                     for (int j = 0; j < cols; ++j) {
                         const int kj = keys[j];
                         bool ok = !(p.causal && kj > qi);
-                        for (int r2 = 0; r2 < r && ok; ++r2)
-                            ok = !lsh_chunk_attends(slot_q[(int64_t(r2) * H + h) * n + qi] / p.c, earlier[size_t(r2) * cols + j],
-                                                    p.L, nc);
+                        for (int r2 = 0; r2 < r && ok; ++r2) ok = !lsh_chunk_attends(cq[r2], earlier[size_t(r2) * cols + j], p.L, nc);
                         if (ok && p.self_mask && kj == qi) self_seen[row] = 1, ok = false;
                         take[j] = ok;
-                        if (ok) m = std::max(m, logits(i, j));
+                        if (ok) m = std::max(m, logits(i, j)), ++taken;
                     }
                     if (m == -INFINITY) continue;
-                    double sum = 0;
-                    int64_t taken = 0;
-                    for (int j = 0; j < cols; ++j)
-                        if (take[j]) sum += std::exp(logits(i, j) - m), ++taken;
+                    const double sum = take.select((logits.row(i).transpose().array() - m).exp(), 0.0).sum();
                     const double m_all = std::max(m, run_max[row]);
                     run_sum[row] = run_sum[row] * std::exp(run_max[row] - m_all) + sum * std::exp(m - m_all);
                     run_max[row] = m_all;
