@@ -159,9 +159,13 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                         lse = -INFINITY;
                         continue;
                     }
-                    // Vectorised exp; causally masked cells (−inf) must weigh exactly 0, hence the select.
+                    // Vectorised exp, then causally masked cells (−inf) are set to exactly 0 (the SIMD exp may map
+                    // −inf to a tiny positive number).
                     auto e = s.row(i).array();
-                    e = (e == -INFINITY).select(0.0f, (e - row_max).exp());
+                    e = (e - row_max).exp();
+                    if (a.causal)
+                        for (int j = 0; j < cols; ++j)
+                            if (keys[j] > qi) e[j] = 0.0f;
                     const float sum = e.sum();
                     e *= 1.0f / sum;
                     lse = row_max + std::log(sum);

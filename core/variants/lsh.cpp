@@ -124,7 +124,8 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
                 std::vector<int> earlier(size_t(r) * cols);
                 for (int r2 = 0; r2 < r; ++r2)
                     for (int j = 0; j < cols; ++j) earlier[size_t(r2) * cols + j] = slot_k[(int64_t(r2) * H + h) * n + keys[j]] / p.c;
-                Eigen::Array<bool, Eigen::Dynamic, 1> take(cols);
+                std::vector<uint8_t> take(cols);
+                Eigen::ArrayXd ex(cols);
                 int cq[kMaxLshRounds];
                 for (int i = 0; i < rows; ++i) {
                     const int qi = pq[q0 + i];
@@ -141,7 +142,9 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
                         if (ok) m = std::max(m, logits(i, j)), ++taken;
                     }
                     if (m == -INFINITY) continue;
-                    const double sum = take.select((logits.row(i).transpose().array() - m).exp(), 0.0).sum();
+                    ex = (logits.row(i).transpose().array() - m).exp();  // SIMD; summed over the taken cells only
+                    double sum = 0;
+                    for (int j = 0; j < cols; ++j) sum += take[j] ? ex[j] : 0.0;
                     const double m_all = std::max(m, run_max[row]);
                     run_sum[row] = run_sum[row] * std::exp(run_max[row] - m_all) + sum * std::exp(m - m_all);
                     run_max[row] = m_all;
