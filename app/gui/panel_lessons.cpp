@@ -170,20 +170,22 @@ void start_check(App& app) {
     app.lesson.check = std::make_shared<LessonCheckJob>(find_lesson(app.lesson.id));
 }
 
-/// Docks the Lesson window in a new column right of everything, unless it already sits in the dockspace.
-void dock_beside_panels() {
+/// Docks the Lesson window in a new column right of everything, unless it already sits in the dockspace (e.g.
+/// from a saved layout). Returns false while the dockspace has no size yet (first frame of a loaded layout).
+bool dock_beside_panels() {
     const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
     ImGuiDockNode* root = ImGui::DockBuilderGetNode(dockspace);
-    if (!root || root->Size.x <= 0) return;
+    if (!root || root->Size.x <= 0) return false;
     if (ImGuiWindow* w = ImGui::FindWindowByName(kLessonWindow); w && w->DockNode) {
         ImGuiDockNode* node = w->DockNode;
         while (node->ParentNode) node = node->ParentNode;
-        if (node->ID == dockspace) return;
+        if (node->ID == dockspace) return true;
     }
     ImGuiID right = 0, rest = 0;
     ImGui::DockBuilderSplitNode(dockspace, ImGuiDir_Right, 0.27f, &right, &rest);
     ImGui::DockBuilderDockWindow(kLessonWindow, right);
     ImGui::DockBuilderFinish(dockspace);
+    return true;
 }
 
 void draw_check(App& app) {
@@ -306,10 +308,7 @@ void draw_lessons_menu(App& app) {
 void draw_lesson_panel(App& app) {
     LessonState& ls = app.lesson;
     if (!ls.open || ls.id.empty()) return;
-    if (ls.dock_pending) {
-        dock_beside_panels();
-        ls.dock_pending = false;
-    }
+    if (ls.dock_pending && (dock_beside_panels() || app.frame > 30)) ls.dock_pending = false;
     // After the default layout's own focus on frame 2; one window per frame, because a dock node selects the
     // tab of the window focused while it updates.
     if (!ls.focus.empty() && app.frame >= 3) {

@@ -302,7 +302,7 @@ void draw_form(App& app) {
     ImGui::SetNextItemWidth(80);
     if (s.geometric) ImGui::InputDouble("##factor", &s.factor, 0, 0, "×%g");
     else ImGui::InputDouble("##step", &s.step, 0, 0, "+%g");
-    ImGui::SetNextItemWidth(140);
+    ImGui::SetNextItemWidth(165);
     if (ImGui::BeginCombo("metric", s.metric.c_str())) {
         const bool text = app.input.spec.mode == InputMode::Text;
         for (SweepMetric m : sweep_metrics()) {
@@ -353,7 +353,7 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
         const ImVec4 colour = ImPlot::GetColormapColor(int(k));
         ImPlotSpec band;
         band.FillColor = colour;
-        band.FillAlpha = 0.28f;
+        band.FillAlpha = 0.35f;
         ImPlot::PlotShaded(c.variant.c_str(), x.data(), lo.data(), hi.data(), int(x.size()), band);
         ImPlotSpec line;
         line.LineColor = colour;

@@ -30,7 +30,10 @@ shot_expect() {  # shot_expect NAME PATTERN ARGS...: like shot, and the app's lo
   shot "$name" "$@" | tee "$out/$name.log"
   grep -qE "$pattern" "$out/$name.log" || { echo "$name: the log does not match '$pattern'"; exit 1; }
 }
-shot_expect lesson_lsh "lesson lsh-rounds shown" --lesson lsh-rounds
+shot_expect lesson_lsh "lesson lsh-rounds shown" --lesson lsh-rounds --save-session "$out/lesson_session.json"
+for key in '"lesson"' '"id": "lsh-rounds"' '"sweep"' '"rounds": 4.0'; do  # the preset's variant and the lesson survive
+  grep -q "$key" "$out/lesson_session.json" || { echo "lesson session: $key missing from $out/lesson_session.json"; exit 1; }
+done
 shot_expect lesson_check "lesson factorised shown; check passed" --session "$here/sessions/lesson_check.json" --lesson factorised
 band='4 points \([1-4] with a band\)'
 shot_expect sweep "performer $band linformer $band lsh $band" --session "$here/sessions/sweep.json" --panel sweep
