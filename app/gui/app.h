@@ -237,8 +237,10 @@ bool sweep_busy(const App& app);
 std::string lessons_status(const App& app);
 /// The sweep part of lessons_status ("" when no sweep ran).
 std::string sweep_status(const App& app);
-/// Writes / reads the "lesson" and "sweep" parts of a session (a finished sweep is not saved, only its form).
+/// Writes the "lesson" (the shown lesson) and "sweep" (the form, not its results) parts of a session.
 void lessons_to_json(const App& app, nlohmann::json& session);
+/// Reads them back ("run": true starts the sweep, "check": true the lesson's check); throws Error on an unknown
+/// lesson or metric.
 void lessons_from_json(App& app, const nlohmann::json& session);
 
 // [SECTION] Session
