@@ -19,8 +19,8 @@ std::unique_ptr<Backend> make_cuda_backend();
 
 /// Backend running every primitive on CUDA device 0.
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
-/// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; head dims up to
-/// cuda::kMaxFlashHeadDim (128) for the tiled path, any head dim for the materialised one.
+/// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above
+/// cuda::kMaxFlashHeadDim = 128 a sliced kernel); precision = tf32 runs the tensor-core kernel up to 128.
 class CudaBackend : public Backend {
 public:
     /// Creates the stream and cuBLAS handle; throws Error when the device cannot be used.

@@ -53,16 +53,16 @@ struct AttentionShape {
     bool causal = false;                     // key j allowed only when j ≤ i (m == n)
 };
 
-/// Largest head dim (d and dv) the tiled flash kernel is compiled for; larger gives Error.
+/// Largest head dim (d and dv) of the flash kernel's buckets; larger ones run the sliced (wide) kernel.
 constexpr int kMaxFlashHeadDim = 128;
 
-/// Tiled online-softmax attention (FlashAttention-2 style); lse may be nullptr.
+/// Tiled online-softmax attention (FlashAttention-2 style), any head dim; lse may be nullptr.
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                      float* O, float* lse);  // Q (H,n,d), K (H,m,d), V (H,m,dv), O (H,n,dv), lse (H,n,1)
 
 // [SECTION] tensor-core flash
 /// flash_attention on tensor cores (TF32 inputs, fp32 accumulation and softmax; flash_attention_tc.cuh): looser
-/// accuracy (≈ 1e-3 relative), same contract; head dims above kMaxFlashHeadDim run flash_attention (fp32).
+/// accuracy (≈ 1e-3 relative), same contract; head dims above kMaxFlashHeadDim run the fp32 (wide) kernel.
 void flash_attention_tf32(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                           float* O, float* lse);  // shapes as flash_attention
 // [SECTION] end tensor-core flash

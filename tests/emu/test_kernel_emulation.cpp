@@ -21,6 +21,7 @@
 #include "fft.cuh"
 #include "flash_attention.cuh"
 #include "flash_attention_tc.cuh"
+#include "flash_attention_wide.cuh"
 #include "gemm.cuh"
 #include "linear_attention.cuh"
 #include "lsh.cuh"
@@ -167,6 +168,63 @@ INSTANTIATE_TEST_SUITE_P(Cuda, FlashKernelEmulated, testing::ValuesIn(flash_case
                                     "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
                                     (c.causal ? "_causal" : "_bidir") +
                                     (c.q_scale == 1.0f ? "" : (c.q_scale > 0 ? "_huge" : "_hugeneg"));
+                         });
+
+// [SECTION] Wide flash kernel (head dims above 128)
+
+class FlashWideKernelEmulated : public testing::TestWithParam<FlashCase> {};
+
+TEST_P(FlashWideKernelEmulated, MatchesCpuBackendWithinBounds) {
+    const FlashCase c = GetParam();
+    const double tolerance = 2e-5;
+    constexpr int D = cuda::kMaxFlashHeadDim, BC = 32;
+    const unsigned slices = unsigned(cuda::attention_output_slices(true, c.dv));
+    std::cout << "[case] emulated flash_attention_wide_kernel H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d
+              << " dv=" << c.dv << " causal=" << c.causal << " output slices=" << slices << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
+                  V = random_tensor(c.H, c.m, c.dv, 3);
+    const float scale = 1.0f / std::sqrt(float(c.d));
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
+    cpu_dense_attention(a);
+
+    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
+    reset_shared_arena();
+    const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H), slices);
+    cuda_emu::launch(grid, dim3(cuda::kFlashThreads), std::size_t(cuda::flash_smem_floats(D, BC)) * sizeof(float),
+                     [&] { cuda::flash_attention_wide_kernel<D, BC>(p); });
+
+    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(lse.all_finite());
+    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+}
+
+std::vector<FlashCase> flash_wide_cases() {
+    std::vector<FlashCase> out;
+    for (bool causal : {false, true}) {
+        out.push_back({2, 1, 1, 200, 200, causal});
+        out.push_back({2, 70, 70, 129, 129, causal});   // one feature past the bucket: two slices of each kind
+        out.push_back({1, 65, 65, 300, 40, causal});    // three feature slices, one output slice
+        out.push_back({1, 40, 40, 24, 260, causal});    // one feature slice, three output slices
+        out.push_back({2, 50, 50, 160, 160, causal, 1e4f});  // huge logits stay finite
+    }
+    out.push_back({2, 30, 90, 256, 130, false});  // more keys than queries
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, FlashWideKernelEmulated, testing::ValuesIn(flash_wide_cases()),
+                         [](const testing::TestParamInfo<FlashCase>& info) {
+                             const FlashCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) +
+                                    "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
+                                    (c.causal ? "_causal" : "_bidir") + (c.q_scale == 1.0f ? "" : "_huge");
                          });
 
 // [SECTION] Tensor-core (TF32) flash kernel
