@@ -11,6 +11,8 @@
 // with layout_cell_allowed. Scores, the online softmax (core/primitives/online_softmax.h) and P·V follow
 // the flash kernel's lane layout (flash_attention.cuh: lane = 8·rg + cg owns 4 rows and every 8th column).
 // Forbidden cells score −inf and weigh exactly 0; a row with no allowed cell ends with O = 0, lse = −inf.
+// The tile steps are attention_tile.cuh's; head dims above 128 run the sliced instantiation (kSliced: feature
+// slices for the scores, value columns over blockIdx.z).
 #pragma once
 #include <cmath>
 
