@@ -8,7 +8,7 @@ namespace attnscope::cuda {
 
 namespace {
 
-template <int D, int BC>
+template <int D, int BC, bool kSliced>
 void launch_block_sparse_bucket(cudaStream_t stream, const BlockSparseParams& p, int H) {
     constexpr int smem_bytes = block_sparse_smem_floats(D, BC) * int(sizeof(float));
     int device = 0, optin = 0;
@@ -18,10 +18,10 @@ void launch_block_sparse_bucket(cudaStream_t stream, const BlockSparseParams& p,
         throw Error("the block-sparse kernel for head dim " + std::to_string(D) + " needs " +
                     std::to_string(smem_bytes) + " bytes of shared memory per block but this GPU allows " +
                     std::to_string(optin) + ": use --backend cpu");
-    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(block_sparse_attention_kernel<D, BC>,
+    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(block_sparse_attention_kernel<D, BC, kSliced>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-    const dim3 grid(unsigned(p.layout.block_rows), unsigned(H));
-    block_sparse_attention_kernel<D, BC><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
+    const dim3 grid(unsigned(p.layout.block_rows), unsigned(H), unsigned(attention_output_slices(kSliced, p.dv)));
+    block_sparse_attention_kernel<D, BC, kSliced><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("block_sparse_attention_kernel");
 }
 
@@ -31,11 +31,11 @@ void launch_block_sparse_attention(cudaStream_t stream, const BlockSparseParams&
     if (H == 0 || p.layout.n == 0) return;
     if (H > 65535)
         throw Error("the CUDA block-sparse kernel takes at most 65535 heads per call (got " + std::to_string(H) + ")");
+    if (attention_output_slices(true, p.dv) > 65535)
+        throw Error("the CUDA block-sparse kernel takes value dims up to " + std::to_string(65535 * kMaxFlashHeadDim) +
+                    " (got " + std::to_string(p.dv) + "): use --backend cpu");
     const int dim = p.d > p.dv ? p.d : p.dv;
-    if (!with_flash_bucket(dim, [&]<int D, int BC>() { launch_block_sparse_bucket<D, BC>(stream, p, H); }))
-        throw Error("the CUDA block-sparse kernel supports head dims up to " + std::to_string(kMaxFlashHeadDim) +
-                    " (got d = " + std::to_string(p.d) + ", dv = " + std::to_string(p.dv) +
-                    "): use --backend cpu for larger heads");
+    with_attention_bucket(dim, [&]<int D, int BC, bool kSliced>() { launch_block_sparse_bucket<D, BC, kSliced>(stream, p, H); });
 }
 
 void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,

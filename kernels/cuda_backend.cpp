@@ -36,6 +36,10 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     float* lse = a.lse ? a.lse->data() : nullptr;
     if (a.P)
         cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
+    // [SECTION] tensor-core flash
+    else if (a.precision == AttentionPrecision::Tf32)
+        cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+    // [SECTION] end tensor-core flash
     else
         cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
 }
@@ -51,8 +55,6 @@ void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3
 void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     validate_block_sparse_attention(a);
     const int d = a.Q->cols(), dv = a.V->cols();
-    // HOST FALLBACK (head dims above the kernel's 128 only): the variants stay usable on a CUDA machine.
-    if (std::max(d, dv) > cuda::kMaxFlashHeadDim) return cpu_block_sparse_attention(a);
     cuda::BlockSparseShape s;
     s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale;
     cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
@@ -76,8 +78,19 @@ void CudaBackend::lsh_hash(const LshHashArgs& a) {
     cuda::lsh_hash(*m_ctx, a.X->data(), H, n, a.X->cols(), a.n_buckets > 1 ? a.rotations->data() : nullptr, a.rounds,
                    a.n_buckets, a.buckets->data(), a.perm->data());
 }
-// HOST FALLBACK: the chunked attention over the sorted rounds has no kernel yet.
-void CudaBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
+// [SECTION] lsh attention kernel
+void CudaBackend::lsh_attention(const LshAttentionArgs& a) {
+    validate_lsh_attention(a);
+    cuda::LshAttentionShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = a.Q->cols(), s.dv = a.V->cols();
+    s.rounds = a.rounds, s.chunk_len = a.chunk_len, s.look_back = a.look_back;
+    s.scale = a.scale, s.causal = a.causal, s.self_mask = a.self_mask;
+    // The same vector for both orders means shared QK: the kernel then uploads and maps one order.
+    const int* perm_k = a.perm_k == a.perm_q ? a.perm_q->data() : a.perm_k->data();
+    cuda::lsh_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.perm_q->data(), perm_k,
+                        a.O_rounds->data(), a.lse_rounds->data());
+}
+// [SECTION] end lsh attention kernel
 void CudaBackend::lsh_combine(const LshCombineArgs& a) {
     if (!a.O_rounds || !a.lse_rounds || !a.O) return cpu_lsh_combine(a);  // throws the CPU's message
     const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();

@@ -19,8 +19,8 @@ std::unique_ptr<Backend> make_cuda_backend();
 
 /// Backend running every primitive on CUDA device 0.
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
-/// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; head dims up to
-/// cuda::kMaxFlashHeadDim (128) for the tiled path, any head dim for the materialised one.
+/// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above
+/// cuda::kMaxFlashHeadDim = 128 a sliced kernel); precision = tf32 runs the tensor-core kernel up to 128.
 class CudaBackend : public Backend {
 public:
     /// Creates the stream and cuBLAS handle; throws Error when the device cannot be used.
@@ -32,13 +32,12 @@ public:
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     // [SECTION] block-sparse
-    /// The block-sparse kernel (kernels/block_sparse_attention.cuh) for head dims up to 128; larger head dims
-    /// run the CPU implementation on the host buffers, so variants work unchanged on a CUDA machine.
+    /// The block-sparse kernel (kernels/block_sparse_attention.cuh), any head dim (sliced above 128).
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
     // [SECTION] end block-sparse
     // [SECTION] lsh
-    /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort) and the round combination run on the GPU;
-    /// lsh_attention is a HOST FALLBACK (the CPU implementation on the host buffers) until its kernel exists.
+    /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted
+    /// rounds (kernels/lsh_attention.cuh) and the round combination, all on the GPU.
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;

@@ -53,12 +53,19 @@ struct AttentionShape {
     bool causal = false;                     // key j allowed only when j ≤ i (m == n)
 };
 
-/// Largest head dim (d and dv) the tiled flash kernel is compiled for; larger gives Error.
+/// Largest head dim (d and dv) of the flash kernel's buckets; larger ones run the sliced (wide) kernel.
 constexpr int kMaxFlashHeadDim = 128;
 
-/// Tiled online-softmax attention (FlashAttention-2 style); lse may be nullptr.
+/// Tiled online-softmax attention (FlashAttention-2 style), any head dim; lse may be nullptr.
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                      float* O, float* lse);  // Q (H,n,d), K (H,m,d), V (H,m,dv), O (H,n,dv), lse (H,n,1)
+
+// [SECTION] tensor-core flash
+/// flash_attention on tensor cores (TF32 inputs, fp32 accumulation and softmax; flash_attention_tc.cuh): looser
+/// accuracy (≈ 1e-3 relative), same contract; head dims above kMaxFlashHeadDim run the fp32 (wide) kernel.
+void flash_attention_tf32(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
+                          float* O, float* lse);  // shapes as flash_attention
+// [SECTION] end tensor-core flash
 
 /// Attention with P materialised: S = s·QKᵀ (cuBLAS), row softmax in place, O = P·V (cuBLAS).
 void materialised_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
@@ -75,7 +82,8 @@ struct BlockSparseShape {
 };
 
 /// Attention restricted to `layout` (host arrays, uploaded by the call); one thread block per (query block,
-/// head) walking only the stored key blocks. Head dims up to kMaxFlashHeadDim; larger gives Error.
+/// head) walking only the stored key blocks. Any head dim: above kMaxFlashHeadDim the sliced kernel
+/// (attention_tile.cuh) walks the features in slices and splits the value columns over blocks.
 void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,
                             const float* K, const float* V, float* O,
                             float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
@@ -90,6 +98,19 @@ void lsh_hash(Context& ctx, const float* X, int H, int n, int d, const float* ro
 /// O = Σ_r O_r·exp(L_r − logsumexp_r L_r) per row; lse = logsumexp_r L_r when not nullptr.
 void lsh_combine(Context& ctx, const float* O_rounds, const float* lse_rounds, int R, int H, int n, int dv, float* O,
                  float* lse);  // O_rounds (R,H·n,dv), lse_rounds (R,H·n,1), O (H,n,dv), lse (H,n,1)
+
+/// Sizes and rules of one chunked LSH attention call (as LshAttentionArgs; validated by the caller).
+struct LshAttentionShape {
+    int H = 0, n = 0, d = 0, dv = 0;               // heads, positions, head dim, value dim
+    int rounds = 1, chunk_len = 64, look_back = 1;  // R, c, chunks looked back (wrapping)
+    float scale = 1.0f;                             // s
+    bool causal = false, self_mask = true;          // lsh.h cell rules
+};
+/// Chunked attention over the sorted order of every round (lsh_attention.cuh); perm_q == perm_k (the same
+/// pointer) marks shared QK and uploads the order once. Any head dim.
+void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, const float* K, const float* V,
+                   const int* perm_q, const int* perm_k, float* O_rounds,
+                   float* lse_rounds);  // Q, K (H,n,d), V (H,n,dv), perms (R,H,n), O_rounds (R,H·n,dv), lse (R,H·n,1)
 // [SECTION] end lsh
 
 // [SECTION] kernels: feature maps, linear attention, FFT

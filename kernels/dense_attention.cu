@@ -4,6 +4,7 @@
 #include <string>
 
 #include "flash_attention.cuh"
+#include "flash_attention_wide.cuh"
 #include "gemm.cuh"
 #include "softmax_rows.cuh"
 
@@ -44,19 +45,14 @@ void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H) {
     const int dim = p.d > p.dv ? p.d : p.dv;
     const bool launched =
         with_flash_bucket(dim, [&]<int D, int BC>() { launch_flash_bucket<D, BC>(stream, p, H); });
-    if (!launched)
-        throw Error("the CUDA flash kernel supports head dims up to " + std::to_string(kMaxFlashHeadDim) +
-                    " (got d = " + std::to_string(p.d) + ", dv = " + std::to_string(p.dv) +
-                    "): use --backend cpu for larger heads");
+    // [SECTION] head dims above 128: the sliced kernel (flash_attention_wide.cuh)
+    if (!launched) launch_flash_attention_wide(stream, p, H);
+    // [SECTION] end
 }
 
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V, float* O,
                      float* lse) {
     if (s.H == 0 || s.n == 0) return;
-    if (s.d > kMaxFlashHeadDim || s.dv > kMaxFlashHeadDim)
-        throw Error("the CUDA flash kernel supports head dims up to " + std::to_string(kMaxFlashHeadDim) +
-                    " (got d = " + std::to_string(s.d) + ", dv = " + std::to_string(s.dv) +
-                    "): use --backend cpu for larger heads");
     const size_t q = size_t(s.H) * s.n * s.d, k = size_t(s.H) * s.m * s.d, v = size_t(s.H) * s.m * s.dv;
     const size_t o = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
     require_device_memory((q + k + v + o + l) * sizeof(float), "flash attention (" + shape_text(s) + ")");

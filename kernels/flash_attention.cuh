@@ -201,8 +201,8 @@ bool with_flash_bucket(int dim, F&& f) {
     return true;
 }
 
-/// Launches the flash kernel for H heads on `stream` (device pointers); throws Error when max(d, dv) exceeds
-/// kMaxFlashHeadDim or the launch fails.
+/// Launches the flash kernel for H heads on `stream` (device pointers), any head dim (above kMaxFlashHeadDim the
+/// wide kernel of flash_attention_wide.cuh); throws Error when the launch fails.
 void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H);
 
 }  // namespace attnscope::cuda

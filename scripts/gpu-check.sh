@@ -133,6 +133,26 @@ dev_runs() {
 step flash_dev_versions dev_runs
 { echo '```'; grep -E "^version|^flash|FAIL" "$work/flash_dev_versions.log"; echo '```'; } >> "$report"
 
+# The other families' workbenches (version 1 naive, version 2 production; each validates both, then times one).
+{
+  echo
+  echo "## Other kernel workbenches (kernels/dev: block-sparse, LSH, linear attention, pooled view)"
+  echo
+} >> "$report"
+other_dev_runs() {
+  local v
+  for v in 1 2; do
+    "$build/kernels/block_sparse_attention_dev" "$v" 4096 64 8 64 1 || return 1
+    "$build/kernels/lsh_attention_dev" "$v" 4096 64 8 4 64 0 || return 1
+    "$build/kernels/linear_attention_dev" "$v" 2048 64 4 1 64 || return 1
+    "$build/kernels/pooled_view_dev" "$v" 4096 4096 2 512 0 || return 1
+  done
+  "$build/kernels/block_sparse_attention_dev" 2 1000 200 2 16 0 || return 1   # head dim above 128 (sliced)
+  "$build/kernels/lsh_attention_dev" 2 1000 160 2 8 100 1 || return 1         # sliced, chunk > 64, causal
+}
+step other_dev_versions other_dev_runs
+{ echo '```'; grep -E "^version|dev:|FAIL" "$work/other_dev_versions.log"; echo '```'; } >> "$report"
+
 echo >> "$report"
 echo "## flash vs torch scaled_dot_product_attention" >> "$report"
 if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" >/dev/null 2>&1; then

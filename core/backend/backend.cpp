@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "../primitives/lsh.h"
+
 namespace attnscope {
 
 GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, const Tensor3& C) {
@@ -64,6 +66,25 @@ void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
                         std::to_string(L.mask_idx[k]) + ", outside its " + std::to_string(nb) + " blocks or " +
                         std::to_string(mask_count) + " masks");
 }
+
+// [SECTION] lsh attention validation
+void validate_lsh_attention(const LshAttentionArgs& a) {
+    if (!a.Q || !a.K || !a.V || !a.perm_q || !a.perm_k || !a.O_rounds || !a.lse_rounds)
+        throw Error("lsh_attention: Q, K, V, perm_q, perm_k, O_rounds and lse_rounds are required");
+    const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols(), R = a.rounds;
+    if (a.chunk_len < 1 || a.look_back < 0 || R < 1)
+        throw Error("lsh_attention: chunk_len ≥ 1, look_back ≥ 0 and rounds ≥ 1 are required");
+    if (R > kMaxLshRounds)
+        throw Error("lsh_attention: rounds = " + std::to_string(R) + " > " + std::to_string(kMaxLshRounds));
+    require_shape(*a.K, H, n, d, "lsh_attention K");
+    require_shape(*a.V, H, n, dv, "lsh_attention V");
+    require_shape(*a.O_rounds, R, H * n, dv, "lsh_attention O_rounds");
+    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_attention lse_rounds");
+    const size_t expected = size_t(R) * H * n;
+    if (a.perm_q->size() != expected || a.perm_k->size() != expected)
+        throw Error("lsh_attention: perm_q/perm_k must hold R·H·n = " + std::to_string(expected) + " positions");
+}
+// [SECTION] end lsh attention validation
 
 // [SECTION] kernels: feature maps, linear attention
 

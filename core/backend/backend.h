@@ -12,6 +12,14 @@
 
 namespace attnscope {
 
+// [SECTION] attention precision
+/// Arithmetic of the tiled dense attention path. The CPU backend always computes in fp32.
+enum class AttentionPrecision {
+    Fp32,  // fp32 everywhere (CUDA cores on a GPU)
+    Tf32,  // CUDA: Q·Kᵀ and P·V on tensor cores with TF32 inputs (10-bit mantissa), fp32 accumulation/softmax
+};
+// [SECTION] end attention precision
+
 /// Arguments of the dense attention primitive O = softmax(scale·Q·Kᵀ [+ causal mask])·V, per head.
 struct DenseAttentionArgs {
     const Tensor3* Q = nullptr;          // (H, n, d)
@@ -24,6 +32,7 @@ struct DenseAttentionArgs {
     Tensor3* O = nullptr;                // (H, n, dv) out, required
     Tensor3* lse = nullptr;              // (H, n, 1) out, optional: log Σ_j exp(s·q_i·k_j)
     Tensor3* P = nullptr;                // (H, n, m) out, optional: materialise the probabilities
+    AttentionPrecision precision = AttentionPrecision::Fp32;  // tiled path only (P is always fp32)
 };
 
 /// Bytes of tile scratch the tiled (P-less) dense attention holds on the CPU for m keys: per thread q (Br, d),
@@ -216,5 +225,11 @@ int validate_kernel_attention(const KernelAttentionArgs& args);
 /// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& args);
 // [SECTION] end block-sparse
+
+// [SECTION] lsh attention validation
+/// Checks the buffers, shapes and geometry of chunked LSH attention (every backend, same messages); throws
+/// Error naming the problem.
+void validate_lsh_attention(const LshAttentionArgs& args);
+// [SECTION] end lsh attention validation
 
 }  // namespace attnscope

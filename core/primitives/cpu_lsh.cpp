@@ -76,18 +76,9 @@ void cpu_lsh_hash(const LshHashArgs& a) {
 }
 
 void cpu_lsh_attention(const LshAttentionArgs& a) {
-    if (!a.Q || !a.K || !a.V || !a.perm_q || !a.perm_k || !a.O_rounds || !a.lse_rounds)
-        throw Error("lsh_attention: Q, K, V, perm_q, perm_k, O_rounds and lse_rounds are required");
+    validate_lsh_attention(a);
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols(), R = a.rounds;
     const int c = a.chunk_len, L = a.look_back;
-    if (c < 1 || L < 0 || R < 1) throw Error("lsh_attention: chunk_len ≥ 1, look_back ≥ 0 and rounds ≥ 1 are required");
-    require_shape(*a.K, H, n, d, "lsh_attention K");
-    require_shape(*a.V, H, n, dv, "lsh_attention V");
-    require_shape(*a.O_rounds, R, H * n, dv, "lsh_attention O_rounds");
-    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_attention lse_rounds");
-    const size_t expected = size_t(R) * H * n;
-    if (a.perm_q->size() != expected || a.perm_k->size() != expected)
-        throw Error("lsh_attention: perm_q/perm_k must hold R·H·n = " + std::to_string(expected) + " positions");
     if (n == 0) return;
 
     const int nc = lsh_num_chunks(n, c);
@@ -97,7 +88,6 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
     const std::vector<int> chunk_k = a.perm_k == a.perm_q ? chunk_q : chunk_of_position(*a.perm_k, R, H, n, c);
     ChunkScratch w(omp_get_max_threads(), std::min(c, n), width, d, dv);
     float discount[kMaxLshRounds + 1];
-    if (R > kMaxLshRounds) throw Error("lsh_attention: rounds = " + std::to_string(R) + " > " + std::to_string(kMaxLshRounds));
     for (int count = 0; count <= kMaxLshRounds; ++count) discount[count] = lsh_duplicate_discount(count);
 
 #pragma omp parallel for collapse(3) schedule(dynamic)

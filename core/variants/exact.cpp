@@ -76,7 +76,11 @@ public:
                   "same result as full, tiled with an online softmax (running max m, sum ℓ); keeps L = m + log ℓ",
                   {int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
                    int_param("tile_cols", "B_c", "key columns per tile B_c", 64, 1, 4096),
-                   scale_param(), causal_param(false)},
+                   scale_param(), causal_param(false),
+                   choice_param("precision", "prec",
+                                "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
+                                "relative error); the CPU computes fp32 either way",
+                                {"fp32", "tf32"}, 0)},
                   false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
@@ -96,6 +100,7 @@ public:
         a.causal = r.causal;
         a.tile_rows = p.get_int("tile_rows");
         a.tile_cols = p.get_int("tile_cols");
+        a.precision = p.get_int("precision") == 1 ? AttentionPrecision::Tf32 : AttentionPrecision::Fp32;
         {
             CostMeter meter;
             r.O = Tensor3(h.heads(), h.n(), h.dv());
@@ -106,6 +111,11 @@ public:
         }
         exact_cost(h, r.causal, false, r.cost);
         r.structure.density = 1.0;
+        if (a.precision == AttentionPrecision::Tf32)
+            r.structure.notes.push_back(backend.name() == "cuda"
+                                            ? "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32"
+                                            : "precision tf32 applies on CUDA only: the " + backend.name() +
+                                                  " backend computed fp32");
         if (options.want_matrix && h.n() <= options.max_matrix_n) {
             // Display only: recompute P (FlashAttention keeps only L; the backward pass does the same).
             Tensor3 P(h.heads(), h.n(), h.n()), O2(h.heads(), h.n(), h.dv());

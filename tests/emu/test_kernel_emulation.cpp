@@ -20,9 +20,12 @@
 #include "feature_maps.cuh"
 #include "fft.cuh"
 #include "flash_attention.cuh"
+#include "flash_attention_tc.cuh"
+#include "flash_attention_wide.cuh"
 #include "gemm.cuh"
 #include "linear_attention.cuh"
 #include "lsh.cuh"
+#include "lsh_attention.cuh"
 #include "pooled_view.cuh"
 #include "softmax_rows.cuh"
 
@@ -167,6 +170,147 @@ INSTANTIATE_TEST_SUITE_P(Cuda, FlashKernelEmulated, testing::ValuesIn(flash_case
                                     (c.q_scale == 1.0f ? "" : (c.q_scale > 0 ? "_huge" : "_hugeneg"));
                          });
 
+// [SECTION] Wide flash kernel (head dims above 128)
+
+class FlashWideKernelEmulated : public testing::TestWithParam<FlashCase> {};
+
+TEST_P(FlashWideKernelEmulated, MatchesCpuBackendWithinBounds) {
+    const FlashCase c = GetParam();
+    const double tolerance = 2e-5;
+    constexpr int D = cuda::kMaxFlashHeadDim, BC = 32;
+    const unsigned slices = unsigned(cuda::attention_output_slices(true, c.dv));
+    std::cout << "[case] emulated flash_attention_wide_kernel H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d
+              << " dv=" << c.dv << " causal=" << c.causal << " output slices=" << slices << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
+                  V = random_tensor(c.H, c.m, c.dv, 3);
+    const float scale = 1.0f / std::sqrt(float(c.d));
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
+    cpu_dense_attention(a);
+
+    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
+    reset_shared_arena();
+    const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H), slices);
+    cuda_emu::launch(grid, dim3(cuda::kFlashThreads), std::size_t(cuda::flash_smem_floats(D, BC)) * sizeof(float),
+                     [&] { cuda::flash_attention_wide_kernel<D, BC>(p); });
+
+    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(lse.all_finite());
+    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+}
+
+std::vector<FlashCase> flash_wide_cases() {
+    std::vector<FlashCase> out;
+    for (bool causal : {false, true}) {
+        out.push_back({2, 1, 1, 200, 200, causal});
+        out.push_back({2, 70, 70, 129, 129, causal});   // one feature past the bucket: two slices of each kind
+        out.push_back({1, 65, 65, 300, 40, causal});    // three feature slices, one output slice
+        out.push_back({1, 40, 40, 24, 260, causal});    // one feature slice, three output slices
+        out.push_back({2, 50, 50, 160, 160, causal, 1e4f});  // huge logits stay finite
+    }
+    out.push_back({2, 30, 90, 256, 130, false});  // more keys than queries
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, FlashWideKernelEmulated, testing::ValuesIn(flash_wide_cases()),
+                         [](const testing::TestParamInfo<FlashCase>& info) {
+                             const FlashCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) +
+                                    "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
+                                    (c.causal ? "_causal" : "_bidir") + (c.q_scale == 1.0f ? "" : "_huge");
+                         });
+
+// [SECTION] Tensor-core (TF32) flash kernel
+
+TEST(Tf32Emulation, RoundsToTenMantissaBitsNearestTiesAway) {
+    std::cout << "[case] __float_to_tf32 emulation: exact values kept, nearest rounding, ties away from zero\n";
+    using nvcuda::wmma::__float_to_tf32;
+    const float ulp = std::ldexp(1.0f, -10);  // TF32 spacing in [1, 2)
+    EXPECT_EQ(__float_to_tf32(1.0f), 1.0f);
+    EXPECT_EQ(__float_to_tf32(1.0f + ulp), 1.0f + ulp);
+    EXPECT_EQ(__float_to_tf32(1.0f + 0.25f * ulp), 1.0f);          // below half: down
+    EXPECT_EQ(__float_to_tf32(1.0f + 0.75f * ulp), 1.0f + ulp);    // above half: up
+    EXPECT_EQ(__float_to_tf32(1.0f + 0.5f * ulp), 1.0f + ulp);     // tie: away from zero
+    EXPECT_EQ(__float_to_tf32(-1.0f - 0.5f * ulp), -1.0f - ulp);
+    EXPECT_EQ(__float_to_tf32(2.0f - 0.25f * ulp), 2.0f);           // carry into the exponent
+    EXPECT_TRUE(std::isinf(__float_to_tf32(INFINITY)));
+    EXPECT_TRUE(std::isnan(__float_to_tf32(NAN)));
+    for (int k = 0; k < 1000; ++k) {  // relative error at most half a TF32 ulp
+        const float x = float(rng::normal(5, 1, uint64_t(k))) * 100.0f;
+        EXPECT_LE(std::abs(__float_to_tf32(x) - x), std::ldexp(std::abs(x), -11) * 1.0001f) << x;
+    }
+}
+
+class FlashTf32KernelEmulated : public testing::TestWithParam<FlashCase> {};
+
+// The TF32 tolerance claim: O and lse within 2e-3 (relative Frobenius) of the fp32 CPU backend for unit-normal
+// inputs at s = 1/√d; the error must also be above fp32 level, which shows the operands really were rounded.
+TEST_P(FlashTf32KernelEmulated, WithinTf32ToleranceOfCpuBackend) {
+    const FlashCase c = GetParam();
+    const double tolerance = 2e-3, fp32_level = 1e-6;
+    std::cout << "[case] emulated flash_attention_tf32_kernel (WMMA emulated) H=" << c.H << " n=" << c.n << " m=" << c.m
+              << " d=" << c.d << " dv=" << c.dv << " causal=" << c.causal << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
+                  V = random_tensor(c.H, c.m, c.dv, 3);
+    const float scale = 1.0f / std::sqrt(float(c.d));
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
+    cpu_dense_attention(a);
+
+    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
+    reset_shared_arena();
+    const bool served = cuda::with_flash_bucket(std::max(c.d, c.dv), [&]<int D, int BC>() {
+        std::cout << "  instantiation D=" << D << " BC=" << BC << "\n";
+        const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H));
+        const std::size_t smem_bytes = std::size_t(cuda::flash_tf32_smem_floats(D, BC)) * sizeof(float);
+        cuda_emu::launch(grid, dim3(cuda::kFlashThreads), smem_bytes,
+                         [&] { cuda::flash_attention_tf32_kernel<D, BC>(p); });
+    });
+    ASSERT_TRUE(served);
+
+    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(lse.all_finite());
+    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    const double err_o = rel_err(O, O_ref), err_l = rel_err(lse, lse_ref);
+    std::cout << "  relative error vs fp32: O " << err_o << ", lse " << err_l << "\n";
+    EXPECT_LE(err_o, tolerance);
+    EXPECT_LE(err_l, tolerance);
+    EXPECT_GT(err_o, fp32_level) << "no TF32 rounding visible: is the fp32 path running?";
+}
+
+std::vector<FlashCase> flash_tf32_cases() {
+    std::vector<FlashCase> out;
+    for (bool causal : {false, true}) {
+        for (int n : {2, 65, 130})
+            for (int d : {16, 64, 100, 128}) out.push_back({2, n, n, d, d, causal});
+        out.push_back({1, 100, 100, 16, 96, causal});  // dv > d
+        out.push_back({1, 100, 100, 128, 8, causal});  // d > dv
+    }
+    out.push_back({2, 70, 150, 64, 64, false});  // more keys than queries
+    out.push_back({2, 150, 70, 32, 48, false});  // fewer keys than queries
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, FlashTf32KernelEmulated, testing::ValuesIn(flash_tf32_cases()),
+                         [](const testing::TestParamInfo<FlashCase>& info) {
+                             const FlashCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) +
+                                    "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
+                                    (c.causal ? "_causal" : "_bidir");
+                         });
+
 // [SECTION] Block-sparse kernel
 
 struct BlockSparseCase {
@@ -241,12 +385,14 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
     Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
     const cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale};
     reset_shared_arena();
-    const bool served = cuda::with_flash_bucket(std::max(c.d, c.dv), [&]<int D, int BC>() {
+    cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
+        const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
+        std::cout << "  instantiation D=" << D << " BC=" << BC << " sliced=" << kSliced << " output slices=" << slices
+                  << "\n";
         const std::size_t smem_bytes = std::size_t(cuda::block_sparse_smem_floats(D, BC)) * sizeof(float);
-        cuda_emu::launch(dim3(unsigned(view.block_rows), unsigned(c.H)), dim3(cuda::kFlashThreads), smem_bytes,
-                         [&] { cuda::block_sparse_attention_kernel<D, BC>(p); });
+        cuda_emu::launch(dim3(unsigned(view.block_rows), unsigned(c.H), slices), dim3(cuda::kFlashThreads), smem_bytes,
+                         [&] { cuda::block_sparse_attention_kernel<D, BC, kSliced>(p); });
     });
-    ASSERT_TRUE(served);
 
     const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
     EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
@@ -278,6 +424,10 @@ std::vector<BlockSparseCase> block_sparse_cases() {
         {2, 40, 8, 16, 16, 2, 0.5, 1.0, 0.5},      // every block masked, many empty rows
         {1, 1, 4, 32, 32, 1, 1.0, 0.0, 0.0},       // n = 1 smaller than b
         {2, 30, 8, 16, 16, 1, 0.0, 0.0, 0.0},      // nothing stored: O = 0, lse = −inf everywhere
+        // Head dims above 128: the sliced kernel (feature slices for the scores, value columns over blockIdx.z).
+        {2, 45, 8, 200, 72, 1, 0.6, 0.4, 0.1},     // d > 128, dv ≤ 128: two feature slices, one output slice
+        {1, 70, 16, 24, 300, 1, 0.7, 0.3, 0.1},    // dv > 128: three output slices, one feature slice
+        {2, 90, 70, 257, 129, 2, 0.8, 0.5, 0.0},   // both past a slice edge, b > 64 (two query sub-tiles)
     };
 }
 
@@ -360,6 +510,127 @@ TEST(LshKernelsEmulated, RoundCombinationMatchesCpu) {
         }
     }
 }
+
+// [SECTION] LSH chunked attention
+
+struct LshAttentionCase {
+    int H, n, d, dv, R, n_buckets, chunk, look_back;
+    bool shared, causal;
+};
+
+void PrintTo(const LshAttentionCase& c, std::ostream* os) {
+    *os << "H=" << c.H << " n=" << c.n << " d=" << c.d << " dv=" << c.dv << " R=" << c.R << " nb=" << c.n_buckets
+        << " c=" << c.chunk << " L=" << c.look_back << " shared=" << c.shared << " causal=" << c.causal;
+}
+
+class LshAttentionEmulated : public testing::TestWithParam<LshAttentionCase> {};
+
+/// Compares an lse-like tensor where −inf marks empty rows: both −inf together, else within tolerance.
+void expect_lse_close(const Tensor3& got, const Tensor3& ref, double tolerance, const char* what) {
+    Tensor3 a = got, b = ref;
+    int empty = 0;
+    for (int64_t k = 0; k < got.size(); ++k) {
+        ASSERT_FALSE(std::isnan(got.data()[k])) << what << " " << k << " unwritten or NaN";
+        ASSERT_EQ(std::isinf(got.data()[k]), std::isinf(ref.data()[k])) << what << " " << k;
+        if (std::isinf(ref.data()[k])) a.data()[k] = b.data()[k] = 0.0f, ++empty;
+    }
+    std::cout << "  " << what << ": rows with nothing allowed: " << empty << "\n";
+    EXPECT_LE(rel_err(a, b), tolerance) << what;
+}
+
+TEST_P(LshAttentionEmulated, MatchesCpuBackend) {
+    const LshAttentionCase c = GetParam();
+    const double tolerance = 2e-5;
+    std::cout << "[case] emulated lsh_chunk_kernel + lsh_attention_kernel H=" << c.H << " n=" << c.n << " d=" << c.d
+              << " dv=" << c.dv << " R=" << c.R << " n_buckets=" << c.n_buckets << " chunk=" << c.chunk
+              << " look_back=" << c.look_back << " shared_qk=" << c.shared << " causal=" << c.causal
+              << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 81), V = random_tensor(c.H, c.n, c.dv, 83);
+    const Tensor3 K = c.shared ? Q : random_tensor(c.H, c.n, c.d, 82);
+    const Tensor3 rot = random_tensor(c.R, c.d, c.n_buckets / 2, 84), rot_k = random_tensor(c.R, c.d, c.n_buckets / 2, 85);
+    std::vector<int> buckets, perm_q, perm_k;
+    LshHashArgs hash;
+    hash.X = &Q, hash.rotations = &rot, hash.rounds = c.R, hash.n_buckets = c.n_buckets, hash.buckets = &buckets;
+    hash.perm = &perm_q;
+    cpu_lsh_hash(hash);
+    if (!c.shared) {
+        hash.X = &K, hash.rotations = &rot_k, hash.perm = &perm_k;
+        cpu_lsh_hash(hash);
+    }
+    const std::vector<int>& pk_ref = c.shared ? perm_q : perm_k;
+
+    LshAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.perm_q = &perm_q, a.perm_k = &pk_ref, a.rounds = c.R, a.chunk_len = c.chunk;
+    a.look_back = c.look_back, a.scale = 1.0f / std::sqrt(float(c.d)), a.causal = c.causal, a.self_mask = c.shared;
+    Tensor3 O_ref(c.R, c.H * c.n, c.dv), L_ref(c.R, c.H * c.n, 1);
+    a.O_rounds = &O_ref, a.lse_rounds = &L_ref;
+    cpu_lsh_attention(a);
+
+    // The device's view: exact-size copies of the orders (AddressSanitizer catches stray reads), chunk maps
+    // from the emulated lsh_chunk_kernel, starting at −1 so an unwritten entry shows.
+    const int64_t total = int64_t(c.R) * c.H * c.n;
+    const std::vector<int> dPq = perm_q, dPk = pk_ref;
+    std::vector<int> chunk_q(std::size_t(total), -1), chunk_k(std::size_t(total), -1);
+    reset_shared_arena();
+    const dim3 map_grid(unsigned(cuda::ceil_div(total, cuda::kLshChunkThreads)));
+    cuda_emu::launch(map_grid, dim3(cuda::kLshChunkThreads), 0,
+                     [&] { cuda::lsh_chunk_kernel(dPq.data(), total, c.n, c.chunk, chunk_q.data()); });
+    cuda_emu::launch(map_grid, dim3(cuda::kLshChunkThreads), 0,
+                     [&] { cuda::lsh_chunk_kernel(dPk.data(), total, c.n, c.chunk, chunk_k.data()); });
+    const int nc = lsh_num_chunks(c.n, c.chunk);
+    for (int64_t k = 0; k < total; ++k) {
+        ASSERT_TRUE(chunk_q[std::size_t(k)] >= 0 && chunk_q[std::size_t(k)] < nc) << "query chunk map entry " << k;
+        ASSERT_TRUE(chunk_k[std::size_t(k)] >= 0 && chunk_k[std::size_t(k)] < nc) << "key chunk map entry " << k;
+    }
+
+    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(L_ref.size()));
+    cuda::LshAttentionParams p{};
+    p.Q = dQ.get(), p.K = dK.get(), p.V = dV.get(), p.perm_q = dPq.data(), p.perm_k = dPk.data();
+    p.chunk_q = chunk_q.data(), p.chunk_k = chunk_k.data(), p.O_rounds = dO.get(), p.lse_rounds = dL.get();
+    p.H = c.H, p.n = c.n, p.d = c.d, p.dv = c.dv, p.rounds = c.R, p.chunk_len = c.chunk, p.look_back = c.look_back;
+    p.scale = a.scale, p.causal = c.causal, p.self_mask = c.shared;
+    cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
+        const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
+        std::cout << "  instantiation D=" << D << " BC=" << BC << " sliced=" << kSliced << " output slices=" << slices
+                  << "\n";
+        const std::size_t smem_bytes = std::size_t(cuda::lsh_attention_smem_floats(D, BC, c.R)) * sizeof(float);
+        const dim3 grid(unsigned(lsh_num_chunks(c.n, c.chunk)), unsigned(c.H), unsigned(c.R) * slices);
+        cuda_emu::launch(grid, dim3(cuda::kFlashThreads), smem_bytes,
+                         [&] { cuda::lsh_attention_kernel<D, BC, kSliced>(p); });
+    });
+
+    const Tensor3 O = dO.to_tensor(c.R, c.H * c.n, c.dv), L = dL.to_tensor(c.R, c.H * c.n, 1);
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(dO.fences_intact()) << "O_rounds written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << "lse_rounds written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    expect_lse_close(L, L_ref, tolerance, "lse_rounds");
+}
+
+std::vector<LshAttentionCase> lsh_attention_cases() {
+    return {
+        {2, 37, 16, 16, 1, 4, 8, 1, true, false},     // one round: no duplicate counts, shared QK self-mask
+        {2, 100, 32, 24, 3, 8, 16, 2, true, true},    // causal, look-back 2 wrapping, dv ≠ d
+        {2, 70, 16, 16, 2, 4, 64, 1, false, false},   // separate Q/K orders (no self-mask), last chunk short
+        {1, 230, 8, 8, 2, 8, 100, 1, true, false},    // chunk > 64: two query sub-tiles, chunks span key tiles
+        {2, 40, 16, 8, 4, 2, 16, 5, true, false},     // look_back ≥ chunk count: every chunk once
+        {2, 20, 8, 8, 2, 4, 1, 3, false, true},       // chunk 1: scattered single keys; causal empty rows
+        {2, 1, 8, 8, 3, 2, 4, 1, true, false},        // n = 1: only the self pair
+        {1, 50, 8, 8, 16, 4, 8, 1, true, true},       // 16 rounds: the largest chunk maps in shared memory
+        {1, 60, 64, 128, 2, 4, 16, 1, false, false},  // D = 128 bucket (BC = 32)
+        {2, 45, 200, 150, 2, 4, 16, 1, true, false},  // head dims above 128: the sliced kernel
+    };
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, LshAttentionEmulated, testing::ValuesIn(lsh_attention_cases()),
+                         [](const testing::TestParamInfo<LshAttentionCase>& info) {
+                             const LshAttentionCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_d" + std::to_string(c.d) +
+                                    "_R" + std::to_string(c.R) + "_c" + std::to_string(c.chunk) + "_L" +
+                                    std::to_string(c.look_back) + (c.shared ? "_shared" : "_separate") +
+                                    (c.causal ? "_causal" : "_bidir");
+                         });
 
 // [SECTION] Row softmax of the materialised path
 

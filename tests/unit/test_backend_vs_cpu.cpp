@@ -80,6 +80,8 @@ std::vector<VsCpuCase> vs_cpu_cases() {
             out.push_back({b, 3, 200, 200, 16, 96, causal});   // dv > d: bucket chosen by dv
             out.push_back({b, 3, 200, 200, 128, 8, causal});   // d > dv
             out.push_back({b, 1, 2048, 2048, 64, 64, causal});  // many key tiles
+            out.push_back({b, 2, 130, 130, 200, 200, causal});  // head dims above 128: the wide (sliced) kernel
+            out.push_back({b, 2, 100, 100, 24, 300, causal});   // dv above 128 only: three output slices
         }
     for (const std::string& b : other_backends()) {
         out.push_back({b, 2, 70, 150, 64, 64, false});  // more keys than queries
@@ -130,7 +132,8 @@ TEST_P(PrimitivesVsCpu, PooledViewMatchesCpu) {
         }
 }
 
-// Head dims beyond the tiled kernel's buckets must give a clear Error, never a crash or a wrong result.
+// Head dims beyond the tiled kernel's buckets (the wide kernel on CUDA) must be correct or a clear Error,
+// never a crash or a wrong result.
 TEST_P(PrimitivesVsCpu, HugeHeadDimIsAClearErrorOrCorrect) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     std::cout << "[case] backend=" << GetParam() << " flash with d = 200 (above the CUDA kernel's 128)\n";
@@ -150,6 +153,189 @@ TEST_P(PrimitivesVsCpu, HugeHeadDimIsAClearErrorOrCorrect) {
 
 INSTANTIATE_TEST_SUITE_P(OtherBackends, PrimitivesVsCpu, testing::ValuesIn(other_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// [SECTION] tensor-core flash (precision = tf32)
+
+class DenseTf32VsCpu : public testing::TestWithParam<VsCpuCase> {};
+
+// TF32 inputs (10-bit mantissa) with fp32 accumulation: about 1e-3 relative, checked against the CPU's fp32. The
+// same kernel runs emulated on the host (tests/emu) with the rounding emulated, where it stays under 2e-3.
+TEST_P(DenseTf32VsCpu, OutputsAndLseWithinTf32Tolerance) {
+    const VsCpuCase c = GetParam();
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, c.backend);
+    const double tolerance = 3e-3;
+    std::cout << "[case] backend=" << c.backend << " precision=tf32 vs cpu fp32 H=" << c.H << " n=" << c.n
+              << " m=" << c.m << " d=" << c.d << " dv=" << c.dv << " causal=" << c.causal << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1), K = random_tensor(c.H, c.m, c.d, 2),
+                  V = random_tensor(c.H, c.m, c.dv, 3);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.scale = 1.0f / std::sqrt(float(c.d)), a.causal = c.causal;
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1), O(c.H, c.n, c.dv, NAN), lse(c.H, c.n, 1, NAN);
+    a.O = &O_ref, a.lse = &lse_ref;
+    CpuBackend().dense_attention(a);
+    a.O = &O, a.lse = &lse, a.precision = AttentionPrecision::Tf32;
+    backend->dense_attention(a);
+    ASSERT_TRUE(O.all_finite());
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+}
+
+std::vector<VsCpuCase> tf32_cases() {
+    std::vector<VsCpuCase> out;
+    for (const std::string& b : other_backends())
+        for (bool causal : {false, true}) {
+            for (int n : {1, 63, 130, 1000})
+                for (int d : {16, 64, 128}) out.push_back({b, 2, n, n, d, d, causal});
+            out.push_back({b, 2, 200, 200, 160, 160, causal});  // above 128: served by the fp32 kernel
+        }
+    for (const std::string& b : other_backends()) out.push_back({b, 2, 70, 150, 64, 48, false});
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(OtherBackends, DenseTf32VsCpu, testing::ValuesIn(tf32_cases()), vs_cpu_name);
+
+// [SECTION] LSH attention primitive
+
+struct LshVsCpuCase {
+    std::string backend;
+    int H, n, d, dv, R, n_buckets, chunk, look_back;
+    bool shared, causal;
+};
+
+void PrintTo(const LshVsCpuCase& c, std::ostream* os) {
+    *os << c.backend << " H=" << c.H << " n=" << c.n << " d=" << c.d << " dv=" << c.dv << " R=" << c.R
+        << " nb=" << c.n_buckets << " c=" << c.chunk << " L=" << c.look_back << " shared=" << c.shared
+        << " causal=" << c.causal;
+}
+
+class LshAttentionVsCpu : public testing::TestWithParam<LshVsCpuCase> {};
+
+/// Relative error of an lse-like tensor where −inf marks rows with nothing allowed (must agree exactly).
+double lse_rel_err(const Tensor3& got, const Tensor3& ref) {
+    Tensor3 a = got, b = ref;
+    for (int64_t k = 0; k < got.size(); ++k) {
+        if (std::isinf(ref.data()[k]) || std::isinf(got.data()[k])) {
+            if (got.data()[k] != ref.data()[k]) return INFINITY;
+            a.data()[k] = b.data()[k] = 0.0f;
+        }
+    }
+    return rel_err(a, b);
+}
+
+TEST_P(LshAttentionVsCpu, RoundsAndCombinationMatchCpu) {
+    const LshVsCpuCase c = GetParam();
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, c.backend);
+    const double tolerance = 2e-5;
+    std::cout << "[case] backend=" << c.backend << " lsh_hash + lsh_attention + lsh_combine vs cpu H=" << c.H
+              << " n=" << c.n << " d=" << c.d << " dv=" << c.dv << " R=" << c.R << " n_buckets=" << c.n_buckets
+              << " chunk=" << c.chunk << " look_back=" << c.look_back << " shared_qk=" << c.shared
+              << " causal=" << c.causal << " tol=" << tolerance << "\n";
+    CpuBackend cpu;
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 21), V = random_tensor(c.H, c.n, c.dv, 23);
+    const Tensor3 K = c.shared ? Q : random_tensor(c.H, c.n, c.d, 22);
+    const Tensor3 rot = random_tensor(c.R, c.d, c.n_buckets / 2, 24), rot_k = random_tensor(c.R, c.d, c.n_buckets / 2, 25);
+    // The orders from the CPU hash, so both backends attend over the very same sets.
+    std::vector<int> buckets, perm_q, perm_k;
+    LshHashArgs hash;
+    hash.X = &Q, hash.rotations = &rot, hash.rounds = c.R, hash.n_buckets = c.n_buckets, hash.buckets = &buckets;
+    hash.perm = &perm_q;
+    cpu.lsh_hash(hash);
+    hash.X = &K, hash.rotations = &rot_k, hash.perm = &perm_k;
+    if (!c.shared) cpu.lsh_hash(hash);
+
+    LshAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.perm_q = &perm_q, a.perm_k = c.shared ? &perm_q : &perm_k, a.rounds = c.R;
+    a.chunk_len = c.chunk, a.look_back = c.look_back, a.scale = 1.0f / std::sqrt(float(c.d)), a.causal = c.causal;
+    a.self_mask = c.shared;
+    Tensor3 O_ref(c.R, c.H * c.n, c.dv), L_ref(c.R, c.H * c.n, 1);
+    Tensor3 O_r(c.R, c.H * c.n, c.dv, NAN), L_r(c.R, c.H * c.n, 1, NAN);
+    a.O_rounds = &O_ref, a.lse_rounds = &L_ref;
+    cpu.lsh_attention(a);
+    a.O_rounds = &O_r, a.lse_rounds = &L_r;
+    backend->lsh_attention(a);
+    ASSERT_TRUE(O_r.all_finite());
+    EXPECT_LE(rel_err(O_r, O_ref), tolerance);
+    EXPECT_LE(lse_rel_err(L_r, L_ref), tolerance);
+
+    Tensor3 O_comb_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1), O_comb(c.H, c.n, c.dv, NAN), lse(c.H, c.n, 1, NAN);
+    LshCombineArgs comb;
+    comb.O_rounds = &O_ref, comb.lse_rounds = &L_ref, comb.O = &O_comb_ref, comb.lse = &lse_ref;
+    cpu.lsh_combine(comb);
+    comb.O_rounds = &O_r, comb.lse_rounds = &L_r, comb.O = &O_comb, comb.lse = &lse;
+    backend->lsh_combine(comb);
+    EXPECT_LE(rel_err(O_comb, O_comb_ref), tolerance);
+    EXPECT_LE(lse_rel_err(lse, lse_ref), tolerance);
+}
+
+std::vector<LshVsCpuCase> lsh_vs_cpu_cases() {
+    std::vector<LshVsCpuCase> out;
+    for (const std::string& b : other_backends()) {
+        out.push_back({b, 2, 1, 8, 8, 2, 2, 4, 1, true, false});       // n = 1: the self pair only
+        out.push_back({b, 4, 333, 64, 64, 4, 16, 32, 1, true, true});   // the Reformer setting, causal
+        out.push_back({b, 2, 200, 32, 48, 3, 8, 100, 2, false, false}); // separate orders, chunk > 64, wrap
+        out.push_back({b, 2, 50, 16, 16, 8, 4, 1, 3, false, true});     // chunk 1, causal rows with nothing allowed
+        out.push_back({b, 2, 129, 100, 128, 2, 8, 16, 5, true, false}); // D = 128 bucket, look-back ≥ chunks
+        out.push_back({b, 2, 90, 192, 256, 2, 4, 16, 1, true, false});  // head dims above 128: sliced kernel
+        out.push_back({b, 1, 64, 16, 16, 16, 2, 8, 1, true, false});    // 16 rounds
+    }
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(OtherBackends, LshAttentionVsCpu, testing::ValuesIn(lsh_vs_cpu_cases()),
+                         [](const testing::TestParamInfo<LshVsCpuCase>& info) {
+                             const LshVsCpuCase& c = info.param;
+                             return c.backend + "_H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_d" +
+                                    std::to_string(c.d) + "_R" + std::to_string(c.R) + "_c" + std::to_string(c.chunk) +
+                                    (c.shared ? "_shared" : "_separate") + (c.causal ? "_causal" : "_bidir");
+                         });
+
+// [SECTION] block-sparse attention with head dims above 128
+
+TEST_P(PrimitivesVsCpu, BlockSparseLargeHeadDimsMatchCpu) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    struct Shape { int H, n, b, d, dv; };
+    for (const Shape sh : {Shape{2, 100, 16, 200, 64}, Shape{1, 70, 8, 32, 300}, Shape{2, 90, 70, 257, 129}}) {
+        const double tolerance = 2e-5;
+        std::cout << "[case] backend=" << GetParam() << " block-sparse H=" << sh.H << " n=" << sh.n << " b=" << sh.b
+                  << " d=" << sh.d << " dv=" << sh.dv << " (every other block, diagonal blocks lower-triangular) tol="
+                  << tolerance << "\n";
+        // A layout with dense blocks (J ≡ I mod 2) and causal masks on the diagonal blocks.
+        BlockLayout L;
+        L.n = sh.n, L.block = sh.b, L.heads = 1;
+        const int nb = L.block_rows(), words = block_words_per_row(sh.b);
+        L.row_ptr.push_back(0);
+        for (int I = 0; I < nb; ++I) {
+            for (int J = 0; J <= I; ++J) {
+                if ((I - J) % 2 != 0) continue;
+                L.col_idx.push_back(J);
+                if (J == I) {
+                    L.mask_idx.push_back(int(L.masks.size() / (size_t(sh.b) * words)));
+                    for (int r = 0; r < sh.b; ++r)
+                        for (int w = 0; w < words; ++w) {
+                            uint64_t bits = 0;
+                            for (int k = 0; k < 64 && w * 64 + k <= r; ++k) bits |= 1ull << k;
+                            L.masks.push_back(bits);
+                        }
+                } else {
+                    L.mask_idx.push_back(-1);
+                }
+            }
+            L.row_ptr.push_back(int(L.col_idx.size()));
+        }
+        const Tensor3 Q = random_tensor(sh.H, sh.n, sh.d, 31), K = random_tensor(sh.H, sh.n, sh.d, 32),
+                      V = random_tensor(sh.H, sh.n, sh.dv, 33);
+        BlockSparseAttentionArgs a;
+        a.Q = &Q, a.K = &K, a.V = &V, a.layout = &L, a.scale = 1.0f / std::sqrt(float(sh.d));
+        Tensor3 O_ref(sh.H, sh.n, sh.dv), lse_ref(sh.H, sh.n, 1), O(sh.H, sh.n, sh.dv, NAN), lse(sh.H, sh.n, 1, NAN);
+        a.O = &O_ref, a.lse = &lse_ref;
+        CpuBackend().block_sparse_attention(a);
+        a.O = &O, a.lse = &lse;
+        backend->block_sparse_attention(a);
+        ASSERT_TRUE(O.all_finite());
+        EXPECT_LE(rel_err(O, O_ref), tolerance);
+        EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+    }
+}
 
 }  // namespace
 }  // namespace attnscope::test
