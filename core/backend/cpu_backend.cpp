@@ -33,4 +33,7 @@ void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args)
 void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
 void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
 
+// [SECTION] svd
+void CpuBackend::singular_values(const SingularValuesArgs& args) { cpu_singular_values(args); }
+
 }  // namespace attnscope

@@ -24,6 +24,8 @@ public:
     void feature_map(const FeatureMapArgs& args) override;
     void linear_attention(const LinearAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    // [SECTION] svd
+    void singular_values(const SingularValuesArgs& args) override;
 };
 
 }  // namespace attnscope

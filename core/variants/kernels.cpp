@@ -34,7 +34,7 @@ RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& 
     const int f = feature_map_columns(k.q_map, 0, h.d(), k.prepend_one);
     Tensor3 phi_Q, phi_K, denom;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         phi_Q = Tensor3(h.heads(), h.n(), f);
         phi_K = Tensor3(h.heads(), h.n(), f);
         FeatureMapArgs fa;
