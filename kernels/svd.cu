@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common.cuh"
-#include "core/primitives/svd_sketch.h"
+#include "svd_pipeline.cuh"
 
 namespace attnscope::cuda {
 
@@ -54,13 +54,6 @@ void check_info(const Context& ctx, const DeviceBuffer<int>& info, const char* w
                         std::to_string(b) + "): check the matrix for NaN/Inf or use --backend cpu");
 }
 
-/// Ω (c × l, column-major): entry (i, j) = svd_sketch_entry(seed, i, j, l), the CPU's Ω(i, j).
-__global__ void svd_sketch_kernel(float* omega, int c, int l, uint64_t seed) {
-    const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= int64_t(c) * l) return;
-    omega[idx] = svd_sketch_entry(seed, idx % c, idx / c, l);
-}
-
 /// Every σ of `heads` column-major (m × n, lda = m) matrices packed back to back, by batched Jacobi (m, n ≤ 32).
 void batched_jacobi(const Context& ctx, const Solver& solver, float* A, int m, int n, int heads, float* S) {
     gesvdjInfo_t params = nullptr;
@@ -96,52 +89,60 @@ void gesvd_values(const Context& ctx, const Solver& solver, float* A, int m, int
     check_info(ctx, info, "SVD (gesvd)");
 }
 
-/// Replaces the columns of Y (rows × l, column-major, rows ≥ l) by an orthonormal basis of their span.
-void orthonormalise(const Solver& solver, float* Y, int rows, int l, DeviceBuffer<float>& tau,
-                    DeviceBuffer<float>& work, DeviceBuffer<int>& info) {
-    int lq = 0, lo = 0;
-    check_cusolver(cusolverDnSgeqrf_bufferSize(solver.get(), rows, l, Y, rows, &lq), "geqrf_bufferSize");
-    check_cusolver(cusolverDnSorgqr_bufferSize(solver.get(), rows, l, l, Y, rows, tau.get(), &lo), "orgqr_bufferSize");
-    const size_t need = size_t(std::max({lq, lo, 1}));
-    if (work.size() < need) work = DeviceBuffer<float>(need, "QR workspace");
-    check_cusolver(cusolverDnSgeqrf(solver.get(), rows, l, Y, rows, tau.get(), work.get(), int(work.size()), info.get()),
-                   "geqrf");
-    check_cusolver(cusolverDnSorgqr(solver.get(), rows, l, l, Y, rows, tau.get(), work.get(), int(work.size()), info.get()),
-                   "orgqr");
-}
-
-/// Column-major C (m × n) = op(A)·B through cuBLAS.
-void product(const Context& ctx, bool trans_a, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
-             float* C, int ldc) {
-    const float one = 1.0f, zero = 0.0f;
-    ATTNSCOPE_CUBLAS_CHECK(cublasSgemm(ctx.cublas(), trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A,
-                                       lda, B, ldb, &zero, C, ldc));
-}
-
-/// Top-k σ of the row-major (r, c) matrix whose column-major view is A = Mᵀ (c × r, lda = c): the CPU recipe
-/// Y = M·Ω, power iterations Z = orth(Mᵀ·Q), Q = orth(M·Z), then σ(Qᵀ·M) = σ(A·Q).
-void randomized_values(const Context& ctx, const Solver& solver, const float* A, int r, int c, int k, int l,
-                       const SvdRequest& q, float* S) {
-    DeviceBuffer<float> omega(size_t(c) * l, "randomized SVD sketch Ω"), Y(size_t(r) * l, "randomized SVD range Y"),
-        Z(size_t(c) * l, "randomized SVD co-range Z"), tau(size_t(l), "QR τ"), work, sl(size_t(l), "σ of the projection");
-    DeviceBuffer<int> info(1, "QR info");
-    constexpr int kThreads = 256;
-    svd_sketch_kernel<<<unsigned(ceil_div(int64_t(c) * l, kThreads)), kThreads, 0, ctx.stream()>>>(omega.get(), c, l,
-                                                                                                    q.seed);
-    ATTNSCOPE_CHECK_LAUNCH("svd_sketch_kernel");
-    product(ctx, true, r, l, c, A, c, omega.get(), c, Y.get(), r);  // Y = M·Ω = Aᵀ·Ω
-    orthonormalise(solver, Y.get(), r, l, tau, work, info);
-    for (int it = 0; it < q.power_iterations; ++it) {
-        product(ctx, false, c, l, r, A, c, Y.get(), r, Z.get(), c);  // Z = Mᵀ·Q = A·Q
-        orthonormalise(solver, Z.get(), c, l, tau, work, info);
-        product(ctx, true, r, l, c, A, c, Z.get(), c, Y.get(), r);  // Q = M·Z = Aᵀ·Z
-        orthonormalise(solver, Y.get(), r, l, tau, work, info);
+/// The Ops of svd_pipeline.cuh on the GPU: cuBLAS products and transposes on the context's stream, cuSOLVER
+/// geqrf + orgqr and gesvd, tracked scratch buffers.
+class DeviceSvdOps {
+public:
+    DeviceSvdOps(const Context& ctx, const Solver& solver, int max_l)
+        : m_ctx(ctx), m_solver(solver), m_tau(size_t(std::max(max_l, 1)), "QR τ"), m_info(1, "QR info") {}
+    void product(bool trans_a, int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+        const float one = 1.0f, zero = 0.0f;
+        ATTNSCOPE_CUBLAS_CHECK(cublasSgemm(m_ctx.cublas(), trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one,
+                                           A, lda, B, ldb, &zero, C, ldc));
     }
-    check_info(ctx, info, "QR of the randomized SVD (geqrf/orgqr)");
-    product(ctx, false, c, l, r, A, c, Y.get(), r, Z.get(), c);  // Bᵀ = (Qᵀ·M)ᵀ = A·Q, c × l with c ≥ l
-    gesvd_values(ctx, solver, Z.get(), c, l, sl.get());
-    ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(S, sl.get(), size_t(k) * sizeof(float), cudaMemcpyDeviceToDevice, ctx.stream()));
-}
+    void transpose(int rows, int cols, const float* A, int lda, float* T, int ldt) {
+        const float one = 1.0f, zero = 0.0f;
+        ATTNSCOPE_CUBLAS_CHECK(cublasSgeam(m_ctx.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, A, lda, &zero, T,
+                                           ldt, T, ldt));
+    }
+    void orthonormalise(float* Y, int rows, int l) {
+        int lq = 0, lo = 0;
+        check_cusolver(cusolverDnSgeqrf_bufferSize(m_solver.get(), rows, l, Y, rows, &lq), "geqrf_bufferSize");
+        check_cusolver(cusolverDnSorgqr_bufferSize(m_solver.get(), rows, l, l, Y, rows, m_tau.get(), &lo),
+                       "orgqr_bufferSize");
+        const size_t need = size_t(std::max({lq, lo, 1}));
+        if (m_work.size() < need) m_work = DeviceBuffer<float>(need, "QR workspace");
+        check_cusolver(cusolverDnSgeqrf(m_solver.get(), rows, l, Y, rows, m_tau.get(), m_work.get(), int(m_work.size()),
+                                        m_info.get()),
+                       "geqrf");
+        check_cusolver(cusolverDnSorgqr(m_solver.get(), rows, l, l, Y, rows, m_tau.get(), m_work.get(),
+                                        int(m_work.size()), m_info.get()),
+                       "orgqr");
+    }
+    void values(float* A, int m, int n, float* S) { gesvd_values(m_ctx, m_solver, A, m, n, S); }
+    void sketch(float* omega, int c, int l, uint64_t seed) {
+        svd_sketch_kernel<<<unsigned(ceil_div(int64_t(c) * l, kSvdThreads)), kSvdThreads, 0, m_ctx.stream()>>>(omega, c,
+                                                                                                              l, seed);
+        ATTNSCOPE_CHECK_LAUNCH("svd_sketch_kernel");
+    }
+    float* scratch(size_t count) {
+        m_buffers.emplace_back(count, "randomized SVD scratch");
+        return m_buffers.back().get();
+    }
+    void copy(float* dst, const float* src, size_t count) {
+        ATTNSCOPE_CUDA_CHECK(
+            cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, m_ctx.stream()));
+    }
+    /// Turns a failed QR (negative info: a bad argument) into Error once the stream has finished.
+    void check_qr() const { check_info(m_ctx, m_info, "QR of the randomized SVD (geqrf/orgqr)"); }
+
+private:
+    const Context& m_ctx;
+    const Solver& m_solver;
+    DeviceBuffer<float> m_tau, m_work;
+    DeviceBuffer<int> m_info;
+    std::vector<DeviceBuffer<float>> m_buffers;
+};
 
 }  // namespace
 
@@ -161,20 +162,14 @@ void singular_values(Context& ctx, const float* M, int H, int r, int c, const Sv
         batched_jacobi(ctx, solver, A.get(), c, r, H, dS.get());
         copy_to_host(ctx, values.data(), dS.get(), dS.bytes());
     } else if (q.top_k == 0) {
-        // gesvd needs rows ≥ columns: Mᵀ as it lies when c ≥ r, else M itself (a transpose by cublasSgeam).
+        // gesvd needs rows ≥ columns: Mᵀ as it lies when c ≥ r, else M itself (svd_pipeline.cuh: exact_values).
         require_device_memory((2 * per_head + mn) * sizeof(float) + (size_t(64) << 20), "the SVD of " + shape);
         DeviceBuffer<float> A(per_head, "SVD input"), T(c < r ? per_head : 0, "SVD input transposed");
         DeviceBuffer<float> dS(size_t(mn), "singular values");
+        DeviceSvdOps ops(ctx, solver, 1);
         for (int h = 0; h < H; ++h) {
             copy_to_device(ctx, A.get(), M + size_t(h) * per_head, per_head * sizeof(float));
-            float* target = A.get();
-            if (c < r) {
-                const float one = 1.0f, zero = 0.0f;
-                ATTNSCOPE_CUBLAS_CHECK(cublasSgeam(ctx.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, r, c, &one, A.get(), c, &zero,
-                                                   T.get(), r, T.get(), r));
-                target = T.get();
-            }
-            gesvd_values(ctx, solver, target, std::max(r, c), mn, dS.get());
+            exact_values(ops, A.get(), r, c, T.get(), dS.get());
             copy_to_host(ctx, values.data() + size_t(h) * k, dS.get(), size_t(k) * sizeof(float));
         }
     } else {
@@ -184,7 +179,9 @@ void singular_values(Context& ctx, const float* M, int H, int r, int c, const Sv
         DeviceBuffer<float> A(per_head, "SVD input"), dS(size_t(k), "singular values");
         for (int h = 0; h < H; ++h) {
             copy_to_device(ctx, A.get(), M + size_t(h) * per_head, per_head * sizeof(float));
-            randomized_values(ctx, solver, A.get(), r, c, k, l, q, dS.get());
+            DeviceSvdOps ops(ctx, solver, l);
+            randomized_values(ops, A.get(), r, c, k, l, q.seed, q.power_iterations, dS.get());
+            ops.check_qr();
             copy_to_host(ctx, values.data() + size_t(h) * k, dS.get(), size_t(k) * sizeof(float));
         }
     }
