@@ -19,12 +19,13 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--session", o->session_path, "Load this session JSON (default: the last session)");
     sub->add_option("--save-session", o->save_session_path, "After --screenshot, write the session JSON to this file");
     sub->add_option("--panel", o->panel,
-                    "Bring a panel to the front: input, variants, matrices, lsh, spectrum, performance, debug");
+                    "Bring a panel to the front: input, variants, matrices, lsh, spectrum, performance, debug, sweep");
     sub->add_option("--self-test-frames", o->self_test_frames,
                     "Drive the UI with random clicks, drags, zooms and parameter edits for N frames, then exit");
     sub->add_option("--seed", o->seed, "Seed of --self-test-frames")->capture_default_str();
     sub->add_option("--mouse-x", o->mouse_x, "Hold the mouse at this window x every frame (tooltip screenshots)");
     sub->add_option("--mouse-y", o->mouse_y, "Hold the mouse at this window y every frame (tooltip screenshots)");
+    sub->add_option("--lesson", o->lesson, "Open with this lesson applied and its window shown (see `attnscope lesson`)");
     sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");

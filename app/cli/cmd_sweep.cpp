@@ -8,6 +8,8 @@
 #include "commands.h"
 #include "core/analysis/sweep.h"
 #include "core/backend/registry.h"
+#include "core/data/text_model.h"
+#include "core/data/text_whatif.h"
 #include "core/session/export.h"
 #include "input_options.h"
 
@@ -40,6 +42,12 @@ int execute(const SweepOptionsCli& o) {
         if (n_override > 0) in.n = n_override;
         return load_input(in);
     };
+    if (spec.metric == SweepMetric::EmbeddingCosine) {  // the encoder re-run per point with the variant at --layer
+        if (input_kind(o.input) != InputKind::Text)
+            throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
+        const LoadedInput text = load_input_full(o.input);
+        spec.evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
+    }
     const bool tty = isatty(STDERR_FILENO);
     const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {
         if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::flush;
@@ -49,7 +57,7 @@ int execute(const SweepOptionsCli& o) {
     std::cout << std::left << std::setw(14) << spec.param << std::right << std::setw(14) << sweep_metric_name(spec.metric)
               << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
     nlohmann::json rows = nlohmann::json::array();
-    for (const SweepPoint& p : points) {
+    for (const MetricSweepPoint& p : points) {
         std::cout << std::left << std::setw(14) << p.value << std::right << std::setw(14) << p.mean << std::setw(14) << p.min
                   << std::setw(14) << p.max << std::setw(8) << p.samples << "\n";
         rows.push_back({{"value", p.value}, {"mean", p.samples ? nlohmann::json(p.mean) : nlohmann::json(nullptr)},
@@ -71,7 +79,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     auto* sub = app.add_subcommand("sweep", "A metric against one parameter (or n), averaged over seeds with a min–max band");
     sub->add_option("--variant", o->variant, "Variant id")->required();
     sub->add_option("--param", o->param, "NAME=START:STOP[:xFACTOR|:+STEP] (NAME may be n)")->required();
-    sub->add_option("--metric", o->metric, "rel_err_out, rel_err_attn, row_kl, mass_recall, density, time or memory")
+    sub->add_option("--metric", o->metric, "rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory or embedding_cosine (text input)")
         ->capture_default_str();
     sub->add_option("--seeds", o->seeds, "Seeds averaged per point (input seed + variant seed)")->capture_default_str();
     sub->add_option("--set", o->sets, "Other parameters NAME=VALUE held fixed");

@@ -1,12 +1,14 @@
 // attnscope — GUI state: plain structs with reset(), one per panel, plus the App that owns the workers.
 // Panels (app/gui/panel_*.cpp) read the newest worker snapshot and edit these structs; they never compute.
-// Index: [SECTION] Panel state  [SECTION] App  [SECTION] Panels  [SECTION] Session
+// Index: [SECTION] Panel state  [SECTION] Lessons and sweeps state  [SECTION] App  [SECTION] Panels
+//        [SECTION] Lessons and sweeps  [SECTION] Session
 #pragma once
 #include <imgui.h>
 
 #include <array>
 #include <future>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,38 @@ struct Capture {
     ImVec4 rect;  // x0, y0, x1, y1 in screen coordinates; zero size = whole window
 };
 
+// [SECTION] Lessons and sweeps state
+
+inline constexpr const char* kLessonWindow = "Lesson";
+inline constexpr const char* kSweepWindow = "Sweep";
+
+struct LessonCheckJob;  // a lesson's check on its own thread (panel_lessons.cpp)
+struct MetricSweepJob;  // a metric sweep on its own thread (panel_sweep.cpp)
+
+/// The Lesson window: the lesson shown and its check.
+struct LessonState {
+    std::string id;                          // lesson shown ("" = none)
+    bool open = false;                       // the window is shown
+    bool dock_pending = false;               // dock the window beside the panels on the next frame
+    std::vector<std::string> focus;          // preset panels to bring to the front once docked
+    bool run_check_on_start = false;         // start the check on the first frame (set by a session file)
+    std::shared_ptr<LessonCheckJob> check;   // newest check, running or finished (joined on destruction)
+};
+
+/// Sweep panel: a metric against one parameter, several variants, seeds averaged with a min–max band.
+struct MetricSweepState {
+    std::vector<std::string> variants = {"performer"};  // chosen ids; the first owns the swept parameter
+    std::string param = "features";          // a parameter of the first variant, or "n"
+    double start = 16, stop = 256;           // range, inclusive
+    bool geometric = true;                   // ×factor (else +step)
+    double factor = 2, step = 16;
+    std::string metric = "rel_err_out";      // sweep_metric_name
+    int seeds = 3;                           // seeds averaged per point
+    bool log_x = true, log_y = true;         // plot axes
+    bool run_on_start = false;               // start a sweep on the first frame (set by a session file)
+    std::shared_ptr<MetricSweepJob> job;     // newest sweep, running or finished (cancelled and joined on destruction)
+};
+
 // [SECTION] App
 
 /// Everything the GUI owns.
@@ -155,6 +189,8 @@ struct App {
     std::string panel_to_focus;                   // --panel
     std::vector<float> busy_frame_ms;             // frame times while the run worker was busy (responsiveness)
     int frame = 0;
+    LessonState lesson;                           // [SECTION] Lessons and sweeps
+    MetricSweepState metric_sweep;
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();
 };
@@ -182,6 +218,32 @@ std::string position_label(const Heads* heads, int i);
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format);
 /// A file name in the export directory (created when missing).
 std::string export_path(App& app, const std::string& name);
+
+// [SECTION] Lessons and sweeps
+
+/// The Lessons menu of the main menu bar (call between BeginMainMenuBar and EndMainMenuBar).
+void draw_lessons_menu(App& app);
+/// The Lesson window (explanation, what to look at, the check); nothing when no lesson is shown.
+void draw_lesson_panel(App& app);
+/// The Sweep panel.
+void draw_sweep_panel(App& app);
+/// Applies lesson `id`'s preset (input, variants, panels) and shows its window; throws Error for an unknown id
+/// (listing the ids) or a preset this build cannot apply.
+void apply_lesson(App& app, const std::string& id);
+/// True while a lesson check or a metric sweep is running or about to start (screenshots wait for them).
+bool lessons_busy(const App& app);
+/// True while a metric sweep is running or about to start.
+bool sweep_busy(const App& app);
+/// One line for the screenshot log: the lesson shown and its check's verdict, the sweep's curves and points
+/// ("" when there is neither).
+std::string lessons_status(const App& app);
+/// The sweep part of lessons_status ("" when no sweep ran).
+std::string sweep_status(const App& app);
+/// Writes the "lesson" (the shown lesson) and "sweep" (the form, not its results) parts of a session.
+void lessons_to_json(const App& app, nlohmann::json& session);
+/// Reads them back ("run": true starts the sweep, "check": true the lesson's check); throws Error on an unknown
+/// lesson or metric.
+void lessons_from_json(App& app, const nlohmann::json& session);
 
 // [SECTION] Session
 

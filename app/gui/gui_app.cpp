@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "app.h"
+#include "core/lessons/lessons.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 
@@ -64,11 +65,11 @@ std::string lower(std::string s) {
 std::string panel_window(const std::string& name) {
     const std::string l = lower(name);
     for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
-                          kPerformanceWindow, kDebugWindow}) {
+                          kPerformanceWindow, kDebugWindow, kSweepWindow}) {
         const std::string lw = lower(w);
         if (l == lw || lw.rfind(l, 0) == 0) return w;
     }
-    throw Error("unknown panel '" + name + "': choose input, variants, matrices, lsh, spectrum, performance or debug");
+    throw Error("unknown panel '" + name + "': choose input, variants, matrices, lsh, spectrum, performance, debug or sweep");
 }
 
 /// A font with the Greek, arrows and maths glyphs of the paper notation (DejaVu Sans, Debian fonts-dejavu-core);
@@ -172,6 +173,7 @@ void build_default_layout(ImGuiID dockspace) {
     ImGui::DockBuilderDockWindow(kLshWindow, bottom);
     ImGui::DockBuilderDockWindow(kPerformanceWindow, bottom);
     ImGui::DockBuilderDockWindow(kDebugWindow, bottom);
+    ImGui::DockBuilderDockWindow(kSweepWindow, bottom);  // [SECTION] Lessons and sweeps (the Lesson window docks itself)
     ImGui::DockBuilderFinish(dockspace);
 }
 
@@ -234,10 +236,11 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
         if (ImGui::MenuItem("Reset layout")) build_default_layout(ImGui::GetID("attnscope-dockspace"));
         if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
         for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
-                              kPerformanceWindow, kDebugWindow})
+                              kPerformanceWindow, kDebugWindow, kSweepWindow})
             if (ImGui::MenuItem(w)) ImGui::SetWindowFocus(w);
         ImGui::EndMenu();
     }
+    draw_lessons_menu(app);  // [SECTION] Lessons and sweeps
     ImGui::EndMainMenuBar();
 }
 
@@ -279,10 +282,12 @@ void draw_frame(App& app, GLFWwindow* window) {
     draw_spectrum_panel(app);
     draw_performance_panel(app);
     draw_debug_panel(app);
+    draw_sweep_panel(app);     // [SECTION] Lessons and sweeps
     draw_matrices_panel(app);  // last: the banner collects errors from the panels above
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
     if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
     if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
+    draw_lesson_panel(app);    // [SECTION] Lessons and sweeps: after the focus above, so a lesson's panels win
 }
 
 // [SECTION] Captures
@@ -417,6 +422,7 @@ int run_gui(const GuiOptions& o) {
     const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0;
     std::string focus;
     if (!o.panel.empty()) focus = panel_window(o.panel);  // reject a bad --panel before opening a window
+    if (!o.lesson.empty()) find_lesson(o.lesson);          // [SECTION] Lessons and sweeps: likewise a bad --lesson
     GLFWwindow* window = open_window(o);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -454,6 +460,7 @@ int run_gui(const GuiOptions& o) {
             app->session_path = default_session_path();
             if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
         }
+        if (!o.lesson.empty()) apply_lesson(*app, o.lesson);  // [SECTION] Lessons and sweeps: on top of any session
         if (!app->pending_layout.empty()) {
             app->layout_loaded = true;
             ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
@@ -514,7 +521,7 @@ int run_gui(const GuiOptions& o) {
             if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
                 const bool busy = app->runs.state() == WorkerState::Running || app->sweeps.state() == WorkerState::Running ||
-                                  app->dirty;
+                                  app->dirty || lessons_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
@@ -533,6 +540,7 @@ int run_gui(const GuiOptions& o) {
                         status = 3;
                     } else if (status == 0) {
                         std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+                        if (const std::string l = lessons_status(*app); !l.empty()) std::printf("gui: %s\n", l.c_str());
                         if (o.mouse_x >= 0)
                             std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n",
                                         ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y,

@@ -51,6 +51,7 @@ std::string session_to_json(const App& app) {
                  {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
                         {"heads", app.perf.heads}, {"dim", app.perf.dim}};
+    lessons_to_json(app, j);  // [SECTION] Lessons and sweeps
     if (ImGui::GetCurrentContext()) {
         size_t size = 0;
         const char* ini = ImGui::SaveIniSettingsToMemory(&size);
@@ -144,6 +145,7 @@ void session_from_json(App& app, const std::string& text) {
             app.perf.dim = p.value("dim", app.perf.dim);
             app.perf.run_on_start = p.value("run", false);
         }
+        lessons_from_json(app, j);  // [SECTION] Lessons and sweeps
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {

@@ -65,11 +65,18 @@ SweepRange parse_sweep_range(const std::string& text) {
     return r;
 }
 
+const std::vector<SweepMetric>& sweep_metrics() {
+    static const std::vector<SweepMetric> all = {SweepMetric::RelErrOut, SweepMetric::RelErrAttn, SweepMetric::RowKl,
+                                                 SweepMetric::MassRecall, SweepMetric::Density,   SweepMetric::TimeMs,
+                                                 SweepMetric::PeakMiB,    SweepMetric::EmbeddingCosine};
+    return all;
+}
+
 SweepMetric parse_sweep_metric(const std::string& name) {
-    for (SweepMetric m : {SweepMetric::RelErrOut, SweepMetric::RelErrAttn, SweepMetric::RowKl, SweepMetric::MassRecall,
-                          SweepMetric::Density, SweepMetric::TimeMs, SweepMetric::PeakMiB})
+    for (SweepMetric m : sweep_metrics())
         if (sweep_metric_name(m) == name) return m;
-    throw Error("unknown metric '" + name + "': choose rel_err_out, rel_err_attn, row_kl, mass_recall, density, time or memory");
+    throw Error("unknown metric '" + name +
+                "': choose rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory or embedding_cosine");
 }
 
 std::string sweep_metric_name(SweepMetric m) {
@@ -81,6 +88,7 @@ std::string sweep_metric_name(SweepMetric m) {
         case SweepMetric::Density: return "density";
         case SweepMetric::TimeMs: return "time";
         case SweepMetric::PeakMiB: return "memory";
+        case SweepMetric::EmbeddingCosine: return "embedding_cosine";
     }
     return "?";
 }
@@ -95,27 +103,33 @@ std::optional<double> sweep_metric_value(SweepMetric m, const RunResult& r) {
         case SweepMetric::Density: v = r.metrics.density; break;
         case SweepMetric::TimeMs: v = r.cost.time_ms; break;
         case SweepMetric::PeakMiB: v = r.cost.peak_bytes / 1048576.0; break;
+        case SweepMetric::EmbeddingCosine: break;  // not in a RunResult: SweepSpec::evaluate measures it
     }
     if (v && !std::isfinite(*v)) return std::nullopt;
     return v;
 }
 
-std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
+std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
                                   const std::function<bool(int, int)>& progress) {
     if (spec.seeds < 1 || spec.seeds > 1000) throw Error("--seeds must be between 1 and 1000");
     const VariantInfo& info = find_variant(spec.variant).info();
     const bool sweeps_n = spec.param == "n";
     if (!sweeps_n && !find_param(info.params, spec.param))
         throw Error(spec.variant + " has no parameter '" + spec.param + "' to sweep (use n or one of `attnscope variants`)");
+    const bool external = spec.metric == SweepMetric::EmbeddingCosine;
+    if (external && !spec.evaluate)
+        throw Error("the embedding_cosine metric needs text input (--text or --text-file): the encoder is re-run "
+                    "with the variant in place of one layer's attention");
+    if (external && sweeps_n) throw Error("n cannot be swept with embedding_cosine: the text fixes n");
     const std::vector<double> values = spec.range.values();
     const bool has_seed = find_param(info.params, "seed") != nullptr;
     const bool need_matrix = spec.metric == SweepMetric::RelErrAttn || spec.metric == SweepMetric::RowKl;
 
-    std::vector<SweepPoint> out;
+    std::vector<MetricSweepPoint> out;
     const int total = static_cast<int>(values.size()) * spec.seeds;
     int done = 0;
     for (double value : values) {
-        SweepPoint point;
+        MetricSweepPoint point;
         point.value = value;
         point.min = std::numeric_limits<double>::infinity();
         point.max = -point.min;
@@ -125,6 +139,16 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory
             if (!sweeps_n) assignments.emplace_back(spec.param, exact_text(value));
             if (has_seed) assignments.emplace_back("seed", std::to_string(seed));
             const VariantRequest request = parse_variant_request(spec.variant, assignments);
+            if (external) {
+                if (const auto v = spec.evaluate(request, backend); v && std::isfinite(*v)) {
+                    sum += *v;
+                    point.min = std::min(point.min, *v);
+                    point.max = std::max(point.max, *v);
+                    ++point.samples;
+                }
+                if (progress && !progress(++done, total)) return out;
+                continue;
+            }
             const Heads heads = make_input(static_cast<uint64_t>(seed), sweeps_n ? static_cast<int>(std::lround(value)) : 0);
             ReferenceCache refs(heads, need_matrix && heads.n() <= 4096);
             RunOptions options;

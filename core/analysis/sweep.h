@@ -31,21 +31,29 @@ enum class SweepMetric {
     Density,     // density
     TimeMs,      // measured time of the compute part
     PeakMiB,     // peak tracked memory of the run
+    EmbeddingCosine,  // embedding_cosine: the encoder re-run with the variant (text input; SweepSpec::evaluate)
 };
 
-/// Parses a metric name (rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory).
+/// Every metric, in the order menus list them.
+const std::vector<SweepMetric>& sweep_metrics();
+/// Parses a metric name (rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory, embedding_cosine).
 SweepMetric parse_sweep_metric(const std::string& name);
 /// The metric's name as accepted by parse_sweep_metric.
 std::string sweep_metric_name(SweepMetric metric);
 /// The metric's value in a result; empty when it does not apply (or is infinite).
 std::optional<double> sweep_metric_value(SweepMetric metric, const RunResult& result);
 
-/// One point of a sweep: the parameter value and the metric over seeds.
-struct SweepPoint {
+/// One point of a sweep: the parameter value and the metric over seeds. (Not `SweepPoint`: the GUI worker's
+/// timing sweep owns that name.)
+struct MetricSweepPoint {
     double value = 0;                 // parameter value
     double mean = 0, min = 0, max = 0;  // over the seeds where the metric applied
     int samples = 0;                  // seeds that gave a value
 };
+
+/// Measures a metric a RunResult does not hold (embedding_cosine: see embedding_cosine_measure in
+/// core/data/text_whatif.h) for one request; nullopt when it does not apply.
+using SweepEvaluator = std::function<std::optional<double>(const VariantRequest& request, Backend& backend)>;
 
 /// A sweep request.
 struct SweepSpec {
@@ -55,6 +63,7 @@ struct SweepSpec {
     SweepRange range;                                              // its values
     SweepMetric metric = SweepMetric::RelErrOut;                   // what is measured
     int seeds = 3;                                                 // seeds 0..seeds-1 (input and variant seed)
+    SweepEvaluator evaluate;  // required by embedding_cosine (then no input is made), unused otherwise
 };
 
 /// Makes the input for a seed and (when the swept parameter is "n") a sequence length.
@@ -62,7 +71,7 @@ using SweepInputFactory = std::function<Heads(uint64_t seed, int n_override)>;
 
 /// Runs the sweep; `progress(done, total)` is called after each run and may return false to cancel
 /// (the points finished so far are returned). Throws Error on bad parameters.
-std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
+std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
                                   const std::function<bool(int, int)>& progress = {});
 
 }  // namespace attnscope

@@ -39,4 +39,13 @@ WhatIfResult run_text_whatif(const TextModel& model, const std::vector<int>& ids
     return r;
 }
 
+std::function<std::optional<double>(const VariantRequest&, Backend&)> embedding_cosine_measure(
+    std::shared_ptr<const TextModel> model, std::vector<int> ids, int layer) {
+    auto exact = std::make_shared<std::vector<float>>();
+    return [model, ids = std::move(ids), layer, exact](const VariantRequest& request, Backend& backend) -> std::optional<double> {
+        if (exact->empty()) *exact = exact_text_embedding(*model, ids);
+        return run_text_whatif(*model, ids, *exact, layer, request, backend).embedding_cosine;
+    };
+}
+
 }  // namespace attnscope

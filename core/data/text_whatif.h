@@ -2,6 +2,9 @@
 // variant, run the rest of the encoder, and compare the sentence embedding with the exact one. A task-level
 // fidelity figure beside the matrix errors: cosine 1 means the approximation changed nothing downstream.
 #pragma once
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,5 +32,10 @@ std::vector<float> exact_text_embedding(const TextModel& model, const std::vecto
 /// Throws Error on a layer out of range or a variant that rejects the input.
 WhatIfResult run_text_whatif(const TextModel& model, const std::vector<int>& ids, const std::vector<float>& exact,
                              int layer, const VariantRequest& request, Backend& backend);
+
+/// A measure for sweeps (SweepSpec::evaluate): the embedding cosine of `ids` with the attention of `layer`
+/// replaced by the request's variant; the exact embedding is computed once, on the first call.
+std::function<std::optional<double>(const VariantRequest&, Backend&)> embedding_cosine_measure(
+    std::shared_ptr<const TextModel> model, std::vector<int> ids, int layer);
 
 }  // namespace attnscope

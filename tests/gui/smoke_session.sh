@@ -2,6 +2,7 @@
 # Runs inside one X server (see smoke.sh):
 #   1. every panel in turn (--panel) with synthetic input, and with text input when the build has it;
 #   2. sessions covering causal + difference view, large n with the pooled view, and a zoomed full-resolution detail;
+#      lessons (--lesson, a check run in the Lesson window) and a finished metric sweep in the Sweep panel;
 #   3. a bad input must show the error banner (exit 3) without crashing;
 #   4. a random-interaction run (--self-test-frames) must finish without a crash.
 # usage: smoke_session.sh ATTNSCOPE_BINARY OUT_DIR PNG_STATS
@@ -22,6 +23,20 @@ shot large_n --session "$here/sessions/large_n.json"
 shot zoom_lod --session "$here/sessions/zoom_lod.json"
 shot lsh_preview --session "$here/sessions/lsh_preview.json" --panel lsh
 shot performance --session "$here/sessions/performance.json" --panel performance
+# Lessons and sweeps (issue 9): a lesson opened with --lesson, a lesson's check run from its window, and a
+# finished metric sweep of three variants with min–max bands (the app logs what the window shows).
+shot_expect() {  # shot_expect NAME PATTERN ARGS...: like shot, and the app's log must match PATTERN
+  local name="$1" pattern="$2"; shift 2
+  shot "$name" "$@" | tee "$out/$name.log"
+  grep -qE "$pattern" "$out/$name.log" || { echo "$name: the log does not match '$pattern'"; exit 1; }
+}
+shot_expect lesson_lsh "lesson lsh-rounds shown" --lesson lsh-rounds --save-session "$out/lesson_session.json"
+for key in '"lesson"' '"id": "lsh-rounds"' '"sweep"' '"rounds": 4.0'; do  # the preset's variant and the lesson survive
+  grep -q "$key" "$out/lesson_session.json" || { echo "lesson session: $key missing from $out/lesson_session.json"; exit 1; }
+done
+shot_expect lesson_check "lesson factorised shown; check passed" --session "$here/sessions/lesson_check.json" --lesson factorised
+band='4 points \([1-4] with a band\)'
+shot_expect sweep "performer $band linformer $band lsh $band" --session "$here/sessions/sweep.json" --panel sweep
 # Session round trip: load, save (atomically), load the saved file again; input, variants and layout survive.
 shot roundtrip_a --session "$here/sessions/causal_diff.json" --save-session "$out/roundtrip.json"
 for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": 1.0'; do

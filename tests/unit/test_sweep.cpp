@@ -23,7 +23,8 @@ TEST(SweepRange, RejectsMalformedRanges) {
 }
 
 TEST(SweepMetric, NamesRoundTrip) {
-    for (const char* name : {"rel_err_out", "rel_err_attn", "row_kl", "mass_recall", "density", "time", "memory"})
+    for (const char* name : {"rel_err_out", "rel_err_attn", "row_kl", "mass_recall", "density", "time", "memory",
+                             "embedding_cosine"})
         EXPECT_EQ(sweep_metric_name(parse_sweep_metric(name)), name);
     EXPECT_THROW(parse_sweep_metric("accuracy"), Error);
 }
@@ -48,7 +49,7 @@ TEST(Sweep, OverNAveragesSeedsAndKeepsBand) {
         backend, [&calls](int, int) { return ++calls > 0; });
     ASSERT_EQ(points.size(), 3u);
     EXPECT_EQ(calls, 6);
-    for (const SweepPoint& p : points) {
+    for (const MetricSweepPoint& p : points) {
         EXPECT_EQ(p.samples, 2);
         EXPECT_LE(p.min, p.mean);
         EXPECT_LE(p.mean, p.max);
@@ -56,6 +57,33 @@ TEST(Sweep, OverNAveragesSeedsAndKeepsBand) {
     }
     spec.param = "window";
     EXPECT_THROW(run_sweep(spec, [](uint64_t, int) { return Heads{}; }, backend), Error);
+}
+
+TEST(Sweep, ExternalMetricUsesTheEvaluatorPerSeedAndNeedsOne) {
+    CpuBackend backend;
+    SweepSpec spec;
+    spec.variant = "performer";
+    spec.param = "features";
+    spec.range = parse_sweep_range("16:64:x2");
+    spec.metric = SweepMetric::EmbeddingCosine;
+    spec.seeds = 3;
+    std::cout << "[case] performer features 16:64:x2, 3 seeds, evaluator = features + seed\n";
+    EXPECT_THROW(run_sweep(spec, [](uint64_t, int) { return Heads{}; }, backend), Error);  // no evaluator
+    spec.evaluate = [](const VariantRequest& r, Backend&) -> std::optional<double> {
+        return r.params.get("features") + r.params.get("seed");
+    };
+    bool made_input = false;
+    const auto points = run_sweep(spec, [&made_input](uint64_t, int) { return made_input = true, Heads{}; }, backend);
+    EXPECT_FALSE(made_input);  // the evaluator needs no attention input
+    ASSERT_EQ(points.size(), 3u);
+    for (const MetricSweepPoint& p : points) {
+        EXPECT_EQ(p.samples, 3);
+        EXPECT_DOUBLE_EQ(p.min, p.value);
+        EXPECT_DOUBLE_EQ(p.max, p.value + 2);
+        EXPECT_DOUBLE_EQ(p.mean, p.value + 1);
+    }
+    spec.param = "n";
+    EXPECT_THROW(run_sweep(spec, [](uint64_t, int) { return Heads{}; }, backend), Error);  // the text fixes n
 }
 
 }  // namespace

@@ -1,0 +1,380 @@
+// attnscope — the Lessons menu and the Lesson window: a lesson's preset applied to the session (input,
+// variants with parameters, panels brought to the front), its explanation beside the panels, and its numeric
+// check (core/lessons) run on a background thread.
+// Index: [SECTION] Check job  [SECTION] Presets  [SECTION] Menu and window  [SECTION] Session
+#include <imgui.h>
+#include <imgui_internal.h>  // DockBuilder: dock the window beside the panels at run time
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "app.h"
+#include "core/analysis/sweep.h"
+#include "core/backend/registry.h"
+#include "core/data/samples.h"
+#include "core/lessons/lessons.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::gui {
+
+// [SECTION] Check job
+
+/// One run of a lesson's check on its own thread. The checks cannot be interrupted, so destruction waits
+/// for the running one (only when the app quits mid-check).
+struct LessonCheckJob {
+    std::string lesson_id;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::atomic<bool> finished{false};
+    std::mutex mutex;                     // guards the results below until `finished`
+    std::optional<CheckOutcome> outcome;  // set when the check ran
+    std::string error;                    // set when it could not run (the sentence to show)
+    std::string backend;                  // backend name, once made
+    double seconds = 0;                   // wall time of the check
+    std::thread thread;
+
+    explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id) {
+        thread = std::thread([this, &lesson] {
+            std::optional<CheckOutcome> out;
+            std::string err, name;
+            try {
+                auto backend = make_backend("auto");
+                name = backend->name();
+                out = run_lesson_check(lesson, *backend);
+            } catch (const std::bad_alloc&) {
+                err = "the check ran out of memory: close other programs and run it again";
+            } catch (const std::exception& e) {
+                err = e.what();
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            outcome = std::move(out), error = std::move(err), backend = std::move(name);
+            seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            finished = true;
+        });
+    }
+    ~LessonCheckJob() {
+        if (thread.joinable()) thread.join();
+    }
+    LessonCheckJob(const LessonCheckJob&) = delete;
+    LessonCheckJob& operator=(const LessonCheckJob&) = delete;
+};
+
+namespace {
+
+// [SECTION] Presets
+
+/// The window a preset's "panels" entry names; throws Error naming the valid ones.
+const char* preset_window(const std::string& name) {
+    for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
+                          kPerformanceWindow, kDebugWindow, kSweepWindow})
+        if (name == w) return w;
+    throw Error("panel '" + name + "' in the lesson preset is not a window of this build (Input, Variants, Matrices, "
+                "LSH buckets, Spectrum, Performance, Debug, Sweep)");
+}
+
+/// The text of a preset's "sample": "default", a sample id, or literal text under "text".
+std::string preset_text(const nlohmann::json& in) {
+    if (in.contains("text")) return in.at("text").get<std::string>();
+    const std::string sample = in.value("sample", "default");
+    if (sample == "default") return default_sample_text();
+    for (const SampleText& s : sample_texts())
+        if (s.id == sample) return s.text;
+    throw Error("the lesson preset names an unknown sample text '" + sample + "'");
+}
+
+/// Applies a preset (assets/lessons/*.json "preset") to the session; nothing changes when it throws.
+void apply_preset(App& app, const nlohmann::json& preset) {
+    InputState input = app.input;  // keeps the materialise and view sizes
+    if (preset.contains("input")) {
+        const auto& in = preset.at("input");
+        if (in.value("mode", "synthetic") == "text") {
+            input.spec.mode = InputMode::Text;
+            input.spec.text = preset_text(in);
+            input.spec.layer = in.value("layer", 0);
+        } else {
+            input.spec.mode = InputMode::Synthetic;
+            ScenarioSpec sc;
+            sc.kind = parse_scenario(in.value("scenario", "gaussian"));
+            sc.n = in.value("n", 256);
+            sc.heads = in.value("heads", 4);
+            sc.dim = in.value("dim", 64);
+            sc.temperature = in.value("temperature", 1.0);
+            sc.seed = in.value("seed", uint64_t(0));
+            input.spec.scenario = sc;
+        }
+    }
+    VariantsState vars = app.variants;
+    if (preset.contains("variants")) {
+        vars.slots.clear();
+        for (const auto& v : preset.at("variants")) {
+            const std::string id = v.at("id").get<std::string>();
+            const VariantInfo& info = find_variant(id).info();  // throws listing the registered ids
+            vars.add(id);
+            const nlohmann::json params = v.value("params", nlohmann::json::object());
+            for (auto it = params.begin(); it != params.end(); ++it) {
+                const ParamSpec* spec = find_param(info.params, it.key());
+                if (!spec) throw Error("the lesson preset sets " + id + "." + it.key() + ", which " + id + " does not have");
+                if (it.value().is_array()) {
+                    vars.slots.back().params.set_list(it.key(), it.value().get<std::vector<int>>());
+                } else {
+                    validate_param(id, *spec, it.value().get<double>());
+                    vars.slots.back().params.set(it.key(), it.value().get<double>());
+                }
+            }
+        }
+    }
+    std::vector<std::string> focus;
+    for (const auto& p : preset.value("panels", nlohmann::json::array())) focus.push_back(preset_window(p.get<std::string>()));
+    app.input = input;
+    app.variants = vars;
+    app.view.head = 0;
+    app.view.fit_next = true;
+    app.lsh.variant = 0;
+    app.lesson.focus = focus;
+    app.dirty = true;
+}
+
+/// Lesson text from JSON line arrays: single line breaks become spaces so the window wraps it to its width.
+std::string flowing(const std::string& text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\n') {
+            out += text[i];
+        } else if (i + 1 < text.size() && text[i + 1] == '\n') {
+            out += "\n\n";
+            ++i;
+        } else if (i + 1 < text.size()) {
+            out += ' ';
+        }
+    }
+    return out;
+}
+
+/// A small rotating arc drawn inline: the check is alive.
+void spinner(float radius) {
+    const ImVec2 pos = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetTextLineHeight();
+    ImGui::Dummy(ImVec2(radius * 2 + 2, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 c(pos.x + radius + 1, pos.y + h * 0.5f);
+    const float t = float(ImGui::GetTime()) * 6.0f;
+    dl->PathArcTo(c, radius, t, t + 4.2f, 20);
+    dl->PathStroke(ImGui::GetColorU32(ImGuiCol_PlotLinesHovered), 0, 2.5f);
+}
+
+void start_check(App& app) {
+    if (app.lesson.check && !app.lesson.check->finished) return;  // one check at a time
+    app.lesson.check = std::make_shared<LessonCheckJob>(find_lesson(app.lesson.id));
+}
+
+/// Docks the Lesson window in a new column right of everything, unless it already sits in the dockspace (e.g.
+/// from a saved layout). Returns false while the dockspace has no size yet (first frame of a loaded layout).
+bool dock_beside_panels() {
+    const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
+    ImGuiDockNode* root = ImGui::DockBuilderGetNode(dockspace);
+    if (!root || root->Size.x <= 0) return false;
+    if (ImGuiWindow* w = ImGui::FindWindowByName(kLessonWindow); w && w->DockNode) {
+        ImGuiDockNode* node = w->DockNode;
+        while (node->ParentNode) node = node->ParentNode;
+        if (node->ID == dockspace) return true;
+    }
+    ImGuiID right = 0, rest = 0;
+    ImGui::DockBuilderSplitNode(dockspace, ImGuiDir_Right, 0.27f, &right, &rest);
+    ImGui::DockBuilderDockWindow(kLessonWindow, right);
+    ImGui::DockBuilderFinish(dockspace);
+    return true;
+}
+
+void draw_check(App& app) {
+    LessonState& ls = app.lesson;
+    const Lesson& lesson = find_lesson(ls.id);
+    ImGui::SeparatorText("Numeric check");
+    std::string params;
+    for (auto it = lesson.check_params.begin(); it != lesson.check_params.end(); ++it)
+        if (it.key() != "id") params += (params.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    ImGui::TextDisabled("%s%s%s", lesson.check.c_str(), params.empty() ? "" : ": ", params.c_str());
+    const bool mine = ls.check && ls.check->lesson_id == ls.id;
+    const bool running = ls.check && !ls.check->finished;
+    ImGui::BeginDisabled(running);
+    if (ImGui::Button("Run check")) start_check(app);
+    ImGui::EndDisabled();
+    ImGui::SetItemTooltip("verify the paper's claim numerically on a background thread (the same check as "
+                          "`attnscope lesson %s --check`)", ls.id.c_str());
+    if (running) {
+        ImGui::SameLine();
+        spinner(ImGui::GetTextLineHeight() * 0.4f);
+        ImGui::SameLine();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ls.check->started).count();
+        if (mine) ImGui::Text("running the check… %.0f s", s);
+        else ImGui::Text("the check of lesson %s is still running… %.0f s", ls.check->lesson_id.c_str(), s);
+        return;
+    }
+    if (!mine) return;
+    LessonCheckJob& job = *ls.check;
+    std::lock_guard<std::mutex> lock(job.mutex);
+    if (!job.error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+        ImGui::TextWrapped("The check could not run: %s", job.error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    if (!job.outcome) return;
+    const CheckOutcome& out = *job.outcome;
+    const ImVec4 pass(0.45f, 0.85f, 0.45f, 1), fail(1, 0.45f, 0.4f, 1);
+    ImGui::SameLine();
+    ImGui::TextColored(out.passed() ? pass : fail, out.passed() ? "claim holds" : "claim does NOT hold");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%s, %.1f s)", job.backend.c_str(), job.seconds);
+    if (ImGui::BeginTable("##checklines", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                                 ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("claim (threshold)", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("measured", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableHeadersRow();
+        for (const CheckLine& line : out.lines) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(line.passed ? pass : fail, line.passed ? "pass" : "FAIL");
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", line.claim.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextColored(line.passed ? pass : fail, "%.4g", line.measured);
+        }
+        ImGui::EndTable();
+    }
+    for (const std::string& note : out.notes) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::Bullet();
+        ImGui::TextWrapped("%s", note.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+}  // namespace
+
+// [SECTION] Menu and window
+
+void apply_lesson(App& app, const std::string& id) {
+    const Lesson& lesson = find_lesson(id);
+    apply_preset(app, lesson.preset);
+    app.lesson.id = lesson.id;
+    app.lesson.open = true;
+    app.lesson.dock_pending = true;
+}
+
+bool lessons_busy(const App& app) {
+    return (app.lesson.check && !app.lesson.check->finished) || app.lesson.run_check_on_start || sweep_busy(app);
+}
+
+std::string lessons_status(const App& app) {
+    std::string s;
+    if (app.lesson.open && !app.lesson.id.empty()) {
+        s = "lesson " + app.lesson.id + " shown";
+        if (const auto& job = app.lesson.check; job && job->finished && job->lesson_id == app.lesson.id) {
+            std::lock_guard<std::mutex> lock(job->mutex);
+            if (!job->error.empty()) s += "; check could not run: " + job->error;
+            else if (job->outcome) {
+                int passed = 0;
+                for (const CheckLine& l : job->outcome->lines) passed += l.passed;
+                s += "; check " + std::string(job->outcome->passed() ? "passed" : "FAILED") + " (" + std::to_string(passed) +
+                     "/" + std::to_string(job->outcome->lines.size()) + " claims)";
+            }
+        }
+    }
+    const std::string sweep = sweep_status(app);
+    if (!sweep.empty()) s += (s.empty() ? "" : "; ") + sweep;
+    return s;
+}
+
+void draw_lessons_menu(App& app) {
+    if (!ImGui::BeginMenu("Lessons")) return;
+    ImGui::TextDisabled("each lesson sets up the panels and explains what to look at");
+    for (const Lesson& l : all_lessons())
+        if (ImGui::MenuItem(l.title.c_str(), nullptr, app.lesson.open && app.lesson.id == l.id)) {
+            try {
+                apply_lesson(app, l.id);
+            } catch (const std::exception& e) {
+                app.exports.message = "lesson " + l.id + ": " + e.what(), app.exports.message_is_error = true;
+            }
+        }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Sweep panel")) ImGui::SetWindowFocus(kSweepWindow);
+    ImGui::EndMenu();
+}
+
+void draw_lesson_panel(App& app) {
+    LessonState& ls = app.lesson;
+    if (!ls.open || ls.id.empty()) return;
+    if (ls.dock_pending && (dock_beside_panels() || app.frame > 30)) ls.dock_pending = false;
+    // After the default layout's own focus on frame 2; one window per frame, because a dock node selects the
+    // tab of the window focused while it updates.
+    if (!ls.focus.empty() && app.frame >= 3) {
+        ImGui::SetWindowFocus(ls.focus.front().c_str());
+        ls.focus.erase(ls.focus.begin());
+    }
+    if (ls.run_check_on_start) {
+        ls.run_check_on_start = false;
+        start_check(app);
+    }
+    ImGui::SetNextWindowSize(ImVec2(420, 600), ImGuiCond_FirstUseEver);
+    const bool visible = ImGui::Begin(kLessonWindow, &ls.open);
+    if (!visible) {
+        ImGui::End();
+        return;
+    }
+    const Lesson& lesson = find_lesson(ls.id);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.85f, 0.55f, 1));
+    ImGui::TextWrapped("%s", lesson.title.c_str());
+    ImGui::PopStyleColor();
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", flowing(lesson.explanation).c_str());
+    ImGui::Spacing();
+    ImGui::SeparatorText("What to look at");
+    ImGui::TextWrapped("%s", flowing(lesson.look_at).c_str());
+    if (ImGui::SmallButton("Apply the preset again")) apply_lesson(app, ls.id);
+    ImGui::SetItemTooltip("restore the lesson's input, variants and panels after you changed them");
+    draw_check(app);
+    ImGui::End();
+}
+
+// [SECTION] Session
+
+void lessons_to_json(const App& app, nlohmann::json& j) {
+    if (app.lesson.open && !app.lesson.id.empty()) j["lesson"] = {{"id", app.lesson.id}};
+    const MetricSweepState& s = app.metric_sweep;
+    j["sweep"] = {{"variants", s.variants}, {"param", s.param},   {"start", s.start}, {"stop", s.stop},
+                  {"geometric", s.geometric}, {"factor", s.factor}, {"step", s.step},   {"metric", s.metric},
+                  {"seeds", s.seeds},         {"log_x", s.log_x},   {"log_y", s.log_y}};
+}
+
+void lessons_from_json(App& app, const nlohmann::json& j) {
+    if (j.contains("lesson")) {  // the saved input and variants already hold the preset: only show the window
+        const auto& l = j.at("lesson");
+        const std::string id = l.at("id").get<std::string>();
+        find_lesson(id);  // throws listing the ids
+        app.lesson.id = id;
+        app.lesson.open = true;
+        app.lesson.dock_pending = true;
+        app.lesson.run_check_on_start = l.value("check", false);
+    }
+    if (j.contains("sweep")) {
+        const auto& p = j.at("sweep");
+        MetricSweepState s;
+        s.variants = p.value("variants", s.variants);
+        s.param = p.value("param", s.param);
+        s.start = p.value("start", s.start), s.stop = p.value("stop", s.stop);
+        s.geometric = p.value("geometric", s.geometric);
+        s.factor = p.value("factor", s.factor), s.step = p.value("step", s.step);
+        s.metric = p.value("metric", s.metric);
+        parse_sweep_metric(s.metric);  // throws listing the metrics
+        s.seeds = p.value("seeds", s.seeds);
+        s.log_x = p.value("log_x", s.log_x), s.log_y = p.value("log_y", s.log_y);
+        s.run_on_start = p.value("run", false);
+        app.metric_sweep = std::move(s);
+    }
+}
+
+}  // namespace attnscope::gui

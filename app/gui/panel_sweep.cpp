@@ -1,0 +1,463 @@
+// attnscope — Sweep panel: the GUI form of `attnscope sweep`. One or more variants, a parameter of the first
+// (or n), START:STOP with ×FACTOR or +STEP, a metric, seeds; the core sweep (core/analysis/sweep.h) runs on its
+// own thread point by point, and the plot shows the seed mean as a line inside its min–max band.
+// Index: [SECTION] Job  [SECTION] Form  [SECTION] Plot  [SECTION] Panel
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "app.h"
+#include "core/analysis/sweep.h"
+#include "core/backend/registry.h"
+#include "core/data/scenarios.h"
+#include "core/variants/registry.h"
+
+#if __has_include("core/data/text_whatif.h")
+#include "core/data/text_input.h"
+#include "core/data/text_model.h"
+#include "core/data/text_whatif.h"
+#define ATTNSCOPE_SWEEP_HAS_TEXT 1
+#else
+#define ATTNSCOPE_SWEEP_HAS_TEXT 0
+#endif
+
+namespace attnscope::gui {
+
+// [SECTION] Job
+
+/// What one sweep runs, fixed when Run is pressed.
+struct SweepPlan {
+    std::vector<SweepSpec> specs;  // one per plotted variant (the range holds every value)
+    std::vector<double> values;    // parameter values, shared by every variant
+    InputSpec input;               // the Input panel's input; n is replaced when n is swept
+    std::string param, metric;     // labels
+    std::vector<std::string> notes;  // variants skipped, said once
+};
+
+/// A metric sweep on its own thread: every (variant, value) point is published as soon as its seeds ran.
+struct MetricSweepJob {
+    struct Curve {
+        std::string variant;
+        std::vector<MetricSweepPoint> points;  // ascending parameter values, points that ran
+        std::vector<std::string> errors;       // why some values gave no point (first few)
+    };
+    SweepPlan plan;
+    std::atomic<bool> cancel{false}, finished{false};
+    std::atomic<int> done{0}, total{1};
+    std::mutex mutex;            // guards curves and error
+    std::vector<Curve> curves;   // per plan.specs entry
+    std::string error;           // the sweep could not run at all (input, model)
+    std::thread thread;
+
+    explicit MetricSweepJob(SweepPlan p) : plan(std::move(p)) {
+        for (const SweepSpec& s : plan.specs) curves.push_back({s.variant, {}, {}});
+        total = int(plan.values.size() * plan.specs.size()) * std::max(1, plan.specs.empty() ? 1 : plan.specs[0].seeds);
+        thread = std::thread([this] { run(); });
+    }
+    ~MetricSweepJob() {
+        cancel = true;
+        if (thread.joinable()) thread.join();
+    }
+    MetricSweepJob(const MetricSweepJob&) = delete;
+    MetricSweepJob& operator=(const MetricSweepJob&) = delete;
+
+private:
+    void fail(const std::string& message) {
+        std::lock_guard<std::mutex> lock(mutex);
+        error = message;
+    }
+    void run() {
+        try {
+            auto backend = make_backend("auto");
+            const InputSpec input = plan.input;
+            // Text input is encoded once: the seeds then vary only the variants' own randomness.
+            std::shared_ptr<const Heads> text_heads;
+            SweepEvaluator evaluate;
+            if (input.mode == InputMode::Text) {
+                text_heads = std::make_shared<const Heads>(build_input(input));
+#if ATTNSCOPE_SWEEP_HAS_TEXT
+                if (plan.specs[0].metric == SweepMetric::EmbeddingCosine) {
+                    const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
+                    evaluate = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
+                }
+#endif
+            }
+            auto make_input = [&input, &text_heads](uint64_t seed, int n_override) {
+                if (text_heads) return *text_heads;
+                ScenarioSpec sc = input.scenario;
+                sc.seed += seed;
+                if (n_override > 0) sc.n = n_override;
+                return make_scenario(sc);
+            };
+            for (size_t k = 0; k < plan.specs.size(); ++k)
+                for (double value : plan.values) {
+                    if (cancel) return finish();
+                    SweepSpec spec = plan.specs[k];
+                    spec.range = SweepRange{value, value, 0, 1};  // one point: published and cancellable on its own
+                    spec.evaluate = evaluate;
+                    try {
+                        const auto points = run_sweep(spec, make_input, *backend, [this](int, int) {
+                            ++done;
+                            return !cancel.load();
+                        });
+                        std::lock_guard<std::mutex> lock(mutex);
+                        if (!points.empty() && points[0].samples > 0) curves[k].points.push_back(points[0]);
+                        else if (!points.empty() && curves[k].errors.size() < 3)
+                            curves[k].errors.push_back(format_value(value) + ": the metric does not apply to this run");
+                    } catch (const std::bad_alloc&) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        curves[k].errors.push_back(format_value(value) + ": out of memory; stopped this variant");
+                        break;
+                    } catch (const std::exception& e) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        if (curves[k].errors.size() < 3) curves[k].errors.push_back(format_value(value) + ": " + e.what());
+                    }
+                }
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+        finish();
+    }
+    void finish() { finished = true; }
+    std::string format_value(double v) const {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s = %g", plan.param.c_str(), v);
+        return buf;
+    }
+};
+
+bool sweep_busy(const App& app) {
+    return (app.metric_sweep.job && !app.metric_sweep.job->finished) || app.metric_sweep.run_on_start;
+}
+
+std::string sweep_status(const App& app) {
+    if (!app.metric_sweep.job) return "";
+    MetricSweepJob& job = *app.metric_sweep.job;
+    std::lock_guard<std::mutex> lock(job.mutex);
+    std::string s = "sweep " + job.plan.metric + " vs " + job.plan.param + ":";
+    for (const auto& c : job.curves) {
+        int banded = 0;  // points whose seeds disagree: a visible band
+        for (const auto& p : c.points) banded += p.max > p.min;
+        s += " " + c.variant + " " + std::to_string(c.points.size()) + " points (" + std::to_string(banded) + " with a band)";
+    }
+    if (!job.error.empty()) s += "; error: " + job.error;
+    return s;
+}
+
+namespace {
+
+// [SECTION] Form
+
+/// Builds the plan from the form, or says what is wrong (shown under the form; Run stays disabled).
+SweepPlan make_plan(const App& app, std::string& error) {
+    const MetricSweepState& s = app.metric_sweep;
+    SweepPlan plan;
+    plan.input = app.input.spec;
+    plan.param = s.param;
+    plan.metric = s.metric;
+    try {
+        if (s.variants.empty()) throw Error("choose at least one variant");
+        SweepRange range;
+        range.start = s.start, range.stop = s.stop;
+        range.factor = s.geometric ? s.factor : 0;
+        range.step = s.step;
+        plan.values = range.values();
+        if (s.seeds < 1 || s.seeds > 50) throw Error("seeds must be between 1 and 50");
+        const SweepMetric metric = parse_sweep_metric(s.metric);
+        const bool text = app.input.spec.mode == InputMode::Text;
+        if (metric == SweepMetric::EmbeddingCosine && !text)
+            throw Error("embedding_cosine re-runs the encoder: switch the Input panel to text");
+        if (metric == SweepMetric::EmbeddingCosine && !ATTNSCOPE_SWEEP_HAS_TEXT)
+            throw Error("embedding_cosine needs the text encoder, which this build lacks");
+        const bool sweeps_n = s.param == "n";
+        if (sweeps_n && text) throw Error("the text fixes n: sweep a parameter of " + s.variants[0] + " instead");
+        for (double v : plan.values) {
+            if (sweeps_n && (v != std::floor(v) || v < 1 || v > 1 << 20))
+                throw Error("n = " + std::to_string(v) + " must be a whole number between 1 and 1048576");
+        }
+        const Variant& first = find_variant(s.variants[0]);
+        if (!sweeps_n && !find_param(first.info().params, s.param))
+            throw Error(s.variants[0] + " has no parameter '" + s.param + "': choose one of its parameters or n");
+        for (const std::string& id : s.variants) {
+            const VariantInfo& info = find_variant(id).info();
+            const ParamSpec* spec = sweeps_n ? nullptr : find_param(info.params, s.param);
+            if (!sweeps_n && !spec) {
+                plan.notes.push_back(id + " has no parameter '" + s.param + "': left out of the plot");
+                continue;
+            }
+            if (spec)
+                for (double v : plan.values) validate_param(id, *spec, v);  // e.g. "out of range; allowed [1, 4096]"
+            SweepSpec sweep;
+            sweep.variant = id;
+            sweep.param = s.param;
+            sweep.metric = metric;
+            sweep.seeds = s.seeds;
+            sweep.range = range;
+            // The other parameters are those set in the Variants panel for this variant, else its defaults.
+            for (const VariantSlot& slot : app.variants.slots) {
+                if (slot.id != id) continue;
+                for (const ParamSpec& p : info.params) {
+                    if (p.name == s.param || p.name == "seed" || !slot.params.has(p.name)) continue;
+                    if (p.kind == ParamKind::IntList) sweep.fixed.emplace_back(p.name, slot.params.value_text(p));
+                    else {
+                        char buf[64];
+                        std::snprintf(buf, sizeof buf, "%.17g", slot.params.get(p.name));
+                        sweep.fixed.emplace_back(p.name, buf);
+                    }
+                }
+                break;
+            }
+            plan.specs.push_back(std::move(sweep));
+        }
+        if (plan.specs.empty()) throw Error("none of the chosen variants has the parameter '" + s.param + "'");
+        error.clear();
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    return plan;
+}
+
+/// The variant checklist, the parameter combo, range, metric and seeds.
+void draw_form(App& app) {
+    MetricSweepState& s = app.metric_sweep;
+    const auto& all = all_variants();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("variants");
+    ImGui::SetItemTooltip("the first chosen variant owns the swept parameter; others with the same parameter join the plot");
+    if (ImGui::BeginChild("##sweep_variants", ImVec2(170, ImGui::GetFrameHeightWithSpacing() * 9.5f),
+                          ImGuiChildFlags_Borders)) {
+        for (const auto& v : all) {
+            const std::string& id = v->info().id;
+            const auto it = std::find(s.variants.begin(), s.variants.end(), id);
+            bool on = it != s.variants.end();
+            std::string label = id;
+            if (on && it == s.variants.begin()) label += " (first)";
+            label += "##" + id;  // a stable id while the label changes
+            if (ImGui::Checkbox(label.c_str(), &on)) {
+                if (on) s.variants.push_back(id);
+                else s.variants.erase(it);
+            }
+            ImGui::SetItemTooltip("%s", v->info().summary.c_str());
+        }
+    }
+    ImGui::EndChild();
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    // Parameter of the first variant (numeric ones), or n.
+    const Variant* first = nullptr;
+    if (!s.variants.empty())
+        for (const auto& v : all)
+            if (v->info().id == s.variants[0]) first = v.get();
+    ImGui::SetNextItemWidth(140);
+    if (ImGui::BeginCombo("parameter", s.param.c_str())) {
+        if (ImGui::Selectable("n", s.param == "n")) s.param = "n";
+        ImGui::SetItemTooltip("sequence length (synthetic input)");
+        if (first)
+            for (const ParamSpec& p : first->info().params) {
+                if (p.kind == ParamKind::IntList || p.name == "seed") continue;
+                if (ImGui::Selectable(p.name.c_str(), s.param == p.name)) {
+                    s.param = p.name;
+                    // A useful default range: the parameter's default up to 8× (bounded by its range).
+                    const double lo = std::max(p.lo, p.kind == ParamKind::Real ? p.lo : 1.0);
+                    const double def = p.auto_default ? std::max(lo, std::min(p.hi, 16.0)) : std::max(lo, p.def);
+                    if (p.kind == ParamKind::Int && def >= 1 && p.hi >= 2 * def) {
+                        s.geometric = true, s.factor = 2, s.start = std::max(1.0, def / 4), s.stop = std::min(p.hi, def * 4);
+                    } else {
+                        s.geometric = false, s.start = p.lo, s.stop = p.hi;
+                        s.step = p.kind == ParamKind::Real ? (p.hi - p.lo) / 8 : 1;
+                    }
+                }
+                ImGui::SetItemTooltip("%s (%s): %s", p.symbol.c_str(), describe_range(p).c_str(), p.help.c_str());
+            }
+        ImGui::EndCombo();
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (s.param == "n") {
+        ImGui::TextWrapped("n: range [1, 1048576] on the Input panel's scenario (its heads and d)");
+    } else if (first) {
+        if (const ParamSpec* p = find_param(first->info().params, s.param)) {
+            char def[64];
+            std::snprintf(def, sizeof def, "%g", p->def);
+            const std::string shown = p->auto_default ? "auto, " + p->auto_help : def;
+            ImGui::TextWrapped("%s: range %s, default %s", p->symbol.c_str(), describe_range(*p).c_str(), shown.c_str());
+        }
+    }
+    ImGui::PopStyleColor();
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputDouble("start", &s.start, 0, 0, "%g");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputDouble("stop", &s.stop, 0, 0, "%g");
+    if (ImGui::RadioButton("×factor", s.geometric)) s.geometric = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("+step", !s.geometric)) s.geometric = false;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(80);
+    if (s.geometric) ImGui::InputDouble("##factor", &s.factor, 0, 0, "×%g");
+    else ImGui::InputDouble("##step", &s.step, 0, 0, "+%g");
+    ImGui::SetNextItemWidth(165);
+    if (ImGui::BeginCombo("metric", s.metric.c_str())) {
+        const bool text = app.input.spec.mode == InputMode::Text;
+        for (SweepMetric m : sweep_metrics()) {
+            const std::string name = sweep_metric_name(m);
+            const bool needs_text = m == SweepMetric::EmbeddingCosine;
+            ImGui::BeginDisabled(needs_text && !text);
+            if (ImGui::Selectable(name.c_str(), s.metric == name)) s.metric = name;
+            ImGui::EndDisabled();
+            if (needs_text)
+                ImGui::SetItemTooltip("cosine of the sentence embedding with this variant in place of the Input layer's "
+                                      "attention (text input only)");
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputInt("seeds", &s.seeds);
+    s.seeds = std::clamp(s.seeds, 1, 50);
+    ImGui::SameLine();
+    ImGui::Checkbox("log x", &s.log_x);
+    ImGui::SameLine();
+    ImGui::Checkbox("log y", &s.log_y);
+    ImGui::EndGroup();
+}
+
+// [SECTION] Plot
+
+void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSweepJob::Curve>& curves) {
+    MetricSweepState& s = app.metric_sweep;
+    bool nonpositive_y = false, nonpositive_x = false;
+    for (const auto& c : curves)
+        for (const auto& p : c.points) {
+            nonpositive_y = nonpositive_y || p.min <= 0;
+            nonpositive_x = nonpositive_x || p.value <= 0;
+        }
+    const bool log_x = s.log_x && !nonpositive_x, log_y = s.log_y && !nonpositive_y;
+    if ((s.log_x && nonpositive_x) || (s.log_y && nonpositive_y))
+        hint_text("Some values are ≤ 0, so that axis is shown linear.");
+    const std::string title = job.plan.metric + " vs " + job.plan.param + " (line: mean over seeds, band: min–max)";
+    if (!ImPlot::BeginPlot(title.c_str(), ImVec2(-1, -1))) return;
+    ImPlot::SetupAxes(job.plan.param.c_str(), job.plan.metric.c_str(), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+    if (log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
+    if (log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+    for (size_t k = 0; k < curves.size(); ++k) {
+        const auto& c = curves[k];
+        if (c.points.empty()) continue;
+        std::vector<double> x, mean, lo, hi;
+        for (const auto& p : c.points) x.push_back(p.value), mean.push_back(p.mean), lo.push_back(p.min), hi.push_back(p.max);
+        const ImVec4 colour = ImPlot::GetColormapColor(int(k));
+        ImPlotSpec band;
+        band.FillColor = colour;
+        band.FillAlpha = 0.35f;
+        ImPlot::PlotShaded(c.variant.c_str(), x.data(), lo.data(), hi.data(), int(x.size()), band);
+        ImPlotSpec line;
+        line.LineColor = colour;
+        line.LineWeight = 2;
+        line.Marker = ImPlotMarker_Circle;
+        line.MarkerSize = 3;
+        ImPlot::PlotLine(c.variant.c_str(), x.data(), mean.data(), int(x.size()), line);
+    }
+    ImPlot::EndPlot();
+}
+
+}  // namespace
+
+// [SECTION] Panel
+
+void draw_sweep_panel(App& app) {
+    MetricSweepState& s = app.metric_sweep;
+    if (!ImGui::Begin(kSweepWindow)) {
+        // Not visible: a session-requested sweep still starts (screenshots of another tab wait for it).
+        if (s.run_on_start) {
+            std::string error;
+            SweepPlan plan = make_plan(app, error);
+            if (error.empty()) s.job = std::make_shared<MetricSweepJob>(std::move(plan));
+            s.run_on_start = false;
+        }
+        ImGui::End();
+        return;
+    }
+    // Left: the form and the job's state; right: the plot at full height.
+    const float form_w = std::min(470.0f, ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::BeginChild("##sweep_form", ImVec2(form_w, 0));
+    draw_form(app);
+    std::string error;
+    SweepPlan plan = make_plan(app, error);
+    const bool running = s.job && !s.job->finished;
+    ImGui::BeginDisabled(!error.empty() || running);
+    const bool run = ImGui::Button("Run");
+    ImGui::EndDisabled();
+    ImGui::SetItemTooltip("run the sweep on a background thread (each point: every seed once)");
+    if ((run || s.run_on_start) && error.empty() && !running) {
+        s.job = std::make_shared<MetricSweepJob>(std::move(plan));
+        plan = s.job->plan;  // notes below come from the running plan
+    }
+    s.run_on_start = false;
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!running);
+    if (ImGui::Button("Cancel") && s.job) s.job->cancel = true;
+    ImGui::EndDisabled();
+    const int points = int(plan.values.size()), runs = points * s.seeds * int(plan.specs.size());
+    if (error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%d values × %d seeds × %zu variants = %d runs on %s", points, s.seeds, plan.specs.size(),
+                           runs, app.input.spec.mode == InputMode::Text ? "the Input panel's text" : "the Input panel's scenario");
+        ImGui::PopStyleColor();
+    }
+    if (!error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+        ImGui::TextWrapped("%s", error.c_str());
+        ImGui::PopStyleColor();
+    }
+    for (const std::string& note : plan.notes) hint_text(note.c_str());
+    if (!s.job) {
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        hint_text("Choose variants, a parameter and a metric, then Run: the plot shows the metric against the "
+                  "parameter, the seed mean as a line inside its min–max band (same as `attnscope sweep`).");
+        ImGui::EndGroup();
+        ImGui::End();
+        return;
+    }
+    MetricSweepJob& job = *s.job;
+    if (!job.finished) {
+        const int done = job.done.load(), total = std::max(1, job.total.load());
+        char label[64];
+        std::snprintf(label, sizeof label, "%d / %d runs", done, total);
+        ImGui::ProgressBar(float(done) / float(total), ImVec2(-1, 0), label);
+    } else if (job.cancel) {
+        hint_text("Cancelled: the points finished so far are shown.");
+    }
+    std::vector<MetricSweepJob::Curve> curves;
+    std::string job_error;
+    {
+        std::lock_guard<std::mutex> lock(job.mutex);
+        curves = job.curves;
+        job_error = job.error;
+    }
+    if (!job_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+        ImGui::TextWrapped("The sweep could not run: %s", job_error.c_str());
+        ImGui::PopStyleColor();
+    }
+    for (const auto& c : curves)
+        for (const std::string& e : c.errors) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.4f, 1));
+            ImGui::TextWrapped("%s at %s", c.variant.c_str(), e.c_str());
+            ImGui::PopStyleColor();
+        }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##sweep_plot");
+    draw_plot(app, job, curves);
+    ImGui::EndChild();
+    ImGui::End();
+}
+
+}  // namespace attnscope::gui
