@@ -12,4 +12,11 @@ public:
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// The GPU does not have (or ran out of) the device memory a run needs; what() says how much was needed and
+/// free and suggests --backend cpu. Front ends catch it to offer the CPU backend.
+class DeviceMemoryError : public Error {
+public:
+    explicit DeviceMemoryError(const std::string& message) : Error(message) {}
+};
+
 }  // namespace attnscope

@@ -68,7 +68,7 @@ void* device_alloc(size_t bytes, const char* what) {
     const cudaError_t status = cudaMalloc(&p, bytes);
     if (status == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        throw Error(std::string("the GPU is out of memory: allocating ") + mib(double(bytes)) + " for " + what +
+        throw DeviceMemoryError(std::string("the GPU is out of memory: allocating ") + mib(double(bytes)) + " for " + what +
                     " failed (" + mib(double(device_memory_counters().live.load())) +
                     " already held by attnscope); use --backend cpu or a smaller n");
     }
@@ -94,7 +94,7 @@ void require_device_memory(size_t bytes, const std::string& what) {
     // Keep a reserve for cuBLAS workspaces and the allocator's granularity.
     constexpr size_t kReserve = size_t(64) << 20;
     if (bytes + kReserve > free_bytes)
-        throw Error(what + " needs " + mib(double(bytes)) + " of device memory but only " + mib(double(free_bytes)) +
+        throw DeviceMemoryError(what + " needs " + mib(double(bytes)) + " of device memory but only " + mib(double(free_bytes)) +
                     " of " + mib(double(total_bytes)) + " are free: use --backend cpu or a smaller n");
 }
 

@@ -3,6 +3,7 @@
 #include "cuda_backend.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/primitives/cpu_primitives.h"
 
@@ -10,7 +11,7 @@ namespace attnscope {
 
 std::string cuda_probe_device() { return cuda::probe_device(); }
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<MeasuredCudaBackend>(); }
 
 CudaBackend::CudaBackend() {
     const std::string why = cuda::probe_device();
@@ -131,5 +132,67 @@ void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
     cuda::fft2_real(*m_ctx, X.data(), H, n, c, Y.data());
 }
 // [SECTION] end kernels
+
+// [SECTION] svd
+void CudaBackend::singular_values(const SingularValuesArgs& a) {
+    const int k = validate_singular_values(a);
+    const Tensor3& M = *a.M;
+    const int first = a.head < 0 ? 0 : a.head, heads = a.head < 0 ? M.heads() : 1;
+    a.S->assign(size_t(heads) * k, 0.0);
+    cuda::SvdRequest q;
+    q.top_k = a.top_k, q.seed = a.seed, q.oversample = a.oversample, q.power_iterations = a.power_iterations;
+    cuda::singular_values(*m_ctx, M.data() + int64_t(first) * M.rows() * M.cols(), heads, M.rows(), M.cols(), q,
+                          a.S->data());
+}
+// [SECTION] end svd
+
+// [SECTION] measurement
+MeasuredCudaBackend::MeasuredCudaBackend() : m_events(cuda::make_event_pair()) {}
+
+template <class F>
+void MeasuredCudaBackend::timed(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cuda::record_start(context(), *m_events);
+    f();
+    m_ms_total += cuda::record_stop(context(), *m_events);
+    m_call_wall_ms_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void MeasuredCudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta,
+                               Tensor3& C) {
+    timed([&] { CudaBackend::gemm(A, ta, B, tb, alpha, beta, C); });
+}
+void MeasuredCudaBackend::dense_attention(const DenseAttentionArgs& a) {
+    timed([&] { CudaBackend::dense_attention(a); });
+}
+void MeasuredCudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
+    timed([&] { CudaBackend::pooled_view(M, size, mode, out); });
+}
+void MeasuredCudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
+    timed([&] { CudaBackend::block_sparse_attention(a); });
+}
+void MeasuredCudaBackend::lsh_hash(const LshHashArgs& a) { timed([&] { CudaBackend::lsh_hash(a); }); }
+void MeasuredCudaBackend::lsh_attention(const LshAttentionArgs& a) { timed([&] { CudaBackend::lsh_attention(a); }); }
+void MeasuredCudaBackend::lsh_combine(const LshCombineArgs& a) { timed([&] { CudaBackend::lsh_combine(a); }); }
+void MeasuredCudaBackend::feature_map(const FeatureMapArgs& a) { timed([&] { CudaBackend::feature_map(a); }); }
+void MeasuredCudaBackend::linear_attention(const LinearAttentionArgs& a) {
+    timed([&] { CudaBackend::linear_attention(a); });
+}
+void MeasuredCudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) { timed([&] { CudaBackend::fft2_real(X, Y); }); }
+void MeasuredCudaBackend::singular_values(const SingularValuesArgs& a) {
+    timed([&] { CudaBackend::singular_values(a); });
+}
+
+DeviceClock MeasuredCudaBackend::device_clock() const {
+    DeviceClock c;
+    c.ms_total = m_ms_total;
+    c.call_wall_ms_total = m_call_wall_ms_total;
+    c.live_bytes = cuda::device_bytes_live();
+    c.peak_bytes = cuda::device_bytes_peak();
+    return c;
+}
+void MeasuredCudaBackend::set_device_peak(int64_t bytes) { cuda::set_device_peak(bytes); }
+int64_t MeasuredCudaBackend::device_free_bytes() const { return cuda::device_free_bytes(); }
+// [SECTION] end measurement
 
 }  // namespace attnscope

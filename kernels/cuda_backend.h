@@ -50,10 +50,58 @@ public:
     void linear_attention(const LinearAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
     // [SECTION] end kernels
+    // [SECTION] svd
+    /// cuSOLVER: batched Jacobi for heads of at most 32×32, gesvd per head otherwise; randomized top-k with the
+    /// CPU's sketch Ω drawn on the device (kernels/svd.cu).
+    void singular_values(const SingularValuesArgs& args) override;
+
+protected:
+    /// The stream and library handles every primitive of this backend runs on.
+    cuda::Context& context() { return *m_ctx; }
+    // [SECTION] end svd
 
 private:
     cuda::ContextPtr m_ctx;
     std::string m_description;
 };
+
+// [SECTION] measurement
+/// The CUDA backend as make_cuda_backend() returns it: every primitive call is bracketed by a CUDA event pair on
+/// the backend's stream and its elapsed device time accumulated (host fallbacks inside a call are bracketed
+/// too, so they count); device memory is the tracked allocator of kernels/common.cuh. A primitive added to
+/// Backend must be forwarded here as well, else its calls go untimed (kernel_attention is not: its default
+/// composes feature_map and linear_attention, which are timed here).
+class MeasuredCudaBackend final : public CudaBackend {
+public:
+    /// Creates the backend and its event pair; throws Error when the device cannot be used.
+    MeasuredCudaBackend();
+    void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
+              Tensor3& C) override;
+    void dense_attention(const DenseAttentionArgs& args) override;
+    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
+    void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    void lsh_hash(const LshHashArgs& args) override;
+    void lsh_attention(const LshAttentionArgs& args) override;
+    void lsh_combine(const LshCombineArgs& args) override;
+    void feature_map(const FeatureMapArgs& args) override;
+    void linear_attention(const LinearAttentionArgs& args) override;
+    void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    void singular_values(const SingularValuesArgs& args) override;
+
+    bool has_device() const override { return true; }
+    DeviceClock device_clock() const override;
+    void set_device_peak(int64_t bytes) override;
+    int64_t device_free_bytes() const override;
+
+private:
+    /// Runs f() between the start and stop events; adds the elapsed device ms and the call's wall ms.
+    template <class F>
+    void timed(F&& f);
+
+    cuda::EventPairPtr m_events;
+    double m_ms_total = 0;
+    double m_call_wall_ms_total = 0;
+};
+// [SECTION] end measurement
 
 }  // namespace attnscope

@@ -152,4 +152,39 @@ void linear_attention(Context& ctx, const LinearAttentionShape& s, const float* 
 void fft2_real(Context& ctx, const float* X, int H, int n, int c, float* Y);
 // [SECTION] end kernels
 
+// [SECTION] svd
+/// Singular values of H row-major (r, c) matrices through cuSOLVER, descending, into S (H, k) on the host.
+/// top_k = 0: exact, k = min(r, c): batched Jacobi (gesvdjBatched) when r, c ≤ 32, else gesvd per head.
+/// top_k ≥ 1: randomized top k = min(top_k, r, c): the sketch Ω of core/primitives/svd_sketch.h drawn on the
+/// device, products through cuBLAS, QR through geqrf/orgqr, gesvd of the small projection.
+struct SvdRequest {
+    int top_k = 0;
+    uint64_t seed = 0;
+    int oversample = 10;
+    int power_iterations = 3;
+};
+void singular_values(Context& ctx, const float* M, int H, int r, int c, const SvdRequest& request,
+                     double* S);  // M (H, r, c), S (H, k)
+// [SECTION] end svd
+
+// [SECTION] measurement
+/// A pair of CUDA events (start, stop) for timing the device work of one primitive call.
+class EventPair;
+/// Destroys an EventPair (defined in measurement.cu).
+struct EventPairDeleter {
+    void operator()(EventPair* events) const noexcept;
+};
+using EventPairPtr = std::unique_ptr<EventPair, EventPairDeleter>;
+/// Creates the two events; throws Error when that fails.
+EventPairPtr make_event_pair();
+/// Records the start event on the context's stream.
+void record_start(Context& ctx, EventPair& events);
+/// Records the stop event on the context's stream, waits for it and returns the ms between the two events.
+double record_stop(Context& ctx, EventPair& events);
+/// Free memory on the current device in bytes (cudaMemGetInfo); -1 when it cannot be read.
+int64_t device_free_bytes();
+/// Sets the high-water mark of the tracked device allocations (DeviceMeter restarts and restores it).
+void set_device_peak(int64_t bytes);
+// [SECTION] end measurement
+
 }  // namespace attnscope::cuda

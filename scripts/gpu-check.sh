@@ -117,6 +117,68 @@ for row in sorted(rows, key=lambda x: (x[0], x[1], x[3])):
 PY
 } >> "$report" 2>&1
 
+# --- 3b. SVD on the GPU, timing by CUDA events, device memory ------------------------------------------------
+# Spectra on both backends (n = 512: cuSOLVER gesvd per head; n = 24: batched Jacobi; n = 4096: randomized top-k
+# with the CPU's sketch), a bench on CUDA (clock, device ms, peak device bytes), and a run too large for the GPU
+# (must fail before launch with a sentence naming the memory needed and free and suggesting --backend cpu).
+spectra_both() {
+  local n backend
+  for n in 24 512 4096; do
+    for backend in cpu cuda; do
+      "$build/app/attnscope" spectrum --variant linformer --data lowrank --n "$n" --heads 4 --dim 32 --top 64 \
+        --spectrum-head -1 --backend "$backend" --json "$work/spectrum-n$n-$backend.json" > /dev/null || return 1
+    done
+  done
+  python3 - "$work" <<'PY'
+import json, sys, pathlib
+work, worst = pathlib.Path(sys.argv[1]), 0.0
+for n in (24, 512, 4096):
+    cpu = json.loads((work / f"spectrum-n{n}-cpu.json").read_text())["spectra"]
+    gpu = json.loads((work / f"spectrum-n{n}-cuda.json").read_text())["spectra"]
+    for a, b in zip(cpu, gpu):
+        s1 = max(a["singular_values"][0], 1e-30)
+        d = max(abs(x - y) for x, y in zip(a["singular_values"], b["singular_values"])) / s1
+        worst = max(worst, d)
+        print(f"n={n} {a['matrix']} head {a['head']} exact={a['exact']}: max |σ_cpu − σ_cuda| / σ_1 = {d:.2e}")
+print(f"worst: {worst:.2e} (tolerance 1e-3)")
+sys.exit(0 if worst <= 1e-3 else 1)
+PY
+}
+step svd_spectra_cpu_vs_cuda spectra_both
+{ echo; echo "## Singular values: cuSOLVER vs LAPACK (σ relative to σ_1)"; echo '```'; tail -n 40 "$work/svd_spectra_cpu_vs_cuda.log"; echo '```'; } >> "$report"
+
+bench_events() {
+  "$build/app/attnscope" bench --variants flash,full,linformer,performer --n 1024:8192 --heads 8 --dim 64 --runs 5 \
+    --backend cuda --json "$work/bench-cuda.json" > /dev/null || return 1
+  python3 - "$work/bench-cuda.json" <<'PY'
+import json, sys
+ok = True
+print("| variant | n | clock | time median ms | device median ms | wall median ms | peak device MiB |")
+print("|---|---|---|---|---|---|---|")
+for p in json.load(open(sys.argv[1]))["points"]:
+    if p["status"] != "measured":
+        print(f"| {p['label']} | {p['n']} | {p['status']}: {p['reason']} | | | | |"); continue
+    dev = p["memory"]["peak_device_bytes"]
+    ok = ok and p["clock"] == "cuda-events+host-wall" and p["device_median_ms"] > 0 and dev > 0
+    print(f"| {p['label']} | {p['n']} | {p['clock']} | {p['time_ms']['median']:.3f} | {p['device_median_ms']:.3f} | "
+          f"{p['wall_median_ms']:.3f} | {dev / 2**20:.1f} |")
+sys.exit(0 if ok else 1)
+PY
+}
+step bench_cuda_events_and_device_memory bench_events
+{ echo; echo "## Bench on CUDA: CUDA-event clock and tracked device memory"; echo; grep '^|' "$work/bench_cuda_events_and_device_memory.log"; } >> "$report"
+
+oom_message() {
+  if "$build/app/attnscope" run --variant full --data gaussian --n 65536 --heads 64 --dim 64 --backend cuda \
+       > "$work/oom.out" 2> "$work/oom.err"; then
+    echo "a 64-head n = 65536 full run was expected to exceed device memory but it ran"; return 1
+  fi
+  cat "$work/oom.err"
+  grep -q "device memory" "$work/oom.err" && grep -q -- "--backend cpu" "$work/oom.err"
+}
+step device_out_of_memory_message oom_message
+{ echo; echo "## Device out of memory (full, n = 65536, H = 64)"; echo '```'; cat "$work/oom.err" 2>/dev/null; echo '```'; } >> "$report"
+
 # --- 4. Kernel versions (kernels/dev) and torch SDPA -----------------------------------------------------------
 {
   echo

@@ -91,7 +91,7 @@ int execute(const SpectrumOptionsCli& o) {
                           {"spectra", nlohmann::json::array()}, {"results", nlohmann::json::array()}};
     const Reference& ref = refs.get(o.causal, *backend);
     for (int h : head_list) {
-        const Spectrum s = compute_spectrum(*ref.P, h, o.top);
+        const Spectrum s = compute_spectrum(*ref.P, h, *backend, o.top);
         print_row(o.causal ? "P (causal)" : "P", h, s);
         out["spectra"].push_back(spectrum_json("P", h, s, o.top));
     }
@@ -103,7 +103,7 @@ int execute(const SpectrumOptionsCli& o) {
             continue;
         }
         for (int h : head_list) {
-            const Spectrum s = compute_spectrum(*r.P_eff, h, o.top);
+            const Spectrum s = compute_spectrum(*r.P_eff, h, *backend, o.top);
             print_row(r.variant, h, s);
             out["spectra"].push_back(spectrum_json(r.variant, h, s, o.top));
         }

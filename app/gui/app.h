@@ -175,6 +175,8 @@ struct App {
     std::shared_ptr<const RunSnapshot> snap;      // newest batch, read once per frame
     std::shared_ptr<const SweepSnapshot> sweep;   // newest sweep
     bool dirty = true;                            // input or variants changed: post a new batch
+    bool run_on_cpu = false;                      // "Run on CPU" after a GPU out-of-memory: batches use the CPU
+    std::unique_ptr<GlInterop> gl_interop;        // CUDA–OpenGL interop, made on the GUI thread on first use
     std::vector<std::string> banner;              // error sentences shown this frame
     bool banner_was_shown = false;                // any banner in the last rendered frame
     std::vector<Capture> captures;                // exports of panels / the window

@@ -35,6 +35,8 @@ ImVec4 reason_color(Reason r) {
 
 void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
                            uint64_t new_key) {
+    // glTexImage2D gives the texture new storage: a CUDA registration of the old one must go first.
+    if (interop && values) interop->forget(values);
     rows = r, cols = c, cells = region;
     auto params = [] {
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -63,10 +65,23 @@ void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_
 }
 
 void MatrixTexture::release() {
+    if (interop && values) interop->forget(values);
+    interop = nullptr;
     if (values) glDeleteTextures(1, &values);
     if (mask) glDeleteTextures(1, &mask);
     values = mask = 0;
     key = 0;
+}
+
+// [SECTION] CUDA–OpenGL interop
+
+void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
+                                  ImVec4 region, uint64_t new_key) {
+    // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills it.
+    upload(nullptr, r, c, mask_cells, region, 0);
+    interop = &link;
+    link.write_texture(values, device, r, c);
+    key = new_key;
 }
 
 // [SECTION] Program

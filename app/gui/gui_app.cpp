@@ -128,6 +128,7 @@ void App::post_batch() {
     r.view_size = input.view_size;
     r.want_spectrum = spectrum.enabled && spectrum.visible;
     r.spectrum_head = view.head;
+    if (run_on_cpu) r.backend = "cpu";
     for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
     runs.post(std::move(r));
 }

@@ -57,6 +57,12 @@ void draw_debug_panel(App& app) {
         ImGui::SeparatorText("OpenGL");
         ImGui::TextWrapped("%s — %s", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                            reinterpret_cast<const char*>(glGetString(GL_VERSION)));
+        // [SECTION] CUDA–OpenGL interop status
+        if (!app.gl_interop) app.gl_interop = make_gl_interop();
+        const std::string why = app.gl_interop->direct_unavailable_reason();
+        ImGui::TextWrapped("CUDA–OpenGL interop: %s", why.empty() ? "direct (device matrices are copied into textures on the GPU)"
+                                                                  : why.c_str());
+        // [SECTION] end CUDA–OpenGL interop status
     }
     ImGui::End();
     if (d.imgui_demo) ImGui::ShowDemoWindow(&d.imgui_demo);

@@ -6,6 +6,10 @@
 #include "../tensor.h"
 
 namespace attnscope {
+class Backend;
+}
+
+namespace attnscope {
 
 /// Singular values of one n×m matrix and their normalised cumulative sum.
 struct Spectrum {
@@ -16,6 +20,10 @@ struct Spectrum {
 
 /// Singular values of head h of M (n×m), descending; exact (LAPACK) for n ≤ 2048 else randomized top-k.
 Spectrum compute_spectrum(const Tensor3& M, int h, int top_k = 256);
+
+/// Same through `backend`'s singular_values primitive (cuSOLVER on CUDA, LAPACK on the CPU): the spectrum
+/// analysis runs where the rest of the session runs.
+Spectrum compute_spectrum(const Tensor3& M, int h, Backend& backend, int top_k = 256);
 
 /// The energy Σ_{l<k} σ_l² / Σ σ_l² captured at rank k (exact spectra only give the true total).
 double energy_at_rank(const Spectrum& s, int k);

@@ -6,13 +6,11 @@
 #include <algorithm>
 #include <string>
 
-#include "../primitives/random.h"
+#include "../primitives/svd_sketch.h"
 
 namespace attnscope {
 
 namespace {
-
-constexpr uint64_t kSketchStream = 0x5356440000ull;  // "SVD": the Gaussian test matrix Ω
 
 /// LAPACK SVD of a row-major copy: jobz 'N' (values) or 'S' (thin vectors); sgesvd when sgesdd fails.
 TruncatedSvd lapack_svd(MatrixRM a, bool want_vectors) {
@@ -70,7 +68,8 @@ TruncatedSvd randomized_svd(ConstMatView M, int rank, bool want_vectors, uint64_
     const int r = std::clamp(rank, 0, std::min(rows, cols));
     const int l = std::min(r + oversample, std::min(rows, cols));
     MatrixRM omega(cols, l);
-    for (int64_t k = 0; k < int64_t(cols) * l; ++k) omega.data()[k] = static_cast<float>(rng::normal(seed, kSketchStream, k));
+    for (int i = 0; i < cols; ++i)
+        for (int j = 0; j < l; ++j) omega(i, j) = svd_sketch_entry(seed, i, j, l);
     MatrixRM Q = orthonormal_columns(M * omega);
     for (int it = 0; it < power_iterations; ++it) {
         // Re-orthonormalise between products so the small singular directions are not lost to rounding.

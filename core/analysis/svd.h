@@ -23,7 +23,8 @@ std::vector<double> exact_singular_values(ConstMatView M);
 /// Exact SVD by LAPACK truncated to `rank` (≤ min(rows, cols)); vectors when want_vectors.
 TruncatedSvd exact_truncated_svd(ConstMatView M, int rank, bool want_vectors);
 
-/// Randomized top-`rank` SVD: sketch with rank + oversample Gaussian columns (seeded, core/primitives/random.h),
+/// Randomized top-`rank` SVD: sketch with rank + oversample Gaussian columns (seeded, svd_sketch_entry of
+/// core/primitives/svd_sketch.h, which the CUDA backend draws too),
 /// `power_iterations` rounds of (M·Mᵀ) with re-orthonormalisation, then LAPACK on the small projection.
 TruncatedSvd randomized_svd(ConstMatView M, int rank, bool want_vectors, uint64_t seed = 0, int oversample = 10,
                             int power_iterations = 3);

@@ -178,3 +178,24 @@ void Backend::kernel_attention(const KernelAttentionArgs& a) {
 }
 
 }  // namespace attnscope
+
+// [SECTION] svd
+namespace attnscope {
+
+int validate_singular_values(const SingularValuesArgs& a) {
+    if (!a.M || !a.S) throw Error("singular values need the matrix M and the output S");
+    const Tensor3& M = *a.M;
+    if (a.head < -1 || a.head >= M.heads())
+        throw Error("singular values: head " + std::to_string(a.head) + " does not exist: choose 0 ≤ head < " +
+                    std::to_string(M.heads()) + " or -1 for all heads");
+    if (M.heads() == 0 || M.rows() == 0 || M.cols() == 0)
+        throw Error("singular values: the matrix " + M.shape_string() + " is empty");
+    if (a.top_k < 0) throw Error("singular values: top_k = " + std::to_string(a.top_k) + ": choose 0 (exact) or ≥ 1");
+    if (a.top_k > 0 && (a.oversample < 0 || a.power_iterations < 0))
+        throw Error("randomized SVD: oversample and power_iterations must be ≥ 0");
+    const int k = std::min(M.rows(), M.cols());
+    return a.top_k == 0 ? k : std::min(a.top_k, k);
+}
+
+}  // namespace attnscope
+// [SECTION] end svd

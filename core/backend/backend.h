@@ -2,6 +2,7 @@
 // Variants are plans over these primitives; the CPU backend runs everywhere, the CUDA backend (kernels/)
 // where a device exists. Every buffer argument carries its shape in a comment: (H, rows, cols).
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -154,6 +155,34 @@ struct KernelAttentionArgs {
     LinearAttentionArgs attention;   // V (H, m, dv), causal, normalise, eps, chunk, O, denom; phi_Q, phi_K unused
 };
 
+// [SECTION] svd
+/// Arguments of the singular-values primitive: σ of one head or of every head of M, descending.
+/// Exact (every σ) when top_k = 0, else a randomized top-k (Halko et al. 2011) whose Gaussian sketch Ω comes
+/// from core/primitives/random.h, so a seed gives the same sketch on every backend.
+struct SingularValuesArgs {
+    const Tensor3* M = nullptr;          // (H, r, c)
+    int head = -1;                       // -1: every head; h: head h only
+    int top_k = 0;                       // 0: exact, all min(r, c) values; k ≥ 1: randomized top min(k, r, c)
+    uint64_t seed = 0;                   // randomized: seed of Ω (c, k + oversample)
+    int oversample = 10;                 // randomized: extra sketch columns
+    int power_iterations = 3;            // randomized: rounds of M·Mᵀ with re-orthonormalisation
+    std::vector<double>* S = nullptr;    // (heads, k) out, resized by the call; descending per head
+};
+/// Checks SingularValuesArgs (head exists, matrix not empty, top_k ≥ 0); throws Error naming the problem and
+/// returns the values per head the call produces.
+int validate_singular_values(const SingularValuesArgs& args);
+// [SECTION] end svd
+
+// [SECTION] measurement
+/// What a backend measured about its own device over a scope (DeviceMeter in core/bench/cost_meter.h).
+struct DeviceClock {
+    double ms_total = 0;        // device time of every primitive call so far (CUDA events; monotonic)
+    double call_wall_ms_total = 0;  // host wall time spent inside those calls (launch, copies, waits)
+    int64_t live_bytes = 0;     // tracked device bytes held now
+    int64_t peak_bytes = 0;     // high-water mark of live_bytes since the last set_device_peak
+};
+// [SECTION] end measurement
+
 /// Compute primitives. Implementations must be thread-compatible (one call at a time per instance)
 /// and must throw attnscope::Error (never crash) on bad shapes or exhausted memory.
 class Backend {
@@ -201,6 +230,24 @@ public:
     /// Y_h = Re(F_n·X_h·F_c) for every head: the real part of the 2-D DFT of X (H, n, c) into Y (H, n, c),
     /// unnormalised (FNet token mixing). Y is resized by the call.
     virtual void fft2_real(const Tensor3& X, Tensor3& Y) = 0;
+    // [SECTION] end kernels
+
+    // [SECTION] svd
+    /// Singular values of M's heads (exact, or randomized top-k); see SingularValuesArgs.
+    virtual void singular_values(const SingularValuesArgs& args) = 0;
+    // [SECTION] end svd
+
+    // [SECTION] measurement
+    /// True when the backend runs on a device with its own clock and memory (CUDA); the CPU's truth is the
+    /// wall clock and the host's tracked bytes, so it keeps the defaults below.
+    virtual bool has_device() const { return false; }
+    /// The device's clock and tracked memory now (zeros without a device).
+    virtual DeviceClock device_clock() const { return {}; }
+    /// Sets the device high-water mark to `bytes` (a DeviceMeter restarts and restores it; no-op without a device).
+    virtual void set_device_peak(int64_t bytes) { (void)bytes; }
+    /// Free device memory in bytes for an estimate before launch, or -1 without a device.
+    virtual int64_t device_free_bytes() const { return -1; }
+    // [SECTION] end measurement
 };
 
 /// Sizes of one head's product op(A)·op(B) = C: (rows × inner) · (inner × cols).

@@ -34,4 +34,7 @@ void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_
 void CpuBackend::kernel_attention(const KernelAttentionArgs& args) { cpu_kernel_attention(args); }
 void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
 
+// [SECTION] svd
+void CpuBackend::singular_values(const SingularValuesArgs& args) { cpu_singular_values(args); }
+
 }  // namespace attnscope

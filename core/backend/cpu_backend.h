@@ -25,6 +25,8 @@ public:
     void linear_attention(const LinearAttentionArgs& args) override;
     void kernel_attention(const KernelAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
+    // [SECTION] svd
+    void singular_values(const SingularValuesArgs& args) override;
 };
 
 }  // namespace attnscope

@@ -105,7 +105,11 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                             {"estimate_bytes", p.estimate_bytes},
                             {"estimate_is_default", p.estimate_is_default},
                             {"rss_peak_delta_bytes", p.rss_peak_delta_bytes},
-                            {"rss_exact_peak", p.rss_exact_peak}}},
+                            {"rss_exact_peak", p.rss_exact_peak},
+                            {"peak_device_bytes", p.peak_device_bytes}}},
+                          {"clock", p.clock},
+                          {"wall_median_ms", p.wall_median_ms},
+                          {"device_median_ms", p.device_median_ms},
                           {"speedup_vs_flash", optional_number(p.speedup_vs_flash)},
                           {"memory_saving_vs_full", optional_number(p.memory_saving_vs_full)},
                           {"memory_ref_estimated", p.memory_ref_estimated}});

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "../memory.h"
+#include "cost_meter.h"
+#include "device_guard.h"
 #include "../variants/registry.h"
 #include "memory_probe.h"
 
@@ -74,7 +76,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     // what attention itself holds. A model would have them already.
     variant.prepare(heads, resolved);
     std::optional<RunResult> last;
-    std::vector<double> variant_ms, cpu_ms;
+    std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples;
     int calls = 0;
     auto run_once = [&]() -> double {
         // Free the previous result outside the timed region and outside the memory scope.
@@ -83,11 +85,21 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         std::optional<ResidentPeakProbe> probe;
         if (first && config.rss_cross_check) probe.emplace();
         PeakMemoryScope scope;
+        DeviceMeter device(backend);
         std::optional<RunResult> result;
         const double c0 = process_cpu_ms();
-        const double ms = wall_ms([&] { result.emplace(variant.run(heads, resolved, options, backend)); });
+        const double wall = wall_ms([&] { result.emplace(variant.run(heads, resolved, options, backend)); });
         cpu_ms.push_back(process_cpu_ms() - c0);
         point.peak_bytes = std::max(point.peak_bytes, scope.peak_bytes());
+        // On a device the sample is the backend's clock: CUDA events of the calls + wall clock of the host work.
+        double ms = wall;
+        if (device.active()) {
+            ms = device.device_ms() + std::max(0.0, wall - device.call_wall_ms());
+            device_samples.push_back(device.device_ms());
+            point.peak_device_bytes = std::max(point.peak_device_bytes, device.peak_device_bytes());
+            point.clock = "cuda-events+host-wall";
+        }
+        wall_samples.push_back(wall);
         if (probe) {
             point.rss_peak_delta_bytes = probe->peak_delta_bytes();
             point.rss_exact_peak = probe->exact_peak();
@@ -107,6 +119,10 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     // Variant's own timer: median of the timed runs only (the first entries are warm-ups).
     const size_t skip = std::min<size_t>(variant_ms.size(), point.time.warmup);
     point.variant_ms = summarize_times(std::vector<double>(variant_ms.begin() + skip, variant_ms.end())).median_ms;
+    point.wall_median_ms = summarize_times(std::vector<double>(wall_samples.begin() + skip, wall_samples.end())).median_ms;
+    if (!device_samples.empty())
+        point.device_median_ms =
+            summarize_times(std::vector<double>(device_samples.begin() + skip, device_samples.end())).median_ms;
     point.cpu_ms = summarize_times(std::vector<double>(cpu_ms.begin() + skip, cpu_ms.end())).median_ms;
 }
 
@@ -339,6 +355,10 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
     }
     if (c.available_bytes_override < 0 && available_memory_bytes() < 0)
         report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
+    if (backend.has_device())
+        report.notes.push_back("device backend: time = CUDA events of the primitive calls + wall clock of the host work "
+                               "between them (wall_median_ms keeps the wall clock); memory.peak_device_bytes = tracked "
+                               "device allocations; estimates are also checked against free device memory");
 
     std::map<std::string, std::vector<const BenchPoint*>> measured_by_label;
     report.points.reserve(total);  // pointers into points stay valid
@@ -425,11 +445,21 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 finish(PointStatus::SkippedMemory, why);
                 continue;
             }
+            // On a device backend the estimate must also fit in free device memory (checked before launch).
+            if (std::string why = device_memory_shortfall(
+                    device_estimate_bytes(variant, c.heads, n, c.dim, dv, point.params), backend, where);
+                !why.empty()) {
+                finish(PointStatus::SkippedMemory, why);
+                continue;
+            }
             try {
                 auto on_run = [&](int run, int runs) {
                     progress(where + " run " + std::to_string(run) + "/" + std::to_string(runs), double(run) / runs);
                 };
                 measure_point(variant, *input, point.params, c, backend, cb, on_run, point);
+            } catch (const DeviceMemoryError& e) {  // a primitive's own check before it allocated
+                finish(PointStatus::SkippedMemory, e.what());
+                continue;
             } catch (const Error& e) {
                 finish(PointStatus::Failed, e.what());
                 continue;

@@ -77,7 +77,8 @@ struct BenchPoint {
     bool causal = false;           // the run was causal
     PointStatus status = PointStatus::Measured;
     std::string reason;            // why skipped/failed; empty when measured
-    TimingStats time;              // wall clock of Variant::run (want_matrix off), warm-up excluded
+    TimingStats time;              // Variant::run (want_matrix off), warm-up excluded: wall clock on the CPU, on a
+                                   // device CUDA events of the primitive calls + wall clock of the host work between
     double variant_ms = 0;         // median of the variant's own CostMeter time (compute part only)
     double cpu_ms = 0;             // median process CPU time of a timed run (all threads; robust to sharing)
     double flops = 0;              // analytic FLOPs of one run (RunResult::cost.flops)
@@ -90,6 +91,12 @@ struct BenchPoint {
     int64_t output_bytes = 0;      // bytes of O
     int64_t rss_peak_delta_bytes = -1; // resident-set growth during the warm-up run (-1 unknown)
     bool rss_exact_peak = false;   // the kernel's high-water mark was reset, so the delta is a peak
+    // [SECTION] device measurement (CUDA backend): `time` is then the backend's clock, see Cost::time_ms
+    std::string clock = "wall";    // "wall" (CPU) or "cuda-events+host-wall" (device backend)
+    double wall_median_ms = 0;     // median wall clock of the timed runs (= time.median_ms on the CPU)
+    double device_median_ms = 0;   // median CUDA-event time of the primitive calls of a timed run (0 on the CPU)
+    int64_t peak_device_bytes = 0; // peak tracked device bytes over the whole run() (0 on the CPU)
+    // [SECTION] end device measurement
     // Derived from the machine figures of the same run (fill_derived_figures).
     double gflops = 0;             // flops / median time
     double gemm_fraction = 0;      // gflops / machine GEMM GFLOP/s

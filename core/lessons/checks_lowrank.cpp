@@ -47,7 +47,7 @@ CheckOutcome low_rank_spectrum(const nlohmann::json& p, Backend& backend) {
         const int index = std::max(1, h.n() / 8);  // where the layers × heads heatmap reads c(k)
         double sum_at_index = 0;
         for (int head = 0; head < h.heads(); ++head) {
-            const Spectrum s = compute_spectrum(P, head);
+            const Spectrum s = compute_spectrum(P, head, backend);
             const auto it = std::find_if(s.cumulative.begin(), s.cumulative.end(), [&](double c) { return c >= level; });
             const int k_level = static_cast<int>(it - s.cumulative.begin()) + 1;
             ++heads_total;

@@ -33,4 +33,10 @@ void cpu_kernel_attention(const KernelAttentionArgs& args);
 /// Real part of the 2-D DFT of each head (FFTW3 float) on the CPU; see Backend::fft2_real.
 void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
 
+// [SECTION] svd
+/// Singular values on the CPU (LAPACK exact, or the randomized top-k of core/analysis/svd.h); see
+/// Backend::singular_values.
+void cpu_singular_values(const SingularValuesArgs& args);
+// [SECTION] end svd
+
 }  // namespace attnscope

@@ -1,5 +1,6 @@
 #include "experiment.h"
 
+#include "../bench/device_guard.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -21,6 +22,7 @@ RunResult run_variant(const Heads& heads, const VariantRequest& request, const R
     validate_heads(heads);
     const Variant& variant = find_variant(request.id);
     const Params params = variant.resolve(request.params, heads);
+    require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
     if (refs) compute_metrics(refs->get(result.causal, backend), variant.info(), result);

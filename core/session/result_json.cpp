@@ -42,7 +42,12 @@ nlohmann::json result_to_json(const RunResult& r) {
              {{"flops", r.cost.flops},
               {"bytes", r.cost.bytes},
               {"time_ms", r.cost.time_ms},
-              {"peak_bytes", r.cost.peak_bytes}}},
+              {"peak_bytes", r.cost.peak_bytes},
+              // Device figures (CUDA backend; zeros on the CPU): the clock says how time_ms was measured.
+              {"clock", r.cost.clock},
+              {"wall_ms", r.cost.wall_ms},
+              {"device_ms", r.cost.device_ms},
+              {"peak_device_bytes", r.cost.peak_device_bytes}}},
             {"notes", r.structure.notes}};
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <new>
 
+#include "../backend/cpu_backend.h"
 #include "../backend/registry.h"
 #include "../variants/registry.h"
 
@@ -76,13 +77,18 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
 }
 
 SpectrumView matrix_spectrum(const Tensor3& M, int h) {
+    CpuBackend cpu;
+    return matrix_spectrum(M, h, cpu);
+}
+
+SpectrumView matrix_spectrum(const Tensor3& M, int h, [[maybe_unused]] Backend& backend) {
     SpectrumView s;
     if (h < 0 || h >= M.heads()) {
         s.note = "head " + std::to_string(h) + " does not exist";
         return s;
     }
 #if ATTNSCOPE_WORKER_HAS_SPECTRUM
-    const Spectrum sp = compute_spectrum(M, h);
+    const Spectrum sp = compute_spectrum(M, h, backend);
     s.singular_values = sp.singular_values;
     s.cumulative = sp.cumulative;
     s.exact = sp.exact;
@@ -198,7 +204,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                     }
                 }
                 if (result->structure.mask) view.pooled_mask = pool_mask(*result->structure.mask, request.view_size);
-                if (request.want_spectrum) view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head);
+                if (request.want_spectrum) view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head, backend);
             } else if (!variant.info().has_matrix) {
                 view.matrix_note = view.name + " defines no effective attention matrix P̃ (it mixes tokens without one)";
             } else if (!want_P) {
@@ -209,6 +215,9 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                 view.matrix_note = view.name + " returned no P̃ for this input";
             }
             view.result = std::move(result);
+        } catch (const DeviceMemoryError& e) {
+            view.error = e.what();
+            view.device_memory = true;
         } catch (const Error& e) {
             view.error = e.what();
         } catch (const std::bad_alloc&) {
@@ -218,7 +227,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
     }
     if (request.want_spectrum && !is_cancelled()) {
         for (const auto& [causal, P] : snap->exact_P) {
-            snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head);
+            snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head, backend);
             if (!causal) break;  // prefer the non-causal reference (the map orders false first)
         }
     }
@@ -299,7 +308,10 @@ void Worker::do_batch(const RunBatchRequest& request, uint64_t generation) {
     std::shared_ptr<const RunSnapshot> snap;
     std::string failure;
     try {
-        snap = run_batch(request, *m_backend, &m_cancel);
+        // "Run on CPU" after a device out-of-memory: this batch only, on a CPU backend made for it.
+        std::unique_ptr<Backend> cpu;
+        if (request.backend == "cpu" && m_backend->name() != "cpu") cpu = make_backend("cpu");
+        snap = run_batch(request, cpu ? *cpu : *m_backend, &m_cancel);
     } catch (const std::exception& e) {  // anything unexpected still reaches the user as a sentence
         auto s = std::make_shared<RunSnapshot>();
         s->input_error = std::string("unexpected failure: ") + e.what();

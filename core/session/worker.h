@@ -51,6 +51,7 @@ struct RunBatchRequest {
     int max_matrix_n = 4096;                // materialise P̃ (and the exact P) only up to this n
     bool want_spectrum = false;             // compute singular values of P and of each P̃
     int spectrum_head = 0;                  // head whose spectra are computed
+    std::string backend;                    // "" = the worker's own backend; "cpu" = this batch on the CPU
 };
 
 /// A timing sweep over n for the performance panel (the benchmark engine will replace this source).
@@ -76,6 +77,7 @@ struct VariantView {
     std::string id;                                   // variant id
     std::string name;                                 // display name
     std::string error;                                // non-empty when the run failed (the sentence to show)
+    bool device_memory = false;                       // it failed for lack of device memory: the CPU can run it
     std::shared_ptr<const RunResult> result;          // full result (P̃ and mask included when materialised)
     std::optional<Tensor3> pooled;                    // (H, s, s) P̃ for display: max-pooled, mean-pooled when signed
     bool signed_matrix = false;                       // P̃ has negative entries (kernel or FFT variants)
@@ -127,6 +129,8 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
 
 /// Singular values of head h of M (n×m), exact for n ≤ 2048; `note` says why when it cannot.
 SpectrumView matrix_spectrum(const Tensor3& M, int h);
+/// Same through `backend`'s singular_values primitive (cuSOLVER on CUDA).
+SpectrumView matrix_spectrum(const Tensor3& M, int h, Backend& backend);
 
 // [SECTION] Worker
 

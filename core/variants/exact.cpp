@@ -45,7 +45,7 @@ public:
         if (p_bytes > kMaxMaterialisedBytes)
             throw Error("full would materialise P of " + std::to_string(static_cast<int64_t>(p_bytes / (1 << 20))) +
                         " MiB for n = " + std::to_string(h.n()) + ": use flash (same result, O(n) memory)");
-        CostMeter meter;
+        CostMeter meter(backend);
         r.O = Tensor3(h.heads(), h.n(), h.dv());
         Tensor3 P(h.heads(), h.n(), h.n());
         DenseAttentionArgs a;
@@ -102,7 +102,7 @@ public:
         a.tile_cols = p.get_int("tile_cols");
         a.precision = p.get_int("precision") == 1 ? AttentionPrecision::Tf32 : AttentionPrecision::Fp32;
         {
-            CostMeter meter;
+            CostMeter meter(backend);
             r.O = Tensor3(h.heads(), h.n(), h.dv());
             Tensor3 lse(h.heads(), h.n(), 1);
             a.O = &r.O, a.lse = &lse;

@@ -35,7 +35,7 @@ public:
                         std::to_string(h.n()) + ": give X with one row per position");
         const Tensor3& X = use_x ? h.X : h.V;
         {
-            CostMeter meter;
+            CostMeter meter(backend);
             backend.fft2_real(X, r.O);
             meter.stop(r.cost);
         }

@@ -41,7 +41,7 @@ RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& 
     la.normalise = k.normalise, la.d_eps = k.d_eps, la.z_eps = k.z_eps, la.z_eps_first = k.z_eps_first;
     Tensor3 denom;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         r.O = Tensor3(h.heads(), h.n(), h.dv());
         denom = Tensor3(h.heads(), h.n(), 1);
         la.O = &r.O, la.denom = &denom;

@@ -56,7 +56,7 @@ RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float 
     DenseAttentionArgs a;
     Tensor3 Kp, Vp;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         Kp = Tensor3(H, k, d), Vp = Tensor3(H, k, dv);
         backend.gemm(proj.E, false, h.K, false, 1.0f, 0.0f, Kp);
         backend.gemm(proj.F, false, h.V, false, 1.0f, 0.0f, Vp);
@@ -174,7 +174,7 @@ public:
         bool exact = true;
         Tensor3 Pr;
         {
-            CostMeter meter;
+            CostMeter meter(backend);
             Tensor3 P(H, n, n);
             r.O = Tensor3(H, n, dv);
             DenseAttentionArgs a;

@@ -270,7 +270,7 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
 
     Tensor3 normalised, lse_rounds;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         const Tensor3* keys = &in.K;
         if (p.shared) {
             normalised = in.Q;

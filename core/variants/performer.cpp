@@ -131,7 +131,7 @@ RunResult run_performer(const Heads& h, const Params& p, const RunOptions& optio
 
     Tensor3 omega, phi_Q, phi_K, denom;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         omega = omega_given ? *omega_given
                             : performer_omega(m, d, p.get_bool("orthogonal"),
                                               p.get_int("norm_scaling") == 1 ? OmegaNorm::SqrtD : OmegaNorm::Chi,

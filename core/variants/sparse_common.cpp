@@ -147,7 +147,7 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     BlockSparseAttentionArgs a;
     a.layout = &layout, a.scale = setup.scale;
     {
-        CostMeter meter;
+        CostMeter meter(backend);
         if (permuted) {
             xp.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
             xp.K = permute_rows(x_in.K, setup.perm, setup.permuted);

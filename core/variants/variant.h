@@ -76,8 +76,15 @@ struct Structure {
 struct Cost {
     double flops = 0;        // analytic floating-point operations
     double bytes = 0;        // analytic bytes moved (inputs, outputs, intermediates)
-    double time_ms = 0;      // measured wall time of the run
-    int64_t peak_bytes = 0;  // peak tracked bytes held during the run (outputs included)
+    double time_ms = 0;      // measured time of the run: wall clock on the CPU; on a device (CUDA) the CUDA-event
+                             // time of the device work plus the wall time of host work between primitive calls
+    int64_t peak_bytes = 0;  // peak tracked host bytes held during the run (outputs included)
+    // [SECTION] device measurement (CUDA backend; zeros and "wall" on the CPU)
+    double wall_ms = 0;             // wall clock of the run on every backend
+    double device_ms = 0;           // CUDA-event time of the primitive calls (device work, host fallbacks included)
+    int64_t peak_device_bytes = 0;  // peak tracked device allocations during the run (kernels/common.cuh)
+    std::string clock = "wall";     // how time_ms was measured: "wall" or "cuda-events+host-wall"
+    // [SECTION] end device measurement
 };
 
 /// Errors against the exact softmax on the same inputs; unset when a metric does not apply.
