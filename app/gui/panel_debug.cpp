@@ -47,7 +47,7 @@ void draw_debug_panel(App& app) {
         ImGui::SetItemTooltip("from the frame holding an edit (a keystroke, a slider) to the end of the frame that shows "
                               "its result in every panel");
         ImGui::PlotLines("##frames", d.frame_ms.data(), int(d.frame_ms.size()), d.frame_index % int(d.frame_ms.size()),
-                         "frame time [ms]", 0, 50, ImVec2(-1, 60));
+                         "frame time [ms]", 0, std::max(50.0f, p95 * 1.3f), ImVec2(-1, 60));
         ImGui::Checkbox("Dear ImGui demo", &d.imgui_demo);
         ImGui::SameLine();
         ImGui::Checkbox("ImPlot demo", &d.implot_demo);

@@ -174,8 +174,7 @@ void draw_tensors(App& app) {
     }
     if (!snap) return;
     if (!snap->input_error.empty()) {
-        std::string e = snap->input_error;
-        if (e.rfind("--tensors ", 0) == 0) e = "file " + e.substr(10);  // the loader speaks CLI; here it is a file box
+        const std::string& e = snap->input_error;
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
         ImGui::TextWrapped("Could not load: %s", e.c_str());
         ImGui::PopStyleColor();

@@ -168,6 +168,7 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
     plot.y -= ImGui::GetTextLineHeightWithSpacing();
     if (ImPlot::BeginPlot("singular values σ_i", plot)) {
         ImPlot::SetupAxes("index i", "σ_i", ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupLegend(ImPlotLocation_SouthWest);  // σ falls to the lower right: keep the legend off the curves
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
         for (const auto& s : series) {
@@ -184,6 +185,7 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
     ImGui::SameLine();
     if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", plot)) {
         ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
+        ImPlot::SetupLegend(ImPlotLocation_SouthEast);  // the shares rise to the upper right
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);
         for (const auto& s : series) {

@@ -50,7 +50,12 @@ Heads build_tensor_input(const InputSpec& spec) {
             throw Error("'" + spec.tensors_path + "' does not exist: check the path (q.npy, k.npy, v.npy belong in one folder)");
         p = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
     }
-    return load_tensor_input(p.string());
+    try {
+        return load_tensor_input(p.string());
+    } catch (const Error& e) {  // the loader speaks to the CLI ("--tensors 'F' ..."); here the path came from a file box
+        const std::string m = e.what();
+        throw Error(m.rfind("--tensors ", 0) == 0 ? "file " + m.substr(10) : m);
+    }
 }
 
 }  // namespace
