@@ -1,5 +1,9 @@
 #include "backend.h"
 
+#include <omp.h>
+
+#include <algorithm>
+
 namespace attnscope {
 
 GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, const Tensor3& C) {
@@ -13,6 +17,12 @@ GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, co
         throw Error("gemm: op(A) is " + std::to_string(r) + "×" + std::to_string(k) + ", op(B) is " + std::to_string(kb) +
                     "×" + std::to_string(c) + " and C is " + C.shape_string() + ": inner or outer sizes differ");
     return {r, k, c};
+}
+
+int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv) {
+    // Mirrors cpu_dense_attention.cpp's Scratch: one set per OpenMP thread.
+    const int64_t br = tile_rows, bc = std::min(tile_cols, m);
+    return int64_t(sizeof(float)) * omp_get_max_threads() * br * (d + bc + dv + 4);
 }
 
 void validate_dense_attention(const DenseAttentionArgs& a) {

@@ -26,6 +26,11 @@ struct DenseAttentionArgs {
     Tensor3* P = nullptr;                // (H, n, m) out, optional: materialise the probabilities
 };
 
+/// Bytes of tile scratch the tiled (P-less) dense attention holds on the CPU for m keys: per thread q (Br, d),
+/// s (Br, min(Bc, m)), acc (Br, dv) and 4 row statistics (Br). Variants' memory estimates use it;
+/// tests/unit/test_bench_engine.cpp checks estimates built on it against the tracked peak.
+int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv);
+
 // [SECTION] block-sparse
 /// Arguments of block-sparse attention: per head h and query i, softmax(scale·q_i·k_j) over the cells (i, j)
 /// the layout allows, times V. Rows with no allowed cell get O = 0 and lse = −inf.

@@ -70,6 +70,9 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
                    BenchPoint& point) {
     RunOptions options;
     options.want_matrix = false;
+    // Weights (Linformer's E, F) are made here, like the inputs: not timed and not in the peak, which measures
+    // what attention itself holds. A model would have them already.
+    variant.prepare(heads, resolved);
     std::optional<RunResult> last;
     std::vector<double> variant_ms, cpu_ms;
     int calls = 0;

@@ -295,18 +295,17 @@ uint64_t Worker::post(RunBatchRequest request) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending_batch = std::move(request);
     m_pending_sweep.reset();
-    m_cancel = true;
-    m_state = WorkerState::Running;
-    m_progress = 0;
-    const uint64_t g = ++m_generation;
-    m_cv.notify_all();
-    return g;
+    return supersede_locked();
 }
 
 uint64_t Worker::post(SweepRequest request) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending_sweep = std::move(request);
     m_pending_batch.reset();
+    return supersede_locked();
+}
+
+uint64_t Worker::supersede_locked() {
     m_cancel = true;
     m_state = WorkerState::Running;
     m_progress = 0;

@@ -180,6 +180,9 @@ public:
 
 private:
     void loop();
+    /// With m_mutex held, after one pending request replaced the other: cancels the running one, wakes the
+    /// thread and returns the new generation.
+    uint64_t supersede_locked();
     void do_batch(const RunBatchRequest& request, uint64_t generation);
     void do_sweep(const SweepRequest& request, uint64_t generation);
 

@@ -1,7 +1,6 @@
 // attnscope — `full` (Vaswani 2017) and `flash` (Dao 2022/2023): the two exact variants.
 // `full` materialises P (n×n per head) as the textbook implementation does; `flash` runs the tiled online
 // softmax with O(n) extra memory and recomputes P only when a heatmap asks for it.
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -117,12 +116,9 @@ public:
         return r;
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        // O and L, plus the CPU primitive's per-thread tile scratch: q (Br, d), s (Br, min(Bc, n)),
-        // acc (Br, dv), 4 row statistics (Br) — kept in step with cpu_dense_attention.cpp's Scratch
-        // (tests/unit/test_bench_engine.cpp checks the estimate against the tracked peak).
-        const int64_t br = p.get_int("tile_rows"), bc = std::min<int64_t>(p.get_int("tile_cols"), n);
-        const int64_t scratch = int64_t(omp_get_max_threads()) * br * (d + bc + dv + 4);
-        return int64_t(sizeof(float)) * (int64_t(heads) * n * (dv + 1) + scratch);
+        // O and L, plus the CPU primitive's tile scratch.
+        return int64_t(sizeof(float)) * heads * int64_t(n) * (dv + 1) +
+               tiled_attention_scratch_bytes(p.get_int("tile_rows"), p.get_int("tile_cols"), n, d, dv);
     }
 
 private:

@@ -67,8 +67,11 @@ RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float 
     }
     r.cost.flops = 2.0 * H * k * n * (d + dv) + 2.0 * H * n * k * (d + dv);
     r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
-    r.structure.matrices["E"] = proj.E;
-    r.structure.matrices["F"] = proj.F;
+    if (options.want_matrix) {
+        // Copies for inspection only: a benchmark (want_matrix off) must not pay 2·k·n floats per head for them.
+        r.structure.matrices["E"] = proj.E;
+        r.structure.matrices["F"] = proj.F;
+    }
     if (options.want_matrix && n <= options.max_matrix_n) {
         // Display only: P̄ (n×k) again with its probabilities, then P̃ = P̄·F.
         Tensor3 Pbar(H, n, k), O2(H, n, dv), Pt(H, n, n);
@@ -102,9 +105,17 @@ public:
                         std::to_string(std::max(1, heads.n() / 4)) + ")");
         return params;
     }
+    void prepare(const Heads& h, const Params& p) const override { (void)projections(h, p); }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        // O, the projected K' (k, d) and V' (k, dv) per head, and the tiled attention's scratch over k keys; E and F
+        // are weights (prepare()), and P̄ (n×k) is never held: the tiled primitive streams it.
+        const int64_t k = p.get_int("k");
+        const DenseAttentionArgs tiles;
+        return int64_t(sizeof(float)) * heads * (int64_t(n) * dv + k * (d + dv)) +
+               tiled_attention_scratch_bytes(tiles.tile_rows, tiles.tile_cols, int(k), d, dv);
+    }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        const auto proj = projections(h.heads(), h.n(), p.get_int("k"), static_cast<LinformerSharing>(p.get_int("sharing")),
-                                      static_cast<uint64_t>(p.get("seed")));
+        const auto proj = projections(h, p);
         RunResult r = linformer_run(h, *proj, static_cast<float>(1.0 / std::sqrt(double(h.d()))), options, backend);
         r.params = p;
         r.structure.notes.push_back("non-causal only: E and F mix all positions, future ones included");
@@ -114,8 +125,10 @@ public:
 private:
     /// E and F are the model's parameters (learned in the paper): made once per (H, n, k, sharing, seed) and
     /// reused, as a model reuses its weights, so repeated runs (benchmarks, GUI edits) time attention only.
-    std::shared_ptr<const LinformerProjections> projections(int heads, int n, int k, LinformerSharing sharing,
-                                                            uint64_t seed) const {
+    std::shared_ptr<const LinformerProjections> projections(const Heads& h, const Params& p) const {
+        const int heads = h.heads(), n = h.n(), k = p.get_int("k");
+        const auto sharing = static_cast<LinformerSharing>(p.get_int("sharing"));
+        const auto seed = static_cast<uint64_t>(p.get("seed"));
         const std::tuple<int, int, int, int, uint64_t> key{heads, n, k, static_cast<int>(sharing), seed};
         std::lock_guard<std::mutex> lock(m_cache_mutex);
         if (!m_cached || m_cached_key != key) {

@@ -120,6 +120,10 @@ public:
     /// running so a point that would not fit is skipped, not crashed. The default is conservative: it
     /// assumes one n×n matrix per head is materialised beside O; sub-quadratic variants override it.
     virtual int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& resolved) const;
+    /// Makes the state a trained model would hold as weights for these shapes and resolved params (Linformer's
+    /// E and F), so that benchmarks can build it before timing and outside the peak, as they do the inputs.
+    /// run() makes it itself when prepare() was not called. The default has no weights.
+    virtual void prepare(const Heads& heads, const Params& resolved) const { (void)heads, (void)resolved; }
 };
 
 }  // namespace attnscope

@@ -186,6 +186,7 @@ TEST(BenchEstimate, EveryRegisteredVariantEstimateBoundsItsTrackedPeak) {
                 continue;
             }
             const int64_t estimate = v->estimate_peak_bytes(2, n, 32, 24, p);
+            v->prepare(heads, p);  // weights are made before the peak, as the bench engine does
             int64_t peak = 0;
             {
                 PeakMemoryScope scope;
@@ -195,7 +196,7 @@ TEST(BenchEstimate, EveryRegisteredVariantEstimateBoundsItsTrackedPeak) {
             std::cout << "[case] " << v->info().id << " n=" << n << " H=2 d=32 dv=24 estimate=" << estimate
                       << " tracked peak=" << peak << "\n";
             EXPECT_GE(estimate, peak) << v->info().id << " underestimates its memory at n = " << n;
-            if (v->info().id == "full" || v->info().id == "flash") {
+            if (v->info().id == "full" || v->info().id == "flash" || v->info().id == "linformer") {
                 EXPECT_LE(estimate - peak, estimate / 100) << v->info().id << "'s estimate should be precise";
             }
         }

@@ -113,7 +113,7 @@ TEST_P(LowRankBackend, LinformerSeedsReproduceAndEntriesHaveVarianceOneOverK) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     std::cout << "[case] backend=" << GetParam() << " linformer n=512 k=64 seeds 3 vs 3 vs 4; var tol 5%\n";
     const Heads in = random_heads(2, 512, 16, 16, 2);
-    const RunResult a = run_named("linformer", in, {{"seed", "3"}}, *backend, false);
+    const RunResult a = run_named("linformer", in, {{"seed", "3"}}, *backend, true);
     const RunResult b = run_named("linformer", in, {{"seed", "3"}}, *backend, false);
     const RunResult c = run_named("linformer", in, {{"seed", "4"}}, *backend, false);
     EXPECT_EQ(std::memcmp(a.O.data(), b.O.data(), size_t(a.O.bytes())), 0);
