@@ -26,6 +26,10 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--mouse-x", o->mouse_x, "Hold the mouse at this window x every frame (tooltip screenshots)");
     sub->add_option("--mouse-y", o->mouse_y, "Hold the mouse at this window y every frame (tooltip screenshots)");
     sub->add_option("--lesson", o->lesson, "Open with this lesson applied and its window shown (see `attnscope lesson`)");
+    sub->add_option("--measure-latency", o->measure_latency,
+                    "Type N edits into a ~128-token text with six variants, print the edit-to-views latency, exit");
+    sub->add_option("--measure-pan", o->measure_pan,
+                    "Pan the matrices N frames per zoom level (n = 16384 unless --session), print frame times, exit");
     sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");

@@ -6,12 +6,16 @@
 #include <imgui.h>
 
 #include <array>
+#include <atomic>
 #include <future>
+#include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "core/analysis/layer_spectra.h"
+#include "core/bench/bench_job.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
 #include "gui_app.h"
@@ -31,7 +35,8 @@ inline constexpr const char* kDebugWindow = "Debug";
 
 /// Input panel: where Q/K/V come from.
 struct InputState {
-    InputSpec spec;             // scenario or text
+    InputSpec spec;             // scenario, text or loaded tensors
+    std::string tensors_edit;   // the path box of "Loaded tensors" (spec.tensors_path changes on Load)
     int max_matrix_n = 4096;    // materialise P_eff up to this n
     int view_size = 1024;       // pooled texture side
     /// First start: the default sample text through the encoder when the model is installed, else a
@@ -89,17 +94,70 @@ struct SpectrumState {
     int k = 32;            // index where the captured energy is read
     bool log_y = true;     // singular values on a log axis
     bool visible = false;  // the tab was visible last frame (spectra are computed only then)
+    int grid_index = 0;    // text: index read in the layers × heads heatmap (0 = n/8)
     void reset() { *this = SpectrumState{}; }
 };
 
-/// Performance panel.
+/// Performance panel (a sweep of the benchmark engine, like `attnscope bench`).
 struct PerfState {
     int n_min_log2 = 7, n_max_log2 = 11;  // sweep n = 2^a … 2^b
     int heads = 1, dim = 64;              // sweep input shape
-    double max_point_ms = 2000;           // per-variant stop rule
-    bool show_slopes = true;              // theoretical O(n), O(n²) guides
+    int runs = 3;                         // timed runs per point (median), after one warm-up
+    double budget_s = 2;                  // per point: larger n of a variant are skipped past it
+    bool references = true;               // add flash and full when not selected (speed-up, memory saving)
+    bool measure_machine = false;         // also measure the GEMM and bandwidth roofs (a few seconds)
+    bool show_slopes = true;              // cost-model curves and the O(n), O(n²) guides
     bool run_on_start = false;            // start a sweep on the first frame (set by a session file)
+    bool start_pending = false;           // start once the run worker is idle (its allocations would count)
+    int table_n = 0;                      // n of the comparison table (0 = the largest n with two results)
+    std::shared_ptr<const BenchReport> derived;  // the shown report with speed-ups filled (fill_derived_figures)
+    const BenchReport* derived_from = nullptr;   // the report `derived` was made from
     void reset() { *this = PerfState{}; }
+};
+
+// [SECTION] Layer grid
+/// Text input: spectra of every layer and head (Spectrum panel heatmap), computed on a background thread once
+/// the text has been stable for a moment and the run worker is idle (so it never delays the matrix views).
+struct LayerGridJob {
+    std::string key;                                   // text, model and truncation of `result` / the running job
+    std::shared_ptr<const LayerHeadSpectra> result;    // newest finished grid
+    std::string error;                                 // why the newest attempt failed
+    std::future<std::shared_ptr<const LayerHeadSpectra>> job;  // the running computation
+    std::string job_key;                               // key of the running computation
+    std::shared_ptr<std::atomic<bool>> cancel;         // cancels the running computation
+    std::string seen_key;                              // key of the input last frame (debounce)
+    double seen_since = 0;                             // when seen_key was first seen [s, ImGui time]
+    bool pending = false;                              // a job runs or is due (screenshots wait for it)
+    LayerGridJob() = default;
+    LayerGridJob(const LayerGridJob&) = delete;
+    LayerGridJob& operator=(const LayerGridJob&) = delete;
+    ~LayerGridJob() {  // a running job stops at its next head; the future's destructor then joins it
+        if (cancel) *cancel = true;
+    }
+};
+
+// [SECTION] Latency
+/// Edit → views latency: the time from the edit that started a request to the frame that shows its result.
+struct LatencyState {
+    double edit_time = -1;                 // steady seconds of the frame holding an edit not yet posted (-1 none)
+    std::map<uint64_t, double> pending;    // posted generation → its edit time
+    std::vector<float> samples_ms;         // every measured latency, in order
+    /// Records an edit made in the frame that started at `frame_start` (the first edit of a batch counts).
+    void note_edit(double frame_start) {
+        if (edit_time < 0) edit_time = frame_start;
+    }
+    /// The request of generation `g` was posted for the pending edit.
+    void on_post(uint64_t g) {
+        if (edit_time >= 0) pending[g] = edit_time;
+        edit_time = -1;
+    }
+    /// The frame finished at `now` showed the snapshot of generation `g`: every edit up to g is on screen.
+    void on_shown(uint64_t g, double now) {
+        while (!pending.empty() && pending.begin()->first <= g) {
+            samples_ms.push_back(float((now - pending.begin()->second) * 1000.0));
+            pending.erase(pending.begin());
+        }
+    }
 };
 
 /// Debug window.
@@ -162,7 +220,7 @@ struct MetricSweepState {
 struct App {
     GuiOptions options;
     Worker runs{"auto"};
-    Worker sweeps{"auto"};
+    BenchJob bench;                               // the performance panel's sweep (benchmark engine)
     HeatmapRenderer renderer;
     InputState input;
     VariantsState variants;
@@ -173,7 +231,9 @@ struct App {
     DebugState debug;
     ExportState exports;
     std::shared_ptr<const RunSnapshot> snap;      // newest batch, read once per frame
-    std::shared_ptr<const SweepSnapshot> sweep;   // newest sweep
+    std::shared_ptr<const BenchReport> bench_report;  // newest sweep report (partial while running)
+    LayerGridJob layer_grid;                      // text: the layers × heads spectra
+    LatencyState latency;                         // edit → views latency (Debug window, --measure-latency)
     bool dirty = true;                            // input or variants changed: post a new batch
     bool run_on_cpu = false;                      // "Run on CPU" after a GPU out-of-memory: batches use the CPU
     std::unique_ptr<GlInterop> gl_interop;        // CUDA–OpenGL interop, made on the GUI thread on first use
@@ -193,6 +253,8 @@ struct App {
     MetricSweepState metric_sweep;
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();
+    /// The input the views show: the chosen one, or the synthetic scenario when text mode has no model.
+    InputSpec effective_input() const;
 };
 
 // [SECTION] Panels
@@ -204,6 +266,10 @@ void draw_lsh_panel(App& app);
 void draw_spectrum_panel(App& app);
 void draw_performance_panel(App& app);
 void draw_debug_panel(App& app);
+/// Starts the layers × heads spectra job when due (text input, Spectrum visible); called every frame.
+void update_layer_grid(App& app);
+/// True when the text model folder of `spec` (or the default one) holds model.safetensors.
+bool text_model_present(const InputSpec& spec);
 
 /// Registers the project's colormaps with ImPlot (colour bars use the same tables as the shader).
 void add_plot_colormaps();

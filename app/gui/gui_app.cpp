@@ -26,6 +26,7 @@
 
 #include "app.h"
 #include "core/lessons/lessons.h"
+#include "measure.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 
@@ -44,7 +45,7 @@ GLFWwindow* open_window(const GuiOptions& o) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0;
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
     if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
     GLFWwindow* window = glfwCreateWindow(o.width, o.height, "attnscope", nullptr, nullptr);
     if (!window) {
@@ -123,14 +124,14 @@ void VariantsState::reset() {
 
 void App::post_batch() {
     RunBatchRequest r;
-    r.input = input.spec;
+    r.input = effective_input();
     r.max_matrix_n = input.max_matrix_n;
     r.view_size = input.view_size;
     r.want_spectrum = spectrum.enabled && spectrum.visible;
     r.spectrum_head = view.head;
     if (run_on_cpu) r.backend = "cpu";
     for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
-    runs.post(std::move(r));
+    latency.on_post(runs.post(std::move(r)));
 }
 
 std::string position_label(const Heads* heads, int i) {
@@ -226,6 +227,7 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
         ImGui::Separator();
         if (ImGui::MenuItem("Reset everything to defaults")) {
             app.input.reset(), app.variants.reset(), app.view.reset(), app.lsh.reset(), app.spectrum.reset();
+            app.input.tensors_edit.clear();
             app.perf.reset();
             app.dirty = true;
         }
@@ -419,7 +421,7 @@ private:
 // [SECTION] Main loop
 
 int run_gui(const GuiOptions& o) {
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0;
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
     std::string focus;
     if (!o.panel.empty()) focus = panel_window(o.panel);  // reject a bad --panel before opening a window
     if (!o.lesson.empty()) find_lesson(o.lesson);          // [SECTION] Lessons and sweeps: likewise a bad --lesson
@@ -467,9 +469,11 @@ int run_gui(const GuiOptions& o) {
             app->pending_layout.clear();
         }
         SelfTest self_test(o.seed);
+        Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();
         int settled = 0;
         for (app->frame = 0; status == 0 && !glfwWindowShouldClose(window); ++app->frame) {
+            const double frame_start = glfwGetTime();
             glfwPollEvents();
             int w = 0, h = 0;
             glfwGetWindowSize(window, &w, &h);
@@ -481,8 +485,11 @@ int run_gui(const GuiOptions& o) {
             if (app->runs.state() == WorkerState::Running && app->frame > 2)
                 app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
             app->snap = app->runs.run_snapshot();
-            app->sweep = app->sweeps.sweep_snapshot();
-            if (app->dirty) {
+            app->bench_report = app->bench.report();
+            measurement.before_frame(*app);
+            if (app->dirty) app->latency.note_edit(frame_start);
+            // A sweep reads the process-wide memory counters: batches wait until it ends (the views say so).
+            if (app->dirty && app->bench.state() != BenchJob::State::Running) {
                 app->post_batch();
                 app->dirty = false;
             }
@@ -500,6 +507,8 @@ int run_gui(const GuiOptions& o) {
                 it = app->export_jobs.erase(it);
             }
             draw_frame(*app, window);
+            // An edit made by a widget this frame: its input event arrived before the frame started.
+            if (app->dirty) app->latency.note_edit(frame_start);
             app->banner_was_shown = !app->banner.empty();
             ImGui::Render();
             int fw = 0, fh = 0;
@@ -520,8 +529,9 @@ int run_gui(const GuiOptions& o) {
             app->captures.clear();
             if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
-                const bool busy = app->runs.state() == WorkerState::Running || app->sweeps.state() == WorkerState::Running ||
-                                  app->dirty || lessons_busy(*app);
+                const bool busy = app->runs.state() == WorkerState::Running ||
+                                  app->bench.state() == BenchJob::State::Running || app->dirty ||
+                                  app->layer_grid.pending || lessons_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
@@ -565,6 +575,11 @@ int run_gui(const GuiOptions& o) {
             // Software GL makes every presented frame expensive; the self-test exercises the UI logic every
             // frame and the GL path on every 4th.
             if (present) glfwSwapBuffers(window);
+            if (app->snap) app->latency.on_shown(app->snap->generation, glfwGetTime());
+            if (measurement.after_frame(*app, (glfwGetTime() - frame_start) * 1000.0)) {
+                status = measurement.exit_status();
+                break;
+            }
         }
         if (!headless && !app->session_path.empty()) save_session(*app, app->session_path);
         for (auto& pair : app->textures)

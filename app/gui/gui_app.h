@@ -17,6 +17,8 @@ struct GuiOptions {
     uint64_t seed = 1;            // seed of the self-test
     float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)
     std::string lesson;           // [SECTION] Lessons and sweeps: apply this lesson's preset and show its window
+    int measure_latency = 0;      // > 0: type this many edits into a ~128-token text, print the edit → views latency, exit
+    int measure_pan = 0;          // > 0: pan a large matrix this many frames per zoom level, print frame times, exit
 };
 
 /// Opens the window and runs until closed (or until the screenshot is saved); returns the exit status

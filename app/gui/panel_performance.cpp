@@ -1,164 +1,367 @@
-// attnscope — Performance panel: time and peak memory against n on log–log axes for the selected variants,
-// with theoretical slopes, a progress bar while the sweep runs, and speed-up / memory-saving tables.
-// Timing source for now: a simple sweep calling run_variant on the worker (SweepRequest); the benchmark
-// engine (bench branch) is meant to replace it with warmed-up, repeated measurements.
+// attnscope — Performance panel: a sweep of the benchmark engine (BenchJob → run_bench, the engine behind
+// `attnscope bench`: warm-up, median of timed runs, peak tracked bytes, memory and time guards) over n for the
+// selected variants. Time and peak memory against n on log–log axes, each variant's cost model drawn beside
+// its measurements (analytic FLOPs for time, the variant's peak-bytes estimate for memory) with O(n) and
+// O(n²) guides, a progress bar with Cancel, and a table of speed-up vs flash and memory saving vs full.
+// Index: [SECTION] Series  [SECTION] Plots  [SECTION] Table  [SECTION] Panel
 #include <imgui.h>
 #include <implot.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "app.h"
+#include "core/backend/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::gui {
 
 namespace {
 
-/// Draws c·n^slope through the first point of `anchor` over the sweep's n range.
-void slope_guide(const char* label, double slope, const std::vector<SweepPoint>& anchor, double (*y_of)(const SweepPoint&),
-                 double n_lo, double n_hi) {
-    if (anchor.empty() || y_of(anchor.front()) <= 0) return;
-    const double n0 = anchor.front().n, y0 = y_of(anchor.front());
+// [SECTION] Series
+
+/// One label's measured points, ascending n.
+struct Series {
+    std::string label;
+    std::vector<const BenchPoint*> points;
+};
+
+std::vector<Series> measured_series(const BenchReport& r) {
+    std::vector<Series> out;
+    for (const BenchPoint& p : r.points) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const Series& s) { return s.label == p.label; });
+        if (it == out.end()) out.push_back({p.label, {}}), it = out.end() - 1;
+        if (p.measured()) it->points.push_back(&p);
+    }
+    for (auto& s : out)
+        std::sort(s.points.begin(), s.points.end(), [](const BenchPoint* a, const BenchPoint* b) { return a->n < b->n; });
+    return out;
+}
+
+double time_of(const BenchPoint& p) { return p.time.median_ms; }
+double memory_of(const BenchPoint& p) { return double(p.peak_bytes) / (1 << 20); }
+double time_model(const BenchPoint& p) { return p.flops; }                    // analytic FLOPs
+double memory_model(const BenchPoint& p) { return double(p.estimate_bytes); }  // the variant's estimate
+
+/// Log–log slope of the cost model between a label's first and last measured n (0 when undefined).
+double model_slope(const Series& s, double (*model)(const BenchPoint&)) {
+    if (s.points.size() < 2) return 0;
+    const BenchPoint &a = *s.points.front(), &b = *s.points.back();
+    if (model(a) <= 0 || model(b) <= 0 || b.n == a.n) return 0;
+    return std::log(model(b) / model(a)) / std::log(double(b.n) / a.n);
+}
+
+// [SECTION] Plots
+
+/// c·n^slope through (n0, y0) over [n_lo, n_hi], grey.
+void slope_guide(const char* label, double slope, double n0, double y0, double n_lo, double n_hi) {
     const double xs[2] = {n_lo, n_hi};
     const double ys[2] = {y0 * std::pow(n_lo / n0, slope), y0 * std::pow(n_hi / n0, slope)};
     ImPlotSpec spec;
-    spec.LineColor = ImVec4(0.8f, 0.8f, 0.8f, slope > 1.5 ? 0.75f : 0.45f);
-    spec.LineWeight = 1.5f;
+    spec.LineColor = ImVec4(0.8f, 0.8f, 0.8f, slope > 1.5 ? 0.6f : 0.35f);
+    spec.LineWeight = 1.0f;
     ImPlot::PlotLine(label, xs, ys, 2, spec);
 }
 
-double time_of(const SweepPoint& p) { return p.time_ms; }
-double memory_of(const SweepPoint& p) { return p.peak_bytes / (1 << 20); }
-
-void sweep_plot(const char* title, const char* y_label, const SweepSnapshot& s, double (*y_of)(const SweepPoint&),
-                bool slopes, ImVec2 size) {
+void sweep_plot(const char* title, const char* y_label, const std::vector<Series>& series, double (*y_of)(const BenchPoint&),
+                double (*model_of)(const BenchPoint&), bool guides, ImVec2 size) {
     if (!ImPlot::BeginPlot(title, size)) return;
     ImPlot::SetupAxes("sequence length n", y_label, ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
     ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
     ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
     ImPlot::SetupLegend(ImPlotLocation_NorthWest);
-    double n_lo = 1e30, n_hi = 0;
-    const std::vector<SweepPoint>* anchor = nullptr;
-    for (size_t k = 0; k < s.ids.size(); ++k) {
-        const auto& pts = s.points[k];
-        std::vector<double> x, y;
-        for (const auto& p : pts)
-            if (y_of(p) > 0) x.push_back(p.n), y.push_back(y_of(p)), n_lo = std::min(n_lo, double(p.n)), n_hi = std::max(n_hi, double(p.n));
-        if (!anchor && !pts.empty()) anchor = &pts;
-        ImPlotSpec spec;
-        spec.Marker = ImPlotMarker_Circle;
-        ImPlot::PlotLine(s.ids[k].c_str(), x.data(), y.data(), int(x.size()), spec);
+    double n_lo = 1e30, n_hi = 0, n0 = 0, y0 = 0;
+    for (size_t k = 0; k < series.size(); ++k) {
+        const Series& s = series[k];
+        std::vector<double> x, y, ym;
+        const BenchPoint* first = nullptr;
+        for (const BenchPoint* p : s.points) {
+            if (y_of(*p) <= 0) continue;
+            if (!first) first = p;
+            x.push_back(p->n), y.push_back(y_of(*p));
+            // The cost model scaled through the first measured point: where the measurement bends away from
+            // it, the implementation (caches, threads, fixed costs) and not the algorithm decides.
+            ym.push_back(model_of(*first) > 0 ? y_of(*first) * model_of(*p) / model_of(*first) : 0);
+            n_lo = std::min(n_lo, double(p->n)), n_hi = std::max(n_hi, double(p->n));
+        }
+        if (x.empty()) continue;
+        if (n0 == 0) n0 = x.front(), y0 = y.front();
+        const ImVec4 colour = ImPlot::GetColormapColor(int(k));
+        ImPlotSpec measured;
+        measured.LineColor = colour;
+        measured.Marker = ImPlotMarker_Circle;
+        ImPlot::PlotLine(s.label.c_str(), x.data(), y.data(), int(x.size()), measured);
+        if (guides && ym.front() > 0) {
+            ImPlotSpec model;
+            model.LineColor = ImVec4(colour.x, colour.y, colour.z, 0.45f);
+            model.LineWeight = 3.0f;
+            model.Flags = ImPlotItemFlags_NoLegend;
+            ImPlot::PlotLine(("##model " + s.label).c_str(), x.data(), ym.data(), int(x.size()), model);
+        }
     }
-    if (slopes && anchor && n_hi > n_lo) {
-        slope_guide("slope 1: O(n)", 1, *anchor, y_of, n_lo, n_hi);
-        slope_guide("slope 2: O(n²)", 2, *anchor, y_of, n_lo, n_hi);
+    if (guides && n_hi > n_lo) {
+        ImPlotSpec faint;
+        faint.LineColor = ImVec4(0.7f, 0.7f, 0.7f, 0.45f);
+        ImPlot::PlotDummy("thick, faint: cost model", faint);
+        slope_guide("O(n)", 1, n0, y0, n_lo, n_hi);
+        slope_guide("O(n²)", 2, n0, y0, n_lo, n_hi);
     }
     ImPlot::EndPlot();
 }
 
-const SweepPoint* point_at(const std::vector<SweepPoint>& pts, int n) {
-    for (const auto& p : pts)
-        if (p.n == n) return &p;
-    return nullptr;
+// [SECTION] Table
+
+std::string mib_text(double bytes) {
+    char buf[32];
+    if (bytes >= double(1 << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
+    else std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1 << 20));
+    return buf;
+}
+
+/// Speed-up vs flash and memory saving vs full at one n, with measured and cost-model slopes.
+void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Series>& series) {
+    std::set<int> ns;
+    std::map<int, int> measured_at;
+    for (const BenchPoint& p : r.points) {
+        ns.insert(p.n);
+        if (p.measured()) ++measured_at[p.n];
+    }
+    if (ns.empty()) return;
+    int auto_n = *ns.begin();
+    for (const auto& [n, count] : measured_at)
+        if (count >= 2 || measured_at.size() == 1) auto_n = std::max(auto_n, n);
+    const int n_cmp = ps.table_n > 0 && ns.count(ps.table_n) ? ps.table_n : auto_n;
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::BeginCombo("table at n", std::to_string(n_cmp).c_str())) {
+        for (int n : ns)
+            if (ImGui::Selectable(std::to_string(n).c_str(), n == n_cmp)) ps.table_n = n;
+        ImGui::EndCombo();
+    }
+    const auto fits = fit_slopes(r);
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+    if (!ImGui::BeginTable("cmp", 7, flags)) return;
+    ImGui::TableSetupColumn("variant");
+    ImGui::TableSetupColumn("ms");
+    ImGui::TableSetupColumn("speed-up");
+    ImGui::TableSetupColumn("peak");
+    ImGui::TableSetupColumn("saving");
+    ImGui::TableSetupColumn("slope");
+    ImGui::TableSetupColumn("model");
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    static const char* const tips[] = {"variant (label in the sweep)", "median time of the timed runs [ms]",
+                                       "speed-up vs flash: flash's median / this median (same n)",
+                                       "peak tracked memory of one run (outputs included, inputs not)",
+                                       "memory saving vs materialised full: full's peak / this peak (same n)",
+                                       "measured slope: log–log least-squares fit of time against n",
+                                       "cost-model slope: log–log slope of the analytic FLOPs over the same n"};
+    for (int c = 0; c < 7; ++c) {
+        ImGui::TableSetColumnIndex(c);
+        ImGui::TableHeader(ImGui::TableGetColumnName(c));
+        ImGui::SetItemTooltip("%s", tips[c]);
+    }
+    for (const Series& s : series) {
+        const BenchPoint* p = nullptr;
+        for (const BenchPoint& q : r.points)
+            if (q.label == s.label && q.n == n_cmp) p = &q;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.label.c_str());
+        ImGui::TableNextColumn();
+        if (!p || !p->measured()) {
+            ImGui::TextDisabled("%s", p ? point_status_name(p->status) : "—");
+            if (p && !p->reason.empty()) ImGui::SetItemTooltip("%s", p->reason.c_str());
+            for (int c = 0; c < 2; ++c) ImGui::TableNextColumn();
+        } else {
+            ImGui::Text("%.3g", p->time.median_ms);
+            ImGui::SetItemTooltip("median of %zu runs: min %.3g, max %.3g ms", p->time.samples_ms.size(), p->time.min_ms,
+                                  p->time.max_ms);
+            ImGui::TableNextColumn();
+            if (p->speedup_vs_flash) ImGui::Text("%.2f×", *p->speedup_vs_flash);
+            else ImGui::TextDisabled("—");
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(mib_text(double(p->peak_bytes)).c_str());
+        }
+        ImGui::TableNextColumn();
+        if (p && p->measured() && p->memory_saving_vs_full) {
+            ImGui::Text("%.2f×%s", *p->memory_saving_vs_full, p->memory_ref_estimated ? "*" : "");
+            if (p->memory_ref_estimated) ImGui::SetItemTooltip("* full was not measured at this n: its exact estimate (O + P) is used");
+        } else {
+            ImGui::TextDisabled("—");
+        }
+        ImGui::TableNextColumn();
+        const auto fit = std::find_if(fits.begin(), fits.end(), [&](const SlopeFit& f) { return f.label == s.label; });
+        if (fit != fits.end()) ImGui::Text("%.2f", fit->time_slope);
+        else ImGui::TextDisabled("—");
+        ImGui::TableNextColumn();
+        const double m = model_slope(s, time_model);
+        if (m > 0) ImGui::Text("%.2f", m);
+        else ImGui::TextDisabled("—");
+    }
+    ImGui::EndTable();
+}
+
+// [SECTION] Panel
+
+/// Unique table labels: the id, with the changed parameters when an id is selected twice.
+std::vector<BenchVariantSpec> bench_variants(const App& app) {
+    std::vector<BenchVariantSpec> out;
+    std::map<std::string, int> count;
+    for (const auto& s : app.variants.slots) ++count[s.id];
+    std::set<std::string> used;
+    for (const auto& s : app.variants.slots) {
+        std::string label = s.id;
+        if (count[s.id] > 1) {
+            const std::string p = params_summary(s.id, s.params);
+            if (!p.empty()) label += "[" + p + "]";
+        }
+        for (int k = 2; used.count(label); ++k) label = s.id + "#" + std::to_string(k);
+        used.insert(label);
+        out.push_back({s.id, s.params, label});
+    }
+    if (app.perf.references)
+        for (const char* id : {"flash", "full"})
+            if (!count.count(id) && !used.count(id)) {
+                Params p = default_params(find_variant(id).info().params);
+                out.push_back({id, p, id});
+                used.insert(id);
+            }
+    return out;
+}
+
+void start_sweep(App& app) {
+    PerfState& ps = app.perf;
+    BenchConfig c;
+    c.variants = bench_variants(app);
+    for (int e = ps.n_min_log2; e <= ps.n_max_log2; ++e) c.ns.push_back(1 << e);
+    c.heads = ps.heads, c.dim = ps.dim;
+    c.data = app.input.spec.mode == InputMode::Synthetic ? app.input.spec.scenario.kind : ScenarioKind::Gaussian;
+    c.plan = {1, std::max(1, ps.runs)};
+    c.budget_s = ps.budget_s;
+    c.measure_machine = ps.measure_machine;
+    ps.table_n = 0;
+    try {
+        validate_bench_config(c);
+        app.bench.start(std::move(c), make_backend("auto"));
+    } catch (const std::exception& e) {
+        app.exports.message = std::string("sweep not started: ") + e.what(), app.exports.message_is_error = true;
+    }
 }
 
 }  // namespace
 
 void draw_performance_panel(App& app) {
+    PerfState& ps = app.perf;
+    const BenchJob::State state = app.bench.state();
+    const bool running = state == BenchJob::State::Running;
+    if (ps.run_on_start) ps.run_on_start = false, ps.start_pending = true;
+    if (ps.start_pending && app.runs.state() != WorkerState::Running && !app.dirty) {
+        ps.start_pending = false;
+        start_sweep(app);
+    }
     if (!ImGui::Begin(kPerformanceWindow)) {
         ImGui::End();
         return;
     }
-    PerfState& ps = app.perf;
-    ImGui::SetNextItemWidth(140);
-    ImGui::SliderInt("from n = 2^", &ps.n_min_log2, 4, 16);
+    ImGui::BeginDisabled(running);
+    ImGui::SetNextItemWidth(100);
+    ImGui::SliderInt("n from 2^", &ps.n_min_log2, 4, 16);
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(140);
-    ImGui::SliderInt("to n = 2^", &ps.n_max_log2, 4, 16);
+    ImGui::SetNextItemWidth(100);
+    ImGui::SliderInt("to 2^", &ps.n_max_log2, 4, 17);
     ps.n_max_log2 = std::max(ps.n_max_log2, ps.n_min_log2);
     ImGui::SameLine();
     ImGui::TextDisabled("(n = %d … %d)", 1 << ps.n_min_log2, 1 << ps.n_max_log2);
-    ImGui::SetNextItemWidth(100);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(80);
     ImGui::SliderInt("heads", &ps.heads, 1, 16);
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(100);
+    ImGui::SetNextItemWidth(80);
     ImGui::SliderInt("d", &ps.dim, 8, 256);
+    ImGui::SetNextItemWidth(80);
+    ImGui::SliderInt("runs", &ps.runs, 1, 15);
+    ImGui::SetItemTooltip("timed runs per point after one warm-up; the plots show their median");
     ImGui::SameLine();
-    ImGui::Checkbox("theoretical slopes", &ps.show_slopes);
+    ImGui::SetNextItemWidth(80);
+    float budget = float(ps.budget_s);
+    if (ImGui::SliderFloat("budget s", &budget, 0.1f, 60.0f, "%.1f", ImGuiSliderFlags_Logarithmic)) ps.budget_s = budget;
+    ImGui::SetItemTooltip("per point: once a variant's point takes (or would take) longer, its larger n are skipped");
     ImGui::SameLine();
-    const bool running = app.sweeps.state() == WorkerState::Running;
-    if (ImGui::Button(running ? "Restart sweep" : "Run sweep") || ps.run_on_start) {
-        ps.run_on_start = false;
-        SweepRequest r;
-        r.base = app.input.spec.scenario;
-        r.base.heads = ps.heads, r.base.dim = ps.dim;
-        for (const auto& s : app.variants.slots) r.variants.push_back({s.id, s.params});
-        for (int e = ps.n_min_log2; e <= ps.n_max_log2; ++e) r.ns.push_back(1 << e);
-        r.max_point_ms = ps.max_point_ms;
-        app.sweeps.post(std::move(r));
+    ImGui::Checkbox("flash + full as references", &ps.references);
+    ImGui::SetItemTooltip("add flash (speed-up) and full (memory saving) to the sweep when they are not selected");
+    ImGui::SameLine();
+    ImGui::Checkbox("machine roofs", &ps.measure_machine);
+    ImGui::SetItemTooltip("also measure the GEMM rate and memory bandwidth first (a few seconds), like attnscope bench");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::Checkbox("cost-model curves", &ps.show_slopes);
+    ImGui::SetItemTooltip("thick faint line per variant: its analytic FLOPs (time) or memory estimate scaled through its "
+                          "first point; grey: O(n) and O(n²)");
+    if (running) {
+        if (ImGui::Button("Cancel")) app.bench.cancel();
+        ImGui::SetItemTooltip("stop after the current run; the points measured so far stay");
+    } else if (ImGui::Button(ps.start_pending ? "Waiting for the views…" : "Run sweep")) {
+        ps.start_pending = true;
     }
-    ImGui::SetItemTooltip("time every selected variant once per n on the current scenario (single runs: noisy)");
-    if (running) ImGui::ProgressBar(app.sweeps.progress(), ImVec2(-1, 0), "sweeping…");
-    const auto s = app.sweep;
-    if (!s) {
-        hint_text("Press Run sweep to time the selected variants over n on log–log axes, beside the O(n) and O(n²) "
-                    "slopes. This is a single-run sweep on the worker; the benchmark engine (bench branch) will "
-                    "supply repeated, warmed-up timings here.");
+    if (!running) ImGui::SetItemTooltip("time every selected variant over n with the benchmark engine (attnscope bench)");
+    if (running) {
+        const BenchProgress p = app.bench.progress();
+        ImGui::SameLine();
+        char overlay[160];
+        std::snprintf(overlay, sizeof overlay, "%d / %d points  %s", p.points_done, p.points_total, p.stage.c_str());
+        ImGui::ProgressBar(float(p.fraction), ImVec2(-1, 0), overlay);
+        ImGui::TextDisabled("views paused while the sweep measures memory (they update when it ends)");
+    } else if (state == BenchJob::State::Failed) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "sweep failed: %s", app.bench.error().c_str());
+    } else if (state == BenchJob::State::Cancelled) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("cancelled: the points measured before are shown");
+    }
+    const auto report = app.bench_report;
+    if (!report || report->points.empty()) {
+        hint_text("Press Run sweep to time the selected variants over n with the benchmark engine (the one behind "
+                  "`attnscope bench`: one warm-up, the median of the timed runs, peak tracked memory), on log–log axes "
+                  "beside each variant's cost model and the O(n), O(n²) guides.");
         ImGui::End();
         return;
     }
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float w = (avail.x - ImGui::GetStyle().ItemSpacing.x * 2) * 0.31f;
-    const float h = std::max(200.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(s->notes.size() + 1));
-    sweep_plot("time vs n (log–log)", "time [ms]", *s, time_of, ps.show_slopes, ImVec2(w, h));
-    ImGui::SameLine();
-    sweep_plot("peak memory vs n (log–log)", "peak memory [MiB]", *s, memory_of, ps.show_slopes, ImVec2(w, h));
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    // The table compares at the largest n every variant reached, against flash (time) and full (memory).
-    int n_cmp = 0;
-    for (const auto& pts : s->points)
-        for (const auto& p : pts) n_cmp = std::max(n_cmp, p.n);
-    auto ref_point = [&](const char* id) -> const SweepPoint* {
-        for (size_t k = 0; k < s->ids.size(); ++k)
-            if (s->ids[k] == id) return point_at(s->points[k], n_cmp);
-        return nullptr;
-    };
-    const SweepPoint* flash = ref_point("flash");
-    const SweepPoint* full = ref_point("full");
-    ImGui::Text("at n = %d", n_cmp);
-    if (ImGui::BeginTable("cmp", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn("variant");
-        ImGui::TableSetupColumn("time ms");
-        ImGui::TableSetupColumn("speed-up vs flash");
-        ImGui::TableSetupColumn("memory");
-        ImGui::TableSetupColumn("saving vs full");
-        ImGui::TableHeadersRow();
-        for (size_t k = 0; k < s->ids.size(); ++k) {
-            const SweepPoint* p = point_at(s->points[k], n_cmp);
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(s->ids[k].c_str());
-            ImGui::TableNextColumn();
-            if (!p) {
-                ImGui::TextDisabled("—");
-                continue;
-            }
-            ImGui::Text("%.2f", p->time_ms);
-            ImGui::TableNextColumn();
-            if (flash && p->time_ms > 0) ImGui::Text("%.2f×", flash->time_ms / p->time_ms);
-            else ImGui::TextDisabled("—");
-            ImGui::TableNextColumn();
-            ImGui::Text("%.1f MiB", p->peak_bytes / (1 << 20));
-            ImGui::TableNextColumn();
-            if (full && p->peak_bytes > 0) ImGui::Text("%.2f×", full->peak_bytes / p->peak_bytes);
-            else ImGui::TextDisabled("—");
-        }
-        ImGui::EndTable();
+    if (ps.derived_from != report.get()) {  // speed-ups and savings need the whole snapshot: fill them on a copy
+        auto copy = std::make_shared<BenchReport>(*report);
+        fill_derived_figures(*copy);
+        ps.derived = copy, ps.derived_from = report.get();
     }
-    ImGui::TextDisabled("single runs on a shared machine: noisy");
-    ImGui::EndGroup();
-    for (const auto& note : s->notes) ImGui::TextDisabled("%s", note.c_str());
+    const BenchReport& r = *ps.derived;
+    const std::vector<Series> series = measured_series(r);
+    std::vector<std::string> notes = r.notes;
+    for (const BenchPoint& p : r.points)
+        if (!p.measured()) notes.push_back(p.label + " at n = " + std::to_string(p.n) + ": " + point_status_name(p.status) +
+                                           (p.reason.empty() ? "" : " — " + p.reason));
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float table_w = std::min(520.0f, avail.x * 0.38f);
+    const float w = (avail.x - table_w - ImGui::GetStyle().ItemSpacing.x * 2) * 0.5f;
+    const float h = std::max(200.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(notes.size(), 4) + 0.5));
+    sweep_plot("time vs n (log–log)", "median time [ms]", series, time_of, time_model, ps.show_slopes, ImVec2(w, h));
+    ImGui::SameLine();
+    sweep_plot("peak memory vs n (log–log)", "peak tracked memory [MiB]", series, memory_of, memory_model, ps.show_slopes,
+               ImVec2(w, h));
+    ImGui::SameLine();
+    ImGui::BeginChild("table", ImVec2(table_w, h));
+    comparison_table(ps, r, series);
+    ImGui::TextWrapped("speed-up = flash's median / this median; saving = full's peak / this peak (same n). Slopes: "
+                       "log–log fit of the measured times, and of the analytic FLOPs (cost model): ≈1 linear, ≈2 quadratic.");
+    ImGui::TextDisabled("%s, H = %d, d = %d, %d runs/point; shared machine: noisy", r.backend.c_str(), r.heads, r.dim,
+                        r.plan.runs);
+    ImGui::EndChild();
+    for (size_t k = 0; k < notes.size() && k < 4; ++k) ImGui::TextDisabled("%s", notes[k].c_str());
+    if (notes.size() > 4) {
+        ImGui::TextDisabled("… %zu more notes", notes.size() - 4);
+        if (ImGui::BeginItemTooltip()) {
+            for (const auto& n : notes) ImGui::BulletText("%s", n.c_str());
+            ImGui::EndTooltip();
+        }
+    }
     ImGui::End();
 }
 

@@ -1,17 +1,237 @@
-// attnscope — Spectrum panel: singular values of the exact P and of each variant's P_eff, with the normalised
-// normalised cumulative sum of σ (Linformer Fig. 1 left) and its value at a chosen rank k.
+// attnscope — Spectrum panel: singular values of the exact P and of each variant's P_eff, with the
+// normalised cumulative sum of σ (Linformer Fig. 1 left) and its value at a chosen rank k; for text input,
+// a layers × heads heatmap of the cumulative share at a chosen index (Linformer Fig. 1 right), computed on a
+// background thread for every layer and head of the encoder. Clicking a cell shows that layer and head.
+// Index: [SECTION] Layer grid job  [SECTION] Layer grid view  [SECTION] Spectra plots  [SECTION] Panel
 #include <imgui.h>
 #include <implot.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "app.h"
 
 namespace attnscope::gui {
 
+// [SECTION] Layer grid job
+
+void update_layer_grid(App& app) {
+    LayerGridJob& g = app.layer_grid;
+    if (g.job.valid() && g.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+            if (auto r = g.job.get()) g.result = std::move(r), g.key = g.job_key, g.error.clear();  // null: cancelled
+        } catch (const std::exception& e) {
+            g.error = e.what(), g.key = g.job_key, g.result.reset();
+        }
+    }
+    g.pending = g.job.valid();
+    const InputSpec in = app.effective_input();
+    if (in.mode != InputMode::Text) return;
+    const std::string key = in.text + '\x1f' + in.model_dir + '\x1f' + (in.truncate ? "truncate" : "");
+    const double now = ImGui::GetTime();
+    if (key != g.seen_key) g.seen_key = key, g.seen_since = now;
+    if (g.job.valid()) {  // an outdated job stops at its next head; the next frame after it starts the new one
+        if (g.job_key != key && g.cancel) *g.cancel = true;
+        return;
+    }
+    if (g.key == key || !app.spectrum.visible) return;
+    g.pending = true;
+    // 72 spectra take a while for long texts: wait until typing pauses and the views are done, so this job
+    // never delays the matrices (it shares the cores with the run worker).
+    if (now - g.seen_since < 0.25 || app.runs.state() == WorkerState::Running || app.dirty) return;
+    g.cancel = std::make_shared<std::atomic<bool>>(false);
+    g.job_key = key;
+    TextInputSpec t;
+    t.text = in.text, t.model_dir = in.model_dir, t.truncate = in.truncate;
+    g.job = std::async(std::launch::async, [t, cancel = g.cancel]() -> std::shared_ptr<const LayerHeadSpectra> {
+        auto r = text_layer_spectra(t, [cancel] { return cancel->load(); });
+        if (!r) return nullptr;
+        return std::make_shared<const LayerHeadSpectra>(std::move(*r));
+    });
+}
+
+namespace {
+
+// [SECTION] Layer grid view
+
+void draw_layer_grid(App& app) {
+    SpectrumState& st = app.spectrum;
+    const InputSpec in = app.effective_input();
+    if (in.mode != InputMode::Text) {
+        hint_text("This heatmap needs text input: it shows, for every layer and head of the encoder, how much of the "
+                  "exact attention matrix's singular-value sum the first k values hold (Linformer Fig. 1 right). "
+                  "Switch Input to Text to see it.");
+        return;
+    }
+    const LayerGridJob& g = app.layer_grid;
+    const bool stale = g.key != g.seen_key;
+    if (!g.result) {
+        if (!g.error.empty() && !stale) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
+            ImGui::TextWrapped("No layer spectra: %s", g.error.c_str());
+            ImGui::PopStyleColor();
+        } else {
+            hint_text(g.job.valid() ? "Computing the spectra of every layer and head…"
+                                    : "The spectra of every layer and head are computed when typing pauses.");
+        }
+        return;
+    }
+    const LayerHeadSpectra& s = *g.result;
+    const int k = std::clamp(st.grid_index > 0 ? st.grid_index : std::max(1, s.n / 8), 1, std::max(1, s.n));
+    int slider = k;
+    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 190));
+    if (ImGui::SliderInt("index k##grid", &slider, 1, std::max(1, s.n))) st.grid_index = slider;
+    ImGui::SetItemTooltip("the heatmap shows Σ_{i≤k} σ_i / Σ σ of each head's exact P at this index");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("n/8")) st.grid_index = 0;
+    ImGui::SetItemTooltip("back to the default index n/8 = %d", std::max(1, s.n / 8));
+    ImGui::SameLine();
+    ImGui::TextDisabled("n = %d%s", s.n, stale ? " (updating…)" : "");
+    std::vector<double> values(size_t(s.layers) * s.heads);
+    double lo = 1, hi = 0;
+    for (int l = 0; l < s.layers; ++l)
+        for (int h = 0; h < s.heads; ++h) {
+            const double v = s.at(l, h, k);
+            values[size_t(l) * s.heads + h] = v;
+            lo = std::min(lo, v), hi = std::max(hi, v);
+        }
+    lo = std::floor(lo * 20) / 20, hi = std::max(lo + 0.05, std::ceil(hi * 20) / 20);
+    const float bar_w = 84;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "Exact softmax P of every layer (rows) and head (columns) at k = %d%s: higher = closer to low rank. "
+                  "Click a cell to show it; red frame = shown now.", k, s.truncated ? " (text truncated)" : "");
+    const float caption = ImGui::CalcTextSize(text, nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
+    const ImVec2 size(std::max(120.0f, avail.x - bar_w - 8), std::max(100.0f, avail.y - caption));
+    const int cmap = plot_colormap(Colormap::Viridis);
+    if (ImPlot::BeginPlot("##layer_grid", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
+        const ImPlotAxisFlags ax = ImPlotAxisFlags_NoGridLines | ImPlotAxisFlags_Lock | ImPlotAxisFlags_NoHighlight;
+        ImPlot::SetupAxes("head", "layer", ax, ax);
+        ImPlot::SetupAxesLimits(0, s.heads, 0, s.layers, ImPlotCond_Always);
+        std::vector<double> xt, yt;
+        std::vector<std::string> xl, yl;
+        for (int h = 0; h < s.heads; ++h) xt.push_back(h + 0.5), xl.push_back(std::to_string(h));
+        for (int l = 0; l < s.layers; ++l) yt.push_back(s.layers - l - 0.5), yl.push_back(std::to_string(l));
+        std::vector<const char*> xp, yp;
+        for (auto& t : xl) xp.push_back(t.c_str());
+        for (auto& t : yl) yp.push_back(t.c_str());
+        ImPlot::SetupAxisTicks(ImAxis_X1, xt.data(), int(xt.size()), xp.data());
+        ImPlot::SetupAxisTicks(ImAxis_Y1, yt.data(), int(yt.size()), yp.data());
+        ImPlot::SetupFinish();
+        const float cell_w = ImPlot::GetPlotSize().x / float(std::max(1, s.heads));
+        const float cell_h = ImPlot::GetPlotSize().y / float(std::max(1, s.layers));
+        ImPlot::PushColormap(cmap);
+        const bool labels = cell_w > ImGui::CalcTextSize("0.00").x + 4 && cell_h > ImGui::GetTextLineHeight();
+        ImPlot::PlotHeatmap("##c", values.data(), s.layers, s.heads, lo, hi, labels ? "%.2f" : nullptr, ImPlotPoint(0, 0),
+                            ImPlotPoint(s.heads, s.layers));
+        ImPlot::PopColormap();
+        // The layer and head the other panels show.
+        const int cur_l = in.layer, cur_h = app.view.head;
+        if (cur_l >= 0 && cur_l < s.layers && cur_h >= 0 && cur_h < s.heads)
+            ImPlot::GetPlotDrawList()->AddRect(ImPlot::PlotToPixels(cur_h, s.layers - cur_l),
+                                               ImPlot::PlotToPixels(cur_h + 1, s.layers - cur_l - 1),
+                                               IM_COL32(255, 80, 80, 255), 0.0f, 0, 2.5f);
+        if (ImPlot::IsPlotHovered()) {
+            const ImPlotPoint mp = ImPlot::GetPlotMousePos();
+            const int h = int(std::floor(mp.x)), l = s.layers - 1 - int(std::floor(mp.y));
+            if (h >= 0 && h < s.heads && l >= 0 && l < s.layers) {
+                ImGui::SetTooltip("layer %d, head %d: Σ_{i≤%d} σ_i / Σ σ = %.3f\nclick to show this layer and head", l, h, k,
+                                  s.at(l, h, k));
+                if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+                    app.input.spec.layer = l;
+                    app.view.head = h;
+                    app.dirty = true;
+                }
+            }
+        }
+        ImPlot::EndPlot();
+    }
+    ImGui::SameLine();
+    ImPlot::ColormapScale("share at k", lo, hi, ImVec2(bar_w, size.y), "%.2f", 0, cmap);
+    ImGui::TextWrapped("%s", text);
+}
+
+// [SECTION] Spectra plots
+
+struct Series {
+    std::string name;
+    const SpectrumView* s;
+};
+
+void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImVec2 plot) {
+    const SpectrumState& st = app.spectrum;
+    const double kline = st.k;
+    ImGui::Text("head %d (the Matrices head), n = %d", std::clamp(app.view.head, 0, app.snap->heads->heads() - 1), n);
+    plot.y -= ImGui::GetTextLineHeightWithSpacing();
+    if (ImPlot::BeginPlot("singular values σ_i", plot)) {
+        ImPlot::SetupAxes("index i", "σ_i", ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupLegend(ImPlotLocation_SouthWest);  // σ falls to the lower right: keep the legend off the curves
+        ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
+        if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+        for (const auto& s : series) {
+            std::vector<double> x(s.s->singular_values.size()), y;
+            for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
+            for (double v : s.s->singular_values) y.push_back(std::max(v, 1e-12));
+            ImPlot::PlotLine(s.name.c_str(), x.data(), y.data(), int(x.size()));
+        }
+        ImPlotSpec guide;
+        guide.LineColor = ImVec4(1, 1, 1, 0.5f);
+        ImPlot::PlotInfLines("k", &kline, 1, guide);
+        ImPlot::EndPlot();
+    }
+    ImGui::SameLine();
+    if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", plot)) {
+        ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
+        ImPlot::SetupLegend(ImPlotLocation_SouthEast);  // the shares rise to the upper right
+        ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
+        ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);
+        for (const auto& s : series) {
+            std::vector<double> x(s.s->cumulative.size());
+            for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
+            ImPlot::PlotLine(s.name.c_str(), x.data(), s.s->cumulative.data(), int(x.size()));
+        }
+        ImPlotSpec guide;
+        guide.LineColor = ImVec4(1, 1, 1, 0.5f);
+        ImPlot::PlotInfLines("k", &kline, 1, guide);
+        ImPlot::EndPlot();
+    }
+}
+
+void at_k_table(const App& app, const std::vector<Series>& series) {
+    const int k = app.spectrum.k;
+    if (series.empty()) {
+        hint_text("The table fills when the spectra above are computed.");
+        return;
+    }
+    ImGui::Text("cumulative share at k = %d", k);
+    if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("matrix");
+        ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ");
+        ImGui::TableHeadersRow();
+        for (const auto& s : series) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(s.name.c_str());
+            ImGui::TableNextColumn();
+            const auto& c = s.s->cumulative;
+            ImGui::Text("%.4f", c.empty() ? 0.0 : c[std::min<size_t>(c.size(), size_t(k)) - 1]);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextWrapped("A matrix whose cumulative share is high at small k is close to low rank: Linformer's k×n "
+                       "projection loses little there.");
+}
+
+}  // namespace
+
+// [SECTION] Panel
+
 void draw_spectrum_panel(App& app) {
     SpectrumState& st = app.spectrum;
+    update_layer_grid(app);
     const bool visible = ImGui::Begin(kSpectrumWindow);
     // Spectra cost O(n³): ask the worker for them only while this tab is visible.
     if (visible && !st.visible && st.enabled && (!app.snap || !app.snap->exact_spectrum)) app.dirty = true;
@@ -31,10 +251,6 @@ void draw_spectrum_panel(App& app) {
     if (app.snap && app.snap->heads) st.k = std::clamp(st.k, 1, std::max(1, n));
     ImGui::SetItemTooltip("where the normalised cumulative sum Σ_{i≤k} σ_i / Σ σ is read (the Linformer projection size k)");
     const auto snap = app.snap;
-    struct Series {
-        std::string name;
-        const SpectrumView* s;
-    };
     std::vector<Series> series;
     std::vector<std::string> notes;
     if (snap && snap->exact_spectrum) {
@@ -47,73 +263,34 @@ void draw_spectrum_panel(App& app) {
             if (v.spectrum->singular_values.empty()) notes.push_back(v.id + ": " + v.spectrum->note);
             else series.push_back({v.name + " P_eff", &*v.spectrum});
         }
+    const bool text = app.effective_input().mode == InputMode::Text;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float right_w = avail.x * (text ? 0.40f : 0.26f);
+    const float h = std::max(180.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(notes.size()));
+    const ImVec2 plot((avail.x - right_w - spacing * 2) * 0.5f, h);
+    ImGui::BeginChild("plots", ImVec2(plot.x * 2 + spacing, h));
     if (!st.enabled) {
         hint_text("Spectra are off. Turn on 'compute spectra' to see the singular values of P and of every P_eff.");
     } else if (series.empty()) {
         hint_text(app.runs.state() == WorkerState::Running
-                        ? "Computing singular values…"
-                        : "No spectrum yet: it needs a materialised matrix (n up to 'materialise up to n' in Input). "
-                          "Low-rank variants (linformer, svd from the low-rank branch) show their rank limit here.");
+                      ? "Computing singular values…"
+                      : "No spectrum yet: it needs a materialised matrix (n up to 'materialise up to n' in Input). "
+                        "Low-rank variants (linformer, svd) show their rank limit here.");
     } else {
-        ImGui::Text("head %d (the Matrices head), n = %d", std::clamp(app.view.head, 0, snap->heads->heads() - 1), n);
-        const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float w = (avail.x - ImGui::GetStyle().ItemSpacing.x * 2) * 0.38f;
-        const float h = std::max(180.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(notes.size() + 1));
-        const double kline = st.k;
-        if (ImPlot::BeginPlot("singular values σ_i", ImVec2(w, h))) {
-            ImPlot::SetupAxes("index i", "σ_i", ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
-            ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
-            if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-            for (const auto& s : series) {
-                std::vector<double> x(s.s->singular_values.size()), y;
-                for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
-                for (double v : s.s->singular_values) y.push_back(std::max(v, 1e-12));
-                ImPlot::PlotLine(s.name.c_str(), x.data(), y.data(), int(x.size()));
-            }
-            ImPlotSpec guide;
-            guide.LineColor = ImVec4(1, 1, 1, 0.5f);
-            ImPlot::PlotInfLines("k", &kline, 1, guide);
-            ImPlot::EndPlot();
-        }
-        ImGui::SameLine();
-        if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", ImVec2(w, h))) {
-            ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
-            ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
-            ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);
-            for (const auto& s : series) {
-                std::vector<double> x(s.s->cumulative.size());
-                for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
-                ImPlot::PlotLine(s.name.c_str(), x.data(), s.s->cumulative.data(), int(x.size()));
-            }
-            ImPlotSpec guide;
-            guide.LineColor = ImVec4(1, 1, 1, 0.5f);
-            ImPlot::PlotInfLines("k", &kline, 1, guide);
-            ImPlot::EndPlot();
-        }
-        ImGui::SameLine();
-        ImGui::BeginGroup();
-        ImGui::Text("cumulative share at k = %d", st.k);
-        if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-            ImGui::TableSetupColumn("matrix");
-            ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ");
-            ImGui::TableHeadersRow();
-            for (const auto& s : series) {
-                ImGui::TableNextRow();
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(s.name.c_str());
-                ImGui::TableNextColumn();
-                const auto& c = s.s->cumulative;
-                ImGui::Text("%.4f", c.empty() ? 0.0 : c[std::min<size_t>(c.size(), size_t(st.k)) - 1]);
-            }
-            ImGui::EndTable();
-        }
-        ImGui::TextWrapped("A matrix whose cumulative share is high at small k is close to low rank: Linformer's k×n "
-                           "projection loses little there.");
-        ImGui::SeparatorText("text: layers × heads");
-        hint_text("Planned: with text input, a layers × heads heatmap of the cumulative share at k "
-                    "(Linformer Fig. 1 right). It needs spectra of every layer, which the worker does not compute yet.");
-        ImGui::EndGroup();
+        spectra_plots(app, series, n, plot);
     }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("right", ImVec2(right_w, h));
+    if (ImGui::BeginTabBar("spectrum_tabs")) {
+        // Text input puts the layers × heads view first (a first tab is the one selected).
+        if (text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app), ImGui::EndTabItem();
+        if (ImGui::BeginTabItem("at rank k")) at_k_table(app, series), ImGui::EndTabItem();
+        if (!text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app), ImGui::EndTabItem();
+        ImGui::EndTabBar();
+    }
+    ImGui::EndChild();
     for (const auto& note : notes) ImGui::TextDisabled("%s", note.c_str());
     ImGui::End();
 }

@@ -24,7 +24,7 @@ std::string session_to_json(const App& app) {
     nlohmann::json j;
     j["version"] = kSessionVersion;
     const InputSpec& in = app.input.spec;
-    j["input"] = {{"mode", in.mode == InputMode::Synthetic ? "synthetic" : "text"},
+    j["input"] = {{"mode", in.mode == InputMode::Synthetic ? "synthetic" : in.mode == InputMode::Text ? "text" : "tensors"},
                   {"scenario", scenario_id(in.scenario.kind)},
                   {"n", in.scenario.n},
                   {"heads", in.scenario.heads},
@@ -34,6 +34,8 @@ std::string session_to_json(const App& app) {
                   {"text", in.text},
                   {"model_dir", in.model_dir},
                   {"layer", in.layer},
+                  {"truncate", in.truncate},
+                  {"tensors_path", in.tensors_path},
                   {"max_matrix_n", app.input.max_matrix_n},
                   {"view_size", app.input.view_size}};
     nlohmann::json vars = nlohmann::json::array();
@@ -48,9 +50,11 @@ std::string session_to_json(const App& app) {
     j["view"] = {{"head", v.head}, {"mask", v.show_mask}, {"diff", v.show_diff}, {"log", v.log_scale},
                  {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir},
                  {"lsh_preview", app.lsh.preview}, {"shared_scale", v.shared_scale},
+                 {"grid_index", app.spectrum.grid_index},
                  {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
-                        {"heads", app.perf.heads}, {"dim", app.perf.dim}};
+                        {"heads", app.perf.heads}, {"dim", app.perf.dim}, {"runs", app.perf.runs},
+                        {"budget_s", app.perf.budget_s}, {"references", app.perf.references}};
     lessons_to_json(app, j);  // [SECTION] Lessons and sweeps
     if (ImGui::GetCurrentContext()) {
         size_t size = 0;
@@ -75,7 +79,10 @@ void session_from_json(App& app, const std::string& text) {
         input.reset();
         if (j.contains("input")) {
             const auto& in = j["input"];
-            input.spec.mode = in.value("mode", "synthetic") == "text" ? InputMode::Text : InputMode::Synthetic;
+            const std::string mode = in.value("mode", "synthetic");
+            if (mode != "synthetic" && mode != "text" && mode != "tensors")
+                throw Error("input mode '" + mode + "' is not synthetic, text or tensors: fix the session file");
+            input.spec.mode = mode == "text" ? InputMode::Text : mode == "tensors" ? InputMode::Tensors : InputMode::Synthetic;
             input.spec.scenario.kind = parse_scenario(in.value("scenario", "local"));
             input.spec.scenario.n = in.value("n", 256);
             input.spec.scenario.heads = in.value("heads", 4);
@@ -85,6 +92,9 @@ void session_from_json(App& app, const std::string& text) {
             input.spec.text = in.value("text", input.spec.text);
             input.spec.model_dir = in.value("model_dir", "");
             input.spec.layer = in.value("layer", 0);
+            input.spec.truncate = in.value("truncate", false);
+            input.spec.tensors_path = in.value("tensors_path", "");
+            input.tensors_edit = input.spec.tensors_path;
             input.max_matrix_n = in.value("max_matrix_n", 4096);
             input.view_size = in.value("view_size", 1024);
         }
@@ -125,6 +135,7 @@ void session_from_json(App& app, const std::string& text) {
             view.decades = v.value("decades", 4.0f);
             view.shared_scale = v.value("shared_scale", true);
             app.spectrum.enabled = v.value("spectrum", true);
+            app.spectrum.grid_index = v.value("grid_index", 0);
             app.lsh.preview = v.value("lsh_preview", false);
             if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
                 view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
@@ -143,6 +154,9 @@ void session_from_json(App& app, const std::string& text) {
             app.perf.n_max_log2 = p.value("n_max_log2", app.perf.n_max_log2);
             app.perf.heads = p.value("heads", app.perf.heads);
             app.perf.dim = p.value("dim", app.perf.dim);
+            app.perf.runs = p.value("runs", app.perf.runs);
+            app.perf.budget_s = p.value("budget_s", app.perf.budget_s);
+            app.perf.references = p.value("references", app.perf.references);
             app.perf.run_on_start = p.value("run", false);
         }
         lessons_from_json(app, j);  // [SECTION] Lessons and sweeps

@@ -17,6 +17,14 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
     return it->second;
 }
 
+std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
+    auto it = m_refs.find(causal);
+    if (it == m_refs.end() || !it->second.P) return std::nullopt;
+    std::optional<Tensor3> P = std::move(it->second.P);
+    it->second.P.reset();
+    return P;
+}
+
 RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,
                       ReferenceCache* refs) {
     validate_heads(heads);

@@ -31,6 +31,8 @@ public:
     ReferenceCache(const Heads& heads, bool want_P) : m_heads(heads), m_want_P(want_P) {}
     /// The reference for this causality, computing it on first use.
     const Reference& get(bool causal, Backend& backend);
+    /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
+    std::optional<Tensor3> take_P(bool causal);
 
 private:
     const Heads& m_heads;

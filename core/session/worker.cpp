@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <new>
 
 #include "../backend/cpu_backend.h"
@@ -17,6 +18,7 @@
 // their headers exist, so no code has to change when they land.
 #if __has_include("../data/text_input.h")
 #include "../data/text_input.h"
+#include "../data/text_model.h"
 #define ATTNSCOPE_WORKER_HAS_TEXT 1
 #else
 #define ATTNSCOPE_WORKER_HAS_TEXT 0
@@ -27,6 +29,7 @@
 #else
 #define ATTNSCOPE_WORKER_HAS_SPECTRUM 0
 #endif
+#include "../data/tensor_import.h"
 
 namespace attnscope {
 
@@ -34,17 +37,55 @@ namespace attnscope {
 
 bool text_input_available() { return ATTNSCOPE_WORKER_HAS_TEXT != 0; }
 
-Heads build_input(const InputSpec& spec) {
+namespace {
+
+/// Q, K, V from the user's files. A path to one of q.npy / k.npy / v.npy stands for its folder.
+Heads build_tensor_input(const InputSpec& spec) {
+    if (spec.tensors_path.empty())
+        throw Error("no tensor file chosen: type the path of a .safetensors file (tensors q, k, v) or of a folder "
+                    "with q.npy, k.npy, v.npy, then press Load");
+    std::filesystem::path p(spec.tensors_path);
+    std::error_code ec;
+    if (p.extension() == ".npy" && !std::filesystem::is_directory(p, ec)) {
+        if (!std::filesystem::exists(p, ec))
+            throw Error("'" + spec.tensors_path + "' does not exist: check the path (q.npy, k.npy, v.npy belong in one folder)");
+        p = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    }
+    try {
+        return load_tensor_input(p.string());
+    } catch (const Error& e) {  // the loader speaks to the CLI ("--tensors 'F' ..."); here the path came from a file box
+        const std::string m = e.what();
+        throw Error(m.rfind("--tensors ", 0) == 0 ? "file " + m.substr(10) : m);
+    }
+}
+
+}  // namespace
+
+Heads build_input(const InputSpec& spec, InputInfo* info) {
     if (spec.mode == InputMode::Synthetic) return make_scenario(spec.scenario);
+    if (spec.mode == InputMode::Tensors) return build_tensor_input(spec);
 #if ATTNSCOPE_WORKER_HAS_TEXT
     TextInputSpec t;
     t.text = spec.text;
     t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
     t.layer = spec.layer;
     t.head = -1;
-    t.truncate = false;  // too long a text is an error the user can act on, not a silent cut
-    return load_text_input(t).heads;
+    t.truncate = spec.truncate;  // off by default: too long a text is an error the user can act on, not a silent cut
+    if (info) {  // count first, so the panel can say how long the text is even when it is refused
+        const auto model = load_text_model(t.model_dir);
+        info->max_tokens = model->encoder.config().max_positions;
+        info->tokens = static_cast<int>(model->tokenizer.encode(spec.text).ids.size());
+        info->too_long = info->tokens > info->max_tokens && !spec.truncate;
+        if (info->too_long)
+            throw Error("the text has " + std::to_string(info->tokens) + " tokens but the model reads at most " +
+                        std::to_string(info->max_tokens) + ": truncate it to the first " +
+                        std::to_string(info->max_tokens) + " tokens or shorten it");
+    }
+    TextInput in = load_text_input(t);
+    if (info) info->truncated = in.truncated;
+    return std::move(in.heads);
 #else
+    (void)info;
     throw Error("text input is not part of this build yet (it needs core/data/text_input.h): switch Input to "
                 "Synthetic");
 #endif
@@ -143,7 +184,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
     auto is_cancelled = [&] { return cancelled && cancelled->load(); };
     std::shared_ptr<Heads> heads;
     try {
-        heads = std::make_shared<Heads>(build_input(request.input));
+        heads = std::make_shared<Heads>(build_input(request.input, &snap->input_info));
         validate_heads(*heads);
     } catch (const Error& e) {
         snap->input_error = e.what();
@@ -157,6 +198,9 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
     const bool want_P = n <= request.max_matrix_n;
     snap->view_size = std::min(n, std::max(1, request.view_size));
     ReferenceCache refs(*heads, want_P);
+    // Mean pooling is linear, so the pooled difference is mean(P̃) − mean(P): no n×n difference is ever built
+    // (at n = 16384 that would be another GiB per head).
+    std::map<bool, Tensor3> ref_mean;  // causal → (H, s, s) mean-pooled exact P
 
     for (const VariantRequest& vr : request.variants) {
         if (is_cancelled()) return nullptr;
@@ -181,18 +225,12 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                                     pooled);
                 view.pooled = std::move(pooled);
                 const Reference& ref = refs.get(result->causal, backend);
-                if (ref.P) {
-                    Tensor3 diff(H, n, n);
-                    const int64_t count = diff.size();
-                    const float* a = result->P_eff->data();
-                    const float* b = ref.P->data();
-                    float* d = diff.data();
-                    for (int64_t k = 0; k < count; ++k) d[k] = a[k] - b[k];
-                    Tensor3 pooled_diff;
-                    backend.pooled_view(diff, request.view_size, PoolMode::Mean, pooled_diff);
-                    view.pooled_diff = std::move(pooled_diff);
-                    if (!snap->exact_P.count(result->causal)) {
-                        snap->exact_P[result->causal] = std::make_shared<const Tensor3>(*ref.P);
+                if (ref.P && ref.P->heads() == H && result->P_eff->rows() == n && result->P_eff->cols() == n) {
+                    auto rm = ref_mean.find(result->causal);
+                    if (rm == ref_mean.end()) {
+                        Tensor3 mean;
+                        backend.pooled_view(*ref.P, request.view_size, PoolMode::Mean, mean);
+                        rm = ref_mean.emplace(result->causal, std::move(mean)).first;
                         Tensor3 ep;
                         backend.pooled_view(*ref.P, request.view_size, PoolMode::Max, ep);
                         snap->exact_pooled[result->causal] = std::make_shared<const Tensor3>(std::move(ep));
@@ -202,6 +240,14 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                             snap->exact_thumbs = std::move(thumbs);
                         }
                     }
+                    Tensor3 diff;
+                    if (view.signed_matrix) diff = *view.pooled;  // already mean-pooled
+                    else backend.pooled_view(*result->P_eff, request.view_size, PoolMode::Mean, diff);
+                    const int64_t count = diff.size();
+                    const float* b = rm->second.data();
+                    float* d = diff.data();
+                    for (int64_t k = 0; k < count; ++k) d[k] -= b[k];
+                    view.pooled_diff = std::move(diff);
                 }
                 if (result->structure.mask) view.pooled_mask = pool_mask(*result->structure.mask, request.view_size);
                 if (request.want_spectrum) view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head, backend);
@@ -225,6 +271,8 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
         }
         snap->variants.push_back(std::move(view));
     }
+    for (const auto& [causal, mean] : ref_mean)  // moved, not copied: the batch is done with the references
+        if (auto P = refs.take_P(causal)) snap->exact_P[causal] = std::make_shared<const Tensor3>(std::move(*P));
     if (request.want_spectrum && !is_cancelled()) {
         for (const auto& [causal, P] : snap->exact_P) {
             snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head, backend);

@@ -26,6 +26,7 @@ namespace attnscope {
 enum class InputMode {
     Synthetic,  // a seeded scenario (core/data/scenarios.h)
     Text,       // a real encoder on user text (core/data/text_input.h, when this build has it)
+    Tensors,    // Q, K, V the user loaded from .npy / .safetensors (core/data/tensor_import.h)
 };
 
 /// The input of a run: a scenario or text (and its encoder layer/head).
@@ -35,13 +36,24 @@ struct InputSpec {
     std::string text;                       // used in Text mode
     std::string model_dir;                  // empty = default_model_dir()
     int layer = 0;                          // encoder layer whose Q/K/V are used
+    bool truncate = false;                  // Text: cut to the model's max positions instead of failing
+    std::string tensors_path;               // Tensors: a .safetensors file, or a folder (or one file) of q/k/v.npy
+};
+
+/// What building the input found out beside the tensors (the Input panel reports it).
+struct InputInfo {
+    int tokens = 0;         // Text: token count before any truncation
+    int max_tokens = 0;     // Text: the model's max positions (512 for all-MiniLM-L6-v2)
+    bool truncated = false; // Text: the text was cut to max_tokens
+    bool too_long = false;  // Text: tokens > max_tokens and truncation is off (the build failed)
 };
 
 /// True when this build can turn text into Q/K/V (core/data/text_input.h exists).
 bool text_input_available();
 
-/// Builds the Heads of an input; throws Error with a sentence the user can act on.
-Heads build_input(const InputSpec& spec);
+/// Builds the Heads of an input; throws Error with a sentence the user can act on. `info` (optional)
+/// receives token counts and truncation, also when the text is too long and the build fails.
+Heads build_input(const InputSpec& spec, InputInfo* info = nullptr);
 
 /// One batch of variants on one input, for the matrix, spectrum and LSH panels.
 struct RunBatchRequest {
@@ -93,6 +105,7 @@ struct RunSnapshot {
     uint64_t generation = 0;                          // the request it answers
     std::shared_ptr<const Heads> heads;               // the input (tokens included)
     std::string input_error;                          // non-empty when the input could not be built
+    InputInfo input_info;                             // token counts and truncation (text input)
     std::map<bool, std::shared_ptr<const Tensor3>> exact_P;  // causal → (H, n, n) exact P, when materialised
     std::map<bool, std::shared_ptr<const Tensor3>> exact_pooled;  // causal → (H, s, s) max-pooled exact P
     std::optional<SpectrumView> exact_spectrum;       // of the exact P (non-causal, or the first causal one)

@@ -3,7 +3,9 @@
 #   1. every panel in turn (--panel) with synthetic input, and with text input when the build has it;
 #   2. sessions covering causal + difference view, large n with the pooled view, and a zoomed full-resolution detail;
 #      lessons (--lesson, a check run in the Lesson window) and a finished metric sweep in the Sweep panel;
-#   3. a bad input must show the error banner (exit 3) without crashing;
+#   3. a bad input must show the error banner (exit 3) without crashing; text longer than 512 tokens shows the
+#      truncation message (exit 3), its truncated session does not; no model: install hint + synthetic fallback;
+#      loaded tensors (.npy written here) show, round-trip through the session, and a missing file is a sentence;
 #   4. a random-interaction run (--self-test-frames) must finish without a crash.
 # usage: smoke_session.sh ATTNSCOPE_BINARY OUT_DIR PNG_STATS
 set -euo pipefail
@@ -43,12 +45,56 @@ for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": 1.0'; do
   grep -q "$key" "$out/roundtrip.json" || { echo "session round trip: $key missing from $out/roundtrip.json"; exit 1; }
 done
 shot roundtrip_b --session "$out/roundtrip.json"
-# Text input: only when the build has it and the model is present (the probe run says so by its exit status).
-if "$app" gui --screenshot "$out/text_probe.png" --frames 2 --session "$here/sessions/text.json" >/dev/null 2>&1; then
+# Text input: only when the build has it and the model is present (a CLI run on text says so by its exit status).
+# The Spectrum shot shows the layers × heads heatmap of the text (computed after the views).
+if "$app" run --variant full --text "probe" >/dev/null 2>&1; then
   for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
+  # Longer than the model's 512 positions: the Input panel says so and offers truncation (the banner makes it exit 3).
+  long_text="$(for k in $(seq 1 300); do printf 'attention is sparse. '; done)"
+  for truncate in false true; do
+    cat > "$out/long_text_$truncate.json" <<JSON
+{"version": 1, "input": {"mode": "text", "text": "$long_text", "layer": 0, "truncate": $truncate},
+ "variants": [{"id": "flash", "params": {}}], "view": {"spectrum": false}}
+JSON
+  done
+  set +e
+  "$app" gui --screenshot "$out/text_too_long.png" --frames 8 --panel input --session "$out/long_text_false.json" 2> "$out/text_too_long.err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 3 ] || { echo "too long text: expected exit 3 (banner), got $rc"; cat "$out/text_too_long.err"; exit 1; }
+  grep -q "tokens but the model reads at most 512" "$out/text_too_long.err" || { echo "too long text: message missing"; cat "$out/text_too_long.err"; exit 1; }
+  "$stats" "$out/text_too_long.png" 64
+  shot text_truncated --session "$out/long_text_true.json" --panel input
 else
   echo "gui smoke: text input unavailable in this build or no model: text screenshots skipped"
 fi
+# Without the model the Input panel says how to install it and the views fall back to synthetic data (exit 0).
+ATTNSCOPE_MODEL_DIR=/nonexistent shot no_model --session "$here/sessions/text.json" --panel input
+# Loaded tensors: q/k/v.npy (2, 64, 16) float32 and tokens.txt written here (perl is part of every Debian base).
+mkdir -p "$out/tensors"
+for name in q k v; do
+  perl -e 'my ($seed) = @ARGV; my $h = "{\x27descr\x27: \x27<f4\x27, \x27fortran_order\x27: False, \x27shape\x27: (2, 64, 16), }";
+           $h .= " " while (10 + length($h) + 1) % 64; $h .= "\n";
+           print "\x93NUMPY\x01\x00", pack("v", length $h), $h;
+           print pack("f<*", map { sin($_ * 0.37 + $seed) * 2 } 0 .. 2 * 64 * 16 - 1);' "$(printf '%d' "'$name")" \
+    > "$out/tensors/$name.npy"
+done
+for k in $(seq 0 63); do echo "tok$k"; done > "$out/tensors/tokens.txt"
+cat > "$out/tensors.json" <<JSON
+{"version": 1, "input": {"mode": "tensors", "tensors_path": "$out/tensors"},
+ "variants": [{"id": "full", "params": {}}, {"id": "longformer", "params": {}}], "view": {"spectrum": true}}
+JSON
+for panel in input matrices; do shot "tensors_$panel" --session "$out/tensors.json" --panel "$panel"; done
+grep -q '"tensors_path"' "$out/roundtrip.json" || { echo "session: tensors_path not saved"; exit 1; }
+"$app" gui --screenshot "$out/tensors_rt.png" --frames 4 --session "$out/tensors.json" --save-session "$out/tensors_rt.json" >/dev/null
+grep -q "\"tensors_path\": \"$out/tensors\"" "$out/tensors_rt.json" || { echo "session: tensors path not restored"; exit 1; }
+# A missing tensor file: the panel and the banner say so in words (exit 3), no crash.
+sed "s#$out/tensors#$out/no-such.safetensors#" "$out/tensors.json" > "$out/tensors_missing.json"
+set +e
+"$app" gui --screenshot "$out/tensors_missing.png" --frames 4 --panel input --session "$out/tensors_missing.json" 2> "$out/tensors_missing.err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] && grep -q "does not exist" "$out/tensors_missing.err" || { echo "missing tensors: expected exit 3 and 'does not exist', got $rc"; cat "$out/tensors_missing.err"; exit 1; }
 # A bad input must produce the banner (exit 3), not a crash or a silent pass.
 set +e
 "$app" gui --screenshot "$out/bad_input.png" --frames 4 --session "$here/sessions/bad_input.json" 2> "$out/bad_input.err"

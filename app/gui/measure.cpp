@@ -1,0 +1,184 @@
+// attnscope — headless responsiveness measurements (see measure.h).
+#include "measure.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app.h"
+#include "core/data/samples.h"
+#include "core/data/text_input.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::gui {
+
+namespace {
+
+struct Stats {
+    float median = 0, p95 = 0, max = 0;
+    size_t count = 0;
+};
+
+Stats stats_of(std::vector<float> v) {
+    Stats s;
+    s.count = v.size();
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    s.median = v[v.size() / 2];
+    s.p95 = v[size_t(0.95 * double(v.size() - 1) + 0.5)];
+    s.max = v.back();
+    return s;
+}
+
+/// The six variants of the latency claim: exact, tiled exact, sparse, hashing, low-rank, kernel.
+const char* const kLatencyVariants[] = {"full", "flash", "bigbird", "lsh", "linformer", "performer"};
+
+}  // namespace
+
+Measurement::Measurement(const GuiOptions& o) {
+    if (o.measure_latency > 0) m_kind = Kind::Latency, m_count = o.measure_latency;
+    else if (o.measure_pan > 0) m_kind = Kind::Pan, m_count = o.measure_pan;
+    m_use_session = !o.session_path.empty();
+}
+
+void Measurement::setup_latency(App& app) {
+    // A text of at most 128 tokens: the sample texts, cut word by word until the tokenizer agrees.
+    std::string text;
+    for (const auto& s : sample_texts()) text += (text.empty() ? "" : " ") + s.text;
+    try {
+        for (;;) {
+            m_tokens = int(tokenize_text(text, app.input.spec.model_dir).size());
+            if (m_tokens <= 127 || text.empty()) break;  // 127 + the appended word = 128
+            const size_t cut = text.find_last_of(' ');
+            text.resize(cut == std::string::npos ? 0 : cut);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "measure-latency: text input unavailable: %s\n", e.what());
+        m_status = 2;
+        return;
+    }
+    m_text = text;
+    app.input.spec.mode = InputMode::Text;
+    app.input.spec.text = text;
+    app.input.spec.truncate = false;
+    app.variants.slots.clear();
+    for (const char* id : kLatencyVariants) app.variants.add(id);
+    app.dirty = true;
+}
+
+void Measurement::setup_pan(App& app) {
+    if (!m_use_session) {  // a synthetic n = 16384 input, materialised so the pooled view has a matrix to show
+        auto& sc = app.input.spec.scenario;
+        app.input.spec.mode = InputMode::Synthetic;
+        sc.kind = ScenarioKind::Local, sc.n = 16384, sc.heads = 1, sc.dim = 32;
+        app.input.max_matrix_n = 16384;
+        app.input.view_size = 1024;
+        app.spectrum.enabled = false;
+        app.variants.slots.clear();
+        app.variants.add("bigbird");
+        app.variants.add("lsh");
+        app.dirty = true;
+    }
+}
+
+bool Measurement::result_on_screen(const App& app) const {
+    return app.snap && app.snap->generation == app.runs.posted_generation() && app.runs.state() != WorkerState::Running &&
+           !app.dirty && app.latency.pending.empty();
+}
+
+void Measurement::before_frame(App& app) {
+    if (m_kind == Kind::None || m_status != 0) return;
+    if (!m_setup) {
+        m_setup = true;
+        if (m_kind == Kind::Latency) setup_latency(app);
+        else setup_pan(app);
+        return;
+    }
+    if (m_kind == Kind::Latency) {
+        // One edit at a time: the next one a few frames after the previous result reached the screen
+        // (shorter than the layer-grid debounce, so that background job does not start in between).
+        if (!result_on_screen(app) || m_quiet_frames < 3) return;
+        if (m_phase == m_warmup) m_first_sample = app.latency.samples_ms.size();
+        if (m_phase >= m_warmup + m_count) return;
+        // Append or remove one short word: the text stays at 127–128 tokens, like typing and deleting.
+        m_appended = !m_appended;
+        app.input.spec.text = m_appended ? m_text + " x" : m_text;
+        app.dirty = true;
+        ++m_phase;
+        m_quiet_frames = 0;
+        return;
+    }
+    // Pan: wait for the matrices, then move the linked view each frame at two zoom levels.
+    MatrixViewState& v = app.view;
+    if (m_phase == 0) {
+        if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads) m_phase = 1, m_phase_frames = 0;
+        return;
+    }
+    const double n = app.snap && app.snap->heads ? app.snap->heads->n() : 1;
+    const double width = m_phase == 1 ? n / 4 : 512;  // coarse: pooled bins; fine: full-resolution detail crops
+    const double step = m_phase == 1 ? n / 300 : 6;
+    const double x0 = std::fmod(m_phase_frames * step, n - width), y0 = std::fmod(m_phase_frames * step * 0.7, n - width);
+    if (m_phase <= 2) v.x_min = x0, v.x_max = x0 + width, v.y_min = y0, v.y_max = y0 + width, v.fit_next = false;
+}
+
+bool Measurement::after_frame(App& app, double frame_ms) {
+    if (m_kind == Kind::None) return false;
+    if (m_status != 0) return true;
+    if (!m_setup) return false;
+    const bool shown = app.snap && app.snap->generation != m_last_generation;
+    if (shown) {
+        m_last_generation = app.snap->generation;
+        m_quiet_frames = 0;
+        if (m_kind == Kind::Latency && m_phase > m_warmup) m_batch_ms.push_back(float(app.snap->seconds * 1000.0));
+    } else {
+        ++m_quiet_frames;
+    }
+    if (m_kind == Kind::Latency) {
+        if (m_phase < m_warmup + m_count || !result_on_screen(app)) return false;
+        const auto& all = app.latency.samples_ms;
+        const std::vector<float> lat(all.begin() + long(std::min(m_first_sample, all.size())), all.end());
+        const Stats l = stats_of(lat), b = stats_of(m_batch_ms);
+        const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
+        std::printf("measure-latency: %zu edits (after %d warm-up), text of %d tokens, %zu variants (", l.count, m_warmup, n,
+                    app.variants.slots.size());
+        for (size_t k = 0; k < app.variants.slots.size(); ++k)
+            std::printf("%s%s", k ? ", " : "", app.variants.slots[k].id.c_str());
+        std::printf("), encoder layer %d, spectrum panel %s\n", app.input.spec.layer,
+                    app.spectrum.visible && app.spectrum.enabled ? "visible (spectra computed)" : "hidden");
+        std::printf("measure-latency: edit -> views on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n", l.median, l.p95,
+                    l.max);
+        std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms\n",
+                    b.median, b.p95);
+        if (!app.snap->input_error.empty()) {
+            std::fprintf(stderr, "measure-latency: the input failed: %s\n", app.snap->input_error.c_str());
+            m_status = 3;
+        }
+        return true;
+    }
+    // Pan
+    if (m_phase == 0) {
+        if (++m_phase_frames > 20000) {
+            std::fprintf(stderr, "measure-pan: no result after 20000 frames\n");
+            m_status = 2;
+            return true;
+        }
+        return false;
+    }
+    m_frame_ms[m_phase].push_back(float(frame_ms));
+    if (++m_phase_frames < m_count) return false;
+    m_phase_frames = 0;
+    if (++m_phase <= 3) return false;
+    const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
+    const int s = app.snap ? app.snap->view_size : 0;
+    std::printf("measure-pan: n = %d, %zu variant panels, pooled view %d×%d per panel, %d frames per phase\n", n,
+                app.snap ? app.snap->variants.size() : 0, s, s, m_count);
+    const char* names[4] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",
+                            "idle (no pan)"};
+    for (int p = 1; p <= 3; ++p) {
+        const Stats f = stats_of(m_frame_ms[p]);
+        std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median, f.p95, f.max);
+    }
+    if (app.snap && !app.snap->input_error.empty()) m_status = 3;
+    return true;
+}
+
+}  // namespace attnscope::gui

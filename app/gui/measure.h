@@ -1,0 +1,52 @@
+// attnscope — headless responsiveness measurements, driven from the frame loop:
+//   --measure-latency N  types N edits into a ~128-token text with six variants selected and prints the
+//                        edit → views latency (issue 5: "a keystroke shows updated views within 150 ms");
+//   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
+//                        (n = 16384 unless --session) and prints frame times (issue 6: "n = 16384 pans smoothly").
+// Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gui_app.h"
+
+namespace attnscope::gui {
+
+struct App;
+
+/// The measurement selected by the options (or none).
+class Measurement {
+public:
+    explicit Measurement(const GuiOptions& options);
+    /// At the start of every frame, before the panels: sets up the input, makes edits, moves the view.
+    void before_frame(App& app);
+    /// After the frame was presented (`frame_ms`: its wall time). True when the app should exit.
+    bool after_frame(App& app, double frame_ms);
+    /// Exit status once finished (2 when the measurement could not run, e.g. no model).
+    int exit_status() const { return m_status; }
+
+private:
+    enum class Kind { None, Latency, Pan };
+    void setup_latency(App& app);
+    void setup_pan(App& app);
+    bool result_on_screen(const App& app) const;
+
+    Kind m_kind = Kind::None;
+    int m_count = 0;          // edits (latency) or frames per zoom level (pan)
+    bool m_use_session = false;
+    bool m_setup = false;
+    int m_status = 0;
+    int m_phase = 0;          // latency: edits made; pan: 0 wait, 1 coarse, 2 fine, 3 idle
+    int m_phase_frames = 0;   // frames in the current phase
+    int m_quiet_frames = 0;   // frames since the last result reached the screen
+    bool m_appended = false;  // latency: the last edit appended a word
+    int m_warmup = 2;         // latency: first edits not counted (caches, first textures)
+    size_t m_first_sample = 0;
+    std::vector<float> m_batch_ms;              // latency: worker time of each shown batch
+    std::vector<float> m_frame_ms[4];           // pan: frame times per phase
+    unsigned long long m_last_generation = 0;
+    std::string m_text;
+    int m_tokens = 0;
+};
+
+}  // namespace attnscope::gui
