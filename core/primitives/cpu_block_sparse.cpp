@@ -1,6 +1,7 @@
 // attnscope — block-sparse attention on the CPU.
 // One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
-// up to kChunkCols columns. A chunk of consecutive key blocks is read in place (K, V rows are contiguous);
+// up to kChunkCols columns. A chunk of consecutive key blocks is read in place (K, V rows are contiguous) and
+// trimmed to the columns between its first and last allowed cell (a band's outer blocks are half forbidden);
 // a scattered chunk (random or global blocks) is gathered into scratch first, so every chunk is two Eigen
 // GEMMs of shapes (b×d)·(d×cols) and (b×cols)·(cols×dv). Rows keep FlashAttention's running max and sum
 // (online_softmax.h, the same bookkeeping the CUDA kernel uses), so work and memory are proportional to
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 #include "block_layout.h"
 #include "cpu_primitives.h"
@@ -40,21 +42,43 @@ struct Scratch {
           stats(threads, 4, b) {}
 };
 
-/// Sets the cells of stored block `k` (columns [off, off + cols) of s) that its bitmask forbids to `value`.
+/// Sets the cells of stored block `k` that its bitmask forbids to `value`; block column c is column off + c of s
+/// (off may be negative when the chunk starts inside this block: columns outside s are left alone).
 /// Walks the zero bits word by word, so mostly-allowed blocks cost little.
 void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
     if (L.mask_idx[k] < 0) return;
     const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
     for (int r = 0; r < s.rows(); ++r) {
-        float* row = s.data() + static_cast<int64_t>(r) * s.cols() + off;
+        float* row = s.data() + static_cast<int64_t>(r) * s.cols();
         for (int w = 0; w < L.words_per_row; ++w) {
             const int valid = cols - w * 64;
             if (valid <= 0) break;
             const uint64_t in_range = valid >= 64 ? ~0ull : (1ull << valid) - 1;
-            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden; forbidden &= forbidden - 1)
-                row[w * 64 + std::countr_zero(forbidden)] = value;
+            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden; forbidden &= forbidden - 1) {
+                const int col = off + w * 64 + std::countr_zero(forbidden);
+                if (col >= 0 && col < s.cols()) row[col] = value;
+            }
         }
     }
+}
+
+/// Block columns [first, last) of stored block `k` that hold an allowed cell in any of the first `rows` rows:
+/// a band's outer blocks are often half forbidden, and scoring only this range saves their dead columns.
+std::pair<int, int> allowed_column_range(const BlockLayoutView& L, int k, int rows, int cols) {
+    if (L.mask_idx[k] < 0) return {0, cols};
+    const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
+    int first = cols, last = 0;
+    for (int w = 0; w < L.words_per_row; ++w) {
+        const int valid = cols - w * 64;
+        if (valid <= 0) break;
+        uint64_t any = 0;
+        for (int r = 0; r < rows; ++r) any |= bits[r * L.words_per_row + w];
+        any &= valid >= 64 ? ~0ull : (1ull << valid) - 1;
+        if (!any) continue;
+        first = std::min(first, w * 64 + std::countr_zero(any));
+        last = std::max(last, w * 64 + 64 - std::countl_zero(any));
+    }
+    return first < last ? std::pair{first, last} : std::pair{0, 0};
 }
 
 void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
@@ -83,7 +107,20 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
             cols += block_extent(n, b, L.col_idx[k1]);
             ++k1;
         }
-        const int j0 = L.col_idx[k0] * b;
+        // Contiguous chunks score only the columns between the first and the last allowed one.
+        int lo = 0, hi = cols;
+        if (contiguous && masked) {
+            const int last_ext = block_extent(n, b, L.col_idx[k1 - 1]);
+            const auto first_range = allowed_column_range(L, k0, rows, block_extent(n, b, L.col_idx[k0]));
+            const auto last_range = allowed_column_range(L, k1 - 1, rows, last_ext);
+            lo = first_range.first;
+            hi = k1 - 1 == k0 ? first_range.second : cols - last_ext + last_range.second;
+            if (lo >= hi) {  // nothing allowed for these rows
+                k0 = k1;
+                continue;
+            }
+        }
+        const int j0 = L.col_idx[k0] * b + lo;
         const float* kp = a.K->head(h).data() + static_cast<int64_t>(j0) * d;
         const float* vp = a.V->head(h).data() + static_cast<int64_t>(j0) * dv;
         if (!contiguous) {
@@ -96,16 +133,16 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
             }
             kp = kg.data(), vp = vg.data();
         }
-        ConstMatView kc(kp, cols, d), vc(vp, cols, dv);
-        MatView s(w.s.head_data(tid), rows, cols);
+        ConstMatView kc(kp, hi - lo, d), vc(vp, hi - lo, dv);
+        MatView s(w.s.head_data(tid), rows, hi - lo);
         s.noalias() = q * kc.transpose();
         if (masked)
-            for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+            for (int k = k0, off = -lo; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
                 fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), -INFINITY);
         online_tile_exp(s, st);
         // Vectorised exp may turn −inf into a tiny positive number; forbidden cells must weigh exactly 0.
         if (masked)
-            for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+            for (int k = k0, off = -lo; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
                 fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), 0.0f);
         online_tile_accumulate(s, vc, acc, st);
         k0 = k1;
