@@ -58,7 +58,10 @@ PEERS = [
     ("performer_pytorch", "performer-pytorch", "FastAttention (FAVOR+, m = int(d ln d))", "performer", [], False),
     ("reformer_pytorch", "reformer-pytorch", "LSHAttention (4 hashes, bucket size 64)", "lsh", [], False),
     ("linformer", "linformer", "LinformerSelfAttention (k = 64, with projections)", "linformer", [], False),
-    ("local_attention", "local-attention", "LocalAttention (window 32, look back/forward 1)", "longformer", [], False),
+    # The peer has no global tokens and lets each query see its 32-block and both neighbours (96 keys); ours
+    # matches that: no global token and a sliding window of 96 (|i − j| ≤ 48: 97 keys per query).
+    ("local_attention", "local-attention", "LocalAttention (window 32, look back/forward 1: 96 keys per query)",
+     "longformer", ["global=none", "window=96"], False),
 ]
 
 
