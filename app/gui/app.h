@@ -219,7 +219,7 @@ struct MetricSweepState {
 /// Everything the GUI owns.
 struct App {
     GuiOptions options;
-    Worker runs{"auto"};
+    Worker runs{"auto", interactive_cpu_threads()};  // one core left to the renderer (see interactive_cpu_threads)
     BenchJob bench;                               // the performance panel's sweep (benchmark engine)
     HeatmapRenderer renderer;
     InputState input;

@@ -46,6 +46,7 @@ void update_layer_grid(App& app) {
     TextInputSpec t;
     t.text = in.text, t.model_dir = in.model_dir, t.truncate = in.truncate;
     g.job = std::async(std::launch::async, [t, cancel = g.cancel]() -> std::shared_ptr<const LayerHeadSpectra> {
+        use_interactive_cpu_threads();  // leave a core to the renderer, like the run worker
         auto r = text_layer_spectra(t, [cancel] { return cancel->load(); });
         if (!r) return nullptr;
         return std::make_shared<const LayerHeadSpectra>(std::move(*r));

@@ -4,13 +4,25 @@
 
 #include <Eigen/QR>
 #include <algorithm>
+#include <mutex>
 #include <string>
 
 #include "../primitives/svd_sketch.h"
 
+// OpenBLAS (Debian's pthread build) behind LAPACKE.
+extern "C" void openblas_set_num_threads(int num_threads);
+
 namespace attnscope {
 
 namespace {
+
+/// LAPACK runs on the calling thread only. OpenBLAS's own pthread pool spins for a while after each call and
+/// then fights our OpenMP threads for the cores: beside the GUI's renderer on 2 cores that made one edit → view
+/// update 2.4 s instead of 0.15 s (measured with `gui --measure-latency`). Our callers parallelise themselves.
+void lapack_single_threaded() {
+    static std::once_flag once;
+    std::call_once(once, [] { openblas_set_num_threads(1); });
+}
 
 /// LAPACK SVD of a row-major copy: jobz 'N' (values) or 'S' (thin vectors); sgesvd when sgesdd fails.
 TruncatedSvd lapack_svd(MatrixRM a, bool want_vectors) {
@@ -21,6 +33,7 @@ TruncatedSvd lapack_svd(MatrixRM a, bool want_vectors) {
     float* u = want_vectors ? out.U.data() : nullptr;
     float* vt = want_vectors ? out.Vt.data() : nullptr;
     const MatrixRM backup = a;
+    lapack_single_threaded();
     // Row-major LAPACKE checks ldu ≥ min(m, n) and ldvt ≥ n even when no vectors are computed.
     lapack_int info = LAPACKE_sgesdd(LAPACK_ROW_MAJOR, want_vectors ? 'S' : 'N', m, n, a.data(), n, s.data(), u,
                                      std::max(1, k), vt, std::max(1, n));

@@ -3,6 +3,8 @@
 #include "worker.h"
 
 #include <lapacke.h>
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -285,9 +287,16 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
 
 // [SECTION] Worker thread
 
-Worker::Worker(const std::string& backend) : m_backend(make_backend(backend)) {
+int interactive_cpu_threads() { return std::max(1, omp_get_num_procs() - 1); }
+
+void use_interactive_cpu_threads() { omp_set_num_threads(interactive_cpu_threads()); }
+
+Worker::Worker(const std::string& backend, int cpu_threads) : m_backend(make_backend(backend)) {
     m_backend_description = m_backend->description();
-    m_thread = std::thread([this] { loop(); });
+    m_thread = std::thread([this, cpu_threads] {
+        if (cpu_threads > 0) omp_set_num_threads(cpu_threads);  // this thread's parallel regions only
+        loop();
+    });
 }
 
 Worker::~Worker() {
