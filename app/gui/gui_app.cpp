@@ -108,7 +108,7 @@ void InputState::reset() {
     spec.layer = 5;  // the top layer: its heads are the most skewed (lesson low-rank)
     std::error_code ec;
     const bool model_installed = std::filesystem::exists(std::filesystem::path(default_model_dir()) / "model.safetensors", ec);
-    spec.mode = text_input_available() && model_installed ? InputMode::Text : InputMode::Synthetic;
+    spec.mode = model_installed ? InputMode::Text : InputMode::Synthetic;
 }
 
 void VariantsState::reset() {

@@ -67,7 +67,6 @@ void draw_debug_panel(App& app) {
         std::string ids;
         for (const auto& v : all_variants()) ids += v->info().id + " ";
         ImGui::TextWrapped("registered variants: %s", ids.c_str());
-        ImGui::Text("text input: %s", text_input_available() ? "available" : "not in this build (text branch)");
         ImGui::SeparatorText("OpenGL");
         ImGui::TextWrapped("%s — %s", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                            reinterpret_cast<const char*>(glGetString(GL_VERSION)));

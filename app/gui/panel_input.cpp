@@ -115,12 +115,6 @@ void token_limit_box(App& app) {
 
 void draw_text(App& app) {
     InputSpec& in = app.input.spec;
-    if (!text_input_available()) {
-        hint_text("Text mode runs a real encoder (all-MiniLM-L6-v2) on your sentence and shows its per-layer, "
-                    "per-head attention with token labels. It arrives with core/data/text_input.h (text branch); "
-                    "until then use Synthetic.");
-        return;
-    }
     const bool model = text_model_present(in);
     if (!model) model_missing_box(app);
     bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5));
@@ -237,7 +231,7 @@ bool text_model_present(const InputSpec& spec) {
 
 InputSpec App::effective_input() const {
     InputSpec spec = input.spec;
-    if (spec.mode == InputMode::Text && (!text_input_available() || !text_model_present(spec)))
+    if (spec.mode == InputMode::Text && !text_model_present(spec))
         spec.mode = InputMode::Synthetic;  // the Input panel says how to install the model
     return spec;
 }
@@ -260,11 +254,11 @@ void draw_input_panel(App& app) {
     ImGui::Separator();
     if (spec.mode == InputMode::Synthetic) {
         draw_synthetic(app);
-        if (text_input_available() && !text_model_present(spec))
+        if (!text_model_present(spec))
             ImGui::TextDisabled("Text mode: the encoder is not installed (choose Text to see how)");
     } else if (spec.mode == InputMode::Text) {
         draw_text(app);
-        if (text_input_available() && !text_model_present(spec)) {  // the fallback scenario stays editable
+        if (!text_model_present(spec)) {  // the fallback scenario stays editable
             ImGui::SeparatorText("synthetic data shown meanwhile");
             draw_synthetic(app);
         }

@@ -2,7 +2,6 @@
 // Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
 #include "worker.h"
 
-#include <lapacke.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -12,32 +11,18 @@
 #include <filesystem>
 #include <new>
 
+#include "../analysis/spectrum.h"
 #include "../backend/cpu_backend.h"
 #include "../backend/registry.h"
-#include "../variants/registry.h"
-
-// The text and spectrum APIs arrive from other branches (CONVENTIONS.md); the worker uses them as soon as
-// their headers exist, so no code has to change when they land.
-#if __has_include("../data/text_input.h")
+#include "../data/tensor_import.h"
 #include "../data/text_input.h"
 #include "../data/text_model.h"
-#define ATTNSCOPE_WORKER_HAS_TEXT 1
-#else
-#define ATTNSCOPE_WORKER_HAS_TEXT 0
-#endif
-#if __has_include("../analysis/spectrum.h")
-#include "../analysis/spectrum.h"
-#define ATTNSCOPE_WORKER_HAS_SPECTRUM 1
-#else
-#define ATTNSCOPE_WORKER_HAS_SPECTRUM 0
-#endif
-#include "../data/tensor_import.h"
+#include "../variants/registry.h"
 
 namespace attnscope {
 
 // [SECTION] Input
 
-bool text_input_available() { return ATTNSCOPE_WORKER_HAS_TEXT != 0; }
 
 namespace {
 
@@ -66,7 +51,6 @@ Heads build_tensor_input(const InputSpec& spec) {
 Heads build_input(const InputSpec& spec, InputInfo* info) {
     if (spec.mode == InputMode::Synthetic) return make_scenario(spec.scenario);
     if (spec.mode == InputMode::Tensors) return build_tensor_input(spec);
-#if ATTNSCOPE_WORKER_HAS_TEXT
     TextInputSpec t;
     t.text = spec.text;
     t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
@@ -86,11 +70,6 @@ Heads build_input(const InputSpec& spec, InputInfo* info) {
     TextInput in = load_text_input(t);
     if (info) info->truncated = in.truncated;
     return std::move(in.heads);
-#else
-    (void)info;
-    throw Error("text input is not part of this build yet (it needs core/data/text_input.h): switch Input to "
-                "Synthetic");
-#endif
 }
 
 // [SECTION] Pooling and spectra
@@ -124,47 +103,16 @@ SpectrumView matrix_spectrum(const Tensor3& M, int h) {
     return matrix_spectrum(M, h, cpu);
 }
 
-SpectrumView matrix_spectrum(const Tensor3& M, int h, [[maybe_unused]] Backend& backend) {
+SpectrumView matrix_spectrum(const Tensor3& M, int h, Backend& backend) {
     SpectrumView s;
     if (h < 0 || h >= M.heads()) {
         s.note = "head " + std::to_string(h) + " does not exist";
         return s;
     }
-#if ATTNSCOPE_WORKER_HAS_SPECTRUM
     const Spectrum sp = compute_spectrum(M, h, backend);
     s.singular_values = sp.singular_values;
     s.cumulative = sp.cumulative;
     s.exact = sp.exact;
-#else
-    // Until core/analysis/spectrum.h lands (randomized SVD for large n), exact values only for modest n.
-    if (std::max(M.rows(), M.cols()) > 2048) {
-        s.note = "n > 2048: the randomized top-k spectrum arrives with core/analysis/spectrum.h (lowrank branch)";
-        return s;
-    }
-    if (!M.all_finite()) {
-        s.note = "the matrix has NaN or Inf entries: no spectrum";
-        return s;
-    }
-    // LAPACK divide and conquer, singular values only (Eigen's BDCSVD crashed on some inputs here).
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A = M.head(h).cast<double>();
-    const int rows = M.rows(), cols = M.cols();
-    std::vector<double> sv(size_t(std::min(rows, cols)));
-    double dummy = 0;
-    // U and Vᵀ are not referenced with jobz = 'N', but LAPACKE still checks their leading dimensions.
-    const lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', rows, cols, A.data(), cols, sv.data(), &dummy,
-                                           std::max(1, rows), &dummy, std::max(1, cols));
-    if (info != 0) {
-        s.note = "LAPACK dgesdd did not converge (info " + std::to_string(info) + ")";
-        return s;
-    }
-    double total = 0, acc = 0;
-    for (double v : sv) total += v * v;
-    for (double v : sv) {
-        acc += v * v;
-        s.singular_values.push_back(v);
-        s.cumulative.push_back(total > 0 ? acc / total : 0.0);
-    }
-#endif
     return s;
 }
 

@@ -48,9 +48,6 @@ struct InputInfo {
     bool too_long = false;  // Text: tokens > max_tokens and truncation is off (the build failed)
 };
 
-/// True when this build can turn text into Q/K/V (core/data/text_input.h exists).
-bool text_input_available();
-
 /// Builds the Heads of an input; throws Error with a sentence the user can act on. `info` (optional)
 /// receives token counts and truncation, also when the text is too long and the build fails.
 Heads build_input(const InputSpec& spec, InputInfo* info = nullptr);
