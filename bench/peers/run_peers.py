@@ -364,6 +364,22 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
                      "--n 512:65536 --k 128:2048 --heads 1 --dim 64 --markdown docs/PERFORMANCE.linformer.md`, then "
                      "rerun this script.")
     lines.append("")
+    lines.append("## CUDA backend: design targets (unverified)")
+    lines.append("")
+    lines.append("No NVIDIA GPU was available where this file was generated: the kernels compile (sm_80, sm_86, "
+                 "sm_89, sm_90, warnings as errors, every kernel checked with cuobjdump) and their host/device "
+                 "math is tested on the CPU, but none of the figures below has been measured. Targets to confirm "
+                 "on a GPU with `scripts/gpu-check.sh` (it runs the whole test suite on CUDA, the benchmark sweep on "
+                 "both backends and, when PyTorch is installed, flash against torch's scaled_dot_product_attention, "
+                 "into one report):")
+    lines.append("")
+    lines.append("| target | status |")
+    lines.append("|---|---|")
+    lines.append("| `flash` within 2× of PyTorch's scaled_dot_product_attention on the same GPU | unverified |")
+    lines.append("| linear-family variants bound by memory bandwidth at large n (roofline point near the "
+                 "bandwidth roof) | unverified |")
+    lines.append("| GUI p95 frame time ≤ 16 ms while computing, on a real GPU driver | unverified |")
+    lines.append("")
     path.write_text("\n".join(lines) + "\n")
 
 
