@@ -1,8 +1,9 @@
-// attnscope — the steps of a FlashAttention-style tile shared by the attention kernels that gather their rows
-// (block-sparse, LSH): stage rows into shared memory, score a (kFlashBr × BC) tile, fold it into each row's
-// online softmax (core/primitives/online_softmax.h, the functions the CPU tiles call), accumulate P·V and write
-// the rows. The lane layout is the flash kernel's (flash_attention.cuh): lane = 8·rg + cg owns rows
-// row0 .. row0 + 3 of its warp's 16 and the score / output columns cg, cg + 8, ...
+// attnscope — the steps of a FlashAttention-style tile shared by every fp32 attention kernel (dense flash,
+// wide flash, block-sparse, LSH): stage rows into shared memory, score a (kFlashBr × BC) tile, fold it into each
+// row's online softmax (core/primitives/online_softmax.h, the functions the CPU tiles call), accumulate P·V and
+// write the rows. Lane layout (lane = 8·rg + cg): the lane owns rows row0 .. row0 + 3 of its warp's 16, score
+// columns cg, cg + 8, ... of the key tile and output columns cg, cg + 8, ...; the 8 lanes with the same rg hold a
+// full row between them, so row max and row sum are 3 xor-shuffles (group_max/group_sum<8>).
 //
 // Head dims: a kernel instantiated for D covers max(d, dv) ≤ D with zero padding; above kMaxFlashHeadDim the
 // sliced instantiation (kSliced = true, D = 128) walks the features in slices of D for the scores (Q and K
@@ -11,10 +12,28 @@
 // once per 128 output columns.
 #pragma once
 #include <cmath>
+#include <cstdint>
 
-#include "flash_attention.cuh"
+#include "common.cuh"
+#include "core/primitives/online_softmax.h"
+#include "device_util.cuh"
 
 namespace attnscope::cuda {
+
+/// Query rows per block (4 warps × 16 rows).
+constexpr int kFlashBr = 64;
+/// Threads per block.
+constexpr int kFlashThreads = 128;
+/// Query rows owned by one warp, and by one lane.
+constexpr int kFlashWarpRows = 16, kFlashLaneRows = 4;
+/// Lanes sharing one row (score and output columns are dealt out round-robin among them).
+constexpr int kFlashRowLanes = 8;
+
+/// Shared-memory floats of the tiles of one block for head-dim bucket D and key tile BC: sQ (kBr, D), sK and
+/// sV (BC, D), rows padded to D + 1, and the probability slabs sP (kBr, BC + 1).
+constexpr int flash_smem_floats(int D, int BC) {
+    return kFlashBr * (D + 1) + BC * (D + 1) + BC * (D + 1) + kFlashBr * (BC + 1);
+}
 
 /// Where this thread sits in the tile (see the header comment).
 struct TileLane {
@@ -25,6 +44,22 @@ __device__ __forceinline__ TileLane tile_lane() {
     const int tid = threadIdx.x, warp = tid / kWarpSize, lane = tid % kWarpSize;
     const int rg = lane / kFlashRowLanes, cg = lane % kFlashRowLanes;
     return {tid, rg, cg, warp * kFlashWarpRows + rg * kFlashLaneRows};
+}
+
+/// The flash tiles at the start of a block's dynamic shared memory (flash_smem_floats(D, BC) floats): sQ
+/// (kBr, D) the pre-scaled queries, sK and sV (BC, D) the key and value tile, all with row stride D + 1, and sP
+/// (kBr, BC + 1) the probabilities, each warp its own 16 rows. A kernel's own maps start at `end`.
+struct TileSmem {
+    float *sQ, *sK, *sV, *sP;
+    int* end;
+};
+
+template <int D, int BC>
+__device__ __forceinline__ TileSmem tile_smem(float* smem) {
+    float* sK = smem + kFlashBr * (D + 1);
+    float* sV = sK + BC * (D + 1);
+    float* sP = sV + BC * (D + 1);
+    return {smem, sK, sV, sP, reinterpret_cast<int*>(sP + kFlashBr * (BC + 1))};
 }
 
 /// Running state of one lane's rows: the online softmax and the accumulator of D output columns.
@@ -69,6 +104,29 @@ __device__ __forceinline__ void tile_scores(const float* sQ, const float* sK, co
         for (int i = 0; i < kFlashLaneRows; ++i)
 #pragma unroll
             for (int j = 0; j < kCols; ++j) s[i][j] = fmaf(q[i], kk[j], s[i][j]);
+    }
+}
+
+/// Scores of one key tile: s = (s·Q)·Kᵀ for the lane's rows over all d features, K rows gathered through
+/// key_of(c) (−1 = padding). Unsliced, sQ already holds the pre-scaled query tile and K is staged once; sliced,
+/// Q (through query_of) and K are re-staged per feature slice of D. All threads of the block call it after a
+/// __syncthreads that ends every read of sK (and of sQ when sliced); it ends with the scores in s, and its last
+/// __syncthreads also publishes whatever the block wrote to shared memory before the call.
+template <int D, int BC, bool kSliced, class QueryOf, class KeyOf>
+__device__ __forceinline__ void tile_score_slices(float* sQ, float* sK, const float* Qh, const float* Kh, int d,
+                                                  float scale, QueryOf query_of, KeyOf key_of, const TileLane& ln,
+                                                  float (&s)[kFlashLaneRows][BC / kFlashRowLanes]) {
+#pragma unroll
+    for (int i = 0; i < kFlashLaneRows; ++i)
+#pragma unroll
+        for (int j = 0; j < BC / kFlashRowLanes; ++j) s[i][j] = 0.0f;
+    const int d_end = kSliced ? d : 1;  // feature slices: one (the whole head dim) unless sliced
+    for (int f0 = 0; f0 < d_end; f0 += D) {
+        if (f0 > 0) __syncthreads();  // every warp is done reading the previous feature slice
+        if (kSliced) stage_tile<D, kFlashBr>(sQ, Qh, d, f0, d, scale, query_of);
+        stage_tile<D, BC>(sK, Kh, d, f0, d, 1.0f, key_of);
+        __syncthreads();
+        tile_scores<D, BC>(sQ, sK, ln, s);
     }
 }
 
@@ -117,6 +175,17 @@ __device__ __forceinline__ void tile_accumulate(const float* sPw, const float* s
 #pragma unroll
             for (int o = 0; o < kOut; ++o) t.acc[i][o] = fmaf(prob[i], v[o], t.acc[i][o]);
     }
+}
+
+/// One masked score tile into the rows: tile_online_softmax into the lane's rows of sP, then (once the warp's
+/// slab is complete) tile_accumulate of P·V. Every lane calls it.
+template <int D, int BC>
+__device__ __forceinline__ void tile_fold(float (&s)[kFlashLaneRows][BC / kFlashRowLanes], TileRows<D>& t,
+                                          const TileSmem& sm, const TileLane& ln) {
+    float* sPw = sm.sP + ln.row0 * (BC + 1);
+    tile_online_softmax<D, BC>(s, t, sPw, ln.cg);
+    __syncwarp();  // the warp's probability slab is complete before any lane reads a whole row of it
+    tile_accumulate<D, BC>(sPw, sm.sV, t, ln.cg);
 }
 
 /// Writes the lane's rows: O[out_row(i)·dv + c0 + col] = acc / l for output columns c0 + col < dv, and

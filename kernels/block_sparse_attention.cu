@@ -11,15 +11,8 @@ namespace {
 template <int D, int BC, bool kSliced>
 void launch_block_sparse_bucket(cudaStream_t stream, const BlockSparseParams& p, int H) {
     constexpr int smem_bytes = block_sparse_smem_floats(D, BC) * int(sizeof(float));
-    int device = 0, optin = 0;
-    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (smem_bytes > optin)
-        throw Error("the block-sparse kernel for head dim " + std::to_string(D) + " needs " +
-                    std::to_string(smem_bytes) + " bytes of shared memory per block but this GPU allows " +
-                    std::to_string(optin) + ": use --backend cpu");
-    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(block_sparse_attention_kernel<D, BC, kSliced>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allow_dynamic_smem(block_sparse_attention_kernel<D, BC, kSliced>, smem_bytes,
+                       "the block-sparse kernel for head dim " + std::to_string(D), "use --backend cpu");
     const dim3 grid(unsigned(p.layout.block_rows), unsigned(H), unsigned(attention_output_slices(kSliced, p.dv)));
     block_sparse_attention_kernel<D, BC, kSliced><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("block_sparse_attention_kernel");

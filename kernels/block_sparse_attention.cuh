@@ -42,13 +42,11 @@ template <int D, int BC, bool kSliced>
 __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(BlockSparseParams p) {
     static_assert(D % kFlashRowLanes == 0 && BC % kFlashRowLanes == 0, "tiles must split over 8 lanes");
     static_assert(BC <= kFlashThreads, "one thread writes each column of the key map");
-    constexpr int kStride = D + 1, kPStride = BC + 1, kCols = BC / kFlashRowLanes;
+    constexpr int kCols = BC / kFlashRowLanes;
     extern __shared__ float smem[];
-    float* sQ = smem;                     // (kBr, D)  pre-scaled queries of the sub-tile (a feature slice when sliced)
-    float* sK = sQ + kFlashBr * kStride;  // (BC, D)   gathered keys of the tile
-    float* sV = sK + BC * kStride;        // (BC, D)   gathered values (columns past dv are 0)
-    float* sP = sV + BC * kStride;        // (kBr, BC) probabilities, each warp its own 16 rows
-    int* sKey = reinterpret_cast<int*>(sP + kFlashBr * kPStride);  // (BC) key position, −1 past the tile
+    // sQ: the sub-tile's queries (a feature slice when sliced); sK, sV: the gathered keys and values of the tile.
+    const TileSmem sm = tile_smem<D, BC>(smem);
+    int* sKey = sm.end;                                            // (BC) key position, −1 past the tile
     int* sBlk = sKey + BC;                                         // (BC) stored-block index of the column
     int* sCol = sBlk + BC;                                         // (BC) column inside that block
 
@@ -59,8 +57,6 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
     const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
     const TileLane ln = tile_lane();
     const int tid = ln.tid;
-    // Feature slices of the scores: one (the whole head dim) unless sliced.
-    const int d_end = kSliced ? p.d : 1;
 
     const float* Qh = p.Q + int64_t(h) * n * p.d;
     const float* Kh = p.K + int64_t(h) * n * p.d;
@@ -72,7 +68,7 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
         const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
         if (!kSliced) {
             __syncthreads();  // the previous sub-tile is done with sQ
-            stage_tile<D, kFlashBr>(sQ, Qh, p.d, 0, p.d, p.scale, query_of);
+            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
         }
         TileRows<D> t;
         t.init();
@@ -96,20 +92,11 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
             }
             if (tid >= filled && tid < BC) sKey[tid] = -1, sBlk[tid] = 0, sCol[tid] = 0;
             __syncthreads();
-            stage_tile<D, BC>(sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
+            stage_tile<D, BC>(sm.sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
 
             float s[kFlashLaneRows][kCols];
-#pragma unroll
-            for (int i = 0; i < kFlashLaneRows; ++i)
-#pragma unroll
-                for (int j = 0; j < kCols; ++j) s[i][j] = 0.0f;
-            for (int f0 = 0; f0 < d_end; f0 += D) {
-                if (f0 > 0) __syncthreads();  // every warp is done reading the previous feature slice
-                if (kSliced) stage_tile<D, kFlashBr>(sQ, Qh, p.d, f0, p.d, p.scale, query_of);
-                stage_tile<D, BC>(sK, Kh, p.d, f0, p.d, 1.0f, key_of);
-                __syncthreads();
-                tile_scores<D, BC>(sQ, sK, ln, s);
-            }
+            // Its last __syncthreads also publishes the tile's key maps.
+            tile_score_slices<D, BC, kSliced>(sm.sQ, sm.sK, Qh, Kh, p.d, p.scale, query_of, key_of, ln, s);
 
             // Rows past the block and columns past the tile are padding; the rest obey the mask bits.
 #pragma unroll
@@ -122,10 +109,7 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
                     if (!allowed) s[i][j] = kMaskedScore;
                 }
             }
-            float* sPw = sP + ln.row0 * kPStride;
-            tile_online_softmax<D, BC>(s, t, sPw, ln.cg);
-            __syncwarp();  // the warp's probability slab is complete before any lane reads a whole row of it
-            tile_accumulate<D, BC>(sPw, sV, t, ln.cg);
+            tile_fold<D, BC>(s, t, sm, ln);
         }
 
         tile_write<D>(t, p.O, p.lse, p.dv, c0, ln.cg, [&](int i) -> int64_t {

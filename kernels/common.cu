@@ -159,6 +159,18 @@ void download(const Context& ctx, const float* device, float* host, size_t count
     ctx.synchronize("copying a result back to the host");
 }
 
+// [SECTION] Launch math
+
+void allow_dynamic_smem(const void* kernel, int smem_bytes, const std::string& what, const char* remedy) {
+    int device = 0, optin = 0;
+    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
+    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (smem_bytes > optin)
+        throw Error(what + " needs " + std::to_string(smem_bytes) + " bytes of shared memory per block but this GPU allows " +
+                    std::to_string(optin) + ": " + remedy);
+    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+}
+
 // [SECTION] Device probe
 
 std::string probe_device() {

@@ -8,7 +8,7 @@
 //   [SECTION] Memory        device_memory_counters, DeviceBuffer<T>, require_device_memory
 //   [SECTION] Context       cuda::Context (stream, cuBLAS handle)
 //   [SECTION] Copies        upload, download
-//   [SECTION] Launch math   ceil_div
+//   [SECTION] Launch math   ceil_div, allow_dynamic_smem
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -132,5 +132,15 @@ void download(const Context& ctx, const float* device, float* host, size_t count
 
 /// ⌈a / b⌉ for positive b.
 __host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Lets `kernel` launch with smem_bytes of dynamic shared memory (above 48 KiB a kernel must opt in; sm_80+
+/// allow 99–227 KiB); throws Error "<what> needs N bytes of shared memory per block but this GPU allows M:
+/// <remedy>" when the device allows less.
+void allow_dynamic_smem(const void* kernel, int smem_bytes, const std::string& what, const char* remedy);
+/// The same for a kernel taking one parameter struct (every tiled attention kernel).
+template <class Params>
+void allow_dynamic_smem(void (*kernel)(Params), int smem_bytes, const std::string& what, const char* remedy) {
+    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), smem_bytes, what, remedy);
+}
 
 }  // namespace attnscope::cuda

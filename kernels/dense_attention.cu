@@ -17,16 +17,8 @@ namespace {
 template <int D, int BC>
 void launch_flash_bucket(cudaStream_t stream, const FlashParams& p, int H) {
     constexpr int smem_bytes = flash_smem_floats(D, BC) * int(sizeof(float));
-    int device = 0, optin = 0;
-    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (smem_bytes > optin)
-        throw Error("the flash kernel for head dim " + std::to_string(D) + " needs " + std::to_string(smem_bytes) +
-                    " bytes of shared memory per block but this GPU allows " + std::to_string(optin) +
-                    ": use --backend cpu");
-    // Above 48 KiB a kernel must opt in to more dynamic shared memory (sm_80+ allow up to 99–227 KiB).
-    ATTNSCOPE_CUDA_CHECK(
-        cudaFuncSetAttribute(flash_attention_kernel<D, BC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allow_dynamic_smem(flash_attention_kernel<D, BC>, smem_bytes, "the flash kernel for head dim " + std::to_string(D),
+                       "use --backend cpu");
     const dim3 grid(unsigned(ceil_div(p.n, kFlashBr)), unsigned(H));
     flash_attention_kernel<D, BC><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("flash_attention_kernel");
@@ -53,14 +45,19 @@ void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H) {
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V, float* O,
                      float* lse) {
     if (s.H == 0 || s.n == 0) return;
+    run_flash_from_host(ctx, s, Q, K, V, O, lse, "flash attention (" + shape_text(s) + ")", launch_flash_attention);
+}
+
+void run_flash_from_host(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
+                         float* O, float* lse, const std::string& what, FlashLaunch launch) {
     const size_t q = size_t(s.H) * s.n * s.d, k = size_t(s.H) * s.m * s.d, v = size_t(s.H) * s.m * s.dv;
     const size_t o = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
-    require_device_memory((q + k + v + o + l) * sizeof(float), "flash attention (" + shape_text(s) + ")");
+    require_device_memory((q + k + v + o + l) * sizeof(float), what);
     DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, k, "K"), dV = upload(ctx, V, v, "V");
     DeviceBuffer<float> dO(o, "O"), dL(l, "lse");
     const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, s.n, s.m, s.d, s.dv,
                         s.scale, s.causal};
-    launch_flash_attention(ctx.stream(), p, s.H);
+    launch(ctx.stream(), p, s.H);
     download(ctx, dO.get(), O, o);
     if (lse) download(ctx, dL.get(), lse, l);
 }

@@ -11,15 +11,9 @@ namespace {
 template <int D, int BC>
 void launch_tf32_bucket(cudaStream_t stream, const FlashParams& p, int H) {
     constexpr int smem_bytes = flash_tf32_smem_floats(D, BC) * int(sizeof(float));
-    int device = 0, optin = 0;
-    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (smem_bytes > optin)
-        throw Error("the tensor-core flash kernel for head dim " + std::to_string(D) + " needs " +
-                    std::to_string(smem_bytes) + " bytes of shared memory per block but this GPU allows " +
-                    std::to_string(optin) + ": use precision=fp32 or --backend cpu");
-    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(flash_attention_tf32_kernel<D, BC>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allow_dynamic_smem(flash_attention_tf32_kernel<D, BC>, smem_bytes,
+                       "the tensor-core flash kernel for head dim " + std::to_string(D),
+                       "use precision=fp32 or --backend cpu");
     const dim3 grid(unsigned(ceil_div(p.n, kFlashBr)), unsigned(H));
     flash_attention_tf32_kernel<D, BC><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("flash_attention_tf32_kernel");
@@ -40,18 +34,10 @@ void flash_attention_tf32(Context& ctx, const AttentionShape& s, const float* Q,
                           float* O, float* lse) {
     if (s.H == 0 || s.n == 0) return;
     if (s.d > kMaxFlashHeadDim || s.dv > kMaxFlashHeadDim) return flash_attention(ctx, s, Q, K, V, O, lse);
-    const size_t q = size_t(s.H) * s.n * s.d, k = size_t(s.H) * s.m * s.d, v = size_t(s.H) * s.m * s.dv;
-    const size_t o = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
-    require_device_memory((q + k + v + o + l) * sizeof(float),
-                          "tensor-core flash attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) +
-                              ", m = " + std::to_string(s.m) + ", d = " + std::to_string(s.d) + ")");
-    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, k, "K"), dV = upload(ctx, V, v, "V");
-    DeviceBuffer<float> dO(o, "O"), dL(l, "lse");
-    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, s.n, s.m, s.d, s.dv,
-                        s.scale, s.causal};
-    launch_flash_attention_tf32(ctx.stream(), p, s.H);
-    download(ctx, dO.get(), O, o);
-    if (lse) download(ctx, dL.get(), lse, l);
+    run_flash_from_host(ctx, s, Q, K, V, O, lse,
+                        "tensor-core flash attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) +
+                            ", m = " + std::to_string(s.m) + ", d = " + std::to_string(s.d) + ")",
+                        launch_flash_attention_tf32);
 }
 
 }  // namespace attnscope::cuda

@@ -15,15 +15,7 @@ void launch_flash_attention_wide(cudaStream_t stream, const FlashParams& p, int 
                     std::to_string(65535 * D) + " (got H = " + std::to_string(H) + ", dv = " + std::to_string(p.dv) +
                     "): use --backend cpu");
     constexpr int smem_bytes = flash_smem_floats(D, BC) * int(sizeof(float));
-    int device = 0, optin = 0;
-    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (smem_bytes > optin)
-        throw Error("the wide flash kernel needs " + std::to_string(smem_bytes) +
-                    " bytes of shared memory per block but this GPU allows " + std::to_string(optin) +
-                    ": use --backend cpu");
-    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(flash_attention_wide_kernel<D, BC>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allow_dynamic_smem(flash_attention_wide_kernel<D, BC>, smem_bytes, "the wide flash kernel", "use --backend cpu");
     const dim3 grid(unsigned(ceil_div(p.n, kFlashBr)), unsigned(H), unsigned(slices));
     flash_attention_wide_kernel<D, BC><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("flash_attention_wide_kernel");

@@ -12,15 +12,10 @@ namespace {
 template <int D, int BC, bool kSliced>
 void launch_lsh_bucket(cudaStream_t stream, const LshAttentionParams& p) {
     const int smem_bytes = lsh_attention_smem_floats(D, BC, p.rounds) * int(sizeof(float));
-    int device = 0, optin = 0;
-    ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (smem_bytes > optin)
-        throw Error("the LSH attention kernel for head dim " + std::to_string(D) + " and " + std::to_string(p.rounds) +
-                    " rounds needs " + std::to_string(smem_bytes) + " bytes of shared memory per block but this GPU allows " +
-                    std::to_string(optin) + ": use --backend cpu");
-    ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(lsh_attention_kernel<D, BC, kSliced>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allow_dynamic_smem(lsh_attention_kernel<D, BC, kSliced>, smem_bytes,
+                       "the LSH attention kernel for head dim " + std::to_string(D) + " and " +
+                           std::to_string(p.rounds) + " rounds",
+                       "use --backend cpu");
     const int slices = attention_output_slices(kSliced, p.dv);
     const dim3 grid(unsigned(lsh_num_chunks(p.n, p.chunk_len)), unsigned(p.H), unsigned(p.rounds * slices));
     lsh_attention_kernel<D, BC, kSliced><<<grid, kFlashThreads, size_t(smem_bytes), stream>>>(p);

@@ -61,13 +61,11 @@ template <int D, int BC, bool kSliced>
 __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttentionParams p) {
     static_assert(D % kFlashRowLanes == 0 && BC % kFlashRowLanes == 0, "tiles must split over 8 lanes");
     static_assert(BC <= kFlashThreads && kFlashBr <= kFlashThreads, "one thread writes each map entry");
-    constexpr int kStride = D + 1, kPStride = BC + 1, kCols = BC / kFlashRowLanes;
+    constexpr int kCols = BC / kFlashRowLanes;
     extern __shared__ float smem[];
-    float* sQ = smem;                     // (kBr, D)  pre-scaled queries of the sub-tile (a feature slice when sliced)
-    float* sK = sQ + kFlashBr * kStride;  // (BC, D)   gathered keys of the tile
-    float* sV = sK + BC * kStride;        // (BC, D)   gathered values (columns past dv are 0)
-    float* sP = sV + BC * kStride;        // (kBr, BC) probabilities, each warp its own 16 rows
-    int* sKey = reinterpret_cast<int*>(sP + kFlashBr * kPStride);  // (BC) key position, −1 past the tile
+    // sQ: the sub-tile's queries (a feature slice when sliced); sK, sV: the gathered keys and values of the tile.
+    const TileSmem sm = tile_smem<D, BC>(smem);
+    int* sKey = sm.end;                                            // (BC) key position, −1 past the tile
     int* sQpos = sKey + BC;                                        // (kBr) query position, −1 past the chunk
     int* sQchunk = sQpos + kFlashBr;                               // (R, kBr) chunk of the query in round r2
     int* sKchunk = sQchunk + p.rounds * kFlashBr;                  // (R, BC) chunk of the key in round r2
@@ -83,7 +81,6 @@ __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttenti
     const int q_begin = t * c, q_rows = min(c, n - q_begin);
     const TileLane ln = tile_lane();
     const int tid = ln.tid;
-    const int d_end = kSliced ? p.d : 1;  // feature slices of the scores: one unless sliced
 
     const float* Qh = p.Q + int64_t(h) * n * p.d;
     const float* Kh = p.K + int64_t(h) * n * p.d;
@@ -102,7 +99,7 @@ __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttenti
                     sQchunk[r2 * kFlashBr + tid] = pos >= 0 ? p.chunk_q[(int64_t(r2) * p.H + h) * n + pos] : 0;
         }
         __syncthreads();
-        if (!kSliced) stage_tile<D, kFlashBr>(sQ, Qh, p.d, 0, p.d, p.scale, query_of);
+        if (!kSliced) stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
         TileRows<D> tr;
         tr.init();
 
@@ -126,20 +123,11 @@ __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttenti
                     const int r2 = e / BC, key = sKey[e % BC];
                     sKchunk[e] = key >= 0 ? p.chunk_k[(int64_t(r2) * p.H + h) * n + key] : 0;
                 }
-            stage_tile<D, BC>(sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
+            stage_tile<D, BC>(sm.sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
 
             float s[kFlashLaneRows][kCols];
-#pragma unroll
-            for (int i = 0; i < kFlashLaneRows; ++i)
-#pragma unroll
-                for (int j = 0; j < kCols; ++j) s[i][j] = 0.0f;
-            for (int f0 = 0; f0 < d_end; f0 += D) {
-                if (f0 > 0) __syncthreads();  // every warp is done reading the previous feature slice
-                if (kSliced) stage_tile<D, kFlashBr>(sQ, Qh, p.d, f0, p.d, p.scale, query_of);
-                stage_tile<D, BC>(sK, Kh, p.d, f0, p.d, 1.0f, key_of);
-                __syncthreads();  // also publishes sKchunk
-                tile_scores<D, BC>(sQ, sK, ln, s);
-            }
+            // Its last __syncthreads also publishes the tile's key maps (and sKchunk).
+            tile_score_slices<D, BC, kSliced>(sm.sQ, sm.sK, Qh, Kh, p.d, p.scale, query_of, key_of, ln, s);
 
             // Per-cell rules of lsh.h: padding and (causal) future keys are not allowed; the self pair scores
             // kLshSelfScore under the self-mask; pairs met in several rounds lose log(count).
@@ -164,10 +152,7 @@ __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttenti
                     s[i][j] = lsh_cell_score(s[i][j], p.self_mask && key == qpos, discount);
                 }
             }
-            float* sPw = sP + ln.row0 * kPStride;
-            tile_online_softmax<D, BC>(s, tr, sPw, ln.cg);
-            __syncwarp();  // the warp's probability slab is complete before any lane reads a whole row of it
-            tile_accumulate<D, BC>(sPw, sV, tr, ln.cg);
+            tile_fold<D, BC>(s, tr, sm, ln);
         }
 
         // Rows go back to their positions: row h·n + position of round r.

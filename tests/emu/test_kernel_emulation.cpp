@@ -94,6 +94,16 @@ void reset_shared_arena() {
     cuda_emu::shared_arena = {cuda::smem, sizeof(cuda::smem) / sizeof(float), 0, 0};
 }
 
+/// The checks every attention kernel's outputs pass: every O cell written and finite, nothing written past
+/// the output buffers (named `o_name`, `lse_name` in the messages) or past the launch's shared memory.
+void expect_written_in_bounds(const Tensor3& O, const Fenced& dO, const Fenced& dL, const char* o_name = "O",
+                              const char* lse_name = "lse") {
+    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
+    EXPECT_TRUE(dO.fences_intact()) << o_name << " written out of bounds";
+    EXPECT_TRUE(dL.fences_intact()) << lse_name << " written out of bounds";
+    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+}
+
 // [SECTION] Flash kernel
 
 struct FlashCase {
@@ -107,6 +117,35 @@ void PrintTo(const FlashCase& c, std::ostream* os) {
         << (c.causal ? " causal" : " bidirectional") << " q_scale=" << c.q_scale;
 }
 
+/// One dense case set up for a flash-family kernel: random Q, K, V, the CPU backend's O and lse, fenced
+/// device-like copies and the FlashParams pointing at them (shared memory reset for the launch).
+struct DenseCaseRun {
+    explicit DenseCaseRun(const FlashCase& c)
+        : c(c), Q(random_tensor(c.H, c.n, c.d, 1, c.q_scale)), K(random_tensor(c.H, c.m, c.d, 2)),
+          V(random_tensor(c.H, c.m, c.dv, 3)), O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1), dQ(Q), dK(K), dV(V),
+          dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size())) {
+        const float scale = 1.0f / std::sqrt(float(c.d));
+        DenseAttentionArgs a;
+        a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
+        cpu_dense_attention(a);
+        p = FlashParams{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
+        reset_shared_arena();
+    }
+    /// The kernel's O (H, n, dv) and lse (H, n, 1) after the launch.
+    Tensor3 O() const { return dO.to_tensor(c.H, c.n, c.dv); }
+    Tensor3 lse() const { return dL.to_tensor(c.H, c.n, 1); }
+    /// The in-bounds checks plus finite lse (dense rows always have an allowed key).
+    void expect_written_in_bounds() const {
+        attnscope::test::expect_written_in_bounds(O(), dO, dL);
+        EXPECT_TRUE(lse().all_finite());
+    }
+
+    FlashCase c;
+    Tensor3 Q, K, V, O_ref, lse_ref;
+    Fenced dQ, dK, dV, dO, dL;
+    FlashParams p{};
+};
+
 class FlashKernelEmulated : public testing::TestWithParam<FlashCase> {};
 
 TEST_P(FlashKernelEmulated, MatchesCpuBackendWithinBounds) {
@@ -114,18 +153,8 @@ TEST_P(FlashKernelEmulated, MatchesCpuBackendWithinBounds) {
     const double tolerance = 2e-5;
     std::cout << "[case] emulated flash_attention_kernel H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d
               << " dv=" << c.dv << " causal=" << c.causal << " q_scale=" << c.q_scale << " tol=" << tolerance << "\n";
-    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
-                  V = random_tensor(c.H, c.m, c.dv, 3);
-    const float scale = 1.0f / std::sqrt(float(c.d));
-
-    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
-    DenseAttentionArgs a;
-    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
-    cpu_dense_attention(a);
-
-    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
-    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
-    reset_shared_arena();
+    DenseCaseRun run(c);
+    const FlashParams& p = run.p;
     const bool served = cuda::with_flash_bucket(std::max(c.d, c.dv), [&]<int D, int BC>() {
         std::cout << "  instantiation D=" << D << " BC=" << BC << "\n";
         const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H));
@@ -135,14 +164,10 @@ TEST_P(FlashKernelEmulated, MatchesCpuBackendWithinBounds) {
     });
     ASSERT_TRUE(served);
 
-    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
-    EXPECT_TRUE(lse.all_finite());
-    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
-    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
-    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
-    EXPECT_LE(rel_err(O, O_ref), tolerance);
-    EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+    const Tensor3 O = run.O(), lse = run.lse();
+    run.expect_written_in_bounds();
+    EXPECT_LE(rel_err(O, run.O_ref), tolerance);
+    EXPECT_LE(rel_err(lse, run.lse_ref), tolerance);
 }
 
 std::vector<FlashCase> flash_cases() {
@@ -181,29 +206,16 @@ TEST_P(FlashWideKernelEmulated, MatchesCpuBackendWithinBounds) {
     const unsigned slices = unsigned(cuda::attention_output_slices(true, c.dv));
     std::cout << "[case] emulated flash_attention_wide_kernel H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d
               << " dv=" << c.dv << " causal=" << c.causal << " output slices=" << slices << " tol=" << tolerance << "\n";
-    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
-                  V = random_tensor(c.H, c.m, c.dv, 3);
-    const float scale = 1.0f / std::sqrt(float(c.d));
-    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
-    DenseAttentionArgs a;
-    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
-    cpu_dense_attention(a);
-
-    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
-    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
-    reset_shared_arena();
+    DenseCaseRun run(c);
+    const FlashParams& p = run.p;
     const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H), slices);
     cuda_emu::launch(grid, dim3(cuda::kFlashThreads), std::size_t(cuda::flash_smem_floats(D, BC)) * sizeof(float),
                      [&] { cuda::flash_attention_wide_kernel<D, BC>(p); });
 
-    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
-    EXPECT_TRUE(lse.all_finite());
-    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
-    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
-    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
-    EXPECT_LE(rel_err(O, O_ref), tolerance);
-    EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+    const Tensor3 O = run.O(), lse = run.lse();
+    run.expect_written_in_bounds();
+    EXPECT_LE(rel_err(O, run.O_ref), tolerance);
+    EXPECT_LE(rel_err(lse, run.lse_ref), tolerance);
 }
 
 std::vector<FlashCase> flash_wide_cases() {
@@ -257,17 +269,8 @@ TEST_P(FlashTf32KernelEmulated, WithinTf32ToleranceOfCpuBackend) {
     const double tolerance = 2e-3, fp32_level = 1e-6;
     std::cout << "[case] emulated flash_attention_tf32_kernel (WMMA emulated) H=" << c.H << " n=" << c.n << " m=" << c.m
               << " d=" << c.d << " dv=" << c.dv << " causal=" << c.causal << " tol=" << tolerance << "\n";
-    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1, c.q_scale), K = random_tensor(c.H, c.m, c.d, 2),
-                  V = random_tensor(c.H, c.m, c.dv, 3);
-    const float scale = 1.0f / std::sqrt(float(c.d));
-    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
-    DenseAttentionArgs a;
-    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
-    cpu_dense_attention(a);
-
-    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
-    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
-    reset_shared_arena();
+    DenseCaseRun run(c);
+    const FlashParams& p = run.p;
     const bool served = cuda::with_flash_bucket(std::max(c.d, c.dv), [&]<int D, int BC>() {
         std::cout << "  instantiation D=" << D << " BC=" << BC << "\n";
         const dim3 grid(unsigned(cuda::ceil_div(c.n, cuda::kFlashBr)), unsigned(c.H));
@@ -277,13 +280,9 @@ TEST_P(FlashTf32KernelEmulated, WithinTf32ToleranceOfCpuBackend) {
     });
     ASSERT_TRUE(served);
 
-    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
-    EXPECT_TRUE(lse.all_finite());
-    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
-    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
-    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
-    const double err_o = rel_err(O, O_ref), err_l = rel_err(lse, lse_ref);
+    const Tensor3 O = run.O(), lse = run.lse();
+    run.expect_written_in_bounds();
+    const double err_o = rel_err(O, run.O_ref), err_l = rel_err(lse, run.lse_ref);
     std::cout << "  relative error vs fp32: O " << err_o << ", lse " << err_l << "\n";
     EXPECT_LE(err_o, tolerance);
     EXPECT_LE(err_l, tolerance);
@@ -395,10 +394,7 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
     });
 
     const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
-    EXPECT_TRUE(dO.fences_intact()) << "O written out of bounds";
-    EXPECT_TRUE(dL.fences_intact()) << "lse written out of bounds";
-    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    expect_written_in_bounds(O, dO, dL);
     EXPECT_LE(rel_err(O, O_ref), tolerance);
     // Rows with no allowed cell have lse = −inf on both backends; the others must agree.
     Tensor3 lse_f = lse, lse_ref_f = lse_ref;
@@ -600,10 +596,7 @@ TEST_P(LshAttentionEmulated, MatchesCpuBackend) {
     });
 
     const Tensor3 O = dO.to_tensor(c.R, c.H * c.n, c.dv), L = dL.to_tensor(c.R, c.H * c.n, 1);
-    EXPECT_TRUE(O.all_finite()) << "an output cell was left unwritten or became NaN/Inf";
-    EXPECT_TRUE(dO.fences_intact()) << "O_rounds written out of bounds";
-    EXPECT_TRUE(dL.fences_intact()) << "lse_rounds written out of bounds";
-    EXPECT_EQ(cuda_emu::shared_arena.overruns, 0u) << "shared memory written past the launch's dynamic size";
+    expect_written_in_bounds(O, dO, dL, "O_rounds", "lse_rounds");
     EXPECT_LE(rel_err(O, O_ref), tolerance);
     expect_lse_close(L, L_ref, tolerance, "lse_rounds");
 }
