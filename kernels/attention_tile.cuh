@@ -40,6 +40,7 @@ struct TileLane {
     int tid, rg, cg, row0;  // thread id, row group, column group, first local row owned
 };
 
+/// This thread's place in the lane layout.
 __device__ __forceinline__ TileLane tile_lane() {
     const int tid = threadIdx.x, warp = tid / kWarpSize, lane = tid % kWarpSize;
     const int rg = lane / kFlashRowLanes, cg = lane % kFlashRowLanes;
@@ -54,6 +55,7 @@ struct TileSmem {
     int* end;
 };
 
+/// Carves the flash tiles of bucket (D, BC) out of the block's dynamic shared memory `smem`.
 template <int D, int BC>
 __device__ __forceinline__ TileSmem tile_smem(float* smem) {
     float* sK = smem + kFlashBr * (D + 1);
