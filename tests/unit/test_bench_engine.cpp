@@ -371,7 +371,7 @@ TEST(BenchJob, CancelStopsAndABadConfigFails) {
     EXPECT_NE(job.error().find("no variant"), std::string::npos) << job.error();
 }
 
-// [SECTION] Linformer Table 3 (logic only: the variant lands with the linformer branch)
+// [SECTION] Linformer Table 3 (the table logic on hand-made points)
 
 TEST(LinformerTable, RatiosComeFromTheMatchingPoints) {
     LinformerTable t;
