@@ -44,7 +44,7 @@ struct Scratch {
 
 /// Sets the cells of stored block `k` that its bitmask forbids to `value`; block column c is column off + c of s
 /// (off may be negative when the chunk starts inside this block: columns outside s are left alone).
-/// Walks the zero bits word by word, so mostly-allowed blocks cost little.
+/// Walks the runs of zero bits word by word, so mostly-allowed blocks and band edges cost little.
 void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
     if (L.mask_idx[k] < 0) return;
     const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
@@ -54,9 +54,14 @@ void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, 
             const int valid = cols - w * 64;
             if (valid <= 0) break;
             const uint64_t in_range = valid >= 64 ? ~0ull : (1ull << valid) - 1;
-            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden; forbidden &= forbidden - 1) {
-                const int col = off + w * 64 + std::countr_zero(forbidden);
-                if (col >= 0 && col < s.cols()) row[col] = value;
+            // Run by run: band edges forbid one contiguous run per row, which one fill writes.
+            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden;) {
+                const int start = std::countr_zero(forbidden);
+                const uint64_t from_start = forbidden >> start;
+                const int len = ~from_start == 0 ? 64 - start : std::countr_zero(~from_start);
+                forbidden = start + len >= 64 ? 0 : forbidden & ~(((uint64_t(1) << len) - 1) << start);
+                const int c0 = std::max(0, off + w * 64 + start), c1 = std::min<int>(s.cols(), off + w * 64 + start + len);
+                if (c0 < c1) std::fill(row + c0, row + c1, value);
             }
         }
     }
