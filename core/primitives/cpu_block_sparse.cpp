@@ -1,7 +1,7 @@
 // attnscope — block-sparse attention on the CPU.
 // One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
-// up to kChunkCols columns. A chunk of consecutive key blocks is read in place (K, V rows are contiguous) and
-// trimmed to the columns between its first and last allowed cell (a band's outer blocks are half forbidden);
+// up to kBlockSparseChunkCols columns. Consecutive key blocks are read in place (K, V rows are contiguous) and
+// trimmed to the columns between their first and last allowed cell (a band's outer blocks are half forbidden);
 // a scattered chunk (random or global blocks) is gathered into scratch first, so every chunk is two Eigen
 // GEMMs of shapes (b×d)·(d×cols) and (b×cols)·(cols×dv). Rows keep FlashAttention's running max and sum
 // (online_softmax.h, the same bookkeeping the CUDA kernel uses), so work and memory are proportional to
@@ -24,13 +24,10 @@ namespace {
 
 using RowVec = Eigen::Map<Eigen::VectorXf>;
 
-/// Columns scored per GEMM: wide enough for efficient GEMMs, small enough to stay in L2.
-constexpr int kChunkCols = 256;
-
 /// Scored cells × (d + dv) from which the kernel runs in parallel.
 constexpr int64_t kParallelWork = int64_t(1) << 23;
 
-/// Per-thread scratch, tracked like every other buffer of a run.
+/// Per-thread scratch, tracked like every other buffer of a run (block_sparse_scratch_bytes() mirrors it).
 struct Scratch {
     Tensor3 q, s, k, v, acc, stats;  // (T, b, d), (T, b, C), (T, C, d), (T, C, dv), (T, b, dv), (T, 4, b)
     Scratch(int threads, int b, int cols, int d, int dv)
@@ -89,7 +86,7 @@ std::pair<int, int> allowed_column_range(const BlockLayoutView& L, int k, int ro
 void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
     const int n = L.n, b = L.block, d = a.Q->cols(), dv = a.V->cols();
     const int i0 = I * b, rows = block_extent(n, b, I);
-    const int chunk_cap = std::max(b, (kChunkCols / b) * b);
+    const int chunk_cap = std::max(b, (kBlockSparseChunkCols / b) * b);
     MatView q(w.q.head_data(tid), rows, d);
     MatView acc(w.acc.head_data(tid), rows, dv);
     float* stats = w.stats.head_data(tid);
@@ -168,7 +165,7 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     const BlockLayoutView L = a.layout->view();
     const int H = a.Q->heads(), nb = L.block_rows;
     if (L.n == 0) return;
-    const int cols = std::max(L.block, (kChunkCols / L.block) * L.block);
+    const int cols = std::max(L.block, (kBlockSparseChunkCols / L.block) * L.block);
     Scratch scratch(omp_get_max_threads(), L.block, cols, a.Q->cols(), a.V->cols());
     // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
     const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;

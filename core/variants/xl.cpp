@@ -8,9 +8,11 @@
 // (time_xl_evaluation).
 #include "xl.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "common_params.h"
 #include "sparse_common.h"
@@ -107,12 +109,7 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
-                      p.get_bool("same_length")};
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = true;
-        s.scale = static_cast<float>(p.get("scale"));
+        auto [pat, s] = plan(x.n(), p);
         const int segments = (x.n() + pat.L - 1) / pat.L;
         s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
                           ", memory M = " + std::to_string(pat.M) +
@@ -137,8 +134,32 @@ public:
                                     (pat.same_length ? "; timed without same_length" : ""));
         return r;
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, p);
+        int64_t bytes = sparse_peak_bytes(pat, heads, n, d, dv, s);
+        if (n <= kEvaluationNoteMaxN) {  // plus one evaluation segment: its window of Q, K, V, two outputs, scratch
+            const int w = static_cast<int>(std::min<int64_t>(n, int64_t(pat.L) + pat.M));
+            const int64_t window_blocks = block_count(w, kDefaultLayoutBlock);
+            bytes += int64_t(sizeof(float)) * heads * w * (2ll * d + 3ll * dv) +
+                     block_sparse_scratch_bytes(kDefaultLayoutBlock, d, dv) +
+                     tiled_attention_scratch_bytes(DenseAttentionArgs{}.tile_rows, DenseAttentionArgs{}.tile_cols, w, d, dv) +
+                     window_blocks * window_blocks * (8 + 8 * kDefaultLayoutBlock * block_words_per_row(kDefaultLayoutBlock));
+        }
+        return bytes;
+    }
 
 private:
+    /// The pattern and layout setup for n positions (run() adds the notes).
+    static std::pair<XlPattern, SparseSetup> plan(int n, const Params& p) {
+        XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
+                      p.get_bool("same_length")};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = true;
+        s.scale = static_cast<float>(p.get("scale"));
+        return {pat, std::move(s)};
+    }
+
     VariantInfo m_info;
 };
 
