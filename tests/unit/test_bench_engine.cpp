@@ -203,9 +203,10 @@ TEST(BenchEstimate, EveryRegisteredVariantEstimateBoundsItsTrackedPeak) {
     }
 }
 
-TEST(BenchEstimate, SparseAndLshEstimatesBoundTheirPeakOffTheDefaults) {
+TEST(BenchEstimate, SubquadraticEstimatesBoundTheirPeakOffTheDefaults) {
     // The layout-based estimates depend on every pattern parameter: bound the peak on settings that change the
-    // layout block, the head split, permuted heads, the scale rerun, and LSH's rounds, chunk and separate keys.
+    // layout block, the head split, permuted heads, the scale rerun, LSH's rounds, chunk and separate keys, and
+    // Performer's feature count, kind and causal form.
     const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
         {"longformer", {{"window", "96"}, {"global", "none"}}},
         {"longformer", {{"window", "300"}, {"dilation", "2"}, {"dilation_per_head", "1"}, {"global", "0,17,500"}}},
@@ -217,6 +218,9 @@ TEST(BenchEstimate, SparseAndLshEstimatesBoundTheirPeakOffTheDefaults) {
         {"xl", {{"segment", "100"}, {"memory", "300"}, {"same_length", "1"}}},
         {"lsh", {{"rounds", "2"}, {"chunk", "32"}, {"look_back", "2"}, {"shared_qk", "0"}}},
         {"lsh", {{"rounds", "8"}, {"chunk", "128"}, {"buckets", "4"}}},
+        {"performer", {{"kind", "trig"}, {"features", "64"}}},
+        {"performer", {{"causal", "1"}, {"features", "300"}}},
+        {"fnet", {}},
     };
     auto backend = make_backend("cpu");
     for (const auto& [id, assignments] : cases) {
