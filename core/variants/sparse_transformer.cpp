@@ -126,6 +126,15 @@ struct StridedLayoutPattern {
     }
 };
 
+/// sparse_peak_bytes() of a permuted plan: the layout pattern built on the plan's pattern, the permutation
+/// handed over when some head runs permuted (so the permuted copies are counted).
+template <class LayoutPattern, class Pattern>
+int64_t permuted_plan_peak_bytes(PermutedPlan<Pattern> plan, int heads, int n, int d, int dv) {
+    const LayoutPattern layout_pat(plan.pat, plan.layout_permuted);
+    use_permutation(plan.s, layout_pat.perm, plan.permuted);
+    return sparse_peak_bytes(layout_pat, heads, n, d, dv, plan.s);
+}
+
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
@@ -170,10 +179,7 @@ public:
         return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        auto [pat, s, permuted, layout_permuted] = plan(n, heads, p);
-        const StridedLayoutPattern layout_pat(pat, layout_permuted);
-        use_permutation(s, layout_pat.perm, permuted);
-        return sparse_peak_bytes(layout_pat, heads, n, d, dv, s);
+        return permuted_plan_peak_bytes<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
     }
 
 private:
@@ -310,10 +316,7 @@ public:
         return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        auto [pat, s, permuted, layout_permuted] = plan(n, heads, p);
-        const FixedLayoutPattern layout_pat(pat, layout_permuted);
-        use_permutation(s, layout_pat.perm, permuted);
-        return sparse_peak_bytes(layout_pat, heads, n, d, dv, s);
+        return permuted_plan_peak_bytes<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
     }
 
 private:
