@@ -1,6 +1,9 @@
-// attnscope — numbers as text for notes, check reports and messages (one place for the formatting rules).
+// attnscope — numbers as text and back, for notes, check reports, messages and parameter parsing.
 #pragma once
+#include <cmath>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace attnscope {
@@ -20,6 +23,19 @@ inline std::string format_significant(double v, int digits) {
     os.precision(digits);
     os << v;
     return os.str();
+}
+
+/// The finite number that is the whole of `text`, or nothing (empty, trailing characters, NaN, ±Inf).
+inline std::optional<double> parse_finite(const std::string& text) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
 }
 
 /// A fraction as a percentage with `digits` significant digits ("17.9%" for 0.1792, 3).
