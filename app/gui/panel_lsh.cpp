@@ -105,7 +105,7 @@ void draw_lsh_panel(App& app) {
         hint_text("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "
                     "colour strip of each token's bucket, the tokens sorted by bucket with the chunk borders, which "
                     "keys collide with a query across rounds, and the normalised vectors in 2-D coloured by bucket. "
-                    "Add the `lsh` variant in Variants to fill it (it comes with the hashing branch).");
+                    "Add the `lsh` variant in Variants to fill it.");
         ImGui::End();
         return;
     }

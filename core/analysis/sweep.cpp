@@ -4,6 +4,7 @@
 #include <limits>
 #include <sstream>
 
+#include "../format.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -11,25 +12,14 @@ namespace attnscope {
 namespace {
 
 double parse_double(const std::string& text, const std::string& whole) {
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(v))
+    const std::optional<double> v = parse_finite(text);
+    if (!v)
         throw Error("sweep range '" + whole + "': '" + text + "' is not a number; use START:STOP, START:STOP:xFACTOR or START:STOP:+STEP");
-    return v;
+    return *v;
 }
 
 /// Exact decimal text of a value (std::to_string would round 1e-7 to "0.000000").
-std::string exact_text(double v) {
-    std::ostringstream os;
-    os.precision(17);
-    os << v;
-    return os.str();
-}
+std::string exact_text(double v) { return format_significant(v, 17); }
 
 }  // namespace
 

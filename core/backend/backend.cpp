@@ -27,6 +27,12 @@ int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d
     return int64_t(sizeof(float)) * omp_get_max_threads() * br * (d + bc + dv + 4);
 }
 
+int64_t block_sparse_scratch_bytes(int block, int d, int dv) {
+    // Mirrors cpu_block_sparse.cpp's Scratch: one set per OpenMP thread.
+    const int64_t b = block, cols = std::max(block, (kBlockSparseChunkCols / block) * block);
+    return int64_t(sizeof(float)) * omp_get_max_threads() * (b * d + b * cols + cols * d + cols * dv + b * dv + 4 * b);
+}
+
 void validate_dense_attention(const DenseAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O) throw Error("dense attention needs Q, K, V and O");
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), m = a.K->rows(), dv = a.V->cols();

@@ -42,6 +42,14 @@ struct DenseAttentionArgs {
 int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv);
 
 // [SECTION] block-sparse
+/// Key columns the CPU block-sparse attention scores per GEMM: wide enough for efficient GEMMs, small enough to
+/// stay in L2.
+constexpr int kBlockSparseChunkCols = 256;
+
+/// Bytes of scratch the CPU block-sparse attention holds for blocks of b: per thread q (b, d), s (b, C),
+/// gathered k (C, d) and v (C, dv), acc (b, dv) and 4 row statistics (b), C = max(b, ⌊256/b⌋·b).
+int64_t block_sparse_scratch_bytes(int block, int d, int dv);
+
 /// Arguments of block-sparse attention: per head h and query i, softmax(scale·q_i·k_j) over the cells (i, j)
 /// the layout allows, times V. Rows with no allowed cell get O = 0 and lse = −inf.
 struct BlockSparseAttentionArgs {

@@ -59,8 +59,8 @@ void require_linformer_variant() {
                             "projected length through 'k' (VARIANTS.md); rename it there or here");
             return;
         }
-    throw Error("the Linformer Table 3 needs the 'linformer' variant, which is not registered in this build (it lands "
-                "with the linformer branch); registered: see `attnscope variants`");
+    throw Error("the Linformer Table 3 needs the 'linformer' variant, which is not registered in this build; "
+                "registered: see `attnscope variants`");
 }
 
 double LinformerTable::time_saved(int n, int k) const {

@@ -40,7 +40,7 @@ struct LinformerTable {
     double memory_saved(int n, int k, bool* estimated = nullptr) const;
 };
 
-/// Throws Error (saying it lands with the linformer branch) unless "linformer" with a "k" parameter is registered.
+/// Throws Error naming what is missing unless "linformer" with a "k" parameter is registered.
 void require_linformer_variant();
 
 /// Runs the baseline and linformer sweeps (machine measured once) and returns the table.

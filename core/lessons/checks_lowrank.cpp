@@ -7,18 +7,12 @@
 #include "../analysis/spectrum.h"
 #include "../data/samples.h"
 #include "../data/text_input.h"
+#include "../format.h"
 #include "check_util.h"
 
 namespace attnscope {
 
 namespace {
-
-std::string fmt(double v) {
-    std::ostringstream os;
-    os.precision(4);
-    os << v;
-    return os.str();
-}
 
 /// The embedded sample text the low-rank lesson reads (assets/samples/<id>.txt).
 std::string lesson_text(const std::string& id) {
@@ -42,27 +36,31 @@ CheckOutcome low_rank_spectrum(const nlohmann::json& p, Backend& backend) {
         const Heads& h = in.heads;
         Tensor3 P(h.heads(), h.n(), h.n()), O(h.heads(), h.n(), h.dv());
         DenseAttentionArgs a;
-        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &O, a.P = &P, a.scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
+        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &O, a.P = &P,
+        a.scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
         backend.dense_attention(a);
         const int index = std::max(1, h.n() / 8);  // where the layers × heads heatmap reads c(k)
         double sum_at_index = 0;
         for (int head = 0; head < h.heads(); ++head) {
             const Spectrum s = compute_spectrum(P, head, backend);
-            const auto it = std::find_if(s.cumulative.begin(), s.cumulative.end(), [&](double c) { return c >= level; });
+            const auto it =
+                std::find_if(s.cumulative.begin(), s.cumulative.end(), [&](double c) { return c >= level; });
             const int k_level = static_cast<int>(it - s.cumulative.begin()) + 1;
             ++heads_total;
             heads_early += k_level < max_fraction * h.n();
             sum_at_index += s.cumulative[std::min<size_t>(index - 1, s.cumulative.size() - 1)];
         }
         layer_mean_at_index.push_back(sum_at_index / h.heads());
-        out.notes.push_back("layer " + std::to_string(layer) + " (n = " + std::to_string(h.n()) + " tokens): mean c(n/8) = " +
-                            fmt(layer_mean_at_index.back()));
+        out.notes.push_back("layer " + std::to_string(layer) + " (n = " + std::to_string(h.n()) +
+                            " tokens): mean c(n/8) = " + format_significant(layer_mean_at_index.back(), 4));
     }
-    out.lines.push_back(check_line("share of heads whose cumulative σ passes " + fmt(level) + " before index " + fmt(max_fraction) + "·n",
+    out.lines.push_back(check_line("share of heads whose cumulative σ passes " + format_significant(level, 4) +
+                                       " before index " + format_significant(max_fraction, 4) + "·n",
                                    double(heads_early) / heads_total, min_share, true));
     const double upper = (layer_mean_at_index[layers - 1] + layer_mean_at_index[layers - 2]) / 2;
     const double lower = (layer_mean_at_index[0] + layer_mean_at_index[1]) / 2;
-    out.lines.push_back(check_line("higher layers more skewed: mean c(n/8) of the top two layers minus the bottom two", upper - lower, 0.0, true));
+    out.lines.push_back(check_line("higher layers more skewed: mean c(n/8) of the top two layers minus the bottom two",
+                                   upper - lower, 0.0, true));
     return out;
 }
 
@@ -78,16 +76,20 @@ CheckOutcome linformer_vs_svd(const nlohmann::json& p, Backend& backend) {
         const double svd = *check_run(heads, "svd", {{"rank", std::to_string(k)}}, backend, true).metrics.rel_err_attn;
         double lin = 0;
         for (int seed = 0; seed < seeds; ++seed)
-            lin += *check_run(heads, "linformer", {{"k", std::to_string(k)}, {"seed", std::to_string(seed)}}, backend, true)
-                        .metrics.rel_err_attn / seeds;
+            lin += *check_run(heads, "linformer", {{"k", std::to_string(k)}, {"seed", std::to_string(seed)}}, backend,
+                              true)
+                        .metrics.rel_err_attn /
+                   seeds;
         lin_errors.push_back(lin);
         oracle_wins = oracle_wins && svd <= lin;
-        out.notes.push_back("k = " + std::to_string(k) + ": rel_err_attn svd " + fmt(svd) + ", linformer " + fmt(lin) +
-                            " (mean of " + std::to_string(seeds) + " seeds)");
+        out.notes.push_back("k = " + std::to_string(k) + ": rel_err_attn svd " + format_significant(svd, 4) +
+                            ", linformer " + format_significant(lin, 4) + " (mean of " + std::to_string(seeds) +
+                            " seeds)");
     }
     out.lines.push_back(check_line("ranks where the SVD oracle is at least as good as linformer (Eckart–Young)",
                                    oracle_wins ? 1.0 : 0.0, 1.0, true));
-    out.lines.push_back(check_line("linformer error at the largest k over the smallest k", lin_errors.back() / lin_errors.front(), 1.0, false));
+    out.lines.push_back(check_line("linformer error at the largest k over the smallest k",
+                                   lin_errors.back() / lin_errors.front(), 1.0, false));
     return out;
 }
 
@@ -100,22 +102,27 @@ CheckOutcome lsh_rounds(const nlohmann::json& p, Backend& backend) {
         double err = 0;
         for (int seed = 0; seed < seeds; ++seed) {
             const Heads heads = check_input(ScenarioKind::Clustered, n, 2, 64, seed);
-            err += *check_run(heads, "lsh", {{"rounds", std::to_string(rounds)}, {"seed", std::to_string(seed)}}, backend, false)
-                        .metrics.rel_err_out / seeds;
+            err += *check_run(heads, "lsh", {{"rounds", std::to_string(rounds)}, {"seed", std::to_string(seed)}},
+                              backend, false)
+                        .metrics.rel_err_out /
+                   seeds;
         }
         errors.push_back(err);
-        out.notes.push_back(std::to_string(rounds) + " round(s): mean rel_err_out " + fmt(err));
+        out.notes.push_back(std::to_string(rounds) + " round(s): mean rel_err_out " + format_significant(err, 4));
     }
-    out.lines.push_back(check_line("error with 8 rounds over error with 1 round", errors.back() / errors.front(), 0.8, false));
+    out.lines.push_back(
+        check_line("error with 8 rounds over error with 1 round", errors.back() / errors.front(), 0.8, false));
     int increases = 0;
     for (size_t k = 1; k < errors.size(); ++k) increases += errors[k] > errors[k - 1] * 1.05;
-    out.lines.push_back(check_line("doublings of the rounds that raised the mean error by more than 5% (seed noise)", increases, 0, false));
+    out.lines.push_back(check_line("doublings of the rounds that raised the mean error by more than 5% (seed noise)",
+                                   increases, 0, false));
     // Crossover by the cost models (the measured one is `attnscope bench --variants lsh,flash`): lsh's own
     // analytic flops against exact attention's 2·n²·(d + dv).
     int crossover = 0;
     for (int m = 256; m <= 65536 && !crossover; m *= 2) {
         const Heads h = check_input(ScenarioKind::Gaussian, m, 1, 64, 0);
-        const RunResult r = run_variant(h, parse_variant_request("lsh", {{"rounds", "4"}}), RunOptions{}, backend, nullptr);
+        const RunResult r =
+            run_variant(h, parse_variant_request("lsh", {{"rounds", "4"}}), RunOptions{}, backend, nullptr);
         if (r.cost.flops < 2.0 * double(m) * m * (64 + 64)) crossover = m;
     }
     out.notes.push_back("analytic crossover (4 rounds, c = 64, d = 64): lsh needs fewer flops than flash from n = " +

@@ -1,7 +1,7 @@
 // attnscope — block-sparse attention on the CPU.
 // One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
-// up to kChunkCols columns. A chunk of consecutive key blocks is read in place (K, V rows are contiguous) and
-// trimmed to the columns between its first and last allowed cell (a band's outer blocks are half forbidden);
+// up to kBlockSparseChunkCols columns. Consecutive key blocks are read in place (K, V rows are contiguous) and
+// trimmed to the columns between their first and last allowed cell (a band's outer blocks are half forbidden);
 // a scattered chunk (random or global blocks) is gathered into scratch first, so every chunk is two Eigen
 // GEMMs of shapes (b×d)·(d×cols) and (b×cols)·(cols×dv). Rows keep FlashAttention's running max and sum
 // (online_softmax.h, the same bookkeeping the CUDA kernel uses), so work and memory are proportional to
@@ -24,13 +24,10 @@ namespace {
 
 using RowVec = Eigen::Map<Eigen::VectorXf>;
 
-/// Columns scored per GEMM: wide enough for efficient GEMMs, small enough to stay in L2.
-constexpr int kChunkCols = 256;
-
 /// Scored cells × (d + dv) from which the kernel runs in parallel.
 constexpr int64_t kParallelWork = int64_t(1) << 23;
 
-/// Per-thread scratch, tracked like every other buffer of a run.
+/// Per-thread scratch, tracked like every other buffer of a run (block_sparse_scratch_bytes() mirrors it).
 struct Scratch {
     Tensor3 q, s, k, v, acc, stats;  // (T, b, d), (T, b, C), (T, C, d), (T, C, dv), (T, b, dv), (T, 4, b)
     Scratch(int threads, int b, int cols, int d, int dv)
@@ -44,7 +41,7 @@ struct Scratch {
 
 /// Sets the cells of stored block `k` that its bitmask forbids to `value`; block column c is column off + c of s
 /// (off may be negative when the chunk starts inside this block: columns outside s are left alone).
-/// Walks the zero bits word by word, so mostly-allowed blocks cost little.
+/// Walks the runs of zero bits word by word, so mostly-allowed blocks and band edges cost little.
 void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
     if (L.mask_idx[k] < 0) return;
     const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
@@ -54,9 +51,14 @@ void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, 
             const int valid = cols - w * 64;
             if (valid <= 0) break;
             const uint64_t in_range = valid >= 64 ? ~0ull : (1ull << valid) - 1;
-            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden; forbidden &= forbidden - 1) {
-                const int col = off + w * 64 + std::countr_zero(forbidden);
-                if (col >= 0 && col < s.cols()) row[col] = value;
+            // Run by run: band edges forbid one contiguous run per row, which one fill writes.
+            for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden;) {
+                const int start = std::countr_zero(forbidden);
+                const uint64_t from_start = forbidden >> start;
+                const int len = ~from_start == 0 ? 64 - start : std::countr_zero(~from_start);
+                forbidden = start + len >= 64 ? 0 : forbidden & ~(((uint64_t(1) << len) - 1) << start);
+                const int c0 = std::max(0, off + w * 64 + start), c1 = std::min<int>(s.cols(), off + w * 64 + start + len);
+                if (c0 < c1) std::fill(row + c0, row + c1, value);
             }
         }
     }
@@ -84,7 +86,7 @@ std::pair<int, int> allowed_column_range(const BlockLayoutView& L, int k, int ro
 void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
     const int n = L.n, b = L.block, d = a.Q->cols(), dv = a.V->cols();
     const int i0 = I * b, rows = block_extent(n, b, I);
-    const int chunk_cap = std::max(b, (kChunkCols / b) * b);
+    const int chunk_cap = std::max(b, (kBlockSparseChunkCols / b) * b);
     MatView q(w.q.head_data(tid), rows, d);
     MatView acc(w.acc.head_data(tid), rows, dv);
     float* stats = w.stats.head_data(tid);
@@ -163,7 +165,7 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     const BlockLayoutView L = a.layout->view();
     const int H = a.Q->heads(), nb = L.block_rows;
     if (L.n == 0) return;
-    const int cols = std::max(L.block, (kChunkCols / L.block) * L.block);
+    const int cols = std::max(L.block, (kBlockSparseChunkCols / L.block) * L.block);
     Scratch scratch(omp_get_max_threads(), L.block, cols, a.Q->cols(), a.V->cols());
     // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
     const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;

@@ -11,6 +11,7 @@
 // block is partial (padding masked). Layout block = b.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "../primitives/random.h"
 #include "common_params.h"
@@ -123,23 +124,8 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        BigBirdPattern pat;
-        pat.n = x.n(), pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
-        pat.half = (p.get_int("window_blocks") - 1) / 2;
-        pat.causal = p.get_bool("causal");
+        auto [pat, s] = plan(x.n(), x.heads(), p);
         const int g = p.get_int("global_blocks");
-        pat.global.assign(pat.nb, 0);
-        for (int k = 0; k < (g + 1) / 2 && k < pat.nb; ++k) pat.global[k] = 1;
-        for (int k = 0; k < g / 2 && k < pat.nb; ++k) pat.global[pat.nb - 1 - k] = 1;
-        pat.r = p.get_int("random_blocks");
-        pat.heads = pat.r > 0 ? x.heads() : 1;
-        pat.draw_random(static_cast<uint64_t>(p.get("seed")));
-
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.heads;
         if (g > pat.nb)
             s.notes.push_back("global_blocks g = " + std::to_string(g) + " > nb = " + std::to_string(pat.nb) +
                               " blocks: every block is global (equals full)");
@@ -159,8 +145,33 @@ public:
         }
         return run_sparse(m_info, x, p, pat, s, options, backend);
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, heads, p);
+        return sparse_peak_bytes(pat, heads, n, d, dv, s);
+    }
 
 private:
+    /// The pattern (random blocks drawn) and layout setup for n positions and H heads (run() adds the notes).
+    static std::pair<BigBirdPattern, SparseSetup> plan(int n, int H, const Params& p) {
+        BigBirdPattern pat;
+        pat.n = n, pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
+        pat.half = (p.get_int("window_blocks") - 1) / 2;
+        pat.causal = p.get_bool("causal");
+        const int g = p.get_int("global_blocks");
+        pat.global.assign(pat.nb, 0);
+        for (int k = 0; k < (g + 1) / 2 && k < pat.nb; ++k) pat.global[k] = 1;
+        for (int k = 0; k < g / 2 && k < pat.nb; ++k) pat.global[pat.nb - 1 - k] = 1;
+        pat.r = p.get_int("random_blocks");
+        pat.heads = pat.r > 0 ? H : 1;
+        pat.draw_random(static_cast<uint64_t>(p.get("seed")));
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.heads;
+        return {std::move(pat), std::move(s)};
+    }
+
     VariantInfo m_info;
 };
 

@@ -4,6 +4,8 @@
 // P̃ = Re(DFT_n) = cos(2πij/n), the sequence-mixing matrix: signed and unnormalised (normalised = false),
 // so row_kl never applies. It is not an approximation of softmax attention: rel_err_out is only reported
 // when Y has O_full's shape (X = V).
+#include <omp.h>
+
 #include <cmath>
 #include <numbers>
 
@@ -25,6 +27,12 @@ public:
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Heads&) const override { return params; }
+    /// For the V path (synthetic inputs, what benchmarks run): Y (H, n, dv) and cpu_fft2_real's per-thread
+    /// complex half spectrum (n, 2·(dv/2 + 1)).
+    int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params&) const override {
+        const int64_t threads = omp_get_max_threads();
+        return int64_t(sizeof(float)) * n * (int64_t(heads) * dv + threads * 2 * (dv / 2 + 1));
+    }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         RunResult r;
         r.variant = m_info.id;

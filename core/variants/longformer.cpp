@@ -7,6 +7,7 @@
 // Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "common_params.h"
 #include "sparse_common.h"
@@ -76,19 +77,7 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        LongformerPattern pat;
-        pat.n = x.n(), pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
-        pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
-        pat.causal = p.get_bool("causal");
-        pat.global.assign(x.n(), 0);
-        for (int g : p.get_list("global")) pat.global[g] = 1;
-        for (int i = 0; i < x.n(); ++i)
-            if (pat.global[i]) pat.global_pos.push_back(i);
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.per_head && x.heads() > 1 ? x.heads() : 1;
+        auto [pat, s] = plan(x.n(), x.heads(), p);
         const int w = p.get_int("window");
         if (int64_t(w) >= 2 * int64_t(x.n()))
             s.notes.push_back("window w = " + std::to_string(w) + " ≥ 2n = " + std::to_string(2 * x.n()) +
@@ -102,8 +91,31 @@ public:
             s.notes.push_back("repeated global positions counted once");
         return run_sparse(m_info, x, p, pat, s, options, backend);
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, heads, p);
+        return sparse_peak_bytes(pat, heads, n, d, dv, s);
+    }
 
 private:
+    /// The pattern and layout setup for n positions and H heads (run() adds the notes).
+    static std::pair<LongformerPattern, SparseSetup> plan(int n, int H, const Params& p) {
+        LongformerPattern pat;
+        pat.n = n, pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
+        pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
+        pat.causal = p.get_bool("causal");
+        pat.global.assign(n, 0);
+        for (int g : p.get_list("global"))
+            if (g >= 0 && g < n) pat.global[g] = 1;  // resolve() checked them against the run's n
+        for (int i = 0; i < n; ++i)
+            if (pat.global[i]) pat.global_pos.push_back(i);
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.per_head && H > 1 ? H : 1;
+        return {std::move(pat), std::move(s)};
+    }
+
     VariantInfo m_info;
 };
 

@@ -13,6 +13,8 @@
 // "perm_k/r<k>"); chunk t of the sorted queries attends to chunks t…t−look_back of the sorted keys.
 //
 // [SECTION] card and resolve   [SECTION] structure on the host   [SECTION] run
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -369,6 +371,21 @@ public:
 
     RunResult run(const Heads& in, const Params& params, const RunOptions& options, Backend& backend) const override {
         return lsh_run(in, params, lsh_rotations(params, in.d()), options, backend);
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        // Every buffer of lsh_run() summed, as if all phases overlapped (an upper bound): the normalised shared
+        // keys, R rounds of outputs and log-sum-exps, O, the rotations, the hash/sort/slot index arrays, the
+        // chunk attention's per-thread scratch and the union statistics (doubles, per thread and per row).
+        const int64_t R = p.get_int("rounds"), c = std::min(p.get_int("chunk"), n), H = heads, Hn = H * n;
+        const int nc = lsh_num_chunks(n, static_cast<int>(std::max<int64_t>(1, c)));
+        const int64_t width = lsh_chunks_attended(p.get_int("look_back"), nc) * c, threads = omp_get_max_threads();
+        const bool shared = p.get_bool("shared_qk");
+        const int64_t floats = (shared ? Hn * d : 0) + R * Hn * (dv + 1) + Hn * (dv + 1) +
+                               R * d * std::max(1, p.get_int("buckets") / 2) +
+                               threads * (c * d + width * d + width * dv + c * width + c * dv);
+        const int64_t ints = R * Hn * (shared ? 4 : 8) + threads * (R + 3) * width;
+        const int64_t doubles = Hn * 3 + threads * (c * d + width * d + c * width + width);
+        return 4 * floats + 4 * ints + 8 * doubles + Hn;
     }
 
 private:

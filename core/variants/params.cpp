@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "../error.h"
+#include "../format.h"
 
 namespace attnscope {
 
@@ -18,16 +19,9 @@ std::string format_number(double v) {
 double parse_number(const std::string& variant_id, const std::string& name, const std::string& text) {
     if (text == "true" || text == "on") return 1.0;
     if (text == "false" || text == "off") return 0.0;
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(v))
-        throw Error(variant_id + ": parameter " + name + "='" + text + "' is not a finite number");
-    return v;
+    const std::optional<double> v = parse_finite(text);
+    if (!v) throw Error(variant_id + ": parameter " + name + "='" + text + "' is not a finite number");
+    return *v;
 }
 
 std::vector<int> parse_int_list(const std::string& variant_id, const std::string& name, const std::string& text) {

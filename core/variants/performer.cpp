@@ -73,6 +73,13 @@ public:
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         return run_performer(h, p, options, backend, nullptr);
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        // ω (m, d) and its QR blocks in doubles, φ(Q) and φ(K) (H, n, f), plus what linear attention holds (O, D,
+        // sums and per-thread feature blocks: kernel_peak_bytes).
+        const int m = p.get_int("features"), f = feature_map_columns(kind_map(p.get_int("kind")), m, d);
+        return int64_t(sizeof(float)) * (int64_t(m) * d + 2ll * heads * n * f) + 3ll * sizeof(double) * d * d +
+               int64_t(sizeof(double)) * m * d + kernel_peak_bytes(heads, n, d, dv, f);
+    }
 
 private:
     VariantInfo m_info;

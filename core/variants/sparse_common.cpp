@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../analysis/reachability.h"
+#include "../format.h"
 
 namespace attnscope {
 
@@ -42,7 +43,8 @@ BlockLayout layout_from_structure(const Structure& structure, int n) {
     const std::vector<int>& bits = ix.at("layout/mask_bits");
     L.masks.resize(bits.size() / 2);
     for (size_t w = 0; w < L.masks.size(); ++w)
-        L.masks[w] = uint64_t(static_cast<uint32_t>(bits[2 * w])) | uint64_t(static_cast<uint32_t>(bits[2 * w + 1])) << 32;
+        L.masks[w] = uint64_t(static_cast<uint32_t>(bits[2 * w])) | uint64_t(static_cast<uint32_t>(bits[2 * w + 1]))
+                                                                        << 32;
     return L;
 }
 
@@ -67,14 +69,6 @@ std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
 }
 
 namespace {
-
-std::string fixed(double v, int digits) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(digits);
-    os << v;
-    return os.str();
-}
 
 /// P̃ = exp(s·q_i·k_j − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
 /// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position.
@@ -220,16 +214,18 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     double stored_cells = 0;  // cells the kernel scores (partial last blocks counted at their real size)
     for (int h = 0; h < layout.heads; ++h)
         for (int I = 0; I < nb; ++I)
-            for (int k = layout.row_ptr[size_t(h) * (nb + 1) + I]; k < layout.row_ptr[size_t(h) * (nb + 1) + I + 1]; ++k)
+            for (int k = layout.row_ptr[size_t(h) * (nb + 1) + I]; k < layout.row_ptr[size_t(h) * (nb + 1) + I + 1];
+                 ++k)
                 stored_cells += double(block_extent(n, b, I)) * block_extent(n, b, layout.col_idx[k]);
     stored_cells /= layout.heads;
     double allowed_per_layout_head = 0;
     for (int64_t c : cells) allowed_per_layout_head += double(c) / layout.heads;
     r.structure.notes.push_back(
-        "layout: " + fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
-        " blocks per head (" + fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) +
-        "² grid), " + fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
-        "% of scored cells allowed; build " + fixed(build_ms, 2) + " ms + attention " + fixed(attention_ms, 2) + " ms");
+        "layout: " + format_fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
+        " blocks per head (" + format_fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) +
+        "² grid), " + format_fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
+        "% of scored cells allowed; build " + format_fixed(build_ms, 2) + " ms + attention " +
+        format_fixed(attention_ms, 2) + " ms");
 
     if (options.want_matrix && n <= options.max_matrix_n) {
         r.P_eff = effective_matrix(x, layout, setup.scale, lse,

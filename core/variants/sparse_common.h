@@ -149,6 +149,30 @@ RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& 
                      const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
                      std::optional<ReasonMask> mask);
 
+/// Upper bound of the bytes run_sparse() holds at its peak without matrices (Variant::estimate_peak_bytes), from
+/// the layout pattern's candidate blocks — every candidate counted as stored and masked — so no layout is built:
+/// O and L, the allowed-lse copy, O and L again when the scale is not 1/√d (mass recall reruns at 1/√d), the
+/// CPU primitive's per-thread scratch, permuted copies of Q, K, V, O and L, and the layout three times (its
+/// build lists, the layout, the structure's copy).
+template <class LayoutPattern>
+int64_t sparse_peak_bytes(const LayoutPattern& layout_pattern, int H, int n, int d, int dv, const SparseSetup& setup) {
+    const int b = setup.block, nb = block_count(n, b), wpr = block_words_per_row(b);
+    int64_t candidates = 0;
+    std::vector<BlockCandidate> cand;
+    for (int h = 0; h < setup.layout_heads; ++h)
+        for (int I = 0; I < nb; ++I) {
+            cand.clear();
+            layout_pattern.candidates(h, I, cand);
+            candidates += std::min<int64_t>(int64_t(cand.size()), nb);
+        }
+    const int64_t layout_bytes = 4ll * setup.layout_heads * (nb + 1) + candidates * (8ll + 8ll * b * wpr);
+    const int64_t Hn = int64_t(H) * n;
+    int64_t floats = Hn * (dv + 2);  // O, L, allowed-lse copy
+    if (std::fabs(double(setup.scale) * std::sqrt(double(d)) - 1.0) > 1e-7) floats += Hn * (dv + 1);
+    if (!setup.perm.empty()) floats += Hn * (2ll * d + 2ll * dv + 2);
+    return floats * int64_t(sizeof(float)) + block_sparse_scratch_bytes(b, d, dv) + 3 * layout_bytes;
+}
+
 /// Reason mask (H, n, n) of a pattern; heads beyond the layout heads repeat head 0 when layout_heads = 1.
 template <class Pattern>
 ReasonMask reason_mask(const Pattern& pattern, int H, int n, int layout_heads) {

@@ -83,6 +83,22 @@ struct StridedPattern {
 /// residue order of the paper's strided kernels: slot s holds position perm[s], positions grouped by p mod l
 /// and ascending inside a group, so (i − j) mod l = 0 becomes "same group" — a block-diagonal layout whose
 /// cost is n·⌈n/l⌉ cells instead of every block of the lower triangle.
+/// A pattern with its layout setup and which heads run permuted (per head, and per layout head). The layout
+/// pattern keeps a reference to the pattern, so callers build it from the plan's copy.
+template <class Pattern>
+struct PermutedPlan {
+    Pattern pat;
+    SparseSetup s;
+    std::vector<uint8_t> permuted, layout_permuted;
+};
+
+/// Hands the permutation to run_sparse() when some head runs permuted; returns whether one does.
+bool use_permutation(SparseSetup& s, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
+    if (std::find(permuted.begin(), permuted.end(), 1) == permuted.end()) return false;
+    s.perm = perm, s.permuted = permuted;
+    return true;
+}
+
 struct StridedLayoutPattern {
     const StridedPattern& pat;
     std::vector<uint8_t> permuted;   // per layout head
@@ -110,6 +126,15 @@ struct StridedLayoutPattern {
     }
 };
 
+/// sparse_peak_bytes() of a permuted plan: the layout pattern built on the plan's pattern, the permutation
+/// handed over when some head runs permuted (so the permuted copies are counted).
+template <class LayoutPattern, class Pattern>
+int64_t permuted_plan_peak_bytes(PermutedPlan<Pattern> plan, int heads, int n, int d, int dv) {
+    const LayoutPattern layout_pat(plan.pat, plan.layout_permuted);
+    use_permutation(plan.s, layout_pat.perm, plan.permuted);
+    return sparse_peak_bytes(layout_pat, heads, n, d, dv, plan.s);
+}
+
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
@@ -135,26 +160,10 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        const int l = p.get_int("stride"), n = x.n(), H = x.heads();
-        const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
-        // Pure-B heads run in residue order when that helps (2 ≤ l < n).
-        std::vector<uint8_t> permuted(H, 0);
-        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h);
-        const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
-        const int group = (n + l - 1) / l;
-        StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
-                           p.get_bool("bidirectional"), use};
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = !pat.bidirectional;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        auto [pat, s, permuted, layout_permuted] = plan(x.n(), x.heads(), p);
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
-        std::vector<uint8_t> layout_permuted(s.layout_heads);
-        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
         const StridedLayoutPattern layout_pat(pat, layout_permuted);
-        if (any_permuted) {
-            s.perm = layout_pat.perm, s.permuted = permuted;
+        if (use_permutation(s, layout_pat.perm, permuted)) {
             s.notes.push_back(
                 "stride heads run in residue order (positions grouped by p mod l, as the paper's "
                 "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
@@ -169,8 +178,30 @@ public:
                 " (stride l = " + std::to_string(pat.l) + "): the last stride period is partial, padding masked");
         return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        return permuted_plan_peak_bytes<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+    }
 
 private:
+    /// The pattern, its layout setup and the heads run in residue order (pure-B heads, when 2 ≤ l < n).
+    static PermutedPlan<StridedPattern> plan(int n, int H, const Params& p) {
+        const int l = p.get_int("stride");
+        const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
+        std::vector<uint8_t> permuted(H, 0);
+        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h);
+        const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
+        const int group = (n + l - 1) / l;
+        StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
+                           p.get_bool("bidirectional"), use};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = !pat.bidirectional;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && H > 1 ? H : 1;
+        std::vector<uint8_t> layout_permuted(permuted.begin(), permuted.begin() + s.layout_heads);
+        return {pat, std::move(s), std::move(permuted), std::move(layout_permuted)};
+    }
+
     VariantInfo m_info;
 };
 
@@ -262,24 +293,10 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        FixedPattern pat{x.n(),
-                         choose_layout_block(p.get_int("block")),
-                         p.get_int("block"),
-                         p.get_int("summary"),
-                         p.get_bool("causal"),
-                         {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.use.mode == HeadPattern::Split && x.heads() > 1 ? x.heads() : 1;
+        auto [pat, s, permuted, layout_permuted] = plan(x.n(), x.heads(), p);
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "block", "summary"));
-        std::vector<uint8_t> permuted(x.heads(), 0), layout_permuted(s.layout_heads, 0);
-        for (int h = 0; h < x.heads(); ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h);
-        for (int h = 0; h < s.layout_heads; ++h) layout_permuted[h] = permuted[h];
         const FixedLayoutPattern layout_pat(pat, layout_permuted);
-        if (std::find(permuted.begin(), permuted.end(), 1) != permuted.end()) {
-            s.perm = layout_pat.perm, s.permuted = permuted;
+        if (use_permutation(s, layout_pat.perm, permuted)) {
             s.notes.push_back(
                 "summary heads run with the summary positions first: each query attends a prefix of "
                 "them, so their layout holds only summary columns (indices layout/perm)");
@@ -298,8 +315,30 @@ public:
                               " have no summary column yet, so their output is 0 in those heads");
         return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
     }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        return permuted_plan_peak_bytes<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+    }
 
 private:
+    /// The pattern, its layout setup and the heads run summary-first (pure-B heads, when c < l).
+    static PermutedPlan<FixedPattern> plan(int n, int H, const Params& p) {
+        FixedPattern pat{n,
+                         choose_layout_block(p.get_int("block")),
+                         p.get_int("block"),
+                         p.get_int("summary"),
+                         p.get_bool("causal"),
+                         {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = pat.use.mode == HeadPattern::Split && H > 1 ? H : 1;
+        std::vector<uint8_t> permuted(H, 0);
+        for (int h = 0; h < H; ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h);
+        std::vector<uint8_t> layout_permuted(permuted.begin(), permuted.begin() + s.layout_heads);
+        return {pat, std::move(s), std::move(permuted), std::move(layout_permuted)};
+    }
+
     VariantInfo m_info;
 };
 

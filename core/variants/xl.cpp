@@ -8,10 +8,13 @@
 // (time_xl_evaluation).
 #include "xl.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
+#include "../format.h"
 #include "common_params.h"
 #include "sparse_common.h"
 
@@ -67,14 +70,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string fmt(double v, int digits) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(digits);
-    os << v;
-    return os.str();
-}
-
 class XlVariant : public Variant {
 public:
     /// run() adds the evaluation-mode timings to the notes up to this n.
@@ -107,12 +102,7 @@ public:
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        XlPattern pat{x.n(), choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
-                      p.get_bool("same_length")};
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = true;
-        s.scale = static_cast<float>(p.get("scale"));
+        auto [pat, s] = plan(x.n(), p);
         const int segments = (x.n() + pat.L - 1) / pat.L;
         s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
                           ", memory M = " + std::to_string(pat.M) +
@@ -129,16 +119,42 @@ public:
             return r;
         }
         const XlEvaluationTiming t = time_xl_evaluation(x, pat.L, pat.M, s.scale, backend);
-        r.structure.notes.push_back("evaluation over " + std::to_string(t.segments) + " segment(s): cached memory " +
-                                    fmt(t.cached_ms, 2) + " ms vs recompute whole context " + fmt(t.recompute_ms, 2) +
-                                    " ms (" + fmt(t.speedup, 2) + "× faster; analytic flops ratio " +
-                                    fmt(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
-                                    fmt(t.max_abs_diff * 1e6, 3) + "e-6)" +
-                                    (pat.same_length ? "; timed without same_length" : ""));
+        r.structure.notes.push_back(
+            "evaluation over " + std::to_string(t.segments) + " segment(s): cached memory " +
+            format_fixed(t.cached_ms, 2) + " ms vs recompute whole context " + format_fixed(t.recompute_ms, 2) +
+            " ms (" + format_fixed(t.speedup, 2) + "× faster; analytic flops ratio " +
+            format_fixed(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
+            format_fixed(t.max_abs_diff * 1e6, 3) + "e-6)" + (pat.same_length ? "; timed without same_length" : ""));
         return r;
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, p);
+        int64_t bytes = sparse_peak_bytes(pat, heads, n, d, dv, s);
+        if (n <= kEvaluationNoteMaxN) {  // plus one evaluation segment: its window of Q, K, V, two outputs, scratch
+            const int w = static_cast<int>(std::min<int64_t>(n, int64_t(pat.L) + pat.M));
+            const int64_t window_blocks = block_count(w, kDefaultLayoutBlock);
+            bytes += int64_t(sizeof(float)) * heads * w * (2ll * d + 3ll * dv) +
+                     block_sparse_scratch_bytes(kDefaultLayoutBlock, d, dv) +
+                     tiled_attention_scratch_bytes(DenseAttentionArgs{}.tile_rows, DenseAttentionArgs{}.tile_cols, w, d,
+                                                   dv) +
+                     window_blocks * window_blocks *
+                         (8 + 8 * kDefaultLayoutBlock * block_words_per_row(kDefaultLayoutBlock));
+        }
+        return bytes;
     }
 
 private:
+    /// The pattern and layout setup for n positions (run() adds the notes).
+    static std::pair<XlPattern, SparseSetup> plan(int n, const Params& p) {
+        XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
+                      p.get_bool("same_length")};
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = true;
+        s.scale = static_cast<float>(p.get("scale"));
+        return {pat, std::move(s)};
+    }
+
     VariantInfo m_info;
 };
 

@@ -1,0 +1,46 @@
+// attnscope — numbers as text and back, for notes, check reports, messages and parameter parsing.
+#pragma once
+#include <cmath>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace attnscope {
+
+/// v with `decimals` digits after the point ("12.35" for 12.345, 2).
+inline std::string format_fixed(double v, int decimals) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(decimals);
+    os << v;
+    return os.str();
+}
+
+/// v with `digits` significant digits, exponent when shorter ("0.0001234", "1.5e+06").
+inline std::string format_significant(double v, int digits) {
+    std::ostringstream os;
+    os.precision(digits);
+    os << v;
+    return os.str();
+}
+
+/// The finite number that is the whole of `text`, or nothing (empty, trailing characters, NaN, ±Inf).
+inline std::optional<double> parse_finite(const std::string& text) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+/// A fraction as a percentage with `digits` significant digits ("17.9%" for 0.1792, 3).
+inline std::string format_percent(double fraction, int digits) {
+    return format_significant(100 * fraction, digits) + "%";
+}
+
+}  // namespace attnscope
