@@ -117,9 +117,9 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                 // loop below runs over contiguous ints.
                 std::vector<int>& key_chunks = w.key_chunks[tid];
                 std::vector<int>& counts = w.counts[tid];
+                counts.assign(cols, 1);  // one round: every pair counted once (discount 0)
                 if (R > 1) {
                     key_chunks.resize(size_t(R) * cols);
-                    counts.resize(cols);
                     for (int r2 = 0; r2 < R; ++r2)
                         for (int j = 0; j < cols; ++j) key_chunks[size_t(r2) * cols + j] = chunk_k[(int64_t(r2) * H + h) * n + keys[j]];
                 }
@@ -133,16 +133,16 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                             for (int j = 0; j < cols; ++j) counts[j] += lsh_chunk_attends(cq, kc[j], L, nc) ? 1 : 0;
                         }
                     }
-                    float row_max = -INFINITY;
+                    // Branch-free over the row (selects, a table lookup), so it vectorises: this loop and the
+                    // counts above ran scalar at ~40% of the primitive's time.
+                    float* row = &s(i, 0);
+                    const int* key = keys.data();
+                    const int* count = counts.data();
                     for (int j = 0; j < cols; ++j) {
-                        const int kj = keys[j];
-                        if (a.causal && kj > qi) {
-                            s(i, j) = -INFINITY;
-                            continue;
-                        }
-                        s(i, j) = lsh_cell_score(s(i, j), a.self_mask && kj == qi, R > 1 ? discount[counts[j]] : 0.0f);
-                        row_max = std::max(row_max, s(i, j));
+                        const float score = lsh_cell_score(row[j], a.self_mask && key[j] == qi, discount[count[j]]);
+                        row[j] = a.causal && key[j] > qi ? -INFINITY : score;
                     }
+                    const float row_max = s.row(i).maxCoeff();
                     float& lse = a.lse_rounds->at(r, h * n + qi, 0);
                     if (row_max == -INFINITY) {
                         s.row(i).setZero();  // nothing allowed: the row's output is 0
