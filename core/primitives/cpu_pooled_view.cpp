@@ -9,6 +9,10 @@ void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
     if (size < 1) throw Error("pooled view size must be at least 1");
     const int H = M.heads(), n = M.rows(), m = M.cols();
     const int sr = std::min(n, size), sc = std::min(m, size);
+    if (sr == n && sc == m) {  // one cell per bin (every text fits a 1024 view): the pooled view is M itself
+        out = M;
+        return;
+    }
     out = Tensor3(H, sr, sc);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int h = 0; h < H; ++h)

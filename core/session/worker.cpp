@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <array>
@@ -22,7 +23,6 @@
 namespace attnscope {
 
 // [SECTION] Input
-
 
 namespace {
 
@@ -242,6 +242,7 @@ void use_interactive_cpu_threads() { omp_set_num_threads(interactive_cpu_threads
 Worker::Worker(const std::string& backend, int cpu_threads) : m_backend(make_backend(backend)) {
     m_backend_description = m_backend->description();
     m_thread = std::thread([this, cpu_threads] {
+        pthread_setname_np(pthread_self(), "attnscope-run");  // named in profilers and debuggers
         if (cpu_threads > 0) omp_set_num_threads(cpu_threads);  // this thread's parallel regions only
         loop();
     });

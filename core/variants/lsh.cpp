@@ -172,8 +172,8 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
 
 /// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
 /// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
-void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds,
-                    bool want_matrix, RunResult& r) {
+void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds, bool want_matrix,
+                    RunResult& r) {
     const int H = p.H, n = p.n;
     const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
@@ -190,14 +190,23 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
     ReasonMask mask;
     mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
     r.P_eff = Tensor3(H, n, n);
-#pragma omp parallel for collapse(2) schedule(dynamic, 16)
-    for (int h = 0; h < H; ++h)
+    // Chunk of every position per (round, head), and per head all scaled dot products by one GEMM: the per-cell
+    // divisions and dot products were most of this display-only pass (an edit in the GUI's text box waits on it).
+    std::vector<int> chunk_q(slot_q.size()), chunk_k(slot_k.size());
+    for (size_t k = 0; k < slot_q.size(); ++k) chunk_q[k] = slot_q[k] / p.c;
+    for (size_t k = 0; k < slot_k.size(); ++k) chunk_k[k] = slot_k[k] / p.c;
+    MatrixRM dots;
+    for (int h = 0; h < H; ++h) {
+        dots.noalias() = p.scale * in.Q.head(h) * keys.head(h).transpose();
+#pragma omp parallel for schedule(dynamic, 16)
         for (int i = 0; i < n; ++i) {
             std::vector<int> members;
             bool self_member = false;
             for_each_union_key(p, slot_q, slot_k, h, i, [&](int j, int) {
-                if (p.self_mask && j == i) self_member = true;
-                else members.push_back(j);
+                if (p.self_mask && j == i)
+                    self_member = true;
+                else
+                    members.push_back(j);
             });
             if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
             for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
@@ -219,10 +228,10 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                         int count = 0;
                         for (int r2 = 0; r2 < p.R; ++r2) {
                             const int64_t b2 = (int64_t(r2) * H + h) * n;
-                            count += lsh_chunk_attends(slot_q[b2 + i] / p.c, slot_k[b2 + j] / p.c, p.L, nc) ? 1 : 0;
+                            count += lsh_chunk_attends(chunk_q[b2 + i], chunk_k[b2 + j], p.L, nc) ? 1 : 0;
                         }
-                        const float dot = p.scale * in.Q.head(h).row(i).dot(keys.head(h).row(j));
-                        scores.push_back({j, lsh_cell_score(dot, p.self_mask && j == i, lsh_duplicate_discount(count))});
+                        scores.push_back(
+                            {j, lsh_cell_score(dots(i, j), p.self_mask && j == i, lsh_duplicate_discount(count))});
                         row_max = std::max(row_max, scores.back().second);
                     }
                 }
@@ -231,6 +240,7 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                 for (const auto& [j, e] : scores) r.P_eff->at(h, i, j) += e / sum * weight;
             }
         }
+    }
     r.structure.mask = std::move(mask);
 }
 
