@@ -72,6 +72,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
                    BenchPoint& point) {
     RunOptions options;
     options.want_matrix = false;
+    options.want_analysis = false;  // the algorithm, not the metrics' bookkeeping (density, mass-recall lse)
     // Weights (Linformer's E, F) are made here, like the inputs: not timed and not in the peak, which measures
     // what attention itself holds. A model would have them already.
     variant.prepare(heads, resolved);

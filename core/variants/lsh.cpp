@@ -173,19 +173,22 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
 /// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
 /// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
 void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds, bool want_matrix,
-                    RunResult& r) {
+                    bool want_analysis, RunResult& r) {
     const int H = p.H, n = p.n;
+    if (!want_matrix && !want_analysis) return;
     const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
     const int nc = lsh_num_chunks(n, p.c);
-    UnionStats u = union_stats(p, in, slot_q, slot_k);
-    const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
-    r.structure.density = u.cells / (H * total_cells);
-    r.structure.allowed_lse = std::move(u.allowed);
-    if (u.empty_rows > 0)
-        r.structure.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
-                                    " rows have no allowed key (causal with separate Q/K hashing: every key in their "
-                                    "chunks comes later); their output is 0");
+    if (want_analysis) {  // the union of the rounds' sets: as costly as the attention itself
+        UnionStats u = union_stats(p, in, slot_q, slot_k);
+        const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
+        r.structure.density = u.cells / (H * total_cells);
+        r.structure.allowed_lse = std::move(u.allowed);
+        if (u.empty_rows > 0)
+            r.structure.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
+                                        " rows have no allowed key (causal with separate Q/K hashing: every key in "
+                                        "their chunks comes later); their output is 0");
+    }
     if (!want_matrix) return;
     ReasonMask mask;
     mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
@@ -322,7 +325,7 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
     r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
 
     const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
-    fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, r);
+    fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, options.want_analysis, r);
     Structure& s = r.structure;
     export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
     export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);

@@ -51,6 +51,8 @@ struct VariantInfo {
 struct RunOptions {
     bool want_matrix = false;  // fill RunResult::P_eff (n×n per head) and the reason mask
     int max_matrix_n = 4096;   // refuse to materialise above this n (memory), with a note
+    bool want_analysis = true; // fill Structure::density and allowed_lse (mass recall) where they cost extra passes;
+                               // benchmarks turn it off so they time the algorithm, as peers' forward calls are timed
 };
 
 /// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
