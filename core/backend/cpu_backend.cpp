@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "../primitives/cpu_feature_rows.h"
 #include "../primitives/cpu_primitives.h"
 
 namespace attnscope {
@@ -31,7 +32,11 @@ void CpuBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args)
 // [SECTION] kernels: feature maps, linear attention, FFT
 void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
 void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
-void CpuBackend::kernel_attention(const KernelAttentionArgs& args) { cpu_kernel_attention(args); }
+void CpuBackend::kernel_attention(const KernelAttentionArgs& args) {
+    // FAVOR keys share a stabiliser over all rows: those maps are materialised, as the default Backend does.
+    if (feature_map_blockwise(args.q_map.map) && feature_map_blockwise(args.k_map.map)) return cpu_kernel_attention(args);
+    Backend::kernel_attention(args);
+}
 void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
 
 // [SECTION] svd

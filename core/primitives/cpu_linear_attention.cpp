@@ -204,18 +204,9 @@ void cpu_linear_attention(const LinearAttentionArgs& a) {
 
 void cpu_kernel_attention(const KernelAttentionArgs& args) {
     const int f = validate_kernel_attention(args);
-    if (!feature_map_blockwise(args.q_map.map) || !feature_map_blockwise(args.k_map.map)) {
-        // FAVOR keys share a stabiliser over all rows: materialise φ, as the default Backend does.
-        const int H = args.q_map.X->heads();
-        Tensor3 phi_Q(H, args.q_map.X->rows(), f), phi_K(H, args.k_map.X->rows(), f);
-        FeatureMapArgs q = args.q_map, k = args.k_map;
-        q.out = &phi_Q, k.out = &phi_K;
-        cpu_feature_map(q);
-        cpu_feature_map(k);
-        LinearAttentionArgs la = args.attention;
-        la.phi_Q = &phi_Q, la.phi_K = &phi_K;
-        return cpu_linear_attention(la);
-    }
+    if (!feature_map_blockwise(args.q_map.map) || !feature_map_blockwise(args.k_map.map))
+        throw Error("kernel attention: FAVOR maps share a stabiliser over all rows and cannot be fused block by "
+                    "block; CpuBackend::kernel_attention materialises them (Backend::kernel_attention)");
     const Tensor3 q_stats = feature_map_head_stats(args.q_map), k_stats = feature_map_head_stats(args.k_map);
     run(args.attention, FeatureSource(args.q_map, q_stats, f), FeatureSource(args.k_map, k_stats, f));
 }

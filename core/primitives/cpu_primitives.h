@@ -27,8 +27,8 @@ void cpu_lsh_combine(const LshCombineArgs& args);
 void cpu_feature_map(const FeatureMapArgs& args);
 /// Linear attention (bidirectional or chunked causal prefix sums) on the CPU; see Backend::linear_attention.
 void cpu_linear_attention(const LinearAttentionArgs& args);
-/// Feature maps + linear attention fused block by block (φ never materialised) for the blockwise maps, else
-/// materialised; see Backend::kernel_attention.
+/// Feature maps + linear attention fused block by block (φ never materialised); blockwise maps only (not FAVOR:
+/// feature_map_blockwise), else Error. See Backend::kernel_attention.
 void cpu_kernel_attention(const KernelAttentionArgs& args);
 /// Real part of the 2-D DFT of each head (FFTW3 float) on the CPU; see Backend::fft2_real.
 void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
