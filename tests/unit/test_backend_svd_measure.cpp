@@ -142,7 +142,7 @@ TEST(SingularValues, OneHeadEqualsItsRowOfAllHeadsAndSpectrumUsesTheBackend) {
     EXPECT_TRUE(via_backend.exact);
 }
 
-TEST(SingularValues, BadArgumentsSayWhatToDo) {
+TEST(SingularValues, BadArgumentsAreRefusedWithTheFix) {
     std::cout << "[case] singular_values: missing output, bad head, empty matrix, negative top_k\n";
     const Tensor3 M(2, 4, 4, 1.0f), empty(1, 0, 4);
     std::vector<double> S;
