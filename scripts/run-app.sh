@@ -5,7 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build"
 "$root/scripts/setup.sh"
-if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then export PATH="/usr/local/cuda/bin:$PATH"; fi
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+source "$root/scripts/build-env.sh"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher_flags[@]}"
 cmake --build "$build" -j "$(nproc)" --target attnscope
 exec "$build/app/attnscope" gui "$@"
