@@ -13,6 +13,7 @@
 #include "core/data/text_whatif.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
+#include "core/session/npy_bundle.h"
 #include "core/session/result_json.h"
 #include "core/variants/registry.h"
 #include "input_options.h"
@@ -29,6 +30,7 @@ struct RunOptionsCli {
     std::string backend = "auto";
     std::string json_path;
     std::string png_dir;
+    std::string npy_dir;
     int matrix_limit = 2048;
     std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
 };
@@ -110,6 +112,12 @@ int execute(const RunOptionsCli& o) {
         if (ec) throw Error("cannot create --png folder '" + o.png_dir + "': " + ec.message());
         require_writable((std::filesystem::path(o.png_dir) / "probe").string());
     }
+    if (!o.npy_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.npy_dir, ec);
+        if (ec) throw Error("cannot create --npy folder '" + o.npy_dir + "': " + ec.message());
+        require_writable((std::filesystem::path(o.npy_dir) / "probe").string());
+    }
     const bool whatif = !o.whatif_layer.empty();
     int whatif_layer = kAllLayers;
     if (whatif) {
@@ -167,6 +175,20 @@ int execute(const RunOptionsCli& o) {
         }
         write_file_atomically(o.json_path, out.dump(2) + "\n");
     }
+    if (!o.npy_dir.empty()) {
+        nlohmann::json extra = nlohmann::json::object();
+        if (input.kind == InputKind::Text)
+            extra = {{"token_ids", input.token_ids}, {"layer", input.layer}, {"head", input.head}};
+        const nlohmann::json index = write_npy_bundle(o.npy_dir, heads, results, extra);
+        size_t files = 3;  // q, k, v
+        for (const auto& r : index["results"]) {
+            files += r["P_eff"].is_null() ? 1 : 2;
+            if (r["P_eff"].is_null())
+                std::cerr << "note: " << r["label"].get<std::string>() << ": no P_eff written (n = " << heads.n()
+                          << " above --matrix-limit " << o.matrix_limit << ", or the variant defines none)\n";
+        }
+        std::cerr << "wrote " << files << " .npy files and index.json to " << o.npy_dir << "\n";
+    }
     if (!o.png_dir.empty()) {
         for (const RunResult& r : results) {
             if (!r.P_eff) {
@@ -197,6 +219,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the results as JSON to this file");
     sub->add_option("--png", o->png_dir, "Write each variant's effective matrix as PNG heatmaps into this folder");
+    sub->add_option("--npy", o->npy_dir,
+                    "Write q, k, v (and tokens.txt for text), each variant's O and P_eff (up to --matrix-limit) as .npy "
+                    "files with an index.json into this folder (also readable back with --tensors)");
     sub->add_option("--whatif-layer", o->whatif_layer,
                     "Text input: also replace the encoder's attention of layer L (or 'all') by each variant and report "
                     "the cosine of the sentence embedding to the exact one");
