@@ -183,7 +183,7 @@ void save_session(App& app, const std::string& path) {
         if (path.empty()) throw Error("no session file: start with --session FILE or use the default location");
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
         write_file_atomically(path, session_to_json(app));
-        app.exports.message = "session saved to " + path;
+        app.exports.message = "session saved to " + std::filesystem::path(path).filename().string();
         app.exports.message_is_error = false;
     } catch (const std::exception& e) {
         app.exports.message = std::string("could not save the session: ") + e.what();
@@ -199,7 +199,8 @@ bool load_session(App& app, const std::string& path) {
         ss << in.rdbuf();
         session_from_json(app, ss.str());
         app.dirty = true;
-        app.exports.message = "session loaded from " + path;
+        // The file name only: the status bar shows in screenshots, and a full path is machine-specific (File lists it).
+        app.exports.message = "session loaded from " + std::filesystem::path(path).filename().string();
         app.exports.message_is_error = false;
         return true;
     } catch (const std::exception& e) {
@@ -531,7 +532,7 @@ int run_gui(const GuiOptions& o) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
                 const bool busy = app->runs.state() == WorkerState::Running ||
                                   app->bench.state() == BenchJob::State::Running || app->dirty ||
-                                  app->layer_grid.pending || lessons_busy(*app);
+                                  app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
@@ -550,6 +551,7 @@ int run_gui(const GuiOptions& o) {
                         status = 3;
                     } else if (status == 0) {
                         std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+                        std::printf("gui: status bar message: %s\n", app->exports.message.c_str());
                         if (const std::string l = lessons_status(*app); !l.empty()) std::printf("gui: %s\n", l.c_str());
                         if (o.mouse_x >= 0)
                             std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n",
