@@ -99,7 +99,7 @@ int execute(const SpectrumOptionsCli& o) {
         const RunResult r = run_variant(heads, request, options, *backend, &refs);
         out["results"].push_back(result_to_json(r));
         if (!r.P_eff) {
-            std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see VARIANTS.md)\n";
+            std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see docs/VARIANTS.md)\n";
             continue;
         }
         for (int h : head_list) {

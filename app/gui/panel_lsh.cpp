@@ -1,7 +1,7 @@
 // attnscope — LSH buckets panel: per round a colour strip of token buckets, the sorted order with chunk
 // borders, collisions of a query across rounds, and a 2-D view of the normalised vectors coloured by bucket.
-// Reads the names fixed in CONVENTIONS.md: indices "buckets/r<k>", "perm/r<k>", "chunk_len", "rounds",
-// matrices "rotation/r<k>".
+// Reads the structure lsh_run() writes (core/variants/lsh.cpp): indices "buckets/r<k>", "perm/r<k>", "chunk_len",
+// "rounds", matrices "rotation/r<k>".
 #include <imgui.h>
 #include <implot.h>
 

@@ -1,4 +1,4 @@
-// attnscope — errors of a variant against the exact softmax on the same inputs (VARIANTS.md "Metrics").
+// attnscope — errors of a variant against the exact softmax on the same inputs (docs/VARIANTS.md "Metrics").
 // The exact reference is computed once per (input, causality) and shared by every variant.
 #pragma once
 #include <optional>

@@ -56,7 +56,7 @@ void require_linformer_variant() {
         if (v->info().id == "linformer") {
             if (!find_param(v->info().params, "k"))
                 throw Error("the registered linformer variant has no parameter 'k': the Table 3 generator sets the "
-                            "projected length through 'k' (VARIANTS.md); rename it there or here");
+                            "projected length through 'k' (docs/VARIANTS.md); rename it there or here");
             return;
         }
     throw Error("the Linformer Table 3 needs the 'linformer' variant, which is not registered in this build; "

@@ -1,7 +1,7 @@
 // attnscope — the Linformer paper's Table 3 for our implementation: time and memory saved by `linformer`
 // (projected length k) relative to the Transformer's materialised attention (`full`, or `flash` when asked)
 // for n ∈ {512 … 65536} × k ∈ {128 … 2048}, beside the paper's numbers.
-// Written against the variant id "linformer" with parameter "k" (VARIANTS.md); it runs once that variant is
+// Written against the variant id "linformer" with parameter "k" (docs/VARIANTS.md); it runs once that variant is
 // registered and says so otherwise. Our ratios are for one attention call (peak tracked bytes, outputs
 // included); the paper's are for a whole model's inference on a GPU, so only the trend is comparable.
 #pragma once

@@ -8,7 +8,7 @@
 
 namespace attnscope {
 
-/// Every registered variant, in the order of VARIANTS.md.
+/// Every registered variant, in the order of docs/VARIANTS.md.
 const std::vector<std::unique_ptr<Variant>>& all_variants();
 /// The variant with this id; throws Error listing the known ids when there is none.
 const Variant& find_variant(const std::string& id);

@@ -1,4 +1,4 @@
-// attnscope — registers the masked family (VARIANTS.md order): strided, fixed, longformer, bigbird, xl.
+// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl.
 #include "registry.h"
 #include "sparse_common.h"
 

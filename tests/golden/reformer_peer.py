@@ -8,7 +8,7 @@ The peer draws its rotations with torch.randn inside hash_vectors(); we replace 
 the call so it hashes with rotations we chose, and the fixture carries them (in our (R, d, n_b/2) layout) so
 tests/unit/test_lsh_golden.cpp can feed the same ones to `lsh` through lsh_run().
 
-Peer configuration that matches VARIANTS.md: shared QK (the peer only has that), keys L2-normalised, scale d^-½,
+Peer configuration that matches docs/VARIANTS.md: shared QK (the peer only has that), keys L2-normalised, scale d^-½,
 chunk c = bucket_size with one look-back chunk, attend_across_buckets=True (chunks, not buckets, decide),
 allow_duplicate_attention=False (the log(count) duplicate discount), rehash_each_round=True, dropout 0.
 

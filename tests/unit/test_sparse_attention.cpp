@@ -1,5 +1,5 @@
 // Masked family: the block-sparse primitive against a dense masked softmax on hand-made layouts, the limit
-// cases of VARIANTS.md (equal to `full`), causality, seeds, stability and the edge inputs (n = 1, n not a
+// cases of docs/VARIANTS.md (equal to `full`), causality, seeds, stability and the edge inputs (n = 1, n not a
 // multiple of the block, window ≥ n, bad parameters).
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // Masked family, property tests over many seeds: every layout cell and every reason equals a brute-force
-// O(n²) predicate written from the paper's definition (VARIANTS.md), and every output equals a dense
+// O(n²) predicate written from the paper's definition (docs/VARIANTS.md), and every output equals a dense
 // double-precision masked softmax over the same cells (relative 1e-5), with allowed_lse equal to its lse.
 #include <algorithm>
 #include <set>
