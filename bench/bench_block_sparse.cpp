@@ -24,7 +24,7 @@ void run_variant_bench(benchmark::State& state, const std::string& id,
     spec.n = static_cast<int>(state.range(0)), spec.heads = kHeads, spec.dim = kDim, spec.seed = 1;
     const Heads x = make_scenario(spec);
     const Variant& v = find_variant(id);
-    const Params p = v.resolve(parse_params(id, v.info().params, sets), x);
+    const Params p = v.resolve(parse_params(id, v.info().params, sets), x.shape());
     CpuBackend backend;
     RunOptions options;
     double cells = 0, total_ms = 0;

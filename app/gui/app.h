@@ -16,6 +16,7 @@
 
 #include "core/analysis/layer_spectra.h"
 #include "core/bench/bench_job.h"
+#include "core/bench/cost_model.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
 #include "gui_app.h"
@@ -109,7 +110,13 @@ struct PerfState {
     bool show_slopes = true;              // cost-model curves and the O(n), O(n²) guides
     bool run_on_start = false;            // start a sweep on the first frame (set by a session file)
     bool start_pending = false;           // start once the run worker is idle (its allocations would count)
+    bool quick_pending = false;           // the pending start is the quick first look
     int table_n = 0;                      // n of the comparison table (0 = the largest n with two results)
+    bool opened = false;                  // the tab has been visible (its first opening starts a quick sweep)
+    bool quick = false;                   // the shown sweep is the quick first look (small n, 2 runs)
+    std::string model_key;                // variants, n range and shape the cost model was computed for
+    std::shared_ptr<const std::vector<ModelPoint>> model;             // cost-model curves (no measurement)
+    std::future<std::shared_ptr<const std::vector<ModelPoint>>> model_job;  // computing `model` off the UI thread
     std::shared_ptr<const BenchReport> derived;  // the shown report with speed-ups filled (fill_derived_figures)
     const BenchReport* derived_from = nullptr;   // the report `derived` was made from
     void reset() { *this = PerfState{}; }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <future>
 #include <set>
 
 #include "app.h"
@@ -230,17 +231,87 @@ std::vector<BenchVariantSpec> bench_variants(const App& app) {
     return out;
 }
 
-void start_sweep(App& app) {
-    PerfState& ps = app.perf;
+/// The panel's sweep over its n range, or the quick first look: n = 128 … 1024 (within the range), 2 timed runs,
+/// a short budget, no machine roofs — a few seconds that show measured points beside the cost model at once.
+BenchConfig sweep_config(const App& app, bool quick) {
+    const PerfState& ps = app.perf;
     BenchConfig c;
     c.variants = bench_variants(app);
-    for (int e = ps.n_min_log2; e <= ps.n_max_log2; ++e) c.ns.push_back(1 << e);
+    const int hi = quick ? std::min(ps.n_max_log2, std::max(ps.n_min_log2, 10)) : ps.n_max_log2;
+    for (int e = ps.n_min_log2; e <= hi; ++e) c.ns.push_back(1 << e);
     c.heads = ps.heads, c.dim = ps.dim;
     c.data = app.input.spec.mode == InputMode::Synthetic ? app.input.spec.scenario.kind : ScenarioKind::Gaussian;
-    c.plan = {1, std::max(1, ps.runs)};
-    c.budget_s = ps.budget_s;
-    c.measure_machine = ps.measure_machine;
+    c.plan = {1, quick ? 2 : std::max(1, ps.runs)};
+    c.budget_s = quick ? std::min(ps.budget_s, 0.5) : ps.budget_s;
+    c.measure_machine = !quick && ps.measure_machine;
+    return c;
+}
+
+/// Keeps ps.model the cost model of the panel's current variants, n range and shape (computed off the UI thread:
+/// the sparse family builds its layout to count allowed cells).
+void update_cost_model(App& app) {
+    PerfState& ps = app.perf;
+    if (ps.model_job.valid() && ps.model_job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+            ps.model = ps.model_job.get();
+        } catch (const std::exception& e) {
+            app.exports.message = std::string("cost model: ") + e.what(), app.exports.message_is_error = true;
+        }
+    }
+    BenchConfig c = sweep_config(app, false);
+    std::string key = std::to_string(c.heads) + "/" + std::to_string(c.dim);
+    for (int n : c.ns) key += "," + std::to_string(n);
+    for (const auto& v : c.variants) key += ";" + v.label + ":" + params_summary(v.id, v.params);
+    if (key == ps.model_key || ps.model_job.valid()) return;
+    ps.model_key = key;
+    ps.model_job = std::async(std::launch::async, [c = std::move(c)] {
+        return std::make_shared<const std::vector<ModelPoint>>(cost_model_points(c));
+    });
+}
+
+/// The cost model alone, before anything is measured: analytic GFLOP and estimated peak memory against n.
+void model_plots(const std::vector<ModelPoint>& model, bool guides, ImVec2 size) {
+    for (int plot = 0; plot < 2; ++plot) {
+        if (plot == 1) ImGui::SameLine();
+        const char* title = plot == 0 ? "cost model: analytic work vs n" : "cost model: estimated peak memory vs n";
+        if (!ImPlot::BeginPlot(title, size)) continue;
+        ImPlot::SetupAxes("sequence length n", plot == 0 ? "analytic GFLOP per run" : "estimated peak [MiB]",
+                          ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
+        ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+        ImPlot::SetupLegend(ImPlotLocation_NorthWest);
+        std::vector<std::string> labels;
+        for (const ModelPoint& p : model)
+            if (std::find(labels.begin(), labels.end(), p.label) == labels.end()) labels.push_back(p.label);
+        double n0 = 0, y0 = 0, n_lo = 1e30, n_hi = 0;
+        for (size_t k = 0; k < labels.size(); ++k) {
+            std::vector<double> x, y;
+            for (const ModelPoint& p : model) {
+                const double v = plot == 0 ? p.flops / 1e9 : double(p.peak_bytes) / (1 << 20);
+                if (p.label != labels[k] || !p.error.empty() || v <= 0) continue;
+                x.push_back(p.n), y.push_back(v);
+            }
+            if (x.empty()) continue;
+            if (n0 == 0) n0 = x.front(), y0 = y.front();
+            n_lo = std::min(n_lo, x.front()), n_hi = std::max(n_hi, x.back());
+            ImPlotSpec spec;
+            spec.LineColor = ImPlot::GetColormapColor(int(k));
+            spec.LineWeight = 2.0f;
+            ImPlot::PlotLine(labels[k].c_str(), x.data(), y.data(), int(x.size()), spec);
+        }
+        if (guides && n_hi > n_lo) {
+            slope_guide("O(n)", 1, n0, y0, n_lo, n_hi);
+            slope_guide("O(n²)", 2, n0, y0, n_lo, n_hi);
+        }
+        ImPlot::EndPlot();
+    }
+}
+
+void start_sweep(App& app, bool quick) {
+    PerfState& ps = app.perf;
+    BenchConfig c = sweep_config(app, quick);
     ps.table_n = 0;
+    ps.quick = quick;
     try {
         validate_bench_config(c);
         app.bench.start(std::move(c), make_backend("auto"));
@@ -258,11 +329,17 @@ void draw_performance_panel(App& app) {
     if (ps.run_on_start) ps.run_on_start = false, ps.start_pending = true;
     if (ps.start_pending && app.runs.state() != WorkerState::Running && !app.dirty) {
         ps.start_pending = false;
-        start_sweep(app);
+        start_sweep(app, ps.quick_pending);
+        ps.quick_pending = false;
     }
     if (!ImGui::Begin(kPerformanceWindow)) {
         ImGui::End();
         return;
+    }
+    update_cost_model(app);
+    if (!ps.opened) {  // the first look at the tab measures a little at once instead of showing empty plots
+        ps.opened = true;
+        if (state == BenchJob::State::Idle && !ps.start_pending) ps.start_pending = ps.quick_pending = true;
     }
     ImGui::BeginDisabled(running);
     ImGui::SetNextItemWidth(100);
@@ -303,6 +380,7 @@ void draw_performance_panel(App& app) {
         ImGui::SetItemTooltip("stop after the current run; the points measured so far stay");
     } else if (ImGui::Button(ps.start_pending ? "Waiting for the views…" : "Run sweep")) {
         ps.start_pending = true;
+        ps.quick_pending = false;
     }
     if (!running) ImGui::SetItemTooltip("time every selected variant over n with the benchmark engine (attnscope bench)");
     if (running) {
@@ -311,7 +389,9 @@ void draw_performance_panel(App& app) {
         char overlay[160];
         std::snprintf(overlay, sizeof overlay, "%d / %d points  %s", p.points_done, p.points_total, p.stage.c_str());
         ImGui::ProgressBar(float(p.fraction), ImVec2(-1, 0), overlay);
-        ImGui::TextDisabled("views paused while the sweep measures memory (they update when it ends)");
+        ImGui::TextDisabled("%s; views paused while the sweep measures memory (they update when it ends)",
+                            ps.quick ? "quick first look: n ≤ 1024, 2 runs per point (Cancel stops it)"
+                                     : "sweeping the chosen range");
     } else if (state == BenchJob::State::Failed) {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "sweep failed: %s", app.bench.error().c_str());
@@ -320,10 +400,17 @@ void draw_performance_panel(App& app) {
         ImGui::TextDisabled("cancelled: the points measured before are shown");
     }
     const auto report = app.bench_report;
-    if (!report || report->points.empty()) {
-        hint_text("Press Run sweep to time the selected variants over n with the benchmark engine (the one behind "
-                  "`attnscope bench`: one warm-up, the median of the timed runs, peak tracked memory), on log–log axes "
-                  "beside each variant's cost model and the O(n), O(n²) guides.");
+    const bool any_measured =
+        report && std::any_of(report->points.begin(), report->points.end(), [](const BenchPoint& p) { return p.measured(); });
+    if (!any_measured) {
+        hint_text("The cost model of each selected variant (its analytic FLOPs and peak-memory estimate, nothing "
+                  "measured yet). Measured points appear as a sweep runs: Run sweep times the selected variants over n "
+                  "with the benchmark engine behind `attnscope bench` (one warm-up, the median of the timed runs, peak "
+                  "tracked memory).");
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        const ImVec2 size((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f, std::max(200.0f, avail.y));
+        if (ps.model) model_plots(*ps.model, ps.show_slopes, size);
+        else ImGui::TextDisabled("computing the cost model…");
         ImGui::End();
         return;
     }

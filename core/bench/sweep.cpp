@@ -420,7 +420,7 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 continue;
             }
             try {
-                point.params = variant.resolve(spec.params, *input);
+                point.params = variant.resolve(spec.params, input->shape());
                 point.causal = point.params.has("causal") && point.params.get_bool("causal");
                 point.estimate_bytes = variant.estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
                 point.estimate_is_default =

@@ -29,7 +29,7 @@ RunResult run_variant(const Heads& heads, const VariantRequest& request, const R
                       ReferenceCache* refs) {
     validate_heads(heads);
     const Variant& variant = find_variant(request.id);
-    const Params params = variant.resolve(request.params, heads);
+    const Params params = variant.resolve(request.params, heads.shape());
     require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();

@@ -24,7 +24,7 @@ inline ParamSpec seed_param() {
 }
 
 /// Resolves an auto scale to 1/√d.
-inline void resolve_scale(Params& p, const Heads& heads) {
+inline void resolve_scale(Params& p, const Shape& heads) {
     if (!p.has("scale")) p.set("scale", 1.0 / std::sqrt(static_cast<double>(heads.d())));
 }
 

@@ -14,12 +14,10 @@ namespace attnscope {
 
 namespace {
 
-constexpr double kAttentionFlopsPerCell = 2.0;  // one multiply-add per (i, j, feature)
-
 /// Analytic cost of exact attention: QKᵀ and PV, halved by causality; bytes of Q, K, V, O (+P).
 void exact_cost(const Heads& h, bool causal, bool materialised, Cost& cost) {
     const double cells = causal ? 0.5 * h.n() * (h.n() + 1.0) : double(h.n()) * h.n();
-    cost.flops = h.heads() * cells * kAttentionFlopsPerCell * (h.d() + h.dv());
+    cost.flops = exact_attention_flops(h.heads(), h.n(), h.d(), h.dv(), causal);
     cost.bytes = 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv()) + (materialised ? 4.0 * h.heads() * cells : 0.0);
 }
 
@@ -31,7 +29,7 @@ public:
                   {scale_param(), causal_param(false)}, false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         return p;
@@ -84,7 +82,7 @@ public:
                   false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         return p;

@@ -17,6 +17,12 @@ namespace attnscope {
 
 namespace {
 
+/// Real-input 2-D FFT: about 2.5·N·log2 N flops for N = rows·cols points, per head.
+double fft2_flops(int heads, int rows, int cols) {
+    const double cells = double(rows) * cols;
+    return heads * 2.5 * cells * std::log2(std::max(2.0, cells));
+}
+
 class FnetVariant : public Variant {
 public:
     FnetVariant() {
@@ -26,12 +32,16 @@ public:
                   false, false, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads&) const override { return params; }
+    Params resolve(const Params& params, const Shape&) const override { return params; }
     /// For the V path (synthetic inputs, what benchmarks run): Y (H, n, dv) and cpu_fft2_real's per-thread
     /// complex half spectrum (n, 2·(dv/2 + 1)).
     int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params&) const override {
         const int64_t threads = omp_get_max_threads();
         return int64_t(sizeof(float)) * n * (int64_t(heads) * dv + threads * 2 * (dv / 2 + 1));
+    }
+    /// For the V path, like estimate_peak_bytes (text input mixes the layer input X of `hidden` columns instead).
+    double estimate_flops(int heads, int n, int, int dv, const Params&) const override {
+        return fft2_flops(heads, n, dv);
     }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         RunResult r;
@@ -48,8 +58,7 @@ public:
             meter.stop(r.cost);
         }
         const double cells = double(X.rows()) * X.cols();
-        // Real-input 2-D FFT: about 2.5·N·log2 N flops for N = n·c points.
-        r.cost.flops = X.heads() * 2.5 * cells * std::log2(std::max(2.0, cells));
+        r.cost.flops = fft2_flops(X.heads(), X.rows(), X.cols());
         r.cost.bytes = 4.0 * X.heads() * cells * 3.0;  // X in, half spectrum (complex), Y out
         r.structure.notes.push_back(use_x ? "mixes the layer input X (1, n, hidden), not Q/K/V"
                                           : "mixes V per head (this input has no layer input X)");

@@ -26,6 +26,12 @@ struct KernelRecipe {
     int z_eps_first = 0;
 };
 
+/// Analytic FLOPs of run_kernel: a few operations per input element for the maps, then linear attention.
+double kernel_flops(const KernelRecipe& k, int heads, int n, int d, int dv, bool causal) {
+    return heads * 6.0 * n * d + linear_attention_flops(heads, n, feature_map_columns(k.q_map, 0, d, k.prepend_one), dv,
+                                                        causal);
+}
+
 RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& h, const Params& p,
                      const RunOptions& options, Backend& backend) {
     RunResult r;
@@ -48,7 +54,7 @@ RunResult run_kernel(const std::string& id, const KernelRecipe& k, const Heads& 
         backend.kernel_attention(ka);  // φ(Q), φ(K) computed where they are used (never held at (H, n, f))
         meter.stop(r.cost);
     }
-    r.cost.flops = h.heads() * 6.0 * h.n() * h.d() + linear_attention_flops(h.heads(), h.n(), f, h.dv(), r.causal);
+    r.cost.flops = kernel_flops(k, h.heads(), h.n(), h.d(), h.dv(), r.causal);
     r.cost.bytes = kernel_bytes(h, f, false);
     if (k.normalise) note_zero_denominators(denom, r.structure);
     if (options.want_matrix && h.n() <= options.max_matrix_n) {
@@ -69,6 +75,13 @@ int64_t kernel_estimate(const KernelRecipe& k, int heads, int n, int d, int dv) 
     return kernel_peak_bytes(heads, n, d, dv, feature_map_columns(k.q_map, 0, d, k.prepend_one));
 }
 
+/// Taylor's maps: φ = [1, x̂] on both sides.
+KernelRecipe taylor_recipe() {
+    KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};
+    k.prepend_one = true;
+    return k;
+}
+
 ParamSpec eps_param(const std::string& help) { return real_param("eps", "ε", help, 1e-6, 0.0, 1.0); }
 
 class LinearVariant : public Variant {
@@ -81,7 +94,7 @@ public:
                   false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads&) const override { return params; }
+    Params resolve(const Params& params, const Shape&) const override { return params; }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         KernelRecipe k{FeatureMap::EluPlusOne, FeatureMap::EluPlusOne};
         k.d_eps = static_cast<float>(p.get("eps"));
@@ -89,6 +102,9 @@ public:
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
         return kernel_estimate({FeatureMap::EluPlusOne, FeatureMap::EluPlusOne}, heads, n, d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return kernel_flops({FeatureMap::EluPlusOne, FeatureMap::EluPlusOne}, heads, n, d, dv, p.get_bool("causal"));
     }
 
 private:
@@ -105,7 +121,7 @@ public:
                   false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads&) const override { return params; }
+    Params resolve(const Params& params, const Shape&) const override { return params; }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         KernelRecipe k{FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions};
         k.normalise = false;
@@ -113,6 +129,9 @@ public:
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
         return kernel_estimate({FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions}, heads, n, d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params&) const override {
+        return kernel_flops({FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions}, heads, n, d, dv, false);
     }
 
 private:
@@ -129,18 +148,18 @@ public:
                   false, true, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads&) const override { return params; }
+    Params resolve(const Params& params, const Shape&) const override { return params; }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};
-        k.prepend_one = true;
+        KernelRecipe k = taylor_recipe();
         k.z_eps = static_cast<float>(p.get("eps"));
         k.z_eps_first = 1;  // column 0 is the constant 1 (it counts n); ε goes on Σk̂ only
         return run_kernel(m_info.id, k, h, p, options, backend);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
-        KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};
-        k.prepend_one = true;
-        return kernel_estimate(k, heads, n, d, dv);
+        return kernel_estimate(taylor_recipe(), heads, n, d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return kernel_flops(taylor_recipe(), heads, n, d, dv, p.get_bool("causal"));
     }
 
 private:

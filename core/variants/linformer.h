@@ -23,6 +23,9 @@ struct LinformerProjections {
 /// Seeded projections with entries N(0, 1/k) (core/primitives/random.h), shaped by the sharing mode.
 LinformerProjections linformer_projections(int heads, int n, int k, LinformerSharing sharing, uint64_t seed);
 
+/// Analytic FLOPs of linformer_run: the projections E·K, F·V (2·k·n·(d + dv)) and attention over k keys.
+double linformer_flops(int heads, int n, int d, int dv, int k);
+
 /// O = softmax(s·Q(EK)ᵀ)·(FV) through gemm + dense attention; fills O, cost, structure ("E", "F") and, when
 /// options.want_matrix, P̃ = P̄·F with P̄ = softmax(s·Q(EK)ᵀ) (n×k). E, F: (H|1, k, n).
 RunResult linformer_run(const Heads& heads, const LinformerProjections& proj, float scale, const RunOptions& options,

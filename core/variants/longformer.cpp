@@ -66,7 +66,7 @@ public:
             true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         for (int g : p.get_list("global"))
@@ -94,6 +94,10 @@ public:
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         const auto [pat, s] = plan(n, heads, p);
         return sparse_peak_bytes(pat, heads, n, d, dv, s);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, heads, p);
+        return sparse_flops(pat, heads, n, d, dv, s);
     }
 
 private:

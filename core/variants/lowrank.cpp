@@ -43,6 +43,10 @@ LinformerProjections linformer_projections(int heads, int n, int k, LinformerSha
     return p;
 }
 
+double linformer_flops(int heads, int n, int d, int dv, int k) {
+    return 2.0 * heads * k * n * (d + dv) + 2.0 * heads * n * k * (d + dv);
+}
+
 RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float scale, const RunOptions& options,
                         Backend& backend) {
     const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv(), k = proj.E.rows();
@@ -65,7 +69,7 @@ RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float 
         backend.dense_attention(a);
         meter.stop(r.cost);
     }
-    r.cost.flops = 2.0 * H * k * n * (d + dv) + 2.0 * H * n * k * (d + dv);
+    r.cost.flops = linformer_flops(H, n, d, dv, k);
     r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
     if (options.want_matrix) {
         // Copies for inspection only: a benchmark (want_matrix off) must not pay 2·k·n floats per head for them.
@@ -97,7 +101,7 @@ public:
                   false, false, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         const int k = params.get_int("k");
         if (k > heads.n())
             throw Error("linformer: k = " + std::to_string(k) + " > n = " + std::to_string(heads.n()) +
@@ -113,6 +117,9 @@ public:
         const DenseAttentionArgs tiles;
         return int64_t(sizeof(float)) * heads * (int64_t(n) * dv + k * (d + dv)) +
                tiled_attention_scratch_bytes(tiles.tile_rows, tiles.tile_cols, int(k), d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return linformer_flops(heads, n, d, dv, p.get_int("k"));
     }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         const auto proj = projections(h, p);
@@ -146,6 +153,13 @@ private:
 
 // [SECTION] svd
 
+/// Exact P, its SVD (O(n³) by LAPACK up to kExactSvdLimit, else the randomized sketch's passes), P_r and P_r·V.
+double svd_flops(int heads, int n, int d, int dv, int rank) {
+    const double cells = double(n) * n;
+    const bool exact = n <= kExactSvdLimit;
+    return heads * (2.0 * cells * (d + dv) + 2.0 * cells * rank + (exact ? 4.0 * cells * n : 4.0 * cells * (rank + 10) * 8));
+}
+
 class SvdVariant : public Variant {
 public:
     SvdVariant() {
@@ -155,12 +169,15 @@ public:
                   false, false, true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         const int rank = params.get_int("rank");
         if (rank > heads.n())
             throw Error("svd: rank r = " + std::to_string(rank) + " > n = " + std::to_string(heads.n()) +
                         ": P has at most n singular values; choose r ≤ n");
         return params;
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return svd_flops(heads, n, d, dv, p.get_int("rank"));
     }
     RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
         const int H = h.heads(), n = h.n(), dv = h.dv(), rank = p.get_int("rank");
@@ -193,7 +210,7 @@ public:
             meter.stop(r.cost);
         }
         const double cells = double(n) * n;
-        r.cost.flops = H * (2.0 * cells * (h.d() + dv) + 2.0 * cells * rank + (exact ? 4.0 * cells * n : 4.0 * cells * (rank + 10) * 8));
+        r.cost.flops = svd_flops(H, n, h.d(), dv, rank);
         r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + 2.0 * cells);
         r.structure.notes.push_back(exact ? "P_r from an exact LAPACK SVD of P"
                                           : "n > 2048: P_r from a randomized top-r SVD of P (Halko et al. 2011)");

@@ -1,4 +1,4 @@
-// attnscope — `lsh`: Reformer's LSH attention (Kitaev et al. 2020), exactly as VARIANTS.md defines it.
+// attnscope — `lsh`: Reformer's LSH attention (Kitaev et al. 2020), exactly as docs/VARIANTS.md defines it.
 //
 // Plan (host, deterministic given the seed): one random rotation R_r (d × n_b/2, N(0,1) entries from
 // core/primitives/random.h) per round, shared by the heads. Run (Backend primitives): keys = L2-normalised
@@ -268,6 +268,18 @@ Tensor3 lsh_rotations(const Params& params, int d) {
     return rot;
 }
 
+namespace {
+
+/// Hashing (n·d·n_b/2 multiply-adds per round, twice without shared QK) and the chunked attention: every query
+/// scores the (1 + look-back) chunks it attends, at most n keys, per round.
+double lsh_flops(int H, int n, int d, int dv, int rounds, int buckets, int chunk, int look_back, bool shared) {
+    const int nc = lsh_num_chunks(n, chunk), attended = lsh_chunks_attended(look_back, nc);
+    const double cells_per_round = double(n) * std::min(n, attended * chunk);
+    return H * rounds * (2.0 * n * d * (buckets / 2) * (shared ? 1 : 2) + 2.0 * cells_per_round * (d + dv));
+}
+
+}  // namespace
+
 RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotations, const RunOptions& options,
                   Backend& backend) {
     RunResult r;
@@ -319,9 +331,7 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
         backend.lsh_combine(comb);
         meter.stop(r.cost);
     }
-    const int nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
-    const double cells_per_round = double(n) * std::min(n, attended * p.c);
-    r.cost.flops = H * p.R * (2.0 * n * d * (p.nb / 2) * (p.shared ? 1 : 2) + 2.0 * cells_per_round * (d + dv));
+    r.cost.flops = lsh_flops(H, n, d, dv, p.R, p.nb, p.c, p.L, p.shared);
     r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
 
     const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
@@ -341,6 +351,7 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
             rot.head(0) = p.rotations.head(rr);
             s.matrices["rotation/r" + std::to_string(rr)] = std::move(rot);
         }
+    const int nc = lsh_num_chunks(n, p.c);
     if (n % p.c != 0 && nc > 1)
         s.notes.push_back("n = " + std::to_string(n) + " is not a multiple of c = " + std::to_string(p.c) +
                           ": the sorted order is padded to " + std::to_string(nc * p.c) +
@@ -372,7 +383,7 @@ public:
     }
     const VariantInfo& info() const override { return m_info; }
 
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         if (!p.has("buckets")) p.set("buckets", auto_buckets(heads.n()));
         const int nb = p.get_int("buckets");
@@ -399,6 +410,10 @@ public:
         const int64_t ints = R * Hn * (shared ? 4 : 8) + threads * (R + 3) * width;
         const int64_t doubles = Hn * 3 + threads * (c * d + width * d + c * width + width);
         return 4 * floats + 4 * ints + 8 * doubles + Hn;
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return lsh_flops(heads, n, d, dv, p.get_int("rounds"), p.get_int("buckets"), p.get_int("chunk"),
+                         p.get_int("look_back"), p.get_bool("shared_qk"));
     }
 
 private:

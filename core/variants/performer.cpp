@@ -44,6 +44,11 @@ FeatureMap kind_map(int kind) {
 /// ⌈d·ln d⌉, at least 1 (d = 1 gives 0).
 int default_features(int d) { return std::max(1, static_cast<int>(std::ceil(d * std::log(static_cast<double>(d))))); }
 
+/// Feature maps: two projections (2·n·m·d each) and a few operations per feature; then linear attention.
+double performer_flops(int heads, int n, int d, int dv, int m, int f, bool causal) {
+    return heads * (4.0 * n * m * d + 4.0 * n * f) + linear_attention_flops(heads, n, f, dv, causal);
+}
+
 class PerformerVariant : public Variant {
 public:
     PerformerVariant() {
@@ -65,7 +70,7 @@ public:
         m_info.params[0].log_scale = true;
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         if (!p.has("features")) p.set("features", default_features(heads.d()));
         return p;
@@ -79,6 +84,11 @@ public:
         const int m = p.get_int("features"), f = feature_map_columns(kind_map(p.get_int("kind")), m, d);
         return int64_t(sizeof(float)) * (int64_t(m) * d + 2ll * heads * n * f) + 3ll * sizeof(double) * d * d +
                int64_t(sizeof(double)) * m * d + kernel_peak_bytes(heads, n, d, dv, f);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        const int m = p.get_int("features");
+        return performer_flops(heads, n, d, dv, m, feature_map_columns(kind_map(p.get_int("kind")), m, d),
+                               p.get_bool("causal"));
     }
 
 private:
@@ -160,8 +170,7 @@ RunResult run_performer(const Heads& h, const Params& p, const RunOptions& optio
         meter.stop(r.cost);
     }
     // Feature maps: two projections (2·n·m·d each) and a few operations per feature.
-    r.cost.flops = h.heads() * (4.0 * h.n() * m * d + 4.0 * h.n() * f) +
-                   linear_attention_flops(h.heads(), h.n(), f, h.dv(), r.causal);
+    r.cost.flops = performer_flops(h.heads(), h.n(), d, h.dv(), m, f, r.causal);
     r.cost.bytes = kernel_bytes(h, f) + 4.0 * m * d;
 
     Structure& s = r.structure;

@@ -173,7 +173,7 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     }
 
     const std::vector<int64_t> cells = layout_allowed_cells(layout);
-    double allowed_total = 0;
+    double allowed_total = 0;  // the count sparse_flops() makes from the same layout
     for (int h = 0; h < H; ++h) allowed_total += double(cells[layout.heads == 1 ? 0 : h]);
     const double denom = setup.causal ? 0.5 * double(n) * (n + 1.0) : double(n) * n;
     r.structure.density = allowed_total / (double(H) * denom);

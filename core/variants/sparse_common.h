@@ -9,7 +9,7 @@
 // Candidates marked `full` must have every cell (inside the real n×n matrix) allowed: build_layout() then skips
 // the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
 //
-// Structure keys of the family (CONVENTIONS.md): indices "layout/block" = {b}, "layout/heads" = {1 or H},
+// Structure keys of the family: indices "layout/block" = {b}, "layout/heads" = {1 or H},
 // "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" and "layout/mask_idx" (stored blocks), "layout/mask_bits"
 // (the 64-bit in-block masks as (low, high) 32-bit pairs) — the whole layout, see layout_from_structure() —
 // and "layout/perm" (H·n, slot → position) when some heads run in a permuted order. bigbird adds
@@ -171,6 +171,17 @@ int64_t sparse_peak_bytes(const LayoutPattern& layout_pattern, int H, int n, int
     if (std::fabs(double(setup.scale) * std::sqrt(double(d)) - 1.0) > 1e-7) floats += Hn * (dv + 1);
     if (!setup.perm.empty()) floats += Hn * (2ll * d + 2ll * dv + 2);
     return floats * int64_t(sizeof(float)) + block_sparse_scratch_bytes(b, d, dv) + 3 * layout_bytes;
+}
+
+/// Analytic FLOPs of run_sparse() (Variant::estimate_flops): the allowed cells of the layout the plan builds, one
+/// multiply-add per (cell, feature) of QKᵀ and PV. Builds the layout (as run() does) to count them exactly.
+template <class LayoutPattern>
+double sparse_flops(const LayoutPattern& layout_pattern, int H, int n, int d, int dv, const SparseSetup& setup) {
+    const BlockLayout layout = build_layout(layout_pattern, n, setup.block, setup.layout_heads);
+    const std::vector<int64_t> cells = layout_allowed_cells(layout);
+    double allowed_total = 0;
+    for (int h = 0; h < H; ++h) allowed_total += double(cells[layout.heads == 1 ? 0 : h]);
+    return allowed_total * 2.0 * (d + dv);
 }
 
 /// Reason mask (H, n, n) of a pattern; heads beyond the layout heads repeat head 0 when layout_heads = 1.

@@ -2,7 +2,7 @@
 // Each has two patterns, A and B. How they meet the heads is the `head_pattern` parameter, following the
 // paper's §4.3 options: `split` (default; the multi-head option: even heads h = 0, 2, … use A, odd heads use
 // B; with one head, head 0 is A), `union` (the merged head: every head attends to A ∪ B, the combined view
-// of VARIANTS.md and the form that is exact when l ≥ n), `A` or `B` (every head one pattern).
+// of docs/VARIANTS.md and the form that is exact when l ≥ n), `A` or `B` (every head one pattern).
 //   strided  A (Local):   0 ≤ i − j < l         (bidirectional: |i − j| < l)
 //            B (Stride):  (i − j) mod l = 0, j ≤ i (bidirectional: any j with i ≡ j mod l)
 //   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
@@ -135,6 +135,14 @@ int64_t permuted_plan_peak_bytes(PermutedPlan<Pattern> plan, int heads, int n, i
     return sparse_peak_bytes(layout_pat, heads, n, d, dv, plan.s);
 }
 
+/// sparse_flops() of a permuted plan (the layout in slot coordinates, as run() builds it).
+template <class LayoutPattern, class Pattern>
+double permuted_plan_flops(PermutedPlan<Pattern> plan, int heads, int n, int d, int dv) {
+    const LayoutPattern layout_pat(plan.pat, plan.layout_permuted);
+    use_permutation(plan.s, layout_pat.perm, plan.permuted);
+    return sparse_flops(layout_pat, heads, n, d, dv, plan.s);
+}
+
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
@@ -153,7 +161,7 @@ public:
                   true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         if (!p.has("stride")) p.set("stride", std::ceil(std::sqrt(double(heads.n()))));
@@ -180,6 +188,9 @@ public:
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         return permuted_plan_peak_bytes<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return permuted_plan_flops<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
     }
 
 private:
@@ -283,7 +294,7 @@ public:
             true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         if (p.get_int("summary") > p.get_int("block"))
@@ -317,6 +328,9 @@ public:
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         return permuted_plan_peak_bytes<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        return permuted_plan_flops<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
     }
 
 private:

@@ -17,6 +17,15 @@ void validate_heads(const Heads& h) {
                     " positions: give one string per position or none");
 }
 
+double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
+    const double cells = causal ? 0.5 * n * (n + 1.0) : double(n) * n;
+    return heads * cells * 2.0 * (d + dv);
+}
+
+double Variant::estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const {
+    return exact_attention_flops(heads, n, d, dv, resolved.get_or("causal", 0) != 0);
+}
+
 int64_t Variant::estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const {
     // n×n scores + O, plus room for a few (n, d)-sized intermediates (projections, features, sorted copies).
     constexpr int64_t kSlackBytes = 16ll << 20;

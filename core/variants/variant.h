@@ -16,6 +16,15 @@ namespace attnscope {
 
 class Backend;
 
+/// The sizes of one attention call: all a variant needs to resolve its parameters and estimate its cost.
+struct Shape {
+    int H = 0, N = 0, D = 0, DV = 0;  // heads, positions, head dim of Q and K, head dim of V
+    int heads() const { return H; }
+    int n() const { return N; }
+    int d() const { return D; }
+    int dv() const { return DV; }
+};
+
 /// Inputs of one attention call: all heads of one layer (or one synthetic scenario).
 struct Heads {
     Tensor3 Q;                        // (H, n, d)
@@ -29,10 +38,15 @@ struct Heads {
     int n() const { return Q.rows(); }
     int d() const { return Q.cols(); }
     int dv() const { return V.cols(); }
+    Shape shape() const { return {heads(), n(), d(), dv()}; }
 };
 
 /// Throws Error unless Q, K, V agree in shape, are non-empty and finite.
 void validate_heads(const Heads& heads);
+
+/// FLOPs of exact attention: QKᵀ and PV, one multiply-add per (i, j, feature) over n² cells per head, or
+/// n(n+1)/2 when causal.
+double exact_attention_flops(int heads, int n, int d, int dv, bool causal);
 
 /// The card of a variant: identity, paper and parameter contract.
 struct VariantInfo {
@@ -120,7 +134,7 @@ public:
     virtual const VariantInfo& info() const = 0;
     /// Fills in auto defaults that depend on the input shape and checks cross-parameter constraints
     /// (e.g. window ≤ 2n); throws Error with what to change.
-    virtual Params resolve(const Params& params, const Heads& heads) const = 0;
+    virtual Params resolve(const Params& params, const Shape& shape) const = 0;
     /// Runs every head with resolved params. Fills O, cost.flops/bytes, structure, and P_eff when asked.
     virtual RunResult run(const Heads& heads, const Params& params, const RunOptions& options,
                           Backend& backend) const = 0;
@@ -129,6 +143,10 @@ public:
     /// running so a point that would not fit is skipped, not crashed. The default is conservative: it
     /// assumes one n×n matrix per head is materialised beside O; sub-quadratic variants override it.
     virtual int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& resolved) const;
+    /// Analytic FLOPs of run() for these shapes and resolved params, without running: the cost model the
+    /// Performance panel draws before anything is measured. run() reports the same figure as cost.flops. The
+    /// default counts exact attention (exact_attention_flops with the "causal" parameter, off when absent).
+    virtual double estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const;
     /// Makes the state a trained model would hold as weights for these shapes and resolved params (Linformer's
     /// E and F), so that benchmarks can build it before timing and outside the peak, as they do the inputs.
     /// run() makes it itself when prepare() was not called. The default has no weights.

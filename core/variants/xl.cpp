@@ -93,7 +93,7 @@ public:
             true};
     }
     const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Heads& heads) const override {
+    Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
         if (!p.has("memory")) p.set("memory", p.get("segment"));
@@ -126,6 +126,10 @@ public:
             format_fixed(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
             format_fixed(t.max_abs_diff * 1e6, 3) + "e-6)" + (pat.same_length ? "; timed without same_length" : ""));
         return r;
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        const auto [pat, s] = plan(n, p);
+        return sparse_flops(pat, heads, n, d, dv, s);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         const auto [pat, s] = plan(n, p);

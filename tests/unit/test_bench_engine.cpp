@@ -180,7 +180,7 @@ TEST(BenchEstimate, EveryRegisteredVariantEstimateBoundsItsTrackedPeak) {
             const Heads heads = make_scenario(s);
             Params p;
             try {
-                p = v->resolve(default_params(v->info().params), heads);
+                p = v->resolve(default_params(v->info().params), heads.shape());
             } catch (const Error& e) {
                 std::cout << "[case] " << v->info().id << " n=" << n << " defaults refused (" << e.what() << "): skipped\n";
                 continue;
@@ -229,7 +229,7 @@ TEST(BenchEstimate, SubquadraticEstimatesBoundTheirPeakOffTheDefaults) {
             ScenarioSpec s;
             s.n = n, s.heads = 3, s.dim = 40, s.value_dim = 16, s.seed = 5;
             const Heads heads = make_scenario(s);
-            const Params p = v.resolve(parse_params(id, v.info().params, assignments), heads);
+            const Params p = v.resolve(parse_params(id, v.info().params, assignments), heads.shape());
             const int64_t estimate = v.estimate_peak_bytes(3, n, 40, 16, p);
             int64_t peak = 0;
             {

@@ -41,7 +41,7 @@ RunResult run_named(const std::string& id, const Heads& in, const std::vector<st
     const Variant& v = find_variant(id);
     RunOptions options;
     options.want_matrix = want_matrix;
-    return v.run(in, v.resolve(parse_variant_request(id, sets).params, in), options, backend);
+    return v.run(in, v.resolve(parse_variant_request(id, sets).params, in.shape()), options, backend);
 }
 
 class LowRankBackend : public testing::TestWithParam<std::string> {};

@@ -47,7 +47,7 @@ RunResult run_lsh(const Heads& in, const LshCase& c, Backend& backend, bool want
                 {"shared_qk", c.shared ? "1" : "0"}, {"causal", c.causal ? "1" : "0"}, {"seed", std::to_string(c.seed)}});
     RunOptions options;
     options.want_matrix = want_matrix;
-    return v.run(in, v.resolve(req.params, in), options, backend);
+    return v.run(in, v.resolve(req.params, in.shape()), options, backend);
 }
 
 Tensor3 exact_attention(const Heads& in, bool causal, Backend& backend, Tensor3* P = nullptr) {
@@ -359,12 +359,12 @@ TEST(LshVariant, RejectsOddBucketsWithAdvice) {
     const Variant& v = find_variant("lsh");
     const VariantRequest req = parse_variant_request("lsh", {{"buckets", "3"}});
     try {
-        v.resolve(req.params, in);
+        v.resolve(req.params, in.shape());
         FAIL() << "odd bucket count accepted";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("must be 1 or even"), std::string::npos) << e.what();
     }
-    const Params p = v.resolve(parse_variant_request("lsh", {}).params, random_heads(1, 1000, 4, 4, 1));
+    const Params p = v.resolve(parse_variant_request("lsh", {}).params, random_heads(1, 1000, 4, 4, 1).shape());
     EXPECT_EQ(p.get_int("buckets"), 16) << "auto n_b = n/64 rounded to even";
 }
 
