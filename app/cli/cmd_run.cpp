@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/analysis/metrics.h"
 #include "core/backend/registry.h"
 #include "core/data/text_model.h"
 #include "core/data/text_whatif.h"
@@ -53,18 +54,24 @@ std::string params_text(const RunResult& r) {
 void print_table(const Heads& heads, const std::string& backend, const std::vector<RunResult>& results) {
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
               << " dv=" << heads.dv() << "   backend " << backend << "\n";
-    std::cout << std::left << std::setw(12) << "variant" << std::right << std::setw(12) << "rel_err_out" << std::setw(13)
-              << "rel_err_attn" << std::setw(10) << "row_kl" << std::setw(12) << "mass_recall" << std::setw(10)
-              << "density" << std::setw(11) << "time_ms" << std::setw(11) << "peak_MiB" << "  params\n";
+    std::cout << std::left << std::setw(12) << "variant" << std::right << std::setw(12) << "rel_err_out" << std::setw(14)
+              << "rel_err_model" << std::setw(13) << "rel_err_attn" << std::setw(10) << "row_kl" << std::setw(11)
+              << "row_kl_rev" << std::setw(12) << "mass_recall" << std::setw(10) << "density" << std::setw(11) << "time_ms"
+              << std::setw(11) << "peak_MiB" << "  params\n";
     for (const RunResult& r : results) {
         const Metrics& m = r.metrics;
         std::cout << std::left << std::setw(12) << r.variant << std::right << std::setw(12) << format_metric(m.rel_err_out)
-                  << std::setw(13) << format_metric(m.rel_err_attn) << std::setw(10) << format_metric(m.row_kl)
+                  << std::setw(14) << format_metric(m.rel_err_model) << std::setw(13) << format_metric(m.rel_err_attn)
+                  << std::setw(10) << format_metric(m.row_kl) << std::setw(11) << format_metric(m.row_kl_rev)
                   << std::setw(12) << format_metric(m.mass_recall) << std::setw(10) << format_metric(m.density)
                   << std::setw(11) << std::fixed << std::setprecision(2) << r.cost.time_ms << std::setw(11)
                   << r.cost.peak_bytes / 1048576.0 << std::defaultfloat << "  " << params_text(r) << "\n";
+        if (r.model != ExactModel::Softmax) std::cout << "    model: " << exact_model_sentence(r.model) << "\n";
         for (const std::string& note : r.structure.notes) std::cout << "    note: " << note << "\n";
     }
+    std::cout << "rel_err_out and rel_err_attn: against exact softmax attention; rel_err_model: against the variant's "
+                 "own exact model (where it changes the model); row_kl = KL(P‖P̃), row_kl_rev = KL(P̃‖P) (finite for a "
+                 "mask: −log of the kept mass when renormalised); mass_recall: share of the exact mass inside the mask\n";
 }
 
 /// The tokens the variants see (first and last few when long), so a user can check the tokenization.

@@ -79,7 +79,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     auto* sub = app.add_subcommand("sweep", "A metric against one parameter (or n), averaged over seeds with a min–max band");
     sub->add_option("--variant", o->variant, "Variant id")->required();
     sub->add_option("--param", o->param, "NAME=START:STOP[:xFACTOR|:+STEP] (NAME may be n)")->required();
-    sub->add_option("--metric", o->metric, "rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory or embedding_cosine (text input)")
+    sub->add_option("--metric", o->metric, "rel_err_out, rel_err_model, rel_err_attn, row_kl, row_kl_rev, mass_recall, density, time, memory or embedding_cosine (text input)")
         ->capture_default_str();
     sub->add_option("--seeds", o->seeds, "Seeds averaged per point (input seed + variant seed)")->capture_default_str();
     sub->add_option("--set", o->sets, "Other parameters NAME=VALUE held fixed");

@@ -351,8 +351,7 @@ public:
         }
         // From frame 80, edits pause until the exports below have run, so a result is sure to arrive.
         if (app.frame % 12 == 0 && (app.frame < 80 || m_exported)) edit(app);
-        const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].result &&
-                           app.snap->variants[0].result->P_eff;
+        const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].matrix;
         if (!m_exported && app.frame >= 90 && ready) {  // every export path once
             m_exported = true;
             export_matrix(app, app.snap->variants[0], 0, "csv");

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app.h"
+#include "core/analysis/metrics.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 
@@ -80,7 +81,7 @@ std::string why_allowed(const RunResult& r, int h, int i, int j) {
 }
 
 void badge(const char* name, const std::string& value, ImVec4 color, const char* help) {
-    const std::string text = std::string(name) + " " + value;
+    const std::string text = value.empty() ? std::string(name) : std::string(name) + " " + value;
     const float w = ImGui::CalcTextSize(text.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // wrap instead of clipping
     ImGui::PushStyleColor(ImGuiCol_Button, color);
@@ -102,12 +103,30 @@ ImVec4 quality(double err) {
 void metric_badges(const RunResult& r) {
     const Metrics& m = r.metrics;
     const ImVec4 neutral(0.70f, 0.75f, 0.85f, 1);
-    if (m.rel_err_out)
+    if (r.model == ExactModel::Different) {
+        badge("different model", "", neutral, exact_model_sentence(r.model));
+        if (m.rel_err_out)
+            badge("Δ vs softmax", fmt("%.2e", *m.rel_err_out), neutral,
+                  "‖O − O_full‖_F / ‖O_full‖_F: how far this model's output is from softmax attention's (not an "
+                  "approximation error: the model is a different one)");
+    } else if (m.rel_err_out) {
         badge("rel_err_out", fmt("%.2e", *m.rel_err_out), quality(*m.rel_err_out),
-              "‖O − O_full‖_F / ‖O_full‖_F: relative error of the output against exact softmax");
+              r.model == ExactModel::Softmax
+                  ? "‖O − O_full‖_F / ‖O_full‖_F: relative error of the output against exact softmax attention"
+                  : "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention: the change of model (shared QK, "
+                    "self masked) plus the approximation; rel_err_model separates the approximation");
+    }
+    if (m.rel_err_model)
+        badge("rel_err_model", fmt("%.2e", *m.rel_err_model), quality(*m.rel_err_model), exact_model_sentence(r.model));
     if (m.row_kl)
-        badge("row_kl", std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"), quality(*m.row_kl),
-              "mean_i KL(P_i ‖ P_eff_i): inf when P_eff drops mass that P has");
+        badge("KL(P‖P_eff)", std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"),
+              std::isfinite(*m.row_kl) ? quality(*m.row_kl) : neutral,
+              "mean_i KL(P_i ‖ P_eff_i), P = exact softmax: infinite as soon as P_eff gives zero weight to a cell "
+              "where P has mass — every mask does; see KL(P_eff‖P) for a finite measure");
+    if (m.row_kl_rev)
+        badge("KL(P_eff‖P)", fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
+              "mean_i KL(P_eff_i ‖ P_i), P = exact softmax: finite for a mask; for a mask renormalised over its "
+              "allowed cells it equals the mean of −log(mass kept by row i)");
     if (m.mass_recall)
         badge("mass_recall", fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
               "mean_i Σ_{j allowed} P_ij: share of the exact attention mass the pattern keeps");
@@ -120,7 +139,8 @@ void metric_badges(const RunResult& r) {
 
 std::string metrics_csv(const RunSnapshot& s) {
     std::ostringstream o;
-    o << "variant,rel_err_out,rel_err_attn,row_kl,mass_recall,density,time_ms,peak_bytes,flops\n";
+    o << "variant,model,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,density,time_ms,"
+         "peak_bytes,flops\n";
     auto opt = [&](const std::optional<double>& v) {
         if (v) o << *v;
         o << ",";
@@ -128,8 +148,9 @@ std::string metrics_csv(const RunSnapshot& s) {
     for (const auto& v : s.variants) {
         if (!v.result) continue;
         const Metrics& m = v.result->metrics;
-        o << v.id << ",";
-        opt(m.rel_err_out), opt(m.rel_err_attn), opt(m.row_kl), opt(m.mass_recall), opt(m.density);
+        o << v.id << "," << exact_model_id(v.result->model) << ",";
+        opt(m.rel_err_out), opt(m.rel_err_model), opt(m.rel_err_attn), opt(m.row_kl), opt(m.row_kl_rev);
+        opt(m.mass_recall), opt(m.density);
         o << v.result->cost.time_ms << "," << v.result->cost.peak_bytes << "," << v.result->cost.flops << "\n";
     }
     return o.str();
@@ -160,7 +181,7 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
     const MatrixViewState& vw = app.view;
     const double x0 = std::max(0.0, vw.x_min), x1 = std::min(double(n), vw.x_max);
     const double y0 = std::max(0.0, vw.y_min), y1 = std::min(double(n), vw.y_max);
-    if (s >= n || !r.P_eff || x1 - x0 > 0.9 * s || y1 - y0 > 0.9 * s) {
+    if (s >= n || !v.matrix || x1 - x0 > 0.9 * s || y1 - y0 > 0.9 * s) {
         tex[1].key = 0;
         return;
     }
@@ -180,11 +201,11 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
     }
     std::vector<float> block(size_t(s) * s);
     std::vector<uint8_t> mask;
-    const bool has_mask = r.structure.mask.has_value();
+    const bool has_mask = r.structure.mask.has_value() && !v.auxiliary;
     if (has_mask) mask.resize(block.size());
     for (int i = 0; i < s; ++i)
         for (int j = 0; j < s; ++j) {
-            float val = r.P_eff->at(head, r0 + i, c0 + j);
+            float val = v.matrix->at(head, r0 + i, c0 + j);
             if (exact) val -= exact->at(head, r0 + i, c0 + j);
             block[size_t(i) * s + j] = val;
             if (has_mask) mask[size_t(i) * s + j] = static_cast<uint8_t>(r.structure.mask->at(head, r0 + i, c0 + j));
@@ -218,9 +239,16 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(v.name.empty() ? v.id.c_str() : v.name.c_str());
+            if (v.auxiliary) {
+                ImGui::TableNextColumn();
+                if (v.matrix && head < v.matrix->heads()) ImGui::Text("%.4g", v.matrix->at(head, i, j));
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("%s", v.title.c_str());
+                continue;
+            }
             ImGui::TableNextColumn();
-            if (v.result && v.result->P_eff && head < v.result->P_eff->heads()) {
-                const float w = v.result->P_eff->at(head, i, j);
+            if (v.matrix && head < v.matrix->heads()) {
+                const float w = v.matrix->at(head, i, j);
                 ImGui::Text("%.4g", w);
                 if (app.view.show_diff) {
                     auto it = snap.exact_P.find(v.result->causal);
@@ -291,14 +319,15 @@ void start_export(App& app, std::function<void()> job, std::string what) {
 }  // namespace
 
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format) {
-    if (!v.result || !v.result->P_eff) return;
-    auto result = v.result;
+    if (!v.matrix) return;
+    const std::shared_ptr<const Tensor3> matrix = v.matrix;
+    const std::string stem = v.id + (v.auxiliary ? "_aux" : "_P");
     if (format == "csv") {
-        const std::string path = export_path(app, v.id + "_P_h" + std::to_string(head) + ".csv");
-        start_export(app, [result, path, head] { write_matrix_csv(path, *result->P_eff, head); }, path);
+        const std::string path = export_path(app, stem + "_h" + std::to_string(head) + ".csv");
+        start_export(app, [matrix, path, head] { write_matrix_csv(path, *matrix, head); }, path);
     } else {
-        const std::string path = export_path(app, v.id + "_P.npy");
-        start_export(app, [result, path] { write_npy(path, *result->P_eff); }, path);
+        const std::string path = export_path(app, stem + ".npy");
+        start_export(app, [matrix, path] { write_npy(path, *matrix); }, path);
     }
 }
 
@@ -309,7 +338,7 @@ void export_row(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
     try {
         if (ImGui::SmallButton("PNG")) app.captures.push_back({export_path(app, v.id + "_panel.png"), cell_rect});
         ImGui::SetItemTooltip("save this panel as it looks now (PNG)");
-        if (v.result && v.result->P_eff) {
+        if (v.matrix) {
             ImGui::SameLine();
             if (ImGui::SmallButton("CSV")) export_matrix(app, v, head, "csv");
             ImGui::SetItemTooltip("save P_eff of head %d as CSV (full resolution, one row per query)", head);
@@ -334,8 +363,14 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const bool diff = app.view.show_diff;
     ImGui::Text("%s", v.name.empty() ? v.id.c_str() : v.name.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head,
-                        diff ? "P_eff − P: difference to exact softmax" : "effective attention P_eff");
+    if (v.auxiliary)
+        ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head, v.title.c_str());
+    else
+        ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head,
+                            diff ? "P_eff − P: difference to exact softmax"
+                                 : !v.result || v.result->structure.matrix_title.empty()
+                                       ? "effective attention P_eff"
+                                       : v.result->structure.matrix_title.c_str());
     if (!v.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
         ImGui::TextWrapped("%s", v.error.c_str());
@@ -348,12 +383,16 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::PopID();
         return;
     }
-    if (v.result) metric_badges(*v.result);
+    if (v.auxiliary)
+        hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
+    else if (v.result)
+        metric_badges(*v.result);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
         hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()
-                    : diff ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
-                           : "No matrix to show.");
+                  : diff && v.auxiliary ? "No difference view: this matrix is not an attention matrix."
+                  : diff ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
+                         : "No matrix to show.");
         if (v.result) export_row(app, v, head, cell_rect);
         ImGui::EndChild();
         ImGui::PopID();
@@ -471,7 +510,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     else if (s < n)
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
                             diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
-    if (app.view.show_mask) reason_legend(v, head, s);
+    if (app.view.show_mask && !v.auxiliary) reason_legend(v, head, s);
     export_row(app, v, head, cell_rect);
     if (!v.result->structure.notes.empty()) {  // one line; the full notes on hover (space goes to the matrix)
         ImGui::SameLine();

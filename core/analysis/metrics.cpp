@@ -1,7 +1,10 @@
 #include "metrics.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+
+#include "../primitives/block_layout.h"
 
 namespace attnscope {
 
@@ -19,6 +22,79 @@ Reference compute_reference(const Heads& h, bool causal, bool want_P, Backend& b
         a.P = &*ref.P;
     }
     backend.dense_attention(a);
+    return ref;
+}
+
+const char* exact_model_id(ExactModel model) {
+    switch (model) {
+        case ExactModel::Softmax: return "softmax";
+        case ExactModel::SharedQkSelfMasked: return "shared-qk";
+        case ExactModel::Different: return "different";
+    }
+    return "?";
+}
+
+const char* exact_model_sentence(ExactModel model) {
+    switch (model) {
+        case ExactModel::Softmax:
+            return "approximates softmax attention: rel_err_out is its approximation error";
+        case ExactModel::SharedQkSelfMasked:
+            return "shared QK changes the model to softmax(s·Q·Q_normᵀ), Q_norm = L2-normalised Q, with the self cell masked: rel_err_model is the "
+                   "approximation error against that model, rel_err_out adds the change of model";
+        case ExactModel::Different:
+            return "a different model with no exact softmax counterpart: its errors against softmax attention say how "
+                   "different it is, not how well it approximates";
+    }
+    return "?";
+}
+
+Reference compute_model_reference(const Heads& h, ExactModel model, bool causal, Backend& backend) {
+    if (model != ExactModel::SharedQkSelfMasked)
+        throw Error("no exact reference is defined for this model (internal: ask only for SharedQkSelfMasked)");
+    const int H = h.heads(), n = h.n(), b = 64, nb = block_count(n, b), words = block_words_per_row(b);
+    Tensor3 keys = h.Q;  // shared QK: the keys are the queries, L2-normalised (zero rows stay zero)
+    for (int hh = 0; hh < H; ++hh)
+        for (int i = 0; i < n; ++i) {
+            const float norm = keys.head(hh).row(i).norm();
+            if (norm > 0) keys.head(hh).row(i) /= norm;
+        }
+    // Every block of the (lower, when causal) block triangle; diagonal blocks mask the self cells (and j > i).
+    BlockLayout layout;
+    layout.n = n, layout.block = b, layout.heads = 1;
+    for (int I = 0; I < nb; ++I) {
+        layout.row_ptr.push_back(static_cast<int>(layout.col_idx.size()));
+        for (int J = 0; J <= (causal ? I : nb - 1); ++J) {
+            layout.col_idx.push_back(J);
+            if (J != I) {
+                layout.mask_idx.push_back(-1);
+                continue;
+            }
+            layout.mask_idx.push_back(static_cast<int>(layout.masks.size() / (size_t(b) * words)));
+            for (int r = 0; r < b; ++r)
+                for (int w = 0; w < words; ++w) {
+                    uint64_t bits = 0;
+                    for (int c = w * 64; c < std::min(b, w * 64 + 64); ++c)
+                        if (c != r && (!causal || c < r)) bits |= 1ull << (c - w * 64);
+                    layout.masks.push_back(bits);
+                }
+        }
+    }
+    layout.row_ptr.push_back(static_cast<int>(layout.col_idx.size()));
+    Reference ref;
+    ref.causal = causal;
+    ref.O = Tensor3(H, n, h.dv());
+    ref.lse = Tensor3(H, n, 1);
+    BlockSparseAttentionArgs a;
+    a.Q = &h.Q, a.K = &keys, a.V = &h.V, a.layout = &layout, a.O = &ref.O, a.lse = &ref.lse;
+    a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(h.d())));
+    backend.block_sparse_attention(a);
+    // A row with nothing but itself (the first row when causal, or n = 1) attends to itself with all its weight.
+    for (int hh = 0; hh < H; ++hh)
+        for (int i = 0; i < n; ++i)
+            if (!std::isfinite(ref.lse.at(hh, i, 0))) {
+                ref.O.head(hh).row(i) = h.V.head(hh).row(i);
+                ref.lse.at(hh, i, 0) = a.scale * h.Q.head(hh).row(i).dot(keys.head(hh).row(i));
+            }
     return ref;
 }
 
@@ -57,6 +133,30 @@ double mean_row_kl(const Tensor3& P, const Tensor3& Pt) {
     return infinite ? std::numeric_limits<double>::infinity() : total / (double(H) * n);
 }
 
+/// mean_i KL(P̃_i ‖ P_i) averaged over heads: finite for a mask (cells P̃ drops contribute nothing); +inf only when
+/// P̃ puts weight where P has none.
+double mean_row_kl_reverse(const Tensor3& P, const Tensor3& Pt) {
+    const int H = P.heads(), n = P.rows(), m = P.cols();
+    double total = 0;
+    bool infinite = false;
+#pragma omp parallel for collapse(2) reduction(+ : total) reduction(|| : infinite)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            double kl = 0;
+            for (int j = 0; j < m; ++j) {
+                const double q = Pt.at(h, i, j), p = P.at(h, i, j);
+                if (q <= 0) continue;
+                if (p <= 0) {
+                    infinite = true;
+                    break;
+                }
+                kl += q * std::log(q / p);
+            }
+            total += kl;
+        }
+    return infinite ? std::numeric_limits<double>::infinity() : total / (double(H) * n);
+}
+
 bool same_shape(const Tensor3& a, const Tensor3& b) {
     return a.heads() == b.heads() && a.rows() == b.rows() && a.cols() == b.cols();
 }
@@ -69,25 +169,30 @@ bool all_non_negative(const Tensor3& t) {
 
 }  // namespace
 
-void compute_metrics(const Reference& ref, const VariantInfo& info, RunResult& r) {
+void compute_metrics(const Reference& ref, const Reference* model_ref, const VariantInfo& info, RunResult& r) {
     Metrics& m = r.metrics;
     m = Metrics{};
     // A variant whose output is not attention of this input (fnet mixing the layer input X) has another shape.
     if (same_shape(r.O, ref.O)) m.rel_err_out = mean_over_heads_rel_err(r.O, ref.O);
+    if (model_ref && same_shape(r.O, model_ref->O)) m.rel_err_model = mean_over_heads_rel_err(r.O, model_ref->O);
     if (r.P_eff && ref.P && same_shape(*r.P_eff, *ref.P)) {
         m.rel_err_attn = mean_over_heads_rel_err(*r.P_eff, *ref.P);
         // KL needs a distribution: a kernel that can go negative (performer trig) has none on that run.
-        if (info.normalised && all_non_negative(*r.P_eff))
+        if (info.normalised && all_non_negative(*r.P_eff)) {
             m.row_kl = mean_row_kl(*ref.P, *r.P_eff);
+            m.row_kl_rev = mean_row_kl_reverse(*ref.P, *r.P_eff);
+        }
     }
     if (r.structure.allowed_lse) {
+        // The mask is over the scores of the model the variant runs: its mass is a share of that model's total.
+        const Reference& total_ref = model_ref ? *model_ref : ref;
         const Tensor3& allowed = *r.structure.allowed_lse;
         const int H = allowed.heads(), n = allowed.rows();
         m.row_mass_recall.assign(n, 0.0f);
         double total = 0;
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < n; ++i) {
-                const double recall = std::exp(double(allowed.at(h, i, 0)) - double(ref.lse.at(h, i, 0)));
+                const double recall = std::exp(double(allowed.at(h, i, 0)) - double(total_ref.lse.at(h, i, 0)));
                 m.row_mass_recall[i] += static_cast<float>(recall / H);
                 total += recall;
             }

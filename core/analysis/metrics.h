@@ -16,12 +16,24 @@ struct Reference {
     std::optional<Tensor3> P;      // (H, n, n) exact probabilities, when materialised
 };
 
+/// Short id of a model for tables and JSON: "softmax", "shared-qk", "different".
+const char* exact_model_id(ExactModel model);
+/// One sentence saying what a variant's errors are measured against under this model.
+const char* exact_model_sentence(ExactModel model);
+
 /// Computes the exact reference with s = 1/√d; materialises P when want_P (throws Error when P would not fit).
 Reference compute_reference(const Heads& heads, bool causal, bool want_P, Backend& backend);
 
-/// Fills result.metrics from the reference: rel_err_out when O has O_full's shape; rel_err_attn and row_kl
-/// when P̃ and P exist with the same shape (row_kl only for normalised variants whose P̃ is non-negative);
-/// mass_recall from structure.allowed_lse; density from structure.density. Averages over heads.
-void compute_metrics(const Reference& ref, const VariantInfo& info, RunResult& result);
+/// The exact output and log-sum-exp of a changed model (ExactModel other than Softmax and Different), s = 1/√d:
+/// for SharedQkSelfMasked every key is the L2-normalised query and a query's own cell is used only in rows
+/// where nothing else is allowed (the first row when causal), as Reformer does. No P is materialised.
+Reference compute_model_reference(const Heads& heads, ExactModel model, bool causal, Backend& backend);
+
+/// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
+/// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and
+/// row_kl_rev when P̃ and P exist with the same shape (the KLs only for normalised variants whose P̃ is
+/// non-negative); mass_recall from structure.allowed_lse against the own model's log-sum-exp (softmax's when
+/// the variant keeps the model); density from structure.density. Averages over heads.
+void compute_metrics(const Reference& ref, const Reference* model_ref, const VariantInfo& info, RunResult& result);
 
 }  // namespace attnscope

@@ -56,24 +56,28 @@ SweepRange parse_sweep_range(const std::string& text) {
 }
 
 const std::vector<SweepMetric>& sweep_metrics() {
-    static const std::vector<SweepMetric> all = {SweepMetric::RelErrOut, SweepMetric::RelErrAttn, SweepMetric::RowKl,
-                                                 SweepMetric::MassRecall, SweepMetric::Density,   SweepMetric::TimeMs,
-                                                 SweepMetric::PeakMiB,    SweepMetric::EmbeddingCosine};
+    static const std::vector<SweepMetric> all = {
+        SweepMetric::RelErrOut, SweepMetric::RelErrModel, SweepMetric::RelErrAttn, SweepMetric::RowKl,
+        SweepMetric::RowKlRev,  SweepMetric::MassRecall,  SweepMetric::Density,    SweepMetric::TimeMs,
+        SweepMetric::PeakMiB,   SweepMetric::EmbeddingCosine};
     return all;
 }
 
 SweepMetric parse_sweep_metric(const std::string& name) {
     for (SweepMetric m : sweep_metrics())
         if (sweep_metric_name(m) == name) return m;
-    throw Error("unknown metric '" + name +
-                "': choose rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory or embedding_cosine");
+    std::string known;
+    for (SweepMetric m : sweep_metrics()) known += (known.empty() ? "" : ", ") + sweep_metric_name(m);
+    throw Error("unknown metric '" + name + "': choose one of " + known);
 }
 
 std::string sweep_metric_name(SweepMetric m) {
     switch (m) {
         case SweepMetric::RelErrOut: return "rel_err_out";
+        case SweepMetric::RelErrModel: return "rel_err_model";
         case SweepMetric::RelErrAttn: return "rel_err_attn";
         case SweepMetric::RowKl: return "row_kl";
+        case SweepMetric::RowKlRev: return "row_kl_rev";
         case SweepMetric::MassRecall: return "mass_recall";
         case SweepMetric::Density: return "density";
         case SweepMetric::TimeMs: return "time";
@@ -87,8 +91,10 @@ std::optional<double> sweep_metric_value(SweepMetric m, const RunResult& r) {
     std::optional<double> v;
     switch (m) {
         case SweepMetric::RelErrOut: v = r.metrics.rel_err_out; break;
+        case SweepMetric::RelErrModel: v = r.metrics.rel_err_model; break;
         case SweepMetric::RelErrAttn: v = r.metrics.rel_err_attn; break;
         case SweepMetric::RowKl: v = r.metrics.row_kl; break;
+        case SweepMetric::RowKlRev: v = r.metrics.row_kl_rev; break;
         case SweepMetric::MassRecall: v = r.metrics.mass_recall; break;
         case SweepMetric::Density: v = r.metrics.density; break;
         case SweepMetric::TimeMs: v = r.cost.time_ms; break;

@@ -25,8 +25,10 @@ SweepRange parse_sweep_range(const std::string& text);
 /// The metrics a sweep can plot.
 enum class SweepMetric {
     RelErrOut,   // rel_err_out
+    RelErrModel, // rel_err_model: against the variant's own exact model (shared-QK LSH)
     RelErrAttn,  // rel_err_attn
-    RowKl,       // row_kl
+    RowKl,       // row_kl: KL(P‖P̃)
+    RowKlRev,    // row_kl_rev: KL(P̃‖P)
     MassRecall,  // mass_recall
     Density,     // density
     TimeMs,      // measured time of the compute part
@@ -36,7 +38,8 @@ enum class SweepMetric {
 
 /// Every metric, in the order menus list them.
 const std::vector<SweepMetric>& sweep_metrics();
-/// Parses a metric name (rel_err_out, rel_err_attn, row_kl, mass_recall, density, time, memory, embedding_cosine).
+/// Parses a metric name (rel_err_out, rel_err_model, rel_err_attn, row_kl, row_kl_rev, mass_recall, density, time,
+/// memory, embedding_cosine).
 SweepMetric parse_sweep_metric(const std::string& name);
 /// The metric's name as accepted by parse_sweep_metric.
 std::string sweep_metric_name(SweepMetric metric);

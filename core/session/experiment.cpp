@@ -17,6 +17,14 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
     return it->second;
 }
 
+const Reference& ReferenceCache::get_model(ExactModel model, bool causal, Backend& backend) {
+    const auto key = std::make_pair(model, causal);
+    auto it = m_model_refs.find(key);
+    if (it == m_model_refs.end())
+        it = m_model_refs.emplace(key, compute_model_reference(m_heads, model, causal, backend)).first;
+    return it->second;
+}
+
 std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
     auto it = m_refs.find(causal);
     if (it == m_refs.end() || !it->second.P) return std::nullopt;
@@ -33,7 +41,13 @@ RunResult run_variant(const Heads& heads, const VariantRequest& request, const R
     require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
-    if (refs) compute_metrics(refs->get(result.causal, backend), variant.info(), result);
+    result.model = variant.exact_model(params);
+    if (refs) {
+        const Reference* model_ref = result.model == ExactModel::SharedQkSelfMasked
+                                         ? &refs->get_model(result.model, result.causal, backend)
+                                         : nullptr;
+        compute_metrics(refs->get(result.causal, backend), model_ref, variant.info(), result);
+    }
     return result;
 }
 

@@ -29,8 +29,10 @@ class ReferenceCache {
 public:
     /// `heads` must outlive the cache. `want_P`: materialise exact P (needed for rel_err_attn, row_kl).
     ReferenceCache(const Heads& heads, bool want_P) : m_heads(heads), m_want_P(want_P) {}
-    /// The reference for this causality, computing it on first use.
+    /// The softmax reference for this causality, computing it on first use.
     const Reference& get(bool causal, Backend& backend);
+    /// The reference of a changed model (compute_model_reference) for this causality, computed on first use.
+    const Reference& get_model(ExactModel model, bool causal, Backend& backend);
     /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
     std::optional<Tensor3> take_P(bool causal);
 
@@ -38,6 +40,7 @@ private:
     const Heads& m_heads;
     bool m_want_P;
     std::map<bool, Reference> m_refs;
+    std::map<std::pair<ExactModel, bool>, Reference> m_model_refs;
 };
 
 /// Resolves params against the input, runs the variant and fills its metrics from `refs` (when given).

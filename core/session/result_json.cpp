@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "../analysis/metrics.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -30,12 +31,15 @@ nlohmann::json result_to_json(const RunResult& r) {
     return {{"variant", r.variant},
             {"params", params},
             {"causal", r.causal},
+            {"model", exact_model_id(r.model)},
             {"backend", r.backend},
             {"metrics",
              {{"rel_err_out", metric(m.rel_err_out)},
+              {"rel_err_model", metric(m.rel_err_model)},
               {"rel_err_attn", metric(m.rel_err_attn)},
               {"row_kl", metric(m.row_kl)},
               {"row_kl_infinite", m.row_kl && std::isinf(*m.row_kl)},
+              {"row_kl_rev", metric(m.row_kl_rev)},
               {"mass_recall", metric(m.mass_recall)},
               {"density", metric(m.density)}}},
             {"cost",

@@ -125,6 +125,38 @@ std::string out_of_memory_message(const std::string& what, int n, int H) {
            ": lower n or the number of heads, or lower 'materialise up to n'";
 }
 
+/// Pools `view.matrix` for display (max keeps sparse patterns visible; mean keeps the sign of signed matrices)
+/// and records each head's range.
+void pool_for_display(VariantView& view, int view_size, Backend& backend) {
+    const Tensor3& M = *view.matrix;
+    for (int h = 0; h < M.heads(); ++h) {
+        view.head_min.push_back(M.head(h).minCoeff());
+        view.head_max.push_back(M.head(h).maxCoeff());
+        view.signed_matrix = view.signed_matrix || view.head_min.back() < 0;
+    }
+    Tensor3 pooled;
+    backend.pooled_view(M, view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max, pooled);
+    view.pooled = std::move(pooled);
+}
+
+/// The auxiliary views of a run: one per display matrix of its structure (FNet's S_n beside C_n).
+std::vector<VariantView> auxiliary_views(const VariantView& main, int view_size, Backend& backend) {
+    std::vector<VariantView> out;
+    const std::shared_ptr<const RunResult>& r = main.result;
+    for (const auto& [name, title] : r->structure.display_matrices) {
+        const auto it = r->structure.matrices.find(name);
+        if (it == r->structure.matrices.end() || !r->P_eff || it->second.heads() != r->P_eff->heads() ||
+            it->second.rows() != r->P_eff->rows() || it->second.cols() != r->P_eff->cols())
+            continue;
+        VariantView aux;
+        aux.id = main.id, aux.name = main.name, aux.result = r, aux.auxiliary = true, aux.title = title;
+        aux.matrix = std::shared_ptr<const Tensor3>(r, &it->second);
+        pool_for_display(aux, view_size, backend);
+        out.push_back(std::move(aux));
+    }
+    return out;
+}
+
 }  // namespace
 
 std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
@@ -155,6 +187,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
     for (const VariantRequest& vr : request.variants) {
         if (is_cancelled()) return nullptr;
         VariantView view;
+        std::vector<VariantView> aux;  // display matrices shown beside P̃
         view.id = vr.id;
         try {
             const Variant& variant = find_variant(vr.id);
@@ -164,16 +197,8 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             options.max_matrix_n = request.max_matrix_n;
             auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
             if (result->P_eff) {
-                for (int h = 0; h < H; ++h) {
-                    view.head_min.push_back(result->P_eff->head(h).minCoeff());
-                    view.head_max.push_back(result->P_eff->head(h).maxCoeff());
-                    view.signed_matrix = view.signed_matrix || view.head_min.back() < 0;
-                }
-                // Max pooling keeps sparse patterns visible but would hide negative weights: mean keeps the sign.
-                Tensor3 pooled;
-                backend.pooled_view(*result->P_eff, request.view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max,
-                                    pooled);
-                view.pooled = std::move(pooled);
+                view.matrix = std::shared_ptr<const Tensor3>(result, &*result->P_eff);
+                pool_for_display(view, request.view_size, backend);
                 const Reference& ref = refs.get(result->causal, backend);
                 if (ref.P && ref.P->heads() == H && result->P_eff->rows() == n && result->P_eff->cols() == n) {
                     auto rm = ref_mean.find(result->causal);
@@ -211,6 +236,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                 view.matrix_note = view.name + " returned no P̃ for this input";
             }
             view.result = std::move(result);
+            if (view.matrix) aux = auxiliary_views(view, request.view_size, backend);
         } catch (const DeviceMemoryError& e) {
             view.error = e.what();
             view.device_memory = true;
@@ -220,6 +246,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             view.error = out_of_memory_message(vr.id, n, H);
         }
         snap->variants.push_back(std::move(view));
+        for (VariantView& a : aux) snap->variants.push_back(std::move(a));
     }
     for (const auto& [causal, mean] : ref_mean)  // moved, not copied: the batch is done with the references
         if (auto P = refs.take_P(causal)) snap->exact_P[causal] = std::make_shared<const Tensor3>(std::move(*P));

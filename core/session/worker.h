@@ -88,7 +88,11 @@ struct VariantView {
     std::string error;                                // non-empty when the run failed (the sentence to show)
     bool device_memory = false;                       // it failed for lack of device memory: the CPU can run it
     std::shared_ptr<const RunResult> result;          // full result (P̃ and mask included when materialised)
-    std::optional<Tensor3> pooled;                    // (H, s, s) P̃ for display: max-pooled, mean-pooled when signed
+    std::shared_ptr<const Tensor3> matrix;            // (H, n, n) the matrix shown: P̃, or for an auxiliary view one
+                                                      // of the variant's display matrices (shares result's storage)
+    std::string title;                                // auxiliary view: what its matrix is, e.g. "S_n = sin(2πij/n)"
+    bool auxiliary = false;                           // a display matrix of the variant in the view before it
+    std::optional<Tensor3> pooled;                    // (H, s, s) `matrix` for display: max-pooled, mean-pooled when signed
     bool signed_matrix = false;                       // P̃ has negative entries (kernel or FFT variants)
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
     std::optional<Tensor3> pooled_diff;               // (H, s, s) mean-pooled P̃ − P

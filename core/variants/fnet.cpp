@@ -1,9 +1,12 @@
 // attnscope — `fnet` (Lee-Thorp et al. 2021): token mixing without attention.
 // Y = Re(FFT_seq(FFT_hidden(X))) — the real part of the 2-D DFT, unnormalised, as in the paper. X is the
 // layer input (Heads::X, (1, n, hidden)) when the input has one (text), else V per head (synthetic).
-// P̃ = Re(DFT_n) = cos(2πij/n), the sequence-mixing matrix: signed and unnormalised (normalised = false),
-// so row_kl never applies. It is not an approximation of softmax attention: rel_err_out is only reported
-// when Y has O_full's shape (X = V).
+// With F_n = C_n − i·S_n (C_n = cos(2πij/n), S_n = sin(2πij/n)) and A + iB = X·F_d (the hidden-axis DFT):
+//   Y = Re(F_n·(A + iB)) = C_n·A + S_n·B,
+// so the sequence mixing is the pair (C_n, S_n), not C_n alone (C_n·A alone misses half the signal). P̃ is C_n and
+// the structure matrix "S_n" is the other half; both are signed and unnormalised (normalised = false), so the KLs
+// never apply. FNet replaces attention (ExactModel::Different): its errors against softmax attention measure a
+// different model; on text the embedding cosine (what-if) is the meaningful comparison.
 #include <omp.h>
 
 #include <cmath>
@@ -27,7 +30,8 @@ class FnetVariant : public Variant {
 public:
     FnetVariant() {
         m_info = {"fnet", "FNet (Fourier mixing)", "Lee-Thorp et al. 2021",
-                  "Y = Re(FFT_seq(FFT_hidden(X))), X = the layer input (text) or V (synthetic); no attention",
+                  "Y = Re(F_n·X·F_d) = C_n·Re(X·F_d) + S_n·Im(X·F_d): Fourier mixing instead of attention; X = the "
+                  "layer input (text) or V (synthetic)",
                   {},
                   false, false, true};
     }
@@ -39,6 +43,8 @@ public:
         const int64_t threads = omp_get_max_threads();
         return int64_t(sizeof(float)) * n * (int64_t(heads) * dv + threads * 2 * (dv / 2 + 1));
     }
+    /// Fourier mixing replaces attention: there is no softmax model it approximates.
+    ExactModel exact_model(const Params&) const override { return ExactModel::Different; }
     /// For the V path, like estimate_peak_bytes (text input mixes the layer input X of `hidden` columns instead).
     double estimate_flops(int heads, int n, int, int dv, const Params&) const override {
         return fft2_flops(heads, n, dv);
@@ -62,17 +68,24 @@ public:
         r.cost.bytes = 4.0 * X.heads() * cells * 3.0;  // X in, half spectrum (complex), Y out
         r.structure.notes.push_back(use_x ? "mixes the layer input X (1, n, hidden), not Q/K/V"
                                           : "mixes V per head (this input has no layer input X)");
+        r.structure.notes.push_back(
+            "FNet replaces attention: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d), two fixed mixing matrices (P_eff shows C_n, "
+            "the S_n panel the other half); errors against softmax attention are a different model's");
         if (options.want_matrix && h.n() <= options.max_matrix_n) {
             const int n = h.n();
-            Tensor3 P(r.O.heads(), n, n);
+            Tensor3 C(r.O.heads(), n, n), S(r.O.heads(), n, n);
             for (int i = 0; i < n; ++i)
                 for (int j = 0; j < n; ++j) {
                     // (i·j) mod n keeps the angle exact for large n.
                     const double angle = 2.0 * std::numbers::pi * double((int64_t(i) * j) % n) / n;
-                    P.at(0, i, j) = static_cast<float>(std::cos(angle));
+                    C.at(0, i, j) = static_cast<float>(std::cos(angle));
+                    S.at(0, i, j) = static_cast<float>(std::sin(angle));
                 }
-            for (int hh = 1; hh < P.heads(); ++hh) P.head(hh) = P.head(0);
-            r.P_eff = std::move(P);
+            for (int hh = 1; hh < C.heads(); ++hh) C.head(hh) = C.head(0), S.head(hh) = S.head(0);
+            r.P_eff = std::move(C);
+            r.structure.matrix_title = "C_n = cos(2πij/n): real part of the DFT";
+            r.structure.matrices["S_n"] = std::move(S);
+            r.structure.display_matrices.push_back({"S_n", "S_n = sin(2πij/n): imaginary part of the DFT"});
         }
         return r;
     }

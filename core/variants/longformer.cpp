@@ -1,9 +1,12 @@
 // attnscope — `longformer` (Beltagy et al. 2020): sliding window plus symmetric global tokens.
-//   Window (δ = 1) / Dilated (δ > 1): |i − j| ≤ w/2 (w = total width) and |i − j| a multiple of δ_h
+//   Window (δ = 1) / Dilated (δ > 1): j = i + δ_h·t for an integer t with |t| ≤ ⌊w/2⌋ — the same w keys spread
+//     δ_h apart, so the reach grows to δ_h·⌊w/2⌋ on each side (the paper's receptive field grows with δ; the
+//     cost stays w keys per query)
 //   Global: i ∈ G or j ∈ G (global rows and columns are fully connected)
 //   causal: every cell also needs j ≤ i
-// With dilation_per_head, head h uses δ_h = (h + 1)·δ, the paper's "different dilation per head" idea with
-// growing gaps; otherwise δ_h = δ. Global positions must lie in 0..n−1 (an Error names the bad one).
+// With dilation_per_head, head h uses δ_h = (h + 1)·δ, the paper's "different dilation per head" idea: with δ = 1
+// head 0 stays local while later heads see farther; otherwise δ_h = δ. Global positions must lie in 0..n−1 (an
+// Error names the bad one).
 // Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
 #include <algorithm>
 #include <cmath>
@@ -30,13 +33,14 @@ struct LongformerPattern {
         if (global[i] || global[j]) return Reason::Global;
         const int dist = i > j ? i - j : j - i;
         const int dh = delta(h);
-        if (dist <= half && dist % dh == 0) return dh == 1 ? Reason::Window : Reason::Dilated;
+        if (dist % dh == 0 && dist / dh <= half) return dh == 1 ? Reason::Window : Reason::Dilated;
         return Reason::None;
     }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
         const size_t first = out.size();
-        band_candidates(n, b, I, causal ? 0 : -int64_t(half), half, out);
+        const int64_t reach = int64_t(delta(h)) * half;
+        band_candidates(n, b, I, causal ? 0 : -reach, reach, out);
         if (delta(h) != 1)
             for (size_t k = first; k < out.size(); ++k) out[k].full = false;
         // Global columns, and every key block for a block holding a global row.
@@ -54,11 +58,13 @@ public:
             "longformer",
             "Longformer",
             "Beltagy et al. 2020",
-            "sliding window |i − j| ≤ w/2 (dilation δ: multiples of δ) + symmetric global tokens; masked softmax",
-            {int_param("window", "w", "total window width w: attend |i − j| ≤ w/2 (w ≥ 2n: every cell)", 64, 0,
+            "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
+            {int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every cell)", 64, 0,
                        2097152),
-             int_param("dilation", "δ", "dilation δ: inside the window keep only |i − j| multiple of δ", 1, 1, 65536),
-             bool_param("dilation_per_head", "δ_h", "growing dilation per head: head h uses δ_h = (h + 1)·δ", false),
+             int_param("dilation", "δ", "dilation δ: the window's keys sit δ apart (j = i + δ·t, |t| ≤ w/2), so the reach "
+                       "grows to δ·w/2 each side at the same cost", 1, 1, 65536),
+             bool_param("dilation_per_head", "δ_h", "dilation per head: head h uses δ_h = (h + 1)·δ (head 0 local, later "
+                        "heads see farther)", false),
              list_param("global", "G", "global positions G: rows and columns fully connected (0..n−1, or none)", "0"),
              causal_param(false), scale_param()},
             true,
@@ -85,8 +91,13 @@ public:
                               " (equals full when δ = 1)");
         if (pat.per_head)
             s.notes.push_back("dilation per head: δ_h = (h + 1)·δ, so head 0 uses " + std::to_string(pat.delta(0)) +
-                              " and head " + std::to_string(x.heads() - 1) + " uses " +
-                              std::to_string(pat.delta(x.heads() - 1)));
+                              " (reach " + std::to_string(int64_t(pat.delta(0)) * pat.half) + ") and head " +
+                              std::to_string(x.heads() - 1) + " uses " + std::to_string(pat.delta(x.heads() - 1)) +
+                              " (reach " + std::to_string(int64_t(pat.delta(x.heads() - 1)) * pat.half) + " each side)");
+        else if (pat.dilation > 1)
+            s.notes.push_back("dilation δ = " + std::to_string(pat.dilation) + ": the " + std::to_string(2 * pat.half + 1) +
+                              " window keys sit δ apart, reaching " + std::to_string(int64_t(pat.dilation) * pat.half) +
+                              " positions each side");
         if (pat.global_pos.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
         return run_sparse(m_info, x, p, pat, s, options, backend);

@@ -87,7 +87,8 @@ void for_each_union_key(const LshPlan& p, const std::vector<int>& slot_q, const 
 }
 
 /// allowed_lse (H, n, 1), allowed cells and empty rows of the union of the rounds' sets (self-mask rule as in
-/// for_each_union_key's callers), by chunk GEMMs on the input Q, K at the exact scale in double: round by round,
+/// for_each_union_key's callers), by chunk GEMMs on Q and the keys LSH scores (the normalised queries under shared QK:
+/// the mass is a share of LSH's own exact model) at the exact scale in double: round by round,
 /// every (chunk, look-back) block is scored at once and each pair counts in the first round that holds it. Rows
 /// of one round are disjoint across chunks, so the tasks of a round update their rows without sharing.
 struct UnionStats {
@@ -96,7 +97,8 @@ struct UnionStats {
     int64_t empty_rows = 0;
 };
 
-UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>& slot_q, const std::vector<int>& slot_k) {
+UnionStats union_stats(const LshPlan& p, const Heads& in, const Tensor3& keys_in, const std::vector<int>& slot_q,
+                       const std::vector<int>& slot_k) {
     const int H = p.H, n = p.n, d = in.d(), nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
     const double exact_scale = 1.0 / std::sqrt(double(d));
     using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -119,7 +121,7 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
                 const int cols = static_cast<int>(keys.size());
                 MatD q(rows, d), k(cols, d);
                 for (int i = 0; i < rows; ++i) q.row(i) = in.Q.head(h).row(pq[q0 + i]).cast<double>();
-                for (int j = 0; j < cols; ++j) k.row(j) = in.K.head(h).row(keys[j]).cast<double>();
+                for (int j = 0; j < cols; ++j) k.row(j) = keys_in.head(h).row(keys[j]).cast<double>();
                 MatD logits(rows, cols);
                 logits.noalias() = exact_scale * q * k.transpose();
                 // Chunks of every key in the earlier rounds, for the "already counted" test.
@@ -160,7 +162,7 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
         for (int i = 0; i < n; ++i) {
             const size_t row = size_t(h) * n + i;
             if (count[row] == 0 && self_seen[row]) {  // the self cell is all there is
-                run_max[row] = exact_scale * in.Q.head(h).row(i).cast<double>().dot(in.K.head(h).row(i).cast<double>());
+                run_max[row] = exact_scale * in.Q.head(h).row(i).cast<double>().dot(keys_in.head(h).row(i).cast<double>());
                 run_sum[row] = 1.0, count[row] = 1;
             }
             u.cells += double(count[row]);
@@ -170,7 +172,7 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const std::vector<int>
     return u;
 }
 
-/// Fills density, allowed_lse (exact scale 1/√d on the input Q, K) and, when asked, the Bucket mask and
+/// Fills density, allowed_lse (exact scale 1/√d on Q and `keys`, the keys LSH scores) and, when asked, the Bucket mask and
 /// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
 void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds, bool want_matrix,
                     bool want_analysis, RunResult& r) {
@@ -180,7 +182,7 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
     const int nc = lsh_num_chunks(n, p.c);
     if (want_analysis) {  // the union of the rounds' sets: as costly as the attention itself
-        UnionStats u = union_stats(p, in, slot_q, slot_k);
+        UnionStats u = union_stats(p, in, keys, slot_q, slot_k);
         const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
         r.structure.density = u.cells / (H * total_cells);
         r.structure.allowed_lse = std::move(u.allowed);
@@ -410,6 +412,10 @@ public:
         const int64_t ints = R * Hn * (shared ? 4 : 8) + threads * (R + 3) * width;
         const int64_t doubles = Hn * 3 + threads * (c * d + width * d + c * width + width);
         return 4 * floats + 4 * ints + 8 * doubles + Hn;
+    }
+    /// Shared QK changes the model: keys are the normalised queries and a token skips itself.
+    ExactModel exact_model(const Params& p) const override {
+        return p.get_bool("shared_qk") ? ExactModel::SharedQkSelfMasked : ExactModel::Softmax;
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
         return lsh_flops(heads, n, d, dv, p.get_int("rounds"), p.get_int("buckets"), p.get_int("chunk"),

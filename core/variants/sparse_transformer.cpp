@@ -1,8 +1,9 @@
 // attnscope — `strided` and `fixed` (Child et al. 2019, "Generating Long Sequences with Sparse Transformers").
 // Each has two patterns, A and B. How they meet the heads is the `head_pattern` parameter, following the
-// paper's §4.3 options: `split` (default; the multi-head option: even heads h = 0, 2, … use A, odd heads use
-// B; with one head, head 0 is A), `union` (the merged head: every head attends to A ∪ B, the combined view
-// of docs/VARIANTS.md and the form that is exact when l ≥ n), `A` or `B` (every head one pattern).
+// paper's §4.3 options: `union` (default; the merged head: every head attends to A ∪ B, the form that is exact
+// when l ≥ n whatever H is), `split` (the multi-head option: even heads h = 0, 2, … use A, odd heads use B —
+// with one head only A, so a single-head run is local only; the factorised view a lesson shows), `A` or `B`
+// (every head one pattern).
 //   strided  A (Local):   0 ≤ i − j < l         (bidirectional: |i − j| < l)
 //            B (Stride):  (i − j) mod l = 0, j ≤ i (bidirectional: any j with i ≡ j mod l)
 //   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
@@ -26,8 +27,9 @@ enum class HeadPattern { Split = 0, Union, A, B };
 ParamSpec head_pattern_param(const std::string& a_name, const std::string& b_name) {
     return choice_param("head_pattern", "heads",
                         "how A (" + a_name + ") and B (" + b_name +
-                            ") meet the heads: split = even heads A, odd heads B; union = A ∪ B in every head",
-                        {"split", "union", "A", "B"}, 0);
+                            ") meet the heads: union = A ∪ B in every head (the merged head); split = even heads A, odd "
+                            "heads B (factorised heads)",
+                        {"split", "union", "A", "B"}, 1);
 }
 
 /// Which of the two patterns head h uses.
@@ -149,7 +151,8 @@ public:
         m_info = {"strided",
                   "Sparse Transformer (strided)",
                   "Child et al. 2019",
-                  "head A local (i − j < l), head B strided ((i − j) mod l = 0); causal masked softmax",
+                  "A local (i − j < l) ∪ B strided ((i − j) mod l = 0) in every head (or split over heads); causal "
+                  "masked softmax",
                   {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
                                                0, 1, 1048576),
                                      "⌈√n⌉"),
@@ -284,7 +287,8 @@ public:
             "fixed",
             "Sparse Transformer (fixed)",
             "Child et al. 2019",
-            "A: same block of l (⌊j/l⌋ = ⌊i/l⌋); B: summary columns j mod l ∈ {l−c, …, l−1}; masked softmax",
+            "A: same block of l (⌊j/l⌋ = ⌊i/l⌋) ∪ B: summary columns j mod l ∈ {l−c, …, l−1} in every head (or split "
+            "over heads); masked softmax",
             {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
              int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
                        1048576),

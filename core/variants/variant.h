@@ -61,6 +61,16 @@ struct VariantInfo {
     bool always_causal = false;     // causal by construction with no causal parameter (e.g. xl)
 };
 
+/// The exact model a variant approximates. Most approximate softmax attention itself; some change the model first
+/// (their error against softmax then mixes two effects), and some are a different model altogether.
+enum class ExactModel {
+    Softmax,             // softmax(s·QKᵀ)·V: errors against softmax attention are approximation errors
+    SharedQkSelfMasked,  // softmax(s·Q·Q̂ᵀ)·V, Q̂ = L2-normalised Q, self cell only when nothing else is allowed
+                         // (Reformer's shared-QK attention): rel_err_model is measured against it
+    Different,           // no exact counterpart here (FNet's Fourier mixing, untrained projections): errors against
+                         // softmax measure how different the model is, not how well it approximates
+};
+
 /// What the caller wants materialised beside O.
 struct RunOptions {
     bool want_matrix = false;  // fill RunResult::P_eff (n×n per head) and the reason mask
@@ -86,6 +96,9 @@ struct Structure {
     std::optional<double> density;                          // allowed cells / (n² or n(n+1)/2)
     std::optional<Tensor3> allowed_lse;                      // (H, n, 1) log Σ_allowed exp(s·q·k): mass recall
     std::vector<std::string> notes;                          // e.g. "n = 976 padded to 1024 (block 64)"
+    std::string matrix_title;  // what P̃ is when it is not an attention matrix (FNet: "C_n = cos(2πij/n): ...")
+    /// Matrices of `matrices` the Matrices panel shows beside P̃, same shape as P̃: (name, title).
+    std::vector<std::pair<std::string, std::string>> display_matrices;
 };
 
 /// Analytic and measured cost of a run.
@@ -103,12 +116,15 @@ struct Cost {
     // [SECTION] end device measurement
 };
 
-/// Errors against the exact softmax on the same inputs; unset when a metric does not apply.
+/// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
+/// the model); unset when a metric does not apply.
 struct Metrics {
     std::optional<double> rel_err_out;   // ‖O − O_full‖_F / ‖O_full‖_F
+    std::optional<double> rel_err_model; // ‖O − O_model‖_F / ‖O_model‖_F against the own exact model (ExactModel)
     std::optional<double> rel_err_attn;  // ‖P̃ − P‖_F / ‖P‖_F
     std::optional<double> row_kl;        // mean_i KL(P_i ‖ P̃_i); +inf when P̃ drops mass P has
-    std::optional<double> mass_recall;   // mean_i Σ_{j allowed} P_ij
+    std::optional<double> row_kl_rev;    // mean_i KL(P̃_i ‖ P_i): finite for a mask; −log(kept mass) when renormalised
+    std::optional<double> mass_recall;   // mean_i Σ_{j allowed} P_ij, P of the own exact model
     std::optional<double> density;       // allowed cells / (n² or n(n+1)/2)
     std::vector<float> row_mass_recall;  // per row, averaged over heads (when mass_recall is set)
 };
@@ -118,6 +134,7 @@ struct RunResult {
     std::string variant;           // VariantInfo::id
     Params params;                 // the values used (auto defaults resolved)
     bool causal = false;           // whether the run was causal (decides the reference)
+    ExactModel model = ExactModel::Softmax;  // what the variant approximates (decides rel_err_model, mass_recall)
     Tensor3 O;                     // (H, n, dv)
     std::optional<Tensor3> P_eff;  // (H, n, n) effective matrix, when requested and defined
     Structure structure;           // layout, buckets, projections, features
@@ -151,6 +168,11 @@ public:
     /// E and F), so that benchmarks can build it before timing and outside the peak, as they do the inputs.
     /// run() makes it itself when prepare() was not called. The default has no weights.
     virtual void prepare(const Heads& heads, const Params& resolved) const { (void)heads, (void)resolved; }
+    /// The exact model this variant approximates with these resolved params (softmax attention by default).
+    virtual ExactModel exact_model(const Params& resolved) const {
+        (void)resolved;
+        return ExactModel::Softmax;
+    }
 };
 
 }  // namespace attnscope

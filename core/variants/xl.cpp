@@ -79,7 +79,8 @@ public:
             "xl",
             "Transformer-XL",
             "Dai et al. 2019",
-            "segments of L attend causally within themselves and to the last M cached positions; masked softmax",
+            "segments of L attend causally within themselves and to the last M cached positions; masked softmax "
+            "(the recurrence only: the relative-position score terms are not modelled)",
             {int_param("segment", "L", "segment length L", 128, 1, 1048576),
              with_auto_default(
                  int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
@@ -112,6 +113,8 @@ public:
                               " (segment L = " + std::to_string(pat.L) + "): the last segment has " +
                               std::to_string(x.n() - (segments - 1) * pat.L) + " real positions, padding masked");
         if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
+        s.notes.push_back("only the segment recurrence is shown: scores are s·q·k as in softmax attention, without "
+                          "Transformer-XL's relative-position terms (which change the scores, not which keys are seen)");
         RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
         if (x.n() > kEvaluationNoteMaxN) {
             r.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +

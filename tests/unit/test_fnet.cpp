@@ -44,6 +44,43 @@ TEST_P(FnetBackend, EqualsDirectDft) {
         }
 }
 
+// FNet's sequence mixing is the pair (C_n, S_n): with A + iB = X·F_d, Y = C_n·A + S_n·B exactly, while C_n·A
+// alone leaves about half the signal out. The matrices checked are the ones the run hands to the views.
+TEST_P(FnetBackend, OutputIsTheRealAndImaginaryDftPair) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (int n : {5, 32, 64}) {
+        const int c = 12;
+        std::cout << "[case] backend=" << GetParam() << " fnet on V: H=2 n=" << n << " c=" << c
+                  << ": Y = C_n·Re(X·F_d) + S_n·Im(X·F_d) to 1e-5, C_n alone misses ≥ 20%\n";
+        const Heads in = seeded_heads(2, n, 3, c, 35);
+        RunOptions options;
+        options.want_matrix = true;
+        const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, nullptr);
+        ASSERT_TRUE(r.P_eff);
+        ASSERT_EQ(r.structure.matrices.count("S_n"), 1u);
+        const Tensor3& S = r.structure.matrices.at("S_n");
+        for (int h = 0; h < 2; ++h) {
+            const MatD X = head_d(in.V, h);
+            MatD A(n, c), B(n, c);  // X·F_d with F_d = exp(−2πi·jb/c)
+            for (int a = 0; a < n; ++a)
+                for (int j = 0; j < c; ++j) {
+                    double re = 0, im = 0;
+                    for (int b = 0; b < c; ++b) {
+                        const double angle = 2.0 * std::numbers::pi * double(j * b % c) / c;
+                        re += X(a, b) * std::cos(angle), im -= X(a, b) * std::sin(angle);
+                    }
+                    A(a, j) = re, B(a, j) = im;
+                }
+            const MatD C_n = head_d(*r.P_eff, h), S_n = head_d(S, h), Y = head_d(r.O, h);
+            EXPECT_LE(max_rel_diff(Y, C_n * A + S_n * B), 1e-5);
+            if (n > 4) {
+                EXPECT_GE((Y - C_n * A).norm() / Y.norm(), 0.2) << "C_n alone would be FNet's operator";
+            }
+        }
+        EXPECT_EQ(find_variant("fnet").exact_model(r.params), ExactModel::Different);
+    }
+}
+
 TEST_P(FnetBackend, MixesLayerInputWhenGiven) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     std::cout << "[case] backend=" << GetParam() << " fnet with X (1, 12, 20) beside Q/K/V (3, 12, 4): Y is (1, 12, 20); "

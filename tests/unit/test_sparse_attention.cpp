@@ -96,6 +96,8 @@ TEST_P(SparseAttention, LimitCasesEqualFull) {
         const std::vector<LimitCase> cases = {
             {"longformer", {{"window", N2}, {"global", "none"}}, false},
             {"longformer", {{"window", N2p}, {"causal", "1"}}, true},
+            {"strided", {{"stride", N}}, true},  // the default head pattern: exact at l ≥ n for any H
+            {"fixed", {{"block", N2p}}, true},
             {"strided", {{"stride", N}, {"head_pattern", "union"}}, true},
             {"strided", {{"stride", N2p}, {"head_pattern", "A"}}, true},
             {"strided", {{"stride", N}, {"head_pattern", "union"}, {"bidirectional", "1"}}, false},

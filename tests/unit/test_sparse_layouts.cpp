@@ -159,14 +159,14 @@ TEST_P(SparseLayoutProperty, LongformerMatchesDefinition) {
                   << " w=" << w << " δ=" << delta << " per_head=" << per_head << " G=" << g_text << " causal=" << causal
                   << "\n";
         const Heads x = random_heads(H, n, d, 7, seed);
-        // Beltagy et al. 2020: window |i − j| ≤ w/2, dilation keeps multiples of δ; global rows/columns symmetric.
+        // Beltagy et al. 2020: j = i + δ·t with |t| ≤ w/2 (w keys spread δ apart); global rows/columns symmetric.
         const ReasonFn brute = [&](int h, int i, int j) {
             if (causal && j > i) return Reason::None;
             if (std::find(G.begin(), G.end(), i) != G.end() || std::find(G.begin(), G.end(), j) != G.end())
                 return Reason::Global;
             const int dh = per_head ? (h + 1) * delta : delta;
-            if (2.0 * std::abs(i - j) <= double(w) && std::abs(i - j) % dh == 0)
-                return dh == 1 ? Reason::Window : Reason::Dilated;
+            const int t = (j - i) / dh;
+            if (t * dh == j - i && 2 * std::abs(t) <= w) return dh == 1 ? Reason::Window : Reason::Dilated;
             return Reason::None;
         };
         check_against_brute("longformer", x,

@@ -63,7 +63,8 @@ TEST_P(SparseReachability, StridedReachesEveryEarlierTokenInTwoSteps) {
         EXPECT_EQ(r.max_hops, 2);
         // And the split heads compose the same way: the union of an A head and a B head (read from the reason
         // mask, in positions: the B head's layout is in residue order).
-        const RunResult split = run_recorded(random_heads(2, n, 4, 4, 1), "strided", {}, *backend, &layout, true);
+        const RunResult split =
+            run_recorded(random_heads(2, n, 4, 4, 1), "strided", {{"head_pattern", "split"}}, *backend, &layout, true);
         ASSERT_TRUE(split.structure.indices.count("layout/perm"));
         EXPECT_DOUBLE_EQ(compute_reachability(mask_adjacency(*split.structure.mask, -1), 2, true).reached_fraction[1],
                          1.0);
