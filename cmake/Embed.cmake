@@ -18,7 +18,7 @@ endfunction()
 
 # embed_glob(OUTPUT <header> NAMESPACE <ns> ARRAY <name> PATTERN <glob>)
 # Like embed_files for every file matching the glob (sorted), plus `inline constexpr const char* <name>[]`
-# listing their texts and `<name>_count`. New files are picked up at the next configure.
+# listing their texts and `<name>_count`. New and edited files are picked up at the next build.
 function(embed_glob)
   cmake_parse_arguments(EMBED "" "OUTPUT;NAMESPACE;ARRAY;PATTERN" "" ${ARGN})
   file(GLOB _files CONFIGURE_DEPENDS "${EMBED_PATTERN}")
@@ -28,6 +28,7 @@ function(embed_glob)
   set(_index 0)
   foreach(_path IN LISTS _files)
     file(READ "${_path}" _content)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_path}")  # an edited file re-embeds
     string(APPEND _text "// ${_path}\ninline constexpr const char* ${EMBED_ARRAY}_${_index} = R\"attnscope_embed(${_content})attnscope_embed\";\n")
     list(APPEND _names "${EMBED_ARRAY}_${_index}")
     math(EXPR _index "${_index} + 1")

@@ -18,7 +18,7 @@ struct LessonOptionsCli {
 
 int execute(const LessonOptionsCli& o) {
     if (o.name.empty()) {
-        for (const Lesson& l : all_lessons()) std::cout << std::left << std::setw(20) << l.id << l.title << "\n";
+        for (const Lesson& l : all_lessons()) std::cout << std::left << std::setw(20) << l.id << l.title << "\n";  // in order
         return 0;
     }
     const Lesson& lesson = find_lesson(o.name);
@@ -26,10 +26,15 @@ int execute(const LessonOptionsCli& o) {
     if (!o.check) return 0;
     auto backend = make_backend(o.backend);
     const CheckOutcome outcome = run_lesson_check(lesson, *backend);
-    std::cout << "\nCheck (" << backend->name() << "):\n";
+    std::cout << "\nCheck (" << backend->name() << ") on " << outcome.input << ":\n";
     for (const std::string& note : outcome.notes) std::cout << "  note: " << note << "\n";
-    for (const CheckLine& line : outcome.lines)
-        std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": measured " << line.measured << "\n";
+    for (const CheckLine& line : outcome.lines) {
+        std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": measured "
+                  << std::setprecision(4) << line.measured << (line.at_least ? " (needs ≥ " : " (needs ≤ ") << line.threshold
+                  << ")";
+        if (!line.paper.empty()) std::cout << "; paper: " << line.paper;
+        std::cout << "\n";
+    }
     std::cout << (outcome.passed() ? "lesson check passed\n" : "lesson check FAILED\n");
     return outcome.passed() ? 0 : 1;
 }

@@ -13,6 +13,28 @@ double process_cpu_ms() {
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
 }
 
+PairedRatio paired_cpu_ratio(const std::function<void()>& a, const std::function<void()>& b, int runs) {
+    auto cpu_of = [](const std::function<void()>& f) {
+        const double t0 = process_cpu_ms();
+        f();
+        return process_cpu_ms() - t0;
+    };
+    cpu_of(a), cpu_of(b);  // warm-up: caches, page faults, thread-pool start-up
+    std::vector<double> ta, tb, pair;
+    for (int k = 0; k < std::max(1, runs); ++k) {
+        ta.push_back(cpu_of(a));
+        tb.push_back(cpu_of(b));
+        pair.push_back(ta.back() > 0 ? tb.back() / ta.back() : 0.0);
+    }
+    PairedRatio r;
+    r.a_median_ms = summarize_times(ta).median_ms, r.b_median_ms = summarize_times(tb).median_ms;
+    r.ratio = r.a_median_ms > 0 ? r.b_median_ms / r.a_median_ms : 0.0;
+    const TimingStats spread = summarize_times(pair);
+    r.ratio_min = spread.min_ms, r.ratio_max = spread.max_ms;
+    r.runs = static_cast<int>(ta.size());
+    return r;
+}
+
 TimingStats summarize_times(const std::vector<double>& samples_ms) {
     TimingStats s;
     s.samples_ms = samples_ms;

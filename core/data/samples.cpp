@@ -17,7 +17,8 @@ SampleText make(const char* id, const char* text) {
 const std::vector<SampleText>& sample_texts() {
     static const std::vector<SampleText> samples = {make("attention", assets::kSampleAttention),
                                                     make("lighthouse", assets::kSampleLighthouse),
-                                                    make("recipe", assets::kSampleRecipe)};
+                                                    make("recipe", assets::kSampleRecipe),
+                                                    make("harbour", assets::kSampleHarbour)};
     return samples;
 }
 

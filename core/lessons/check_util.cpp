@@ -1,5 +1,9 @@
 #include "check_util.h"
 
+#include "preset.h"
+
+#include "../variants/registry.h"
+
 namespace attnscope {
 
 Heads check_input(ScenarioKind kind, int n, int heads, int dim, uint64_t seed, double temperature) {
@@ -8,12 +12,47 @@ Heads check_input(ScenarioKind kind, int n, int heads, int dim, uint64_t seed, d
     return make_scenario(spec);
 }
 
-RunResult check_run(const Heads& heads, const std::string& id, const Assignments& assignments, Backend& backend,
+Heads lesson_heads(const Lesson& lesson, CheckOutcome& out) {
+    const InputSpec spec = preset_input_spec(lesson.preset);
+    out.input = describe_input(spec);
+    return build_input(spec);
+}
+
+VariantRequest preset_request(const Lesson& lesson, const std::string& id) {
+    for (VariantRequest& r : preset_variants(lesson.preset))
+        if (r.id == id) return r;
+    throw Error("lesson " + lesson.id + ": its preset shows no '" + id + "' panel, which its check measures");
+}
+
+RunResult check_run(CheckContext& context, const Heads& heads, const std::string& id, const Assignments& assignments,
                     bool with_matrix) {
+    return check_run(context, heads, parse_variant_request(id, assignments), with_matrix);
+}
+
+RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequest& request, bool with_matrix) {
     ReferenceCache refs(heads, with_matrix);
     RunOptions options;
     options.want_matrix = with_matrix;
-    return run_variant(heads, parse_variant_request(id, assignments), options, backend, &refs);
+    options.max_matrix_n = std::max(options.max_matrix_n, heads.n());
+    return run_variant(heads, context.variant(request.id), request.params, options, context.backend, &refs);
+}
+
+RunResult run_for_cost(CheckContext& context, const Heads& heads, const VariantRequest& request) {
+    RunOptions options;
+    options.want_analysis = false;
+    return run_variant(heads, context.variant(request.id), request.params, options, context.backend, nullptr);
+}
+
+VariantRequest with_params(VariantRequest request, const Assignments& assignments) {
+    const VariantInfo& info = find_variant(request.id).info();
+    for (const auto& [name, value] : assignments) {
+        const Params one = parse_params(request.id, info.params, {{name, value}});
+        if (const ParamSpec* spec = find_param(info.params, name); spec && spec->kind == ParamKind::IntList)
+            request.params.set_list(name, one.get_list(name));
+        else
+            request.params.set(name, one.get(name));
+    }
+    return request;
 }
 
 double check_param(const nlohmann::json& params, const char* key, double fallback) {

@@ -23,10 +23,11 @@ const LessonCheck* find_lesson_check(const std::string& id) {
     return it == checks.end() ? nullptr : &it->second;
 }
 
-CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least) {
-    std::ostringstream os;
-    os << claim << (at_least ? " (≥ " : " (≤ ") << limit << ")";
-    return {os.str(), measured, at_least ? measured >= limit : measured <= limit};
+CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least, const std::string& paper) {
+    CheckLine line;
+    line.claim = claim, line.measured = measured, line.threshold = limit, line.at_least = at_least, line.paper = paper;
+    line.passed = at_least ? measured >= limit : measured <= limit;  // NaN fails either way
+    return line;
 }
 
 }  // namespace attnscope

@@ -1,5 +1,6 @@
-// attnscope — the numeric checks behind the lessons, by id. Each reproduces one paper claim on real or
-// synthetic data and reports every measured value beside its threshold.
+// attnscope — the numeric checks behind the lessons, by id. Each measures one paper claim on the lesson's own
+// input (and, for scaling claims, on the sizes its parameters name) and reports every measured value beside its
+// threshold and the paper's figure.
 #pragma once
 #include <functional>
 #include <map>
@@ -10,8 +11,8 @@
 
 namespace attnscope {
 
-/// A check: thresholds/sizes from the lesson file, the backend to run on; returns measured lines.
-using LessonCheck = std::function<CheckOutcome(const nlohmann::json& params, Backend& backend)>;
+/// A check: the lesson (preset input, thresholds in check_params) and the context it runs in.
+using LessonCheck = std::function<CheckOutcome(const Lesson& lesson, CheckContext& context)>;
 
 /// The check registered under `id`, or nullptr.
 const LessonCheck* find_lesson_check(const std::string& id);
@@ -21,7 +22,8 @@ void add_sparse_lesson_checks(std::map<std::string, LessonCheck>& checks);
 void add_lowrank_lesson_checks(std::map<std::string, LessonCheck>& checks);
 void add_kernel_lesson_checks(std::map<std::string, LessonCheck>& checks);
 
-/// Helper for checks: a line that passes when measured ≤ limit (or ≥ when `at_least`).
-CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least);
+/// A claim that passes when measured ≥ limit (`at_least`) or ≤ limit, with the paper's figure when it has one.
+CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least,
+                     const std::string& paper = "");
 
 }  // namespace attnscope

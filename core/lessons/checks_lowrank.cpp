@@ -7,64 +7,60 @@
 #include "../analysis/spectrum.h"
 #include "../data/samples.h"
 #include "../data/text_input.h"
+#include "../bench/timing.h"
 #include "../format.h"
+#include "../session/worker.h"
+#include "preset.h"
 #include "check_util.h"
 
 namespace attnscope {
 
 namespace {
 
-/// The embedded sample text the low-rank lesson reads (assets/samples/<id>.txt).
-std::string lesson_text(const std::string& id) {
-    for (const SampleText& sample : sample_texts())
-        if (sample.id == id) return sample.text;
-    throw Error("sample text '" + id + "' is not among the embedded samples (assets/samples/)");
-}
-
-CheckOutcome low_rank_spectrum(const nlohmann::json& p, Backend& backend) {
-    const double level = check_param(p, "level", 0.9), max_fraction = check_param(p, "max_fraction_of_n", 0.5);
-    const double min_share = check_param(p, "min_share_of_heads", 0.75);
-    TextInputSpec spec;
-    spec.text = lesson_text(p.value("sample", std::string("attention")));
+CheckOutcome low_rank_spectrum(const Lesson& lesson, CheckContext& ctx) {
+    const nlohmann::json& p = lesson.check_params;
+    const double at_fraction = check_param(p, "at_fraction_of_n", 0.25), level = check_param(p, "min_cumulative", 0.6);
     CheckOutcome out;
-    int heads_total = 0, heads_early = 0, layers = 1;
-    std::vector<double> layer_mean_at_index;
+    InputSpec spec = preset_input_spec(lesson.preset);
+    out.input = describe_input(spec) + "; every layer";
+    std::vector<double> layer_mean;
+    int layers = 1;
     for (int layer = 0; layer < layers; ++layer) {
         spec.layer = layer;
-        const TextInput in = load_text_input(spec);
+        const TextInput in = load_text_input({spec.text, spec.model_dir.empty() ? default_model_dir() : spec.model_dir,
+                                              layer, -1, spec.truncate});
         layers = in.layers;
         const Heads& h = in.heads;
-        Tensor3 P(h.heads(), h.n(), h.n()), O(h.heads(), h.n(), h.dv());
-        DenseAttentionArgs a;
-        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &O, a.P = &P,
-        a.scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
-        backend.dense_attention(a);
-        const int index = std::max(1, h.n() / 8);  // where the layers × heads heatmap reads c(k)
-        double sum_at_index = 0;
+        // P as the `full` variant computes it: what the Spectrum panel decomposes.
+        const RunResult full = check_run(ctx, h, "full", {}, true);
+        const int k = std::max(1, static_cast<int>(std::lround(at_fraction * h.n())));
+        double sum = 0, lowest = 1;
         for (int head = 0; head < h.heads(); ++head) {
-            const Spectrum s = compute_spectrum(P, head, backend);
-            const auto it =
-                std::find_if(s.cumulative.begin(), s.cumulative.end(), [&](double c) { return c >= level; });
-            const int k_level = static_cast<int>(it - s.cumulative.begin()) + 1;
-            ++heads_total;
-            heads_early += k_level < max_fraction * h.n();
-            sum_at_index += s.cumulative[std::min<size_t>(index - 1, s.cumulative.size() - 1)];
+            const Spectrum s = compute_spectrum(*full.P_eff, head, ctx.backend);
+            const double c = s.cumulative[std::min<size_t>(size_t(k) - 1, s.cumulative.size() - 1)];
+            sum += c, lowest = std::min(lowest, c);
         }
-        layer_mean_at_index.push_back(sum_at_index / h.heads());
-        out.notes.push_back("layer " + std::to_string(layer) + " (n = " + std::to_string(h.n()) +
-                            " tokens): mean c(n/8) = " + format_significant(layer_mean_at_index.back(), 4));
+        layer_mean.push_back(sum / h.heads());
+        out.notes.push_back("layer " + std::to_string(layer) + " (n = " + std::to_string(h.n()) + " tokens, k = " +
+                            std::to_string(k) + "): mean c(k) over the " + std::to_string(h.heads()) + " heads " +
+                            format_significant(layer_mean.back(), 4) + ", lowest head " + format_significant(lowest, 4));
+        out.lines.push_back(check_line("layer " + std::to_string(layer) + ": mean cumulative σ share at k = n/4 (a flat "
+                                       "spectrum gives 0.25)",
+                                       layer_mean.back(), level, true,
+                                       "Fig. 1: a long-tail spectrum in every layer (RoBERTa)"));
     }
-    out.lines.push_back(check_line("share of heads whose cumulative σ passes " + format_significant(level, 4) +
-                                       " before index " + format_significant(max_fraction, 4) + "·n",
-                                   double(heads_early) / heads_total, min_share, true));
-    const double upper = (layer_mean_at_index[layers - 1] + layer_mean_at_index[layers - 2]) / 2;
-    const double lower = (layer_mean_at_index[0] + layer_mean_at_index[1]) / 2;
-    out.lines.push_back(check_line("higher layers more skewed: mean c(n/8) of the top two layers minus the bottom two",
-                                   upper - lower, 0.0, true));
+    out.lines.push_back(check_line("top layer: mean cumulative σ share at k = n/4", layer_mean.back(),
+                                   check_param(p, "min_top_layer", 0.9), true));
+    const double upper = (layer_mean[layers - 1] + layer_mean[layers - 2]) / 2;
+    const double lower = (layer_mean[0] + layer_mean[1]) / 2;
+    out.lines.push_back(check_line("higher layers more skewed: mean c(n/4) of the top two layers minus the bottom two",
+                                   upper - lower, check_param(p, "min_skew_gain", 0.05), true,
+                                   "Fig. 1 (right): higher layers are more skewed"));
     return out;
 }
 
-CheckOutcome linformer_vs_svd(const nlohmann::json& p, Backend& backend) {
+CheckOutcome linformer_vs_svd(const Lesson& lesson, CheckContext& ctx) {
+    const nlohmann::json& p = lesson.check_params;
     const int n = static_cast<int>(check_param(p, "n", 512));
     std::vector<int> ranks = p.value("ranks", std::vector<int>{16, 64, 256});
     const int seeds = 3;
@@ -73,11 +69,10 @@ CheckOutcome linformer_vs_svd(const nlohmann::json& p, Backend& backend) {
     bool oracle_wins = true;
     const Heads heads = check_input(ScenarioKind::LowRank, n, 2, 64, 0);
     for (int k : ranks) {
-        const double svd = *check_run(heads, "svd", {{"rank", std::to_string(k)}}, backend, true).metrics.rel_err_attn;
+        const double svd = *check_run(ctx, heads, "svd", {{"rank", std::to_string(k)}}, true).metrics.rel_err_attn;
         double lin = 0;
         for (int seed = 0; seed < seeds; ++seed)
-            lin += *check_run(heads, "linformer", {{"k", std::to_string(k)}, {"seed", std::to_string(seed)}}, backend,
-                              true)
+            lin += *check_run(ctx, heads, "linformer", {{"k", std::to_string(k)}, {"seed", std::to_string(seed)}}, true)
                         .metrics.rel_err_attn /
                    seeds;
         lin_errors.push_back(lin);
@@ -93,43 +88,46 @@ CheckOutcome linformer_vs_svd(const nlohmann::json& p, Backend& backend) {
     return out;
 }
 
-CheckOutcome lsh_rounds(const nlohmann::json& p, Backend& backend) {
-    const int n = static_cast<int>(check_param(p, "n", 1024));
+CheckOutcome lsh_rounds(const Lesson& lesson, CheckContext& ctx) {
+    const nlohmann::json& p = lesson.check_params;
     const int seeds = static_cast<int>(check_param(p, "seeds", 6));
     CheckOutcome out;
+    const Heads heads = lesson_heads(lesson, out);
+    out.input += "; LSH seeds 0…" + std::to_string(seeds - 1);
+    const VariantRequest lsh = preset_request(lesson, "lsh");
+    // Against LSH's own exact model (shared QK, self masked): with softmax(s·QKᵀ) as the reference the change of
+    // model would put a floor under the error that no number of rounds can lower.
     std::vector<double> errors;
-    for (int rounds : {1, 2, 4, 8}) {
+    const std::vector<int> rounds = {1, 2, 4, 8};
+    for (int r : rounds) {
         double err = 0;
         for (int seed = 0; seed < seeds; ++seed) {
-            const Heads heads = check_input(ScenarioKind::Clustered, n, 2, 64, seed);
-            err += *check_run(heads, "lsh", {{"rounds", std::to_string(rounds)}, {"seed", std::to_string(seed)}},
-                              backend, false)
-                        .metrics.rel_err_out /
-                   seeds;
+            const RunResult run = check_run(
+                ctx, heads, with_params(lsh, {{"rounds", std::to_string(r)}, {"seed", std::to_string(seed)}}), false);
+            if (!run.metrics.rel_err_model) throw Error("lsh reported no rel_err_model: the lesson needs shared_qk on");
+            err += *run.metrics.rel_err_model / seeds;
         }
         errors.push_back(err);
-        out.notes.push_back(std::to_string(rounds) + " round(s): mean rel_err_out " + format_significant(err, 4));
+        out.notes.push_back(std::to_string(r) + " round(s): mean rel_err_model " + format_significant(err, 4));
     }
-    out.lines.push_back(
-        check_line("error with 8 rounds over error with 1 round", errors.back() / errors.front(), 0.8, false));
-    int increases = 0;
-    for (size_t k = 1; k < errors.size(); ++k) increases += errors[k] > errors[k - 1] * 1.05;
-    out.lines.push_back(check_line("doublings of the rounds that raised the mean error by more than 5% (seed noise)",
-                                   increases, 0, false));
-    // Crossover by the cost models (the measured one is `attnscope bench --variants lsh,flash`): lsh's own
-    // analytic flops against exact attention's 2·n²·(d + dv).
-    int crossover = 0;
-    for (int m = 256; m <= 65536 && !crossover; m *= 2) {
-        const Heads h = check_input(ScenarioKind::Gaussian, m, 1, 64, 0);
-        const RunResult r =
-            run_variant(h, parse_variant_request("lsh", {{"rounds", "4"}}), RunOptions{}, backend, nullptr);
-        if (r.cost.flops < 2.0 * double(m) * m * (64 + 64)) crossover = m;
-    }
-    out.notes.push_back("analytic crossover (4 rounds, c = 64, d = 64): lsh needs fewer flops than flash from n = " +
-                        std::to_string(crossover));
-    // No crossover up to 65536 must fail the line, not pass it as "0".
-    out.lines.push_back(check_line("analytic crossover n where lsh (4 rounds) needs fewer flops than flash",
-                                   crossover ? crossover : 1e9, 65536, false));
+    int falls = 0;
+    for (size_t k = 1; k < errors.size(); ++k) falls += errors[k] < errors[k - 1];
+    out.lines.push_back(check_line("doublings of the rounds (1→2→4→8) that lowered the mean error", falls, 3, true,
+                                   "§2: more hash rounds, fewer missed keys"));
+    out.lines.push_back(check_line("error with 8 rounds over error with 1 round", errors.back() / errors.front(),
+                                   check_param(p, "max_ratio_8_over_1", 0.6), false));
+    // Speed where LSH pays off: flash's CPU time over lsh's at a long input, in alternation.
+    const int n_long = static_cast<int>(check_param(p, "timing_n", 4096));
+    const Heads big = check_input(ScenarioKind::Clustered, n_long, 1, 64, 0);
+    const VariantRequest flash = parse_variant_request("flash", {});
+    const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, big, lsh); }, [&] { run_for_cost(ctx, big, flash); });
+    out.notes.push_back("n = " + std::to_string(n_long) + ": lsh " + format_significant(t.a_median_ms, 3) + " ms, flash " +
+                        format_significant(t.b_median_ms, 3) + " ms CPU (median of " + std::to_string(t.runs) +
+                        " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
+                        format_significant(t.ratio_max, 3) + ")");
+    out.lines.push_back(check_line("n = " + std::to_string(n_long) + ": flash's CPU time over lsh's (lsh faster when > 1)",
+                                   t.ratio, check_param(p, "min_speedup_vs_flash", 1.3), true,
+                                   "§5: LSH attention's cost grows as n·log n, full attention's as n²"));
     return out;
 }
 

@@ -3,6 +3,10 @@
 #include "attnscope_embedded_lessons.h"
 #include "checks.h"
 
+#include <algorithm>
+
+#include "../variants/registry.h"
+
 namespace attnscope {
 
 namespace {
@@ -29,6 +33,7 @@ const std::vector<Lesson>& all_lessons() {
                 j = nlohmann::json::parse(assets::kLessons[k]);
                 Lesson l;
                 l.id = j.at("id").get<std::string>();
+                l.order = j.at("order").get<int>();
                 l.title = j.at("title").get<std::string>();
                 l.explanation = text_of(j, "explanation");
                 l.look_at = text_of(j, "look_at");
@@ -40,6 +45,7 @@ const std::vector<Lesson>& all_lessons() {
                 throw Error("lesson file #" + std::to_string(k) + " in assets/lessons is malformed: " + e.what());
             }
         }
+        std::stable_sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.order < b.order; });
         return out;
     }();
     return lessons;
@@ -61,10 +67,20 @@ bool CheckOutcome::passed() const {
     return true;
 }
 
-CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
+const Variant& CheckContext::variant(const std::string& id) const {
+    const auto it = stand_ins.find(id);
+    return it != stand_ins.end() ? *it->second : find_variant(id);
+}
+
+CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context) {
     const LessonCheck* check = find_lesson_check(lesson.check);
     if (!check) throw Error("lesson " + lesson.id + " names an unknown check '" + lesson.check + "'");
-    return (*check)(lesson.check_params, backend);
+    return (*check)(lesson, context);
+}
+
+CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
+    CheckContext context{backend, {}};
+    return run_lesson_check(lesson, context);
 }
 
 }  // namespace attnscope

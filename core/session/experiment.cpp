@@ -35,9 +35,13 @@ std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
 
 RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,
                       ReferenceCache* refs) {
+    return run_variant(heads, find_variant(request.id), request.params, options, backend, refs);
+}
+
+RunResult run_variant(const Heads& heads, const Variant& variant, const Params& request_params, const RunOptions& options,
+                      Backend& backend, ReferenceCache* refs) {
     validate_heads(heads);
-    const Variant& variant = find_variant(request.id);
-    const Params params = variant.resolve(request.params, heads.shape());
+    const Params params = variant.resolve(request_params, heads.shape());
     require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();

@@ -47,5 +47,8 @@ private:
 /// Throws Error for bad parameters or inputs; the message names the variant.
 RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,
                       ReferenceCache* refs);
+/// The same with the variant given (a stand-in a test substitutes for the registered one); request.id is ignored.
+RunResult run_variant(const Heads& heads, const Variant& variant, const Params& params, const RunOptions& options,
+                      Backend& backend, ReferenceCache* refs);
 
 }  // namespace attnscope

@@ -76,7 +76,7 @@ struct SweepRequest {
 /// Singular values of one matrix head, descending, with the normalised cumulative energy.
 struct SpectrumView {
     std::vector<double> singular_values;  // σ_1 ≥ σ_2 ≥ ...
-    std::vector<double> cumulative;       // Σ_{k≤i} σ_k² / Σ σ² (Linformer Fig. 1)
+    std::vector<double> cumulative;       // Σ_{k≤i} σ_k / Σ σ (Linformer Fig. 1)
     bool exact = true;                    // false when a randomized top-k was used
     std::string note;                     // why it is missing, when empty
 };

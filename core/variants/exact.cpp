@@ -61,6 +61,9 @@ public:
         // O and P, nothing else: the materialised primitive writes scores into P in place.
         return int64_t(sizeof(float)) * heads * int64_t(n) * (int64_t(dv) + n);
     }
+    std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        return make_kv_cache_decoder(d, dv, static_cast<float>(p.get("scale")));
+    }
     static constexpr double kMaxMaterialisedBytes = 8.0 * (1ull << 30);
 
 private:
@@ -127,6 +130,9 @@ public:
         // O and L, plus the CPU primitive's tile scratch.
         return int64_t(sizeof(float)) * heads * int64_t(n) * (dv + 1) +
                tiled_attention_scratch_bytes(p.get_int("tile_rows"), p.get_int("tile_cols"), n, d, dv);
+    }
+    std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        return make_kv_cache_decoder(d, dv, static_cast<float>(p.get("scale")));
     }
 
 private:

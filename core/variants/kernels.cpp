@@ -103,6 +103,9 @@ public:
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const override {
         return kernel_estimate({FeatureMap::EluPlusOne, FeatureMap::EluPlusOne}, heads, n, d, dv);
     }
+    std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        return make_linear_decoder(d, dv, static_cast<float>(p.get("eps")));
+    }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
         return kernel_flops({FeatureMap::EluPlusOne, FeatureMap::EluPlusOne}, heads, n, d, dv, p.get_bool("causal"));
     }

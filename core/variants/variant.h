@@ -4,11 +4,13 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../tensor.h"
+#include "decoders.h"
 #include "params.h"
 #include "reason.h"
 
@@ -168,6 +170,11 @@ public:
     /// E and F), so that benchmarks can build it before timing and outside the peak, as they do the inputs.
     /// run() makes it itself when prepare() was not called. The default has no weights.
     virtual void prepare(const Heads& heads, const Params& resolved) const { (void)heads, (void)resolved; }
+    /// A token-by-token decoder of the causal form of one head (d, dv), or nullptr when the variant has none.
+    virtual std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& resolved) const {
+        (void)d, (void)dv, (void)resolved;
+        return nullptr;
+    }
     /// The exact model this variant approximates with these resolved params (softmax attention by default).
     virtual ExactModel exact_model(const Params& resolved) const {
         (void)resolved;

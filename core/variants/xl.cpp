@@ -116,6 +116,7 @@ public:
         s.notes.push_back("only the segment recurrence is shown: scores are s·q·k as in softmax attention, without "
                           "Transformer-XL's relative-position terms (which change the scores, not which keys are seen)");
         RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
+        if (!options.want_analysis) return r;  // benchmarks and lesson timings measure the algorithm alone
         if (x.n() > kEvaluationNoteMaxN) {
             r.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +
                                         " (it replays every segment twice); time_xl_evaluation() times them on demand");

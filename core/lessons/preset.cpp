@@ -1,0 +1,94 @@
+#include "preset.h"
+
+#include <algorithm>
+
+#include "../data/samples.h"
+#include "../format.h"
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+namespace {
+
+/// The text of a preset's "sample": "default", a sample id, or literal text under "text".
+std::string preset_text(const nlohmann::json& in) {
+    if (in.contains("text")) return in.at("text").get<std::string>();
+    const std::string sample = in.value("sample", "default");
+    if (sample == "default") return default_sample_text();
+    for (const SampleText& s : sample_texts())
+        if (s.id == sample) return s.text;
+    throw Error("the lesson preset names an unknown sample text '" + sample + "'");
+}
+
+}  // namespace
+
+InputSpec preset_input_spec(const nlohmann::json& preset) {
+    InputSpec spec;
+    if (!preset.contains("input")) return spec;
+    const nlohmann::json& in = preset.at("input");
+    try {
+        const std::string mode = in.value("mode", "synthetic");
+        if (mode == "text") {
+            spec.mode = InputMode::Text;
+            spec.text = preset_text(in);
+            spec.layer = in.value("layer", 0);
+            spec.truncate = in.value("truncate", false);
+        } else if (mode == "synthetic") {
+            spec.mode = InputMode::Synthetic;
+            ScenarioSpec& sc = spec.scenario;
+            sc.kind = parse_scenario(in.value("scenario", "gaussian"));
+            sc.n = in.value("n", 256);
+            sc.heads = in.value("heads", 4);
+            sc.dim = in.value("dim", 64);
+            sc.temperature = in.value("temperature", 1.0);
+            sc.seed = in.value("seed", uint64_t(0));
+        } else {
+            throw Error("the lesson preset's input mode '" + mode + "' is not synthetic or text");
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("the lesson preset's input has a value of the wrong type: ") + e.what());
+    }
+    return spec;
+}
+
+std::vector<VariantRequest> preset_variants(const nlohmann::json& preset) {
+    std::vector<VariantRequest> out;
+    for (const auto& v : preset.value("variants", nlohmann::json::array())) {
+        const std::string id = v.at("id").get<std::string>();
+        // Every value as the text a user would type after --set, so one parser validates and names what is wrong.
+        std::vector<std::pair<std::string, std::string>> assignments;
+        const nlohmann::json params = v.value("params", nlohmann::json::object());
+        for (auto it = params.begin(); it != params.end(); ++it) {
+            const nlohmann::json& value = it.value();
+            std::string text;
+            if (value.is_array()) {
+                for (const auto& x : value) text += (text.empty() ? "" : ",") + x.dump();
+                if (text.empty()) text = "none";
+            } else if (value.is_string()) {
+                text = value.get<std::string>();
+            } else if (value.is_boolean()) {
+                text = value.get<bool>() ? "1" : "0";
+            } else {
+                text = value.dump();
+            }
+            assignments.emplace_back(it.key(), text);
+        }
+        out.push_back(parse_variant_request(id, assignments));  // throws naming the variant and the key
+    }
+    return out;
+}
+
+std::string describe_input(const InputSpec& spec) {
+    if (spec.mode == InputMode::Text) {
+        const size_t words = std::count(spec.text.begin(), spec.text.end(), ' ') + 1;
+        return "text of about " + std::to_string(words) + " words through the encoder, layer " +
+               std::to_string(spec.layer) + (spec.truncate ? " (cut to the model's 512 positions)" : "");
+    }
+    if (spec.mode == InputMode::Tensors) return "tensors from " + spec.tensors_path;
+    const ScenarioSpec& s = spec.scenario;
+    return "synthetic " + scenario_id(s.kind) + ", n = " + std::to_string(s.n) + ", H = " + std::to_string(s.heads) +
+           ", d = " + std::to_string(s.dim) + ", T = " + format_significant(s.temperature, 3) + ", seed " +
+           std::to_string(s.seed);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,160 @@
+// Every lesson check can fail: each test puts a deliberately broken stand-in in place of the variant the lesson
+// is about and expects the claim it breaks to fail (the intact checks pass in the ctest `lesson.*` cases).
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "core/backend/cpu_backend.h"
+#include "core/lessons/lessons.h"
+#include "core/session/experiment.h"
+#include "core/variants/registry.h"
+#include "text_test_util.h"
+
+namespace attnscope::test {
+namespace {
+
+using RunFn = std::function<RunResult(const Heads&, const Params&, const RunOptions&, Backend&)>;
+
+/// The registered variant with its run() replaced, and optionally its decoder.
+class StandIn : public Variant {
+public:
+    StandIn(const std::string& id, RunFn run) : m_real(find_variant(id)), m_run(std::move(run)) {}
+    const VariantInfo& info() const override { return m_real.info(); }
+    Params resolve(const Params& p, const Shape& s) const override { return m_real.resolve(p, s); }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& o, Backend& b) const override {
+        return m_run ? m_run(h, p, o, b) : m_real.run(h, p, o, b);
+    }
+    int64_t estimate_peak_bytes(int H, int n, int d, int dv, const Params& p) const override {
+        return m_real.estimate_peak_bytes(H, n, d, dv, p);
+    }
+    double estimate_flops(int H, int n, int d, int dv, const Params& p) const override {
+        return m_real.estimate_flops(H, n, d, dv, p);
+    }
+    ExactModel exact_model(const Params& p) const override { return m_real.exact_model(p); }
+    std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        return m_decoder ? m_decoder(d, dv, p) : m_real.make_decoder(d, dv, p);
+    }
+    std::function<std::unique_ptr<Decoder>(int, int, const Params&)> m_decoder;  // replaces the decoder when set
+
+private:
+    const Variant& m_real;
+    RunFn m_run;
+};
+
+/// Runs `real_id` with `params` changed by `edit` (e.g. a parameter the broken variant ignores).
+RunFn with_edited_params(const std::string& real_id, std::function<void(Params&)> edit) {
+    return [real_id, edit](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        Params q = p;
+        edit(q);
+        return find_variant(real_id).run(h, find_variant(real_id).resolve(q, h.shape()), o, b);
+    };
+}
+
+/// Runs another variant in place of this one (a "fast" variant that secretly computes something else).
+RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::string, std::string>>& sets) {
+    return [other, sets](const Heads& h, const Params&, const RunOptions& o, Backend& b) {
+        const Variant& v = find_variant(other);
+        RunResult r = v.run(h, v.resolve(parse_variant_request(other, sets).params, h.shape()), o, b);
+        return r;
+    };
+}
+
+/// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
+void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
+                        const std::string& broken) {
+    CpuBackend cpu;
+    CheckContext ctx{cpu, {{variant, stand_in}}};
+    const CheckOutcome out = run_lesson_check(find_lesson(lesson_id), ctx);
+    bool found = false;
+    for (const CheckLine& line : out.lines) {
+        std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": " << line.measured << "\n";
+        if (!line.passed && line.claim.find(broken) != std::string::npos) found = true;
+    }
+    EXPECT_FALSE(out.passed()) << lesson_id << " passed with a broken " << variant;
+    EXPECT_TRUE(found) << lesson_id << ": no failed line mentions '" << broken << "'";
+}
+
+TEST(LessonChecksCanFail, LowRankWithAFlatSpectrum) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] low-rank: `full` returns P = I (every σ = 1)\n";
+    auto broken = std::make_shared<StandIn>("full", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        RunResult r = find_variant("full").run(h, p, o, b);
+        if (r.P_eff) {
+            r.P_eff->head(0).setIdentity();
+            for (int k = 1; k < r.P_eff->heads(); ++k) r.P_eff->head(k) = r.P_eff->head(0);
+        }
+        return r;
+    });
+    expect_check_fails("low-rank", "full", broken, "mean cumulative σ share");
+}
+
+TEST(LessonChecksCanFail, FavorPlusWithOrthogonalIgnored) {
+    std::cout << "[case] favor-plus: performer draws i.i.d. features whatever `orthogonal` says\n";
+    expect_check_fails("favor-plus", "performer",
+                       std::make_shared<StandIn>("performer", with_edited_params("performer", [](Params& p) {
+                                                     p.set("orthogonal", 0);
+                                                 })),
+                       "orthogonal over i.i.d.");
+}
+
+TEST(LessonChecksCanFail, LshRoundsWithRoundsIgnored) {
+    std::cout << "[case] lsh-rounds: lsh hashes once whatever `rounds` says\n";
+    expect_check_fails("lsh-rounds", "lsh",
+                       std::make_shared<StandIn>("lsh", with_edited_params("lsh", [](Params& p) { p.set("rounds", 1); })),
+                       "doublings of the rounds");
+}
+
+TEST(LessonChecksCanFail, FactorisedWithoutTheStrideHead) {
+    std::cout << "[case] factorised: strided uses pattern A (local) in every head\n";
+    expect_check_fails("factorised", "strided",
+                       std::make_shared<StandIn>("strided", with_edited_params("strided", [](Params& p) {
+                                                     p.set("head_pattern", 2);  // A
+                                                 })),
+                       "strided: share of pairs j ≤ i reachable in two steps");
+}
+
+TEST(LessonChecksCanFail, WindowsGlobalsWithADenseWindow) {
+    std::cout << "[case] windows-globals: longformer secretly computes full attention\n";
+    expect_check_fails("windows-globals", "longformer",
+                       std::make_shared<StandIn>("longformer", runs_instead("full", {})), "CPU time when n grows 4×");
+}
+
+TEST(LessonChecksCanFail, LinearRnnWithACacheForAState) {
+    std::cout << "[case] linear-rnn: linear attention's decoder keeps every key and value\n";
+    auto broken = std::make_shared<StandIn>("linear", RunFn{});
+    broken->m_decoder = [](int d, int dv, const Params&) { return make_kv_cache_decoder(d, dv, 1.0f); };
+    expect_check_fails("linear-rnn", "linear", broken, "linear: state bytes");
+}
+
+TEST(LessonChecksCanFail, XlMemoryWithoutTheCache) {
+    std::cout << "[case] xl-memory: xl recomputes causal attention over everything\n";
+    expect_check_fails("xl-memory", "xl", std::make_shared<StandIn>("xl", runs_instead("full", {{"causal", "1"}})),
+                       "evaluation speed-up of reusing the cache");
+}
+
+TEST(LessonChecksCanFail, LinformerTable3WithADenseLinformer) {
+    std::cout << "[case] linformer-table3: linformer secretly computes full attention\n";
+    expect_check_fails("linformer-table3", "linformer",
+                       std::make_shared<StandIn>("linformer", runs_instead("full", {})), "time saved");
+}
+
+TEST(LessonChecksCanFail, FnetShowingTheCosineAlone) {
+    std::cout << "[case] fnet: the run shows S_n as zeros (only C_n)\n";
+    auto broken = std::make_shared<StandIn>("fnet", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        RunResult r = find_variant("fnet").run(h, p, o, b);
+        if (r.structure.matrices.count("S_n")) r.structure.matrices.at("S_n").head(0).setZero();
+        return r;
+    });
+    expect_check_fails("fnet", "fnet", broken, "‖Y − (C_n·Re(XF_d) + S_n·Im(XF_d))‖");
+}
+
+TEST(Lessons, ListedInTheirOwnOrder) {
+    std::vector<int> orders;
+    for (const Lesson& l : all_lessons()) orders.push_back(l.order);
+    std::cout << "[case] " << orders.size() << " lessons ordered by their 'order' field\n";
+    EXPECT_TRUE(std::is_sorted(orders.begin(), orders.end()));
+    EXPECT_EQ(all_lessons().front().id, "low-rank");
+}
+
+}  // namespace
+}  // namespace attnscope::test
