@@ -78,6 +78,8 @@ struct MatrixViewState {
     int hover_i = -1, hover_j = -1;  // cell hovered this frame in any panel or token strip (-1 = none)
     int shown_i = -1, shown_j = -1;  // last frame's hover: what crosshairs and highlights show
     int columns = 0;               // 0 = automatic
+    DisplayOrder order = DisplayOrder::Positions;  // how both axes are ordered (LSH's sorted order, clusters)
+    int order_round = 0;           // the lsh round whose sorted order is shown
     void reset() { *this = MatrixViewState{}; }
 };
 

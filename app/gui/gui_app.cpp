@@ -130,6 +130,8 @@ void App::post_batch() {
     r.want_spectrum = spectrum.enabled && spectrum.visible;
     r.spectrum_head = view.head;
     if (run_on_cpu) r.backend = "cpu";
+    r.display_order = view.order;
+    r.display_round = view.order_round;
     for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
     latency.on_post(runs.post(std::move(r)));
 }

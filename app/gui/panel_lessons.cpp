@@ -17,6 +17,7 @@
 #include "core/backend/registry.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/preset.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::gui {
@@ -75,63 +76,38 @@ const char* preset_window(const std::string& name) {
                 "LSH buckets, Spectrum, Performance, Debug, Sweep)");
 }
 
-/// The text of a preset's "sample": "default", a sample id, or literal text under "text".
-std::string preset_text(const nlohmann::json& in) {
-    if (in.contains("text")) return in.at("text").get<std::string>();
-    const std::string sample = in.value("sample", "default");
-    if (sample == "default") return default_sample_text();
-    for (const SampleText& s : sample_texts())
-        if (s.id == sample) return s.text;
-    throw Error("the lesson preset names an unknown sample text '" + sample + "'");
-}
-
-/// Applies a preset (assets/lessons/*.json "preset") to the session; nothing changes when it throws.
+/// Applies a preset (assets/lessons/*.json "preset") to the session — input, variants, view toggles, panels — the
+/// way the lesson's check reads it (core/lessons/preset.h); nothing changes when it throws.
 void apply_preset(App& app, const nlohmann::json& preset) {
     InputState input = app.input;  // keeps the materialise and view sizes
     if (preset.contains("input")) {
-        const auto& in = preset.at("input");
-        if (in.value("mode", "synthetic") == "text") {
-            input.spec.mode = InputMode::Text;
-            input.spec.text = preset_text(in);
-            input.spec.layer = in.value("layer", 0);
-        } else {
-            input.spec.mode = InputMode::Synthetic;
-            ScenarioSpec sc;
-            sc.kind = parse_scenario(in.value("scenario", "gaussian"));
-            sc.n = in.value("n", 256);
-            sc.heads = in.value("heads", 4);
-            sc.dim = in.value("dim", 64);
-            sc.temperature = in.value("temperature", 1.0);
-            sc.seed = in.value("seed", uint64_t(0));
-            input.spec.scenario = sc;
-        }
+        const InputSpec spec = preset_input_spec(preset);
+        input.spec.mode = spec.mode;
+        if (spec.mode == InputMode::Text) input.spec.text = spec.text, input.spec.layer = spec.layer, input.spec.truncate = spec.truncate;
+        else input.spec.scenario = spec.scenario;
     }
     VariantsState vars = app.variants;
     if (preset.contains("variants")) {
         vars.slots.clear();
-        for (const auto& v : preset.at("variants")) {
-            const std::string id = v.at("id").get<std::string>();
-            const VariantInfo& info = find_variant(id).info();  // throws listing the registered ids
-            vars.add(id);
-            const nlohmann::json params = v.value("params", nlohmann::json::object());
-            for (auto it = params.begin(); it != params.end(); ++it) {
-                const ParamSpec* spec = find_param(info.params, it.key());
-                if (!spec) throw Error("the lesson preset sets " + id + "." + it.key() + ", which " + id + " does not have");
-                if (it.value().is_array()) {
-                    vars.slots.back().params.set_list(it.key(), it.value().get<std::vector<int>>());
-                } else {
-                    validate_param(id, *spec, it.value().get<double>());
-                    vars.slots.back().params.set(it.key(), it.value().get<double>());
-                }
-            }
+        for (VariantRequest& r : preset_variants(preset)) {
+            vars.add(r.id);
+            vars.slots.back().params = std::move(r.params);
         }
     }
     std::vector<std::string> focus;
     for (const auto& p : preset.value("panels", nlohmann::json::array())) focus.push_back(preset_window(p.get<std::string>()));
+    MatrixViewState view;  // the lesson's view from the defaults: what its text names is switched on
+    const nlohmann::json v = preset.value("view", nlohmann::json::object());
+    view.show_diff = v.value("diff", false);
+    view.show_mask = v.value("mask", true);
+    view.log_scale = v.value("log", true);
+    const std::string order = v.value("order", "positions");
+    view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
+                                                                              : DisplayOrder::Positions;
     app.input = input;
     app.variants = vars;
-    app.view.head = 0;
-    app.view.fit_next = true;
+    app.view = view;
+    app.spectrum.enabled = v.value("spectrum", app.spectrum.enabled);
     app.lsh.variant = 0;
     app.lesson.focus = focus;
     app.dirty = true;
@@ -196,6 +172,12 @@ void draw_check(App& app) {
     for (auto it = lesson.check_params.begin(); it != lesson.check_params.end(); ++it)
         if (it.key() != "id") params += (params.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
     ImGui::TextDisabled("%s%s%s", lesson.check.c_str(), params.empty() ? "" : ": ", params.c_str());
+    try {  // the panels above show this input: the check's main claims run on it
+        ImGui::TextWrapped("Input of the check: %s (the input these panels show).",
+                           describe_input(preset_input_spec(lesson.preset)).c_str());
+    } catch (const Error& e) {
+        ImGui::TextWrapped("The preset's input cannot be read: %s", e.what());
+    }
     const bool mine = ls.check && ls.check->lesson_id == ls.id;
     const bool running = ls.check && !ls.check->finished;
     ImGui::BeginDisabled(running);
@@ -228,11 +210,14 @@ void draw_check(App& app) {
     ImGui::TextColored(out.passed() ? pass : fail, out.passed() ? "claim holds" : "claim does NOT hold");
     ImGui::SameLine();
     ImGui::TextDisabled("(%s, %.1f s)", job.backend.c_str(), job.seconds);
-    if (ImGui::BeginTable("##checklines", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+    ImGui::TextDisabled("measured on %s", out.input.c_str());
+    if (ImGui::BeginTable("##checklines", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                                  ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn("claim (threshold)", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("claim", ImGuiTableColumnFlags_WidthStretch, 3.0f);
         ImGui::TableSetupColumn("measured", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("needs", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("paper", ImGuiTableColumnFlags_WidthStretch, 2.0f);
         ImGui::TableHeadersRow();
         for (const CheckLine& line : out.lines) {
             ImGui::TableNextRow();
@@ -242,6 +227,11 @@ void draw_check(App& app) {
             ImGui::TextWrapped("%s", line.claim.c_str());
             ImGui::TableNextColumn();
             ImGui::TextColored(line.passed ? pass : fail, "%.4g", line.measured);
+            ImGui::TableNextColumn();
+            ImGui::Text("%s %.4g", line.at_least ? "≥" : "≤", line.threshold);
+            ImGui::TableNextColumn();
+            if (line.paper.empty()) ImGui::TextDisabled("—");
+            else ImGui::TextWrapped("%s", line.paper.c_str());
         }
         ImGui::EndTable();
     }

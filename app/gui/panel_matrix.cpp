@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "core/analysis/metrics.h"
+#include "core/primitives/lsh.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 
@@ -72,7 +73,16 @@ const char* reason_sentence(Reason r) {
     return "?";
 }
 
-/// Why (i, j) is allowed for one run.
+/// The position shown at display slot `slot` of head `head` (the snapshot may order the axes by LSH bucket or
+/// by cluster).
+int position_of(const RunSnapshot& snap, int head, int slot) {
+    const int n = snap.heads ? snap.heads->n() : 0;
+    if (snap.display_perm.empty() || n == 0) return slot;
+    const int layout_head = head % std::max(1, int(snap.display_perm.size()) / n);
+    return snap.display_perm[size_t(layout_head) * n + slot];
+}
+
+/// Why (i, j) is allowed for one run (i, j are positions).
 std::string why_allowed(const RunResult& r, int h, int i, int j) {
     if (r.structure.mask && h < r.structure.mask->heads && i < r.structure.mask->n && j < r.structure.mask->n)
         return reason_sentence(r.structure.mask->at(h, i, j));
@@ -208,7 +218,9 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
             float val = v.matrix->at(head, r0 + i, c0 + j);
             if (exact) val -= exact->at(head, r0 + i, c0 + j);
             block[size_t(i) * s + j] = val;
-            if (has_mask) mask[size_t(i) * s + j] = static_cast<uint8_t>(r.structure.mask->at(head, r0 + i, c0 + j));
+            if (has_mask)
+                mask[size_t(i) * s + j] = static_cast<uint8_t>(
+                    r.structure.mask->at(head, position_of(snap, head, r0 + i), position_of(snap, head, c0 + j)));
         }
     tex[1].upload(block.data(), s, s, has_mask ? mask.data() : nullptr,
                   ImVec4(float(c0), float(r0), float(c0 + s), float(r0 + s)), key);
@@ -218,9 +230,11 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
 
 void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int j) {
     const Heads* heads = snap.heads.get();
+    const int pi = position_of(snap, head, i), pj = position_of(snap, head, j);  // the cell's positions
     ImGui::BeginTooltip();
-    ImGui::Text("query i = %s  →  key j = %s   (head %d)", position_label(heads, i).c_str(),
-                position_label(heads, j).c_str(), head);
+    ImGui::Text("query i = %s  →  key j = %s   (head %d)", position_label(heads, pi).c_str(),
+                position_label(heads, pj).c_str(), head);
+    if (!snap.display_perm.empty()) ImGui::TextDisabled("shown at row %d, column %d of the reordered view", i, j);
     if (ImGui::BeginTable("weights", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn("variant");
         ImGui::TableSetupColumn("weight P_eff_ij");
@@ -262,16 +276,16 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
             }
             ImGui::TableNextColumn();
             if (v.result) {
-                const std::string why = why_allowed(*v.result, head, i, j);
-                Reason r = v.result->structure.mask ? v.result->structure.mask->at(head, i, j)
+                const std::string why = why_allowed(*v.result, head, pi, pj);
+                Reason r = v.result->structure.mask ? v.result->structure.mask->at(head, pi, pj)
                                                     : (why[0] == 'n' ? Reason::None : Reason::Dense);
                 ImGui::ColorButton("##r", reason_color(r), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
                 ImGui::SameLine();
                 ImGui::TextUnformatted(why.c_str());
                 const auto& recall = v.result->metrics.row_mass_recall;  // averaged over heads
-                if (i < int(recall.size())) {
+                if (pi < int(recall.size())) {
                     ImGui::SameLine();
-                    ImGui::TextDisabled("(row %d keeps %.1f%% of the exact mass)", i, 100.0 * recall[size_t(i)]);
+                    ImGui::TextDisabled("(row %d keeps %.1f%% of the exact mass)", pi, 100.0 * recall[size_t(pi)]);
                 }
             } else {
                 ImGui::TextDisabled("%s", v.error.empty() ? "—" : "failed");
@@ -319,8 +333,13 @@ void start_export(App& app, std::function<void()> job, std::string what) {
 }  // namespace
 
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format) {
-    if (!v.matrix) return;
-    const std::shared_ptr<const Tensor3> matrix = v.matrix;
+    if (!v.matrix || !v.result) return;
+    // Exports are in position order whatever the view's order: P̃ itself, or the display matrix of the structure.
+    std::shared_ptr<const Tensor3> matrix;
+    if (!v.auxiliary && v.result->P_eff) matrix = std::shared_ptr<const Tensor3>(v.result, &*v.result->P_eff);
+    for (const auto& [name, title] : v.result->structure.display_matrices)
+        if (v.auxiliary && title == v.title) matrix = std::shared_ptr<const Tensor3>(v.result, &v.result->structure.matrices.at(name));
+    if (!matrix) return;
     const std::string stem = v.id + (v.auxiliary ? "_aux" : "_P");
     if (format == "csv") {
         const std::string path = export_path(app, stem + "_h" + std::to_string(head) + ".csv");
@@ -361,10 +380,10 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const int n = snap.heads->n();
     const int head = std::clamp(app.view.head, 0, snap.heads->heads() - 1);
     const bool diff = app.view.show_diff;
-    ImGui::Text("%s", v.name.empty() ? v.id.c_str() : v.name.c_str());
+    ImGui::Text("%s", v.auxiliary ? v.title.c_str() : v.name.empty() ? v.id.c_str() : v.name.c_str());
     ImGui::SameLine();
     if (v.auxiliary)
-        ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head, v.title.c_str());
+        ImGui::TextDisabled("(%s) head %d", v.id.c_str(), head);
     else
         ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head,
                             diff ? "P_eff − P: difference to exact softmax"
@@ -420,7 +439,11 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const bool text = !snap.heads->tokens.empty();
     const Heads* heads = snap.heads.get();
     if (ImPlot::BeginPlot("##matrix", ImVec2(side, side), ImPlotFlags_NoLegend | ImPlotFlags_NoTitle | ImPlotFlags_NoMouseText)) {
-        ImPlot::SetupAxes(text ? "key token j" : "key position j", text ? "query token i" : "query position i",
+        const bool ordered = !snap.display_perm.empty();
+        ImPlot::SetupAxes(ordered ? (text ? "key token j (reordered)" : "key j (reordered)")
+                                  : (text ? "key token j" : "key position j"),
+                          ordered ? (text ? "query token i (reordered)" : "query i (reordered)")
+                                  : (text ? "query token i" : "query position i"),
                           0, ImPlotAxisFlags_Invert);
         ImPlot::SetupAxisLinks(ImAxis_X1, &app.view.x_min, &app.view.x_max);
         ImPlot::SetupAxisLinks(ImAxis_Y1, &app.view.y_min, &app.view.y_max);
@@ -435,14 +458,15 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
             // Token names as ticks; on x, only every step-th name when they would overlap (the tooltip names all).
             const int t0 = std::max(0, int(app.view.x_min)), t1 = std::min(n, int(app.view.x_max) + 1);
             float widest = 1;
-            for (int t = t0; t < t1; ++t) widest = std::max(widest, ImGui::CalcTextSize(heads->tokens[t].c_str()).x + 6);
+            auto token_at = [&](int t) -> const std::string& { return heads->tokens[position_of(snap, head, t)]; };
+            for (int t = t0; t < t1; ++t) widest = std::max(widest, ImGui::CalcTextSize(token_at(t).c_str()).x + 6);
             const float px_per_cell = side * 0.8f / float(std::max(1.0, app.view.x_max - app.view.x_min));
             const int xstep = std::max(1, int(std::ceil(widest / px_per_cell)));
             const int ystep = std::max(1, int(std::ceil(ImGui::GetTextLineHeight() / px_per_cell)));
             for (int t = t0; t < t1; ++t) {
                 ticks.push_back(t + 0.5);
-                labels.push_back(t % ystep == 0 ? heads->tokens[t] : std::string());
-                xlabels.push_back(t % xstep == 0 ? heads->tokens[t] : std::string());
+                labels.push_back(t % ystep == 0 ? token_at(t) : std::string());
+                xlabels.push_back(t % xstep == 0 ? token_at(t) : std::string());
             }
             for (const auto& l : labels) label_ptrs.push_back(l.c_str());
             for (const auto& l : xlabels) xlabel_ptrs.push_back(l.c_str());
@@ -496,10 +520,12 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     double lo = 0, hi = vmax;
     if (!signed_view && log) bar_label = "log10 P_eff", lo = std::log10(vmax) - decades, hi = std::log10(vmax);
     else if (!signed_view) bar_label = "P_eff";
-    else bar_label = diff ? "P_eff − P" : "P_eff (signed)", lo = -vmax;
+    else bar_label = diff ? "P_eff − P" : v.auxiliary || !v.result->structure.matrix_title.empty() ? "value" : "P_eff (signed)",
+         lo = -vmax;
     ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
     if (v.signed_matrix && !diff)
-        ImGui::TextDisabled("P_eff has negative weights (min %.2g): diverging colours, linear scale",
+        ImGui::TextDisabled("%s has negative entries (min %.2g): diverging colours, linear scale",
+                            v.auxiliary || !v.result->structure.matrix_title.empty() ? "the matrix" : "P_eff",
                             head < int(v.head_min.size()) ? v.head_min[head] : 0.0f);
     if (diff) {
         if (vmax <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0): nothing to colour");
@@ -576,6 +602,18 @@ void draw_matrices_panel(App& app) {
     ImGui::Checkbox("shared scale", &vw.shared_scale);
     ImGui::SetItemTooltip("one colour scale for every panel (equal colours = equal weights); off: each panel to its own max");
     ImGui::SameLine();
+    static const char* const kOrders[] = {"positions", "LSH buckets", "clusters"};
+    int order = static_cast<int>(vw.order);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::Combo("order", &order, kOrders, 3)) vw.order = static_cast<DisplayOrder>(order), app.dirty = true;
+    ImGui::SetItemTooltip("order both axes: by position; by an lsh run's sorted order (bucket, then position) — "
+                          "Reformer's block-diagonal picture; or by the clustered scenario's clusters");
+    if (vw.order == DisplayOrder::LshBuckets) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(80);
+        if (ImGui::SliderInt("round", &vw.order_round, 0, kMaxLshRounds - 1)) app.dirty = true;
+    }
+    ImGui::SameLine();
     if (ImGui::Button("Fit")) vw.fit_next = true;
     ImGui::SameLine();
     if (ImGui::Button("Copy metrics CSV") && snap) {
@@ -600,6 +638,10 @@ void draw_matrices_panel(App& app) {
         ImGui::End();
         return;
     }
+    if (vw.order != DisplayOrder::Positions && snap->display_perm.empty())
+        hint_text(vw.order == DisplayOrder::LshBuckets
+                      ? "Order by LSH buckets needs an lsh variant (with at least that many rounds): shown by position."
+                      : "Order by clusters needs the clustered scenario: shown by position.");
     const int n = snap->heads->n();
     if (vw.fit_next || vw.fitted_n != n)  // a new length invalidates the old zoom
         vw.x_min = 0, vw.x_max = n, vw.y_min = 0, vw.y_max = n, vw.fit_next = false, vw.fitted_n = n;

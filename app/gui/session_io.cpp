@@ -51,6 +51,8 @@ std::string session_to_json(const App& app) {
                  {"decades", v.decades}, {"spectrum", app.spectrum.enabled}, {"export_dir", app.exports.dir},
                  {"lsh_preview", app.lsh.preview}, {"shared_scale", v.shared_scale},
                  {"grid_index", app.spectrum.grid_index},
+                 {"order", v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions"},
+                 {"order_round", v.order_round},
                  {"zoom", {v.x_min, v.x_max, v.y_min, v.y_max}}};
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
                         {"heads", app.perf.heads}, {"dim", app.perf.dim}, {"runs", app.perf.runs},
@@ -134,6 +136,12 @@ void session_from_json(App& app, const std::string& text) {
             view.log_scale = v.value("log", true);
             view.decades = v.value("decades", 4.0f);
             view.shared_scale = v.value("shared_scale", true);
+            const std::string order = v.value("order", "positions");
+            if (order != "positions" && order != "lsh" && order != "clusters")
+                throw Error("view.order '" + order + "' is not positions, lsh or clusters: fix the session file");
+            view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
+                                                                                      : DisplayOrder::Positions;
+            view.order_round = v.value("order_round", 0);
             app.spectrum.enabled = v.value("spectrum", true);
             app.spectrum.grid_index = v.value("grid_index", 0);
             app.lsh.preview = v.value("lsh_preview", false);

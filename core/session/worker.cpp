@@ -139,8 +139,8 @@ void pool_for_display(VariantView& view, int view_size, Backend& backend) {
     view.pooled = std::move(pooled);
 }
 
-/// The auxiliary views of a run: one per display matrix of its structure (FNet's S_n beside C_n).
-std::vector<VariantView> auxiliary_views(const VariantView& main, int view_size, Backend& backend) {
+/// The auxiliary views of a run: one per display matrix of its structure (FNet's S_n beside C_n), not yet pooled.
+std::vector<VariantView> auxiliary_views(const VariantView& main) {
     std::vector<VariantView> out;
     const std::shared_ptr<const RunResult>& r = main.result;
     for (const auto& [name, title] : r->structure.display_matrices) {
@@ -151,8 +151,58 @@ std::vector<VariantView> auxiliary_views(const VariantView& main, int view_size,
         VariantView aux;
         aux.id = main.id, aux.name = main.name, aux.result = r, aux.auxiliary = true, aux.title = title;
         aux.matrix = std::shared_ptr<const Tensor3>(r, &it->second);
-        pool_for_display(aux, view_size, backend);
         out.push_back(std::move(aux));
+    }
+    return out;
+}
+
+/// Display slot → position per head (H·n) for the requested order, or empty for the positions' own order (or
+/// when the order's source is missing: no lsh run, no groups in the input).
+std::vector<int> display_permutation(const RunBatchRequest& request, const Heads& heads,
+                                     const std::vector<VariantView>& views) {
+    const int H = heads.heads(), n = heads.n();
+    if (request.display_order == DisplayOrder::LshBuckets) {
+        const std::string key = "perm/r" + std::to_string(std::max(0, request.display_round));
+        for (const VariantView& v : views) {
+            if (!v.result) continue;
+            const auto it = v.result->structure.indices.find(key);
+            if (it != v.result->structure.indices.end() && it->second.size() == size_t(H) * n) return it->second;
+        }
+    } else if (request.display_order == DisplayOrder::Groups && heads.groups.size() == size_t(H) * n) {
+        std::vector<int> perm(size_t(H) * n);
+        for (int h = 0; h < H; ++h) {
+            int* p = perm.data() + size_t(h) * n;
+            const int* g = heads.groups.data() + size_t(h) * n;
+            for (int i = 0; i < n; ++i) p[i] = i;
+            std::stable_sort(p, p + n, [&](int a, int b) { return g[a] < g[b]; });
+        }
+        return perm;
+    }
+    return {};
+}
+
+/// M with rows and columns of head h taken in the order perm[h·n …] (display slot → position).
+Tensor3 permuted_matrix(const Tensor3& M, const std::vector<int>& perm) {
+    const int H = M.heads(), n = M.rows();
+    Tensor3 out(H, n, n);
+#pragma omp parallel for collapse(2)
+    for (int h = 0; h < H; ++h)
+        for (int s = 0; s < n; ++s) {
+            const int* p = perm.data() + size_t(h % (int(perm.size()) / n)) * n;
+            for (int t = 0; t < n; ++t) out.at(h, s, t) = M.at(h, p[s], p[t]);
+        }
+    return out;
+}
+
+/// The same for a reason mask.
+ReasonMask permuted_mask(const ReasonMask& m, const std::vector<int>& perm) {
+    ReasonMask out = m;
+    const int n = m.n;
+    for (int h = 0; h < m.heads; ++h) {
+        const int* p = perm.data() + size_t(h % (int(perm.size()) / n)) * n;
+        for (int s = 0; s < n; ++s)
+            for (int t = 0; t < n; ++t)
+                out.cells[(size_t(h) * n + s) * n + t] = m.cells[(size_t(h) * n + p[s]) * n + p[t]];
     }
     return out;
 }
@@ -180,14 +230,12 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
     const bool want_P = n <= request.max_matrix_n;
     snap->view_size = std::min(n, std::max(1, request.view_size));
     ReferenceCache refs(*heads, want_P);
-    // Mean pooling is linear, so the pooled difference is mean(P̃) − mean(P): no n×n difference is ever built
-    // (at n = 16384 that would be another GiB per head).
-    std::map<bool, Tensor3> ref_mean;  // causal → (H, s, s) mean-pooled exact P
 
+    // Pass 1: run every variant against the shared references.
+    std::vector<VariantView> views;
     for (const VariantRequest& vr : request.variants) {
         if (is_cancelled()) return nullptr;
         VariantView view;
-        std::vector<VariantView> aux;  // display matrices shown beside P̃
         view.id = vr.id;
         try {
             const Variant& variant = find_variant(vr.id);
@@ -198,34 +246,6 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
             if (result->P_eff) {
                 view.matrix = std::shared_ptr<const Tensor3>(result, &*result->P_eff);
-                pool_for_display(view, request.view_size, backend);
-                const Reference& ref = refs.get(result->causal, backend);
-                if (ref.P && ref.P->heads() == H && result->P_eff->rows() == n && result->P_eff->cols() == n) {
-                    auto rm = ref_mean.find(result->causal);
-                    if (rm == ref_mean.end()) {
-                        Tensor3 mean;
-                        backend.pooled_view(*ref.P, request.view_size, PoolMode::Mean, mean);
-                        rm = ref_mean.emplace(result->causal, std::move(mean)).first;
-                        Tensor3 ep;
-                        backend.pooled_view(*ref.P, request.view_size, PoolMode::Max, ep);
-                        snap->exact_pooled[result->causal] = std::make_shared<const Tensor3>(std::move(ep));
-                        if (!snap->exact_thumbs) {
-                            Tensor3 thumbs;
-                            backend.pooled_view(*ref.P, 128, PoolMode::Max, thumbs);
-                            snap->exact_thumbs = std::move(thumbs);
-                        }
-                    }
-                    Tensor3 diff;
-                    if (view.signed_matrix) diff = *view.pooled;  // already mean-pooled
-                    else backend.pooled_view(*result->P_eff, request.view_size, PoolMode::Mean, diff);
-                    const int64_t count = diff.size();
-                    const float* b = rm->second.data();
-                    float* d = diff.data();
-                    for (int64_t k = 0; k < count; ++k) d[k] -= b[k];
-                    view.pooled_diff = std::move(diff);
-                }
-                if (result->structure.mask) view.pooled_mask = pool_mask(*result->structure.mask, request.view_size);
-                if (request.want_spectrum) view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head, backend);
             } else if (!variant.info().has_matrix) {
                 view.matrix_note = view.name + " defines no effective attention matrix P̃ (it mixes tokens without one)";
             } else if (!want_P) {
@@ -235,8 +255,9 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             } else {
                 view.matrix_note = view.name + " returned no P̃ for this input";
             }
+            if (result->P_eff && request.want_spectrum)  // singular values do not depend on the display order
+                view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head, backend);
             view.result = std::move(result);
-            if (view.matrix) aux = auxiliary_views(view, request.view_size, backend);
         } catch (const DeviceMemoryError& e) {
             view.error = e.what();
             view.device_memory = true;
@@ -245,17 +266,70 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
         } catch (const std::bad_alloc&) {
             view.error = out_of_memory_message(vr.id, n, H);
         }
-        snap->variants.push_back(std::move(view));
-        for (VariantView& a : aux) snap->variants.push_back(std::move(a));
+        views.push_back(std::move(view));
+        if (views.back().matrix) {
+            for (VariantView& a : auxiliary_views(views.back())) views.push_back(std::move(a));
+        }
     }
-    for (const auto& [causal, mean] : ref_mean)  // moved, not copied: the batch is done with the references
-        if (auto P = refs.take_P(causal)) snap->exact_P[causal] = std::make_shared<const Tensor3>(std::move(*P));
+    for (const auto& v : views)  // the exact P of every causality a variant used, moved out of the cache
+        if (v.result && !snap->exact_P.count(v.result->causal))
+            if (auto P = refs.take_P(v.result->causal))
+                snap->exact_P[v.result->causal] = std::make_shared<const Tensor3>(std::move(*P));
     if (request.want_spectrum && !is_cancelled()) {
         for (const auto& [causal, P] : snap->exact_P) {
             snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head, backend);
             if (!causal) break;  // prefer the non-causal reference (the map orders false first)
         }
     }
+
+    // Pass 2: the display, in the requested order (every matrix of the snapshot in display coordinates).
+    snap->display_perm = display_permutation(request, *heads, views);
+    const bool ordered = !snap->display_perm.empty();
+    if (ordered)
+        for (auto& [causal, P] : snap->exact_P) P = std::make_shared<const Tensor3>(permuted_matrix(*P, snap->display_perm));
+    // Mean pooling is linear, so the pooled difference is mean(P̃) − mean(P): no n×n difference is ever built
+    // (at n = 16384 that would be another GiB per head).
+    std::map<bool, Tensor3> ref_mean;  // causal → (H, s, s) mean-pooled exact P
+    for (const auto& [causal, P] : snap->exact_P) {
+        if (is_cancelled()) return nullptr;
+        backend.pooled_view(*P, request.view_size, PoolMode::Mean, ref_mean[causal]);
+        Tensor3 ep;
+        backend.pooled_view(*P, request.view_size, PoolMode::Max, ep);
+        snap->exact_pooled[causal] = std::make_shared<const Tensor3>(std::move(ep));
+        if (!snap->exact_thumbs) {
+            Tensor3 thumbs;
+            backend.pooled_view(*P, 128, PoolMode::Max, thumbs);
+            snap->exact_thumbs = std::move(thumbs);
+        }
+    }
+    for (VariantView& view : views) {
+        if (is_cancelled()) return nullptr;
+        if (!view.matrix) continue;
+        try {
+            if (ordered) view.matrix = std::make_shared<const Tensor3>(permuted_matrix(*view.matrix, snap->display_perm));
+            pool_for_display(view, request.view_size, backend);
+            const RunResult& result = *view.result;
+            if (view.auxiliary) continue;
+            const auto rm = ref_mean.find(result.causal);
+            if (rm != ref_mean.end() && view.matrix->heads() == H && view.matrix->rows() == n && view.matrix->cols() == n) {
+                Tensor3 diff;
+                if (view.signed_matrix) diff = *view.pooled;  // already mean-pooled
+                else backend.pooled_view(*view.matrix, request.view_size, PoolMode::Mean, diff);
+                const int64_t count = diff.size();
+                const float* b = rm->second.data();
+                float* d = diff.data();
+                for (int64_t k = 0; k < count; ++k) d[k] -= b[k];
+                view.pooled_diff = std::move(diff);
+            }
+            if (result.structure.mask)
+                view.pooled_mask = pool_mask(ordered ? permuted_mask(*result.structure.mask, snap->display_perm)
+                                                     : *result.structure.mask,
+                                             request.view_size);
+        } catch (const std::bad_alloc&) {
+            view.error = out_of_memory_message(view.id + " (display)", n, H);
+        }
+    }
+    snap->variants = std::move(views);
     snap->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return snap;
 }

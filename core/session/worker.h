@@ -52,6 +52,13 @@ struct InputInfo {
 /// receives token counts and truncation, also when the text is too long and the build fails.
 Heads build_input(const InputSpec& spec, InputInfo* info = nullptr);
 
+/// The order in which the matrix views lay out positions (both axes).
+enum class DisplayOrder {
+    Positions,   // 0 … n − 1
+    LshBuckets,  // the sorted order of an lsh run's round `display_round` (bucket, then position): Reformer's picture
+    Groups,      // by the input's groups (the clustered scenario's clusters), positions ascending inside a group
+};
+
 /// One batch of variants on one input, for the matrix, spectrum and LSH panels.
 struct RunBatchRequest {
     InputSpec input;                        // what to run on
@@ -61,6 +68,8 @@ struct RunBatchRequest {
     bool want_spectrum = false;             // compute singular values of P and of each P̃
     int spectrum_head = 0;                  // head whose spectra are computed
     std::string backend;                    // "" = the worker's own backend; "cpu" = this batch on the CPU
+    DisplayOrder display_order = DisplayOrder::Positions;  // how the views order both axes
+    int display_round = 0;                  // the lsh round whose sorted order LshBuckets shows
 };
 
 /// A timing sweep over n for the performance panel (the benchmark engine will replace this source).
@@ -112,6 +121,8 @@ struct RunSnapshot {
     std::optional<SpectrumView> exact_spectrum;       // of the exact P (non-causal, or the first causal one)
     std::optional<Tensor3> exact_thumbs;              // (H, t, t) max-pooled exact P, t ≤ 128: the all-heads grid
     std::vector<VariantView> variants;                // in request order
+    std::vector<int> display_perm;                    // (H·n) display slot → position; empty: positions' order. Every
+                                                      // matrix, pooled view and exact P above is in display order
     int view_size = 0;                                // s: pooled side (= n when n ≤ view_size)
     double seconds = 0;                               // wall time of the whole batch
 };

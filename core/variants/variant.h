@@ -34,6 +34,8 @@ struct Heads {
     Tensor3 V;                        // (H, n, dv)
     Tensor3 X;                        // (1, n, hidden) layer input when known (FNet mixes it); may be empty
     std::vector<std::string> tokens;  // n token strings when the input is text; empty otherwise
+    std::vector<int> groups;          // (H·n) group label per head and position for display ordering (the clustered
+                                      // scenario's clusters); empty when the input has none
     std::string source;               // "synthetic:gaussian", "text", "tensors:FILE"
 
     int heads() const { return Q.heads(); }

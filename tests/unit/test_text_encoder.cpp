@@ -117,7 +117,10 @@ TEST(TextInput, SamplesFitTheModel) {
         const size_t n = model->tokenizer.encode(s.text).ids.size();
         std::cout << "[case] sample '" << s.id << "': " << n << " tokens\n";
         EXPECT_GE(n, 20u);
-        EXPECT_LE(n, 128u);
+        // 'harbour' is the long sample of the low-rank lesson: more than the model's 512 positions (it is cut to
+        // a full context); the others stay short so the GUI answers an edit at once.
+        if (s.id == "harbour") EXPECT_GT(n, 512u);
+        else EXPECT_LE(n, 128u);
     }
     const size_t n = model->tokenizer.encode(default_sample_text()).ids.size();
     EXPECT_GE(n, 60u);  // the GUI's default: 60–120 tokens
