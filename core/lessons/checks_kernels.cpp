@@ -176,6 +176,48 @@ CheckOutcome linear_rnn(const Lesson& lesson, CheckContext& ctx) {
     return out;
 }
 
+/// Share of the entries of P̃ below zero.
+double negative_share(const Tensor3& P) {
+    int64_t negative = 0;
+    for (int64_t c = 0; c < P.size(); ++c) negative += P.data()[c] < 0.0f;
+    return double(negative) / double(P.size());
+}
+
+CheckOutcome linformer_kernels(const Lesson& lesson, CheckContext& ctx) {
+    const nlohmann::json& p = lesson.check_params;
+    CheckOutcome out;
+    const Heads heads = lesson_heads(lesson, out);
+    const VariantRequest combined = preset_request(lesson, "linformer"), linear = preset_request(lesson, "linear");
+    // (a) With a signed E the similarities φ(q)ᵀ(Eφ(K))_t turn negative; with the pooling E they cannot.
+    const RunResult random = check_run(ctx, heads, with_params(combined, {{"projection", "random"}}), true);
+    const RunResult pooled = check_run(ctx, heads, with_params(combined, {{"projection", "pool"}}), true);
+    const double neg_random = negative_share(*random.P_eff), neg_pooled = negative_share(*pooled.P_eff);
+    out.notes.push_back("share of negative entries of P̃: random E " + format_significant(neg_random, 3) + ", pooled E " +
+                        format_significant(neg_pooled, 3) + "; rel_err_out against softmax attention: random " +
+                        format_significant(random.metrics.rel_err_out.value_or(0), 3) + ", pooled " +
+                        format_significant(pooled.metrics.rel_err_out.value_or(0), 3));
+    out.lines.push_back(check_line("random E: share of P̃'s entries below 0 (not a distribution)", neg_random,
+                                   check_param(p, "min_negative_share", 0.1), true,
+                                   "E has entries of both signs: Eφ(K) can be negative"));
+    out.lines.push_back(check_line("pooled E: share of P̃'s entries below 0", neg_pooled, 0.0, false,
+                                   "a non-negative E keeps the similarities non-negative"));
+    // (b) No gain in cost: linear attention is already linear in n; a dense k×n projection E only adds O(n·k·d).
+    // (A pooling E is cheaper — a segment mean — but it is the random, general E the combination is about.)
+    const int n = static_cast<int>(check_param(p, "timing_n", 4096));
+    const Heads big = check_input(ScenarioKind::Gaussian, n, heads.heads(), heads.d(), 0);
+    const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, big, linear); },
+                                           [&] { run_for_cost(ctx, big, with_params(combined, {{"projection", "random"}})); });
+    out.notes.push_back("n = " + std::to_string(n) + ": linear " + format_significant(t.a_median_ms, 3) + " ms, Linformer × "
+                        "kernel (random E) " + format_significant(t.b_median_ms, 3) + " ms CPU (median of " + std::to_string(t.runs) +
+                        " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
+                        format_significant(t.ratio_max, 3) + ")");
+    out.lines.push_back(check_line("n = " + std::to_string(n) + ": Linformer × kernel CPU time over linear attention's "
+                                   "(no gain when ≥ 1)",
+                                   t.ratio, check_param(p, "min_time_ratio", 1.2), true,
+                                   "both O(n); the projection adds O(n·k·d)"));
+    return out;
+}
+
 CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
     const nlohmann::json& p = lesson.check_params;
     CheckOutcome out;
@@ -272,6 +314,7 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
 void add_kernel_lesson_checks(std::map<std::string, LessonCheck>& checks) {
     checks["favor_plus"] = favor_plus;
     checks["linear_rnn"] = linear_rnn;
+    checks["linformer_kernels"] = linformer_kernels;
     checks["fnet_dft"] = fnet_dft;
     checks["linformer_table3"] = linformer_table3;
 }

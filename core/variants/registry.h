@@ -19,7 +19,7 @@ void add_exact_variants(std::vector<std::unique_ptr<Variant>>& out);
 void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// `lsh` (Reformer, core/variants/lsh.cpp).
 void add_lsh_variants(std::vector<std::unique_ptr<Variant>>& out);
-/// `linformer` and `svd` (core/variants/lowrank.cpp).
+/// `linformer` (core/variants/linformer.cpp) and `svd` (core/variants/svd_oracle.cpp).
 void add_lowrank_variants(std::vector<std::unique_ptr<Variant>>& out);
 /// performer (FAVOR+).
 void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out);

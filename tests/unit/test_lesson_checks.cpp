@@ -148,6 +148,24 @@ TEST(LessonChecksCanFail, FnetShowingTheCosineAlone) {
     expect_check_fails("fnet", "fnet", broken, "‖Y − (C_n·Re(XF_d) + S_n·Im(XF_d))‖");
 }
 
+TEST(LessonChecksCanFail, LinformerVsSvdWithKIgnored) {
+    std::cout << "[case] linformer-vs-svd: linformer projects to k = 16 whatever `k` says\n";
+    expect_check_fails("linformer-vs-svd", "linformer",
+                       std::make_shared<StandIn>("linformer", with_edited_params("linformer", [](Params& p) {
+                                                     p.set("k", 16);
+                                                 })),
+                       "pool: doublings of k");
+}
+
+TEST(LessonChecksCanFail, LinformerKernelsWithTheProjectionIgnored) {
+    std::cout << "[case] linformer-kernels: linformer always pools, whatever `projection` says\n";
+    expect_check_fails("linformer-kernels", "linformer",
+                       std::make_shared<StandIn>("linformer", with_edited_params("linformer", [](Params& p) {
+                                                     p.set("projection", 0);
+                                                 })),
+                       "random E: share of P̃'s entries below 0");
+}
+
 TEST(Lessons, ListedInTheirOwnOrder) {
     std::vector<int> orders;
     for (const Lesson& l : all_lessons()) orders.push_back(l.order);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backend_suite.h"
+#include "core/data/scenarios.h"
 #include "core/primitives/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/linformer.h"
@@ -77,7 +78,8 @@ TEST_P(LowRankBackend, LinformerMatchesNaiveFormula) {
         const double tol = 1e-5;
         std::cout << "[case] backend=" << GetParam() << " linformer n=70 k=16 sharing=" << sharing << " tol=" << tol << "\n";
         const Heads in = random_heads(H, n, d, dv, 9);
-        const RunResult r = run_named("linformer", in, {{"k", "16"}, {"sharing", sharing}, {"seed", "5"}}, *backend, true);
+        const RunResult r = run_named(
+            "linformer", in, {{"k", "16"}, {"projection", "random"}, {"sharing", sharing}, {"seed", "5"}}, *backend, true);
         const Tensor3& E = r.structure.matrices.at("E");
         const Tensor3& F = r.structure.matrices.at("F");
         const int want_heads = std::string(sharing) == "none" ? H : 1;
@@ -113,9 +115,9 @@ TEST_P(LowRankBackend, LinformerSeedsReproduceAndEntriesHaveVarianceOneOverK) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     std::cout << "[case] backend=" << GetParam() << " linformer n=512 k=64 seeds 3 vs 3 vs 4; var tol 5%\n";
     const Heads in = random_heads(2, 512, 16, 16, 2);
-    const RunResult a = run_named("linformer", in, {{"seed", "3"}}, *backend, true);
-    const RunResult b = run_named("linformer", in, {{"seed", "3"}}, *backend, false);
-    const RunResult c = run_named("linformer", in, {{"seed", "4"}}, *backend, false);
+    const RunResult a = run_named("linformer", in, {{"projection", "random"}, {"seed", "3"}}, *backend, true);
+    const RunResult b = run_named("linformer", in, {{"projection", "random"}, {"seed", "3"}}, *backend, false);
+    const RunResult c = run_named("linformer", in, {{"projection", "random"}, {"seed", "4"}}, *backend, false);
     EXPECT_EQ(std::memcmp(a.O.data(), b.O.data(), size_t(a.O.bytes())), 0);
     EXPECT_NE(std::memcmp(a.O.data(), c.O.data(), size_t(a.O.bytes())), 0);
     const Tensor3& E = a.structure.matrices.at("E");
@@ -124,6 +126,66 @@ TEST_P(LowRankBackend, LinformerSeedsReproduceAndEntriesHaveVarianceOneOverK) {
     const double mean = sum / E.size(), var = sq / E.size() - mean * mean;
     EXPECT_NEAR(var, 1.0 / 64, 0.05 / 64);
     EXPECT_NEAR(mean, 0.0, 5.0 * std::sqrt(1.0 / 64 / E.size()));
+}
+
+/// Mean rel_err_out of linformer on the lowrank scenario (n = 256, H = 2, d = 64) at k over `seeds` seeds.
+double linformer_error(Backend& backend, const std::string& projection, int k, int seeds) {
+    ScenarioSpec spec;
+    spec.kind = ScenarioKind::LowRank, spec.n = 256, spec.heads = 2, spec.dim = 64;
+    const Heads in = make_scenario(spec);
+    ReferenceCache refs(in, false);
+    double sum = 0;
+    for (int seed = 0; seed < seeds; ++seed)
+        sum += *run_variant(in,
+                            parse_variant_request("linformer", {{"k", std::to_string(k)},
+                                                                {"projection", projection},
+                                                                {"seed", std::to_string(seed)}}),
+                            RunOptions{}, backend, &refs)
+                    .metrics.rel_err_out;
+    return sum / seeds;
+}
+
+// pool (the default): E = F = segment means — P̃ is non-negative with rows summing to 1, O = P̃·V, and k = n is
+// exactly softmax attention.
+TEST_P(LowRankBackend, PooledLinformerIsARowStochasticBlurExactAtKEqualsN) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (const auto& [n, k] : std::vector<std::pair<int, int>>{{70, 16}, {70, 70}, {100, 33}}) {
+        std::cout << "[case] backend=" << GetParam() << " linformer pool n=" << n << " k=" << k << "\n";
+        const Heads in = random_heads(2, n, 8, 6, 21);
+        const RunResult r = run_named("linformer", in, {{"k", std::to_string(k)}}, *backend, true);
+        ASSERT_TRUE(r.P_eff.has_value());
+        for (int h = 0; h < 2; ++h) {
+            EXPECT_GE(r.P_eff->head(h).minCoeff(), 0.0f);
+            for (int i = 0; i < n; ++i) EXPECT_NEAR(r.P_eff->head(h).row(i).sum(), 1.0f, 1e-5f);
+            const MatrixRM PV = r.P_eff->head(h) * in.V.head(h);
+            EXPECT_LE((PV - r.O.head(h)).norm(), 1e-5 * (1.0 + r.O.head(h).norm()));
+        }
+        if (k == n) {
+            Tensor3 P(2, n, n);
+            EXPECT_LE(rel_err(r.O, exact(in, *backend, &P)), 2e-6);
+            EXPECT_LE(rel_err(*r.P_eff, P), 2e-6);
+        }
+    }
+}
+
+// What each stand-in for the learned projections shows on the lowrank scenario (n = 256): pool and the fitted
+// oracle fall with k; the untrained random projection stays worse than outputting zeros (error > 1); Theorem 1's
+// P·RᵀR·V falls like 1/√k (×4 in k halves the error, within seed noise).
+TEST_P(LowRankBackend, ProjectionsBehaveAsTheirDefinitionsPromise) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    std::cout << "[case] backend=" << GetParam() << " lowrank n=256 H=2 d=64: pool, fitted, random, jl at k = 16, 64, 256\n";
+    const double pool16 = linformer_error(*backend, "pool", 16, 1), pool64 = linformer_error(*backend, "pool", 64, 1),
+                 pool256 = linformer_error(*backend, "pool", 256, 1);
+    EXPECT_LT(pool64, pool16);
+    EXPECT_LE(pool256, 1e-5);
+    const double fit16 = linformer_error(*backend, "fitted", 16, 1), fit64 = linformer_error(*backend, "fitted", 64, 1);
+    EXPECT_LT(fit64, fit16);
+    EXPECT_LE(fit16, pool16) << "the least-squares F is at least as good as the pooled one";
+    for (int k : {16, 64, 256}) EXPECT_GT(linformer_error(*backend, "random", k, 3), 1.0) << "k = " << k;
+    const double jl16 = linformer_error(*backend, "jl", 16, 6), jl64 = linformer_error(*backend, "jl", 64, 6);
+    std::cout << "  pool " << pool16 << " " << pool64 << " " << pool256 << ", fitted " << fit16 << " " << fit64
+              << ", jl " << jl16 << " " << jl64 << " (ratio " << jl16 / jl64 << ", 1/√k law: 2)\n";
+    EXPECT_NEAR(jl16 / jl64, 2.0, 0.4);
 }
 
 TEST(LowRankVariants, LinformerRefusesCausalAndOversizedK) {

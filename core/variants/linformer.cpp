@@ -1,0 +1,467 @@
+// attnscope — `linformer`: the four stand-ins for the learned projections (linformer.h). pool and random are the
+// fast O(n·k) path; jl and fitted need the exact P and are O(n²) illustrations, said so in their help and notes.
+#include "linformer.h"
+
+#include <Eigen/QR>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "../backend/backend.h"
+#include "../bench/cost_meter.h"
+#include "../primitives/random.h"
+#include "common_params.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr uint64_t kLinformerStream = 0x4C494E45ull;  // "LINE": E (or R) uses this stream, F the next one
+constexpr double kMaxQuadraticBytes = 8.0 * (1ull << 30);
+
+/// First position of segment t when n positions are cut into k contiguous segments (t = k gives n).
+int segment_begin(int t, int n, int k) { return static_cast<int>(int64_t(t) * n / k); }
+
+/// The means of the k segments of rows of every head of X: (H, k, cols) — E·X for the pooling E, in O(n·cols).
+Tensor3 pooled_rows(const Tensor3& X, int k) {
+    const int n = X.rows();
+    Tensor3 out(X.heads(), k, X.cols());
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < X.heads(); ++h)
+        for (int t = 0; t < k; ++t) {
+            const int a = segment_begin(t, n, k), b = segment_begin(t + 1, n, k);
+            out.head(h).row(t) = X.head(h).middleRows(a, b - a).colwise().sum() / float(b - a);
+        }
+    return out;
+}
+
+/// P̃ = P̄·F for the pooling F without building F: P̃_ij = P̄_{i,seg(j)} / |seg(j)|. Pbar (H, n, k) → (H, n, n).
+Tensor3 pooled_effective(const Tensor3& Pbar, int n) {
+    const int k = Pbar.cols();
+    Tensor3 out(Pbar.heads(), Pbar.rows(), n);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < Pbar.heads(); ++h)
+        for (int i = 0; i < Pbar.rows(); ++i)
+            for (int t = 0; t < k; ++t) {
+                const int a = segment_begin(t, n, k), b = segment_begin(t + 1, n, k);
+                const float w = Pbar.at(h, i, t) / float(b - a);
+                for (int j = a; j < b; ++j) out.at(h, i, j) = w;
+            }
+    return out;
+}
+
+/// Exact attention of the input at scale s with P materialised: (O, P).
+std::pair<Tensor3, Tensor3> exact_with_P(const Heads& h, float scale, Backend& backend) {
+    Tensor3 O(h.heads(), h.n(), h.dv()), P(h.heads(), h.n(), h.n());
+    DenseAttentionArgs a;
+    a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &O, a.P = &P, a.scale = scale;
+    backend.dense_attention(a);
+    return {std::move(O), std::move(P)};
+}
+
+/// softmax(s·Q·Kpᵀ) (H, n, k) and the output over (Kp, Vp).
+std::pair<Tensor3, Tensor3> attention_over(const Heads& h, const Tensor3& Kp, const Tensor3& Vp, float scale,
+                                           Backend& backend, bool want_P) {
+    Tensor3 O(h.heads(), h.n(), Vp.cols()), Pbar;
+    DenseAttentionArgs a;
+    a.Q = &h.Q, a.K = &Kp, a.V = &Vp, a.O = &O, a.scale = scale;
+    if (want_P) {
+        Pbar = Tensor3(h.heads(), h.n(), Kp.rows());
+        a.P = &Pbar;
+    }
+    backend.dense_attention(a);
+    return {std::move(O), std::move(Pbar)};
+}
+
+}  // namespace
+
+LinformerProjections linformer_projections(int heads, int n, int k, LinformerSharing sharing, uint64_t seed) {
+    const int H = sharing == LinformerSharing::None ? heads : 1;
+    const float sd = static_cast<float>(1.0 / std::sqrt(double(k)));
+    auto fill = [&](uint64_t stream) {
+        Tensor3 t(H, k, n);
+        float* data = t.data();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < t.size(); ++i) data[i] = sd * static_cast<float>(rng::normal(seed, stream, i));
+        return t;
+    };
+    LinformerProjections p;
+    p.E = fill(kLinformerStream);
+    p.F = sharing == LinformerSharing::KeyValue ? p.E : fill(kLinformerStream + 1);
+    return p;
+}
+
+Tensor3 linformer_pooling(int n, int k) {
+    Tensor3 E(1, k, n);
+    E.head(0).setZero();
+    for (int t = 0; t < k; ++t) {
+        const int a = segment_begin(t, n, k), b = segment_begin(t + 1, n, k);
+        for (int j = a; j < b; ++j) E.at(0, t, j) = 1.0f / float(b - a);
+    }
+    return E;
+}
+
+double linformer_flops(int heads, int n, int d, int dv, int k) {
+    return 2.0 * heads * k * n * (d + dv) + 2.0 * heads * n * k * (d + dv);
+}
+
+RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float scale, const RunOptions& options,
+                        Backend& backend) {
+    const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv(), k = proj.E.rows();
+    for (const Tensor3* m : {&proj.E, &proj.F})
+        if ((m->heads() != H && m->heads() != 1) || m->rows() != k || m->cols() != n)
+            throw Error("linformer: projection " + m->shape_string() + " must be (H or 1, k, n) with n = " +
+                        std::to_string(n) + " and k = " + std::to_string(k));
+    RunResult r;
+    r.variant = "linformer";
+    r.causal = false;
+    Tensor3 Kp, Vp;
+    {
+        CostMeter meter(backend);
+        Kp = Tensor3(H, k, d), Vp = Tensor3(H, k, dv);
+        backend.gemm(proj.E, false, h.K, false, 1.0f, 0.0f, Kp);
+        backend.gemm(proj.F, false, h.V, false, 1.0f, 0.0f, Vp);
+        r.O = attention_over(h, Kp, Vp, scale, backend, false).first;
+        meter.stop(r.cost);
+    }
+    r.cost.flops = linformer_flops(H, n, d, dv, k);
+    r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
+    if (options.want_matrix) {
+        // Copies for inspection only: a benchmark (want_matrix off) must not pay 2·k·n floats per head for them.
+        r.structure.matrices["E"] = proj.E;
+        r.structure.matrices["F"] = proj.F;
+    }
+    if (options.want_matrix && n <= options.max_matrix_n) {
+        // Display only: P̄ (n×k) again with its probabilities, then P̃ = P̄·F.
+        const Tensor3 Pbar = attention_over(h, Kp, Vp, scale, backend, true).second;
+        Tensor3 Pt(H, n, n);
+        backend.gemm(Pbar, false, proj.F, false, 1.0f, 0.0f, Pt);
+        r.P_eff = std::move(Pt);
+    }
+    return r;
+}
+
+namespace {
+
+// Analytic FLOPs of each projection's path (run() reports the same figure).
+double pool_flops(int H, int n, int d, int dv, int k) { return double(H) * n * (d + dv) + 2.0 * H * n * k * (d + dv); }
+double jl_flops(int H, int n, int d, int dv, int k) {
+    return exact_attention_flops(H, n, d, dv, false) + 2.0 * H * k * n * dv + 2.0 * H * n * n * k + 2.0 * H * n * k * dv;
+}
+double kernelized_flops(int H, int n, int d, int dv, int k, bool pooled) {
+    const double projections = pooled ? double(H) * n * (d + dv) : 2.0 * H * k * n * (d + dv);
+    return 6.0 * H * n * d + projections + 2.0 * H * k * d * dv + 2.0 * H * n * d * dv + 2.0 * H * n * d;
+}
+double linformer_fitted_flops(int H, int n, int d, int dv, int k) {
+    return pool_flops(H, n, d, dv, k) + exact_attention_flops(H, n, d, dv, false) + 4.0 * H * n * k * k +
+           2.0 * H * n * k * n + 2.0 * H * k * n * dv + 2.0 * H * n * k * dv;
+}
+
+/// Linformer combined with a kernel (φ = elu + 1) instead of softmax: O_i = φ(q_i)ᵀ·(K'ᵀV') / φ(q_i)ᵀΣ_t K'_t with
+/// K' = E·φ(K), V' = F·V — the associativity of linear attention over the k projected rows. E, F are the pooling
+/// (pooled = true, done as segment means) or the given projections. P̃ = P̄·F with P̄_it ∝ φ(q_i)·K'_t: with a
+/// signed E the similarities, and so P̃, can turn negative.
+RunResult run_kernelized(const Heads& h, int k, const LinformerProjections* proj, const RunOptions& options,
+                         Backend& backend) {
+    const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv();
+    const bool pooled = proj == nullptr;
+    RunResult r;
+    Tensor3 phi_Q, Kp, Vp, denom;
+    {
+        CostMeter meter(backend);
+        phi_Q = Tensor3(H, n, d);
+        Tensor3 phi_K(H, n, d);
+        FeatureMapArgs fm;
+        fm.map = FeatureMap::EluPlusOne;
+        fm.X = &h.Q, fm.out = &phi_Q, fm.is_query = true;
+        backend.feature_map(fm);
+        fm.X = &h.K, fm.out = &phi_K, fm.is_query = false;
+        backend.feature_map(fm);
+        if (pooled) {
+            Kp = pooled_rows(phi_K, k), Vp = pooled_rows(h.V, k);
+        } else {
+            Kp = Tensor3(H, k, d), Vp = Tensor3(H, k, dv);
+            backend.gemm(proj->E, false, phi_K, false, 1.0f, 0.0f, Kp);
+            backend.gemm(proj->F, false, h.V, false, 1.0f, 0.0f, Vp);
+        }
+        r.O = Tensor3(H, n, dv);
+        denom = Tensor3(H, n, 1);
+        LinearAttentionArgs la;
+        la.phi_Q = &phi_Q, la.phi_K = &Kp, la.V = &Vp, la.O = &r.O, la.denom = &denom, la.d_eps = 1e-6f;
+        backend.linear_attention(la);
+        meter.stop(r.cost);
+    }
+    r.cost.flops = kernelized_flops(H, n, d, dv, k, pooled);
+    r.cost.bytes = 4.0 * H * (n * (3.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
+    if (options.want_matrix) {
+        r.structure.matrices["E"] = pooled ? linformer_pooling(n, k) : proj->E;
+        r.structure.matrices["F"] = pooled ? linformer_pooling(n, k) : proj->F;
+    }
+    if (options.want_matrix && n <= options.max_matrix_n) {
+        Tensor3 Pbar(H, n, k);
+        backend.gemm(phi_Q, false, Kp, true, 1.0f, 0.0f, Pbar);  // similarities φ(q_i)·K'_t
+        for (int hh = 0; hh < H; ++hh)
+            for (int i = 0; i < n; ++i) {
+                const float D = denom.at(hh, i, 0);
+                Pbar.head(hh).row(i) *= D != 0.0f ? 1.0f / D : 0.0f;
+            }
+        if (pooled) {
+            r.P_eff = pooled_effective(Pbar, n);
+        } else {
+            Tensor3 Pt(H, n, n);
+            backend.gemm(Pbar, false, proj->F, false, 1.0f, 0.0f, Pt);
+            r.P_eff = std::move(Pt);
+        }
+    }
+    return r;
+}
+
+/// Pooled Linformer: K' and V' are segment means, so nothing of size k×n is built on the fast path.
+RunResult run_pooled(const Heads& h, int k, float scale, const RunOptions& options, Backend& backend) {
+    const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv();
+    RunResult r;
+    Tensor3 Kp, Vp;
+    {
+        CostMeter meter(backend);
+        Kp = pooled_rows(h.K, k), Vp = pooled_rows(h.V, k);
+        r.O = attention_over(h, Kp, Vp, scale, backend, false).first;
+        meter.stop(r.cost);
+    }
+    r.cost.flops = pool_flops(H, n, d, dv, k);
+    r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
+    if (options.want_matrix) r.structure.matrices["E"] = r.structure.matrices["F"] = linformer_pooling(n, k);
+    if (options.want_matrix && n <= options.max_matrix_n)
+        r.P_eff = pooled_effective(attention_over(h, Kp, Vp, scale, backend, true).second, n);
+    return r;
+}
+
+/// Theorem 1: O = P·RᵀR·V with the exact P (O(n²)); R (H|1, k, n).
+RunResult run_jl(const Heads& h, const Tensor3& R, float scale, const RunOptions& options, Backend& backend) {
+    const int H = h.heads(), n = h.n(), dv = h.dv(), k = R.rows();
+    RunResult r;
+    Tensor3 PRt;
+    {
+        CostMeter meter(backend);
+        Tensor3 P = exact_with_P(h, scale, backend).second;
+        Tensor3 RV(H, k, dv);
+        backend.gemm(R, false, h.V, false, 1.0f, 0.0f, RV);
+        PRt = Tensor3(H, n, k);
+        backend.gemm(P, false, R, true, 1.0f, 0.0f, PRt);
+        r.O = Tensor3(H, n, dv);
+        backend.gemm(PRt, false, RV, false, 1.0f, 0.0f, r.O);
+        meter.stop(r.cost);
+    }
+    r.cost.flops = jl_flops(H, n, h.d(), dv, k);
+    r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n) + 4.0 * R.size();
+    if (options.want_matrix) r.structure.matrices["R"] = R;
+    if (options.want_matrix && n <= options.max_matrix_n) {
+        Tensor3 Pt(H, n, n);
+        backend.gemm(PRt, false, R, false, 1.0f, 0.0f, Pt);  // P̃ = P·RᵀR
+        r.P_eff = std::move(Pt);
+    }
+    return r;
+}
+
+/// The oracle: pooled E, F = argmin ‖P̄F − P‖_F (least squares per head, O(n²·k)), O = P̄·(F·V).
+RunResult run_fitted(const Heads& h, int k, float scale, const RunOptions& options, Backend& backend) {
+    const int H = h.heads(), n = h.n(), dv = h.dv();
+    RunResult r;
+    Tensor3 Pbar, F;
+    {
+        CostMeter meter(backend);
+        const Tensor3 Kp = pooled_rows(h.K, k), Vp = pooled_rows(h.V, k);
+        Pbar = attention_over(h, Kp, Vp, scale, backend, true).second;
+        const Tensor3 P = exact_with_P(h, scale, backend).second;
+        F = Tensor3(H, k, n);
+        for (int hh = 0; hh < H; ++hh)
+            F.head(hh) = Pbar.head(hh).colPivHouseholderQr().solve(MatrixRM(P.head(hh)));
+        Tensor3 FV(H, k, dv);
+        backend.gemm(F, false, h.V, false, 1.0f, 0.0f, FV);
+        r.O = Tensor3(H, n, dv);
+        backend.gemm(Pbar, false, FV, false, 1.0f, 0.0f, r.O);
+        meter.stop(r.cost);
+    }
+    r.cost.flops = linformer_fitted_flops(H, n, h.d(), dv, k);
+    r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n + 2.0 * double(n) * k);
+    if (options.want_matrix) {
+        r.structure.matrices["E"] = linformer_pooling(n, k);
+        r.structure.matrices["F"] = F;
+    }
+    if (options.want_matrix && n <= options.max_matrix_n) {
+        Tensor3 Pt(H, n, n);
+        backend.gemm(Pbar, false, F, false, 1.0f, 0.0f, Pt);
+        r.P_eff = std::move(Pt);
+    }
+    return r;
+}
+
+}  // namespace
+
+namespace {
+
+class LinformerVariant : public Variant {
+public:
+    LinformerVariant() {
+        m_info = {"linformer", "Linformer", "Wang et al. 2020",
+                  "K' = E·K, V' = F·V (E, F ∈ R^{k×n}); O = softmax(s·QK'ᵀ)·V'; E, F learned in the paper — here pooled "
+                  "(default), random (untrained), Theorem 1's P·RᵀR (jl) or least-squares F (fitted oracle); non-causal",
+                  {int_param("k", "k", "projected length k of E, F ∈ R^{k×n}", 64, 1, 65536),
+                   choice_param("projection", "E, F",
+                                "what stands in for the learned E, F: pool = segment means (a row-stochastic blur, exact "
+                                "at k = n); random = N(0, 1/k), untrained: approximates nothing; jl = Theorem 1's "
+                                "P·RᵀR·V, O(n²), error ∝ 1/√k; fitted = pooled E, F by least squares on this input, "
+                                "O(n²): an oracle of what training F could reach",
+                                {"pool", "random", "jl", "fitted"}, 0),
+                   choice_param("kernel", "sim", "softmax (the paper), or elu+1: a kernel feature map over the k "
+                                "projected keys (Linformer × linear attention; pool and random only) — with a signed E "
+                                "its similarities can turn negative",
+                                {"softmax", "elu+1"}, 0),
+                   choice_param("sharing", "sharing", "random projections only: E_h, F_h per head (none), one E, F for "
+                                "all heads (headwise), E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
+                   seed_param()},
+                  // normalised: pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the other forms
+                  false, true, true};
+    }
+    const VariantInfo& info() const override { return m_info; }
+    Params resolve(const Params& params, const Shape& heads) const override {
+        const int k = params.get_int("k");
+        if (k > heads.n())
+            throw Error("linformer: k = " + std::to_string(k) + " > n = " + std::to_string(heads.n()) +
+                        ": projecting to more rows than positions adds nothing; choose k ≤ n (e.g. --set k=" +
+                        std::to_string(std::max(1, heads.n() / 4)) + ")");
+        const auto projection = static_cast<LinformerProjection>(params.get_int("projection"));
+        if (params.get_int("kernel") == 1 &&
+            (projection == LinformerProjection::Jl || projection == LinformerProjection::Fitted))
+            throw Error("linformer: kernel elu+1 combines with the pool or random projection only; choose one of them");
+        const double quadratic = 4.0 * heads.heads() * double(heads.n()) * heads.n() * 3;
+        if ((projection == LinformerProjection::Jl || projection == LinformerProjection::Fitted) &&
+            quadratic > kMaxQuadraticBytes)
+            throw Error("linformer: projection " + std::string(projection == LinformerProjection::Jl ? "jl" : "fitted") +
+                        " needs the exact n×n P (about " + std::to_string(int64_t(quadratic / (1 << 20))) +
+                        " MiB at n = " + std::to_string(heads.n()) + "): it illustrates the theory, choose pool or "
+                        "random for long inputs");
+        return params;
+    }
+    ExactModel exact_model(const Params& p) const override {
+        // Untrained random projections are another model, not an approximation of this attention.
+        return static_cast<LinformerProjection>(p.get_int("projection")) == LinformerProjection::Random
+                   ? ExactModel::Different
+                   : ExactModel::Softmax;
+    }
+    void prepare(const Heads& h, const Params& p) const override {
+        if (uses_random_weights(p)) (void)projections(h.heads(), h.n(), p);
+    }
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        const int k = p.get_int("k");
+        if (p.get_int("kernel") == 1)
+            return kernelized_flops(heads, n, d, dv, k,
+                                    static_cast<LinformerProjection>(p.get_int("projection")) == LinformerProjection::Pool);
+        switch (static_cast<LinformerProjection>(p.get_int("projection"))) {
+            case LinformerProjection::Pool: return pool_flops(heads, n, d, dv, k);
+            case LinformerProjection::Random: return linformer_flops(heads, n, d, dv, k);
+            case LinformerProjection::Jl: return jl_flops(heads, n, d, dv, k);
+            case LinformerProjection::Fitted: return linformer_fitted_flops(heads, n, d, dv, k);
+        }
+        return 0;
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        // Fast paths: O, the projected K' (k, d) and V' (k, dv) per head, and the tiled attention's scratch over k
+        // keys (E, F are weights made by prepare(); P̄ (n×k) is never held). The O(n²) paths hold P (n×n), P̄ or
+        // P·Rᵀ (n×k) and F (k×n) per head besides O, with a copy of P for the least-squares solve.
+        const int64_t k = p.get_int("k"), H = heads, N = n;
+        const DenseAttentionArgs tiles;
+        const int64_t fast = int64_t(sizeof(float)) * H * (N * dv + k * (d + dv)) +
+                             tiled_attention_scratch_bytes(tiles.tile_rows, tiles.tile_cols, int(k), d, dv);
+        if (p.get_int("kernel") == 1)  // φ(Q), φ(K) (H, n, d) and D (H, n) beside O and the projected rows
+            return fast + int64_t(sizeof(float)) * H * N * (2ll * d + 1);
+        switch (static_cast<LinformerProjection>(p.get_int("projection"))) {
+            case LinformerProjection::Pool:
+            case LinformerProjection::Random: return fast;
+            case LinformerProjection::Jl: return fast + int64_t(sizeof(float)) * H * (N * N + N * k + N * dv);
+            case LinformerProjection::Fitted:
+                return fast + int64_t(sizeof(float)) * H * (2 * N * N + 2 * N * k + k * dv) + int64_t(sizeof(double)) * N * k;
+        }
+        return fast;
+    }
+    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
+        const float scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
+        const int k = p.get_int("k");
+        const auto projection = static_cast<LinformerProjection>(p.get_int("projection"));
+        RunResult r;
+        const bool kernel = p.get_int("kernel") == 1;
+        switch (projection) {
+            case LinformerProjection::Pool:
+                r = kernel ? run_kernelized(h, k, nullptr, options, backend) : run_pooled(h, k, scale, options, backend);
+                break;
+            case LinformerProjection::Random:
+                r = kernel ? run_kernelized(h, k, projections(h.heads(), h.n(), p).get(), options, backend)
+                           : linformer_run(h, *projections(h.heads(), h.n(), p), scale, options, backend);
+                break;
+            case LinformerProjection::Jl: r = run_jl(h, projections(h.heads(), h.n(), p)->E, scale, options, backend); break;
+            case LinformerProjection::Fitted: r = run_fitted(h, k, scale, options, backend); break;
+        }
+        r.variant = m_info.id;
+        r.params = p;
+        r.causal = false;
+        Structure& s = r.structure;
+        s.notes.push_back("non-causal only: E and F mix all positions, future ones included");
+        switch (projection) {
+            case LinformerProjection::Pool:
+                s.notes.push_back("projection pool: E = F = means of " + std::to_string(k) +
+                                  " contiguous segments, so P̃ = P̄·F is a row-stochastic blur of P (exact at k = n); "
+                                  "the paper learns E and F");
+                break;
+            case LinformerProjection::Random:
+                s.notes.push_back("projection random: untrained E, F ~ N(0, 1/k) — what Linformer is before training; "
+                                  "it approximates nothing (P̃ is signed and its rows do not sum to 1)");
+                break;
+            case LinformerProjection::Jl:
+                s.notes.push_back("projection jl: Theorem 1's P·RᵀR·V with R ~ N(0, 1/k) — it needs the exact P, O(n²): "
+                                  "an illustration of the theorem (error ∝ 1/√k), not a fast method");
+                break;
+            case LinformerProjection::Fitted:
+                s.notes.push_back("projection fitted: pooled E and F = argmin ‖P̄F − P‖ on this input — an oracle of what "
+                                  "training F could reach, O(n²)");
+                break;
+        }
+        if (projection == LinformerProjection::Pool || projection == LinformerProjection::Fitted)
+            if (p.get_int("sharing") != 0) s.notes.push_back("sharing applies to the random projections only");
+        if (kernel)
+            s.notes.push_back("kernel elu+1: φ(Q)·(E·φ(K))ᵀ normalised over the k projected keys instead of softmax — "
+                              "Linformer × linear attention; with a signed E the similarities can turn negative");
+        return r;
+    }
+
+private:
+    static bool uses_random_weights(const Params& p) {
+        const auto projection = static_cast<LinformerProjection>(p.get_int("projection"));
+        return projection == LinformerProjection::Random || projection == LinformerProjection::Jl;
+    }
+    /// The random E and F (jl uses E as R) are the model's weights: made once per (H, n, k, sharing, seed) and reused,
+    /// as a model reuses its weights, so repeated runs (benchmarks, GUI edits) time attention only.
+    std::shared_ptr<const LinformerProjections> projections(int heads, int n, const Params& p) const {
+        const int k = p.get_int("k");
+        const auto sharing = static_cast<LinformerSharing>(p.get_int("sharing"));
+        const auto seed = static_cast<uint64_t>(p.get("seed"));
+        const std::tuple<int, int, int, int, uint64_t> key{heads, n, k, static_cast<int>(sharing), seed};
+        std::lock_guard<std::mutex> lock(m_cache_mutex);
+        if (!m_cached || m_cached_key != key) {
+            m_cached.reset();  // release the old pair before making the new one
+            m_cached = std::make_shared<const LinformerProjections>(linformer_projections(heads, n, k, sharing, seed));
+            m_cached_key = key;
+        }
+        return m_cached;
+    }
+    mutable std::mutex m_cache_mutex;
+    mutable std::shared_ptr<const LinformerProjections> m_cached;
+    mutable std::tuple<int, int, int, int, uint64_t> m_cached_key{};
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_linformer_variant() { return std::make_unique<LinformerVariant>(); }
+
+}  // namespace attnscope
