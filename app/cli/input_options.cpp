@@ -43,6 +43,14 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
     sub.add_option("--temperature", o.temperature, "Temperature T: logits are divided by T (small T: peaked rows)")
         ->capture_default_str();
     sub.add_option("--seed", o.seed, "Seed of the scenario (same seed, same tensors)")->capture_default_str();
+    for (const ScenarioInfo& s : scenario_list()) {
+        if (s.param.name.empty()) continue;
+        const std::string name = s.param.name;
+        sub.add_option_function<int>(
+            "--" + name, [&o, name](int value) { o.structure[name] = value; },
+            "--data " + s.id + ": " + s.param.help + " (" + std::to_string(s.param.lo) + ".." +
+                std::to_string(s.param.hi) + "; default " + s.param.auto_help + ")");
+    }
     // [SECTION] text and tensors
     sub.add_option_function<std::string>(
         "--text", [&o](const std::string& text) { o.text = text, o.has_text = true; },
@@ -80,6 +88,9 @@ std::string input_text(const InputOptions& o) {
 LoadedInput load_input_full(const InputOptions& o) {
     LoadedInput out;
     out.kind = input_kind(o);
+    if (out.kind != InputKind::Synthetic && !o.structure.empty())
+        throw Error("--" + o.structure.begin()->first + " shapes a synthetic scenario (--data); it does not apply to " +
+                    (out.kind == InputKind::Text ? std::string("text") : "--tensors") + " input");
     if (out.kind == InputKind::Text) {
         TextInputSpec spec;
         spec.text = input_text(o);
@@ -116,6 +127,20 @@ LoadedInput load_input_full(const InputOptions& o) {
     spec.value_dim = o.value_dim;
     spec.temperature = o.temperature;
     spec.seed = o.seed;
+    const ScenarioParam& param = scenario_info(spec.kind).param;
+    for (const auto& [name, value] : o.structure) {
+        if (name != param.name) {
+            std::string owner;
+            for (const ScenarioInfo& s : scenario_list())
+                if (s.param.name == name) owner = s.id;
+            throw Error("--" + name + " applies to --data " + owner + ", not --data " + o.data +
+                        (param.name.empty() ? "" : " (whose parameter is --" + param.name + ")"));
+        }
+        if (value < param.lo || value > param.hi)
+            throw Error("--" + name + " " + std::to_string(value) + " is out of range: choose " + std::to_string(param.lo) +
+                        " ≤ " + name + " ≤ " + std::to_string(param.hi) + " (default " + param.auto_help + ")");
+        spec.structure = value;
+    }
     out.heads = make_scenario(spec);
     return out;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/session/experiment.h"
+#include <map>
+
 #include "core/variants/variant.h"
 
 namespace attnscope::cli {
@@ -20,6 +22,7 @@ struct InputOptions {
     int value_dim = 0;              // dv (0 = d)
     double temperature = 1.0;       // logits divided by T
     uint64_t seed = 0;              // scenario seed
+    std::map<std::string, int> structure;  // --band, --period, --clusters, --rank, --hubs as given (name → value)
     // [SECTION] text and tensors
     std::string text;               // --text: UTF-8 text through the encoder
     bool has_text = false;          // --text was given (it may be the empty string)

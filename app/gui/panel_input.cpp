@@ -35,7 +35,8 @@ void draw_synthetic(App& app) {
         if (list[k].kind == s.kind) current = int(k);
     if (ImGui::BeginCombo("scenario", list[current].id.c_str())) {
         for (size_t k = 0; k < list.size(); ++k) {
-            if (ImGui::Selectable(list[k].id.c_str(), int(k) == current)) s.kind = list[k].kind, changed = true;
+            if (ImGui::Selectable(list[k].id.c_str(), int(k) == current) && list[k].kind != s.kind)
+                s.kind = list[k].kind, s.structure = 0, changed = true;
             ImGui::SetItemTooltip("%s", list[k].description.c_str());
         }
         ImGui::EndCombo();
@@ -45,6 +46,21 @@ void draw_synthetic(App& app) {
     ImGui::SetItemTooltip("sequence length n: the matrices are n×n (queries i on rows, keys j on columns)");
     changed |= ImGui::SliderInt("heads H", &s.heads, 1, 16);
     changed |= ImGui::SliderInt("head dim d", &s.dim, 1, 256, "%d", ImGuiSliderFlags_Logarithmic);
+    const ScenarioParam& param = list[current].param;
+    if (!param.name.empty()) {
+        int value = scenario_structure(s);
+        const std::string format = s.structure == 0 ? "auto: %d" : "%d";
+        const int hi = std::max(param.lo + 1, std::min(param.hi, std::max(s.n, 2)));
+        if (ImGui::SliderInt(param.name.c_str(), &value, param.lo, hi, format.c_str(), ImGuiSliderFlags_Logarithmic))
+            s.structure = std::clamp(value, param.lo, param.hi), changed = true;
+        ImGui::SetItemTooltip("%s (default %s); it fixes the structure independently of n", param.help.c_str(),
+                              param.auto_help.c_str());
+        if (s.structure != 0) {
+            ImGui::SameLine();
+            if (ImGui::SmallButton("auto")) s.structure = 0, changed = true;
+            ImGui::SetItemTooltip("back to the default, %s", param.auto_help.c_str());
+        }
+    }
     double t = s.temperature;
     const double tlo = 0.05, thi = 10;
     if (ImGui::SliderScalar("temperature", ImGuiDataType_Double, &t, &tlo, &thi, "%.2f", ImGuiSliderFlags_Logarithmic))

@@ -420,13 +420,14 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     update_textures(app, k, snap, v, head, diff);
     const int s = pooled->rows();
     // Signed matrices (kernel feature maps, FFT mixing) are shown like differences: diverging and linear.
-    const bool signed_view = diff || v.signed_matrix;
+    const bool signed_head = v.is_signed(head);
+    const bool signed_view = diff || signed_head;
     float vmax = signed_view ? pooled->head(head).cwiseAbs().maxCoeff() : pooled->head(head).maxCoeff();
     if (!diff && head < int(v.head_max.size()))
-        vmax = v.signed_matrix ? std::max(std::abs(v.head_min[head]), std::abs(v.head_max[head])) : v.head_max[head];
-    if (app.view.shared_scale && !v.signed_matrix) vmax = std::max(vmax, diff ? app.view.shared_diff_max : app.view.shared_max);
+        vmax = signed_head ? std::max(std::abs(v.head_min[head]), std::abs(v.head_max[head])) : v.head_max[head];
+    if (app.view.shared_scale && !signed_head) vmax = std::max(vmax, diff ? app.view.shared_diff_max : app.view.shared_max);
     if (!(vmax > 0)) vmax = 1e-12f;
-    const bool log = app.view.log_scale && !v.signed_matrix;
+    const bool log = app.view.log_scale && !signed_head;
     const float decades = app.view.decades;
     // Differences stay linear: a symmetric-log bar has no tick labels a reader can use.
     const ScaleMode mode = signed_view ? ScaleMode::Diverging : (log ? ScaleMode::Log : ScaleMode::Linear);
@@ -523,7 +524,10 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     else bar_label = diff ? "P_eff − P" : v.auxiliary || !v.result->structure.matrix_title.empty() ? "value" : "P_eff (signed)",
          lo = -vmax;
     ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
-    if (v.signed_matrix && !diff)
+    if (!signed_head && !diff && head < int(v.head_min.size()) && v.head_min[head] < 0)
+        ImGui::TextDisabled("P_eff has tiny negative entries (min %.1e, under 0.1%% of its largest): drawn as the "
+                            "lowest colour", v.head_min[head]);
+    if (signed_head && !diff)
         ImGui::TextDisabled("%s has negative entries (min %.2g): diverging colours, linear scale",
                             v.auxiliary || !v.result->structure.matrix_title.empty() ? "the matrix" : "P_eff",
                             head < int(v.head_min.size()) ? v.head_min[head] : 0.0f);
@@ -658,7 +662,7 @@ void draw_matrices_panel(App& app) {
     // One colour scale for every panel (when shared) so equal colours mean equal weights across variants.
     vw.shared_max = vw.shared_diff_max = 0;
     for (const auto& v : snap->variants) {
-        if (vw.head < int(v.head_max.size()) && !v.signed_matrix) vw.shared_max = std::max(vw.shared_max, v.head_max[vw.head]);
+        if (vw.head < int(v.head_max.size()) && !v.is_signed(vw.head)) vw.shared_max = std::max(vw.shared_max, v.head_max[vw.head]);
         if (v.pooled_diff && vw.head < v.pooled_diff->heads())
             vw.shared_diff_max = std::max(vw.shared_diff_max, v.pooled_diff->head(vw.head).cwiseAbs().maxCoeff());
     }

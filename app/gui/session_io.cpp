@@ -38,6 +38,8 @@ std::string session_to_json(const App& app) {
                   {"tensors_path", in.tensors_path},
                   {"max_matrix_n", app.input.max_matrix_n},
                   {"view_size", app.input.view_size}};
+    if (const std::string& name = scenario_info(in.scenario.kind).param.name; !name.empty() && in.scenario.structure != 0)
+        j["input"][name] = in.scenario.structure;  // the scenario's own parameter under its own name (absent: default)
     nlohmann::json vars = nlohmann::json::array();
     for (const auto& s : app.variants.slots) {
         nlohmann::json p = nlohmann::json::object();
@@ -91,6 +93,8 @@ void session_from_json(App& app, const std::string& text) {
             input.spec.scenario.dim = in.value("dim", 64);
             input.spec.scenario.temperature = in.value("temperature", 1.0);
             input.spec.scenario.seed = in.value("seed", uint64_t(0));
+            const std::string& structure = scenario_info(input.spec.scenario.kind).param.name;
+            input.spec.scenario.structure = structure.empty() ? 0 : in.value(structure, 0);
             input.spec.text = in.value("text", input.spec.text);
             input.spec.model_dir = in.value("model_dir", "");
             input.spec.layer = in.value("layer", 0);

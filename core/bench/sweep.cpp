@@ -211,7 +211,7 @@ std::string memory_skip_reason(int64_t need, int64_t available, const BenchConfi
 }
 
 std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, int n, double budget_s,
-                               const TimingPlan& plan) {
+                               const TimingPlan& plan, double flops_at_n) {
     if (budget_s <= 0 || earlier.empty()) return "";
     const BenchPoint& last = *earlier.back();
     double spent_ms = last.time.warmup_ms;
@@ -220,11 +220,17 @@ std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, in
         return "n = " + std::to_string(last.n) + " took " + seconds_text(spent_ms / 1e3) + " > budget " +
                seconds_text(budget_s) + " per point; larger n skipped (raise --budget-s to measure them)";
     double slope = 2.0;
+    const char* source = "";
+    if (flops_at_n > 0 && last.flops > 0 && n > last.n) {
+        slope = std::clamp(std::log(flops_at_n / last.flops) / std::log(double(n) / last.n), 1.0, 3.0);
+        source = ", the cost model's";
+    }
     if (earlier.size() >= 2) {
         const BenchPoint& prev = *earlier[earlier.size() - 2];
         if (prev.time.median_ms > 0 && last.time.median_ms > 0 && last.n > prev.n)
             slope = std::log(last.time.median_ms / prev.time.median_ms) / std::log(double(last.n) / prev.n);
         slope = std::clamp(slope, 1.0, 3.0);
+        source = ", measured";
     }
     const double per_run_ms = last.time.median_ms * std::pow(double(n) / last.n, slope);
     const double predicted_s = per_run_ms * (plan.warmup + plan.runs) / 1e3;
@@ -232,7 +238,7 @@ std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, in
     std::ostringstream os;
     os.precision(2);
     os << "predicted " << seconds_text(predicted_s) << " (" << plan.warmup + plan.runs << " runs, time ∝ n^" << slope
-       << " from n = " << last.n << ") > budget " << seconds_text(budget_s) << " per point; skipped (raise --budget-s)";
+       << source << " from n = " << last.n << ") > budget " << seconds_text(budget_s) << " per point; skipped (raise --budget-s)";
     return os.str();
 }
 
@@ -393,7 +399,14 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 continue;
             }
             const TimingPlan plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
-            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, plan); !why.empty()) {
+            double flops_at_n = 0;  // the cost model's growth for the budget; a parameter error surfaces in the run
+            try {
+                flops_at_n = variant.estimate_flops(c.heads, n, c.dim, dv,
+                                                    variant.resolve(spec.params, Shape{c.heads, n, c.dim, dv}));
+            } catch (const Error&) {
+            }
+            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, plan, flops_at_n);
+                !why.empty()) {
                 finish(PointStatus::SkippedBudget, why);
                 continue;
             }

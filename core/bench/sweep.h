@@ -168,9 +168,10 @@ std::string memory_skip_reason(int64_t need_bytes, int64_t available_bytes, cons
 
 /// Why a point at `n` should be skipped given the same label's earlier *measured* points (ascending n),
 /// or "" to run it: an earlier point already took longer than the budget, or the time predicted from the
-/// last point (slope from the last two, clamped to [1, 3]; 2 with one point) would exceed it.
+/// last point would exceed it. The growth exponent comes from the last two points; with one point, from the
+/// variant's analytic FLOPs at n (`flops_at_n`, against the point's own) when given, else 2; clamped to [1, 3].
 std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, int n, double budget_s,
-                               const TimingPlan& plan);
+                               const TimingPlan& plan, double flops_at_n = 0);
 
 /// Fills GFLOP/s, ratios to the machine and the speed-up / memory saving against flash / full.
 void fill_derived_figures(BenchReport& report);

@@ -14,16 +14,66 @@ namespace attnscope {
 
 namespace {
 
-enum Stream : uint64_t { kQ = 1, kK, kV, kCentres, kAssign, kFactors, kHubs, kDirection };
+enum Stream : uint64_t { kQ = 1, kK, kV, kCentres, kAssign, kFactors, kHubs, kDirection, kFrequencies };
 
 const std::vector<ScenarioInfo> kScenarios = {
-    {ScenarioKind::Gaussian, "gaussian", "Q, K, V i.i.d. N(0,1): no structure, the baseline"},
-    {ScenarioKind::Clustered, "clustered", "tokens around 8 centres with Q = K: LSH buckets recover the clusters"},
-    {ScenarioKind::Local, "local", "q·k peaks for nearby positions (banded): sliding windows keep the mass"},
-    {ScenarioKind::Periodic, "periodic", "q·k peaks when (i−j) mod p = 0, p = round(√n): the strided pattern fits"},
-    {ScenarioKind::LowRank, "lowrank", "Q, K from a rank-4 factor: QKᵀ has rank 4, Linformer/SVD approximate it"},
-    {ScenarioKind::Hubs, "hubs", "n/64 hub keys every query attends to: global tokens keep the mass"},
+    {ScenarioKind::Gaussian, "gaussian", "Q, K, V i.i.d. N(0,1): no structure, the baseline", {}},
+    {ScenarioKind::Clustered, "clustered",
+     "tokens around C centres with Q = K: LSH buckets recover the clusters; each row's mass stays in its cluster at any n",
+     {"clusters", "number of clusters C the tokens are drawn around", "8", 1, 4096}},
+    {ScenarioKind::Local, "local",
+     "q·k peaks for |i − j| ≲ b positions (banded): a window of ±b keeps ~90% of the mass at any n (needs d ≥ 32 at "
+     "n = 65536)",
+     {"band", "half-width b of the band, in positions: |i − j| ≤ b holds most of each row's mass", "16", 1, 1 << 20}},
+    {ScenarioKind::Periodic, "periodic",
+     "q·k peaks when (i − j) mod p = 0: the strided pattern with stride p fits (sharp while p ≤ d)",
+     {"period", "period p of the peaks, in positions (⌈√n⌉ is the strided variant's default stride)", "⌈√n⌉", 1,
+      1 << 20}},
+    {ScenarioKind::LowRank, "lowrank", "Q, K from a rank-r factor: QKᵀ has rank r, Linformer/SVD approximate it",
+     {"rank", "rank r of the factor Q and K are drawn from", "4", 1, 1024}},
+    {ScenarioKind::Hubs, "hubs",
+     "h hub keys at 0, n/h, 2n/h, … hold ~60% of every row's mass at any n: global tokens on them keep it",
+     {"hubs", "number of hub keys h, evenly spaced from position 0", "4", 1, 4096}},
 };
+
+/// Random Fourier frequencies for a Gaussian kernel of width `sigma` positions (E_ω[cos ωΔ] = exp(−Δ²/2σ²)),
+/// rescaled so their mean square is exactly 1/σ²: the kernel's curvature at Δ = 0, and with it the band's width,
+/// then does not vary with the seed (a few dozen draws alone vary it by ±25%).
+std::vector<double> gaussian_kernel_frequencies(int pairs, double sigma, uint64_t seed) {
+    std::vector<double> omega(pairs);
+    double square = 0;
+    for (int f = 0; f < pairs; ++f) omega[f] = rng::normal(seed, kFrequencies, f), square += omega[f] * omega[f];
+    const double to_width = std::sqrt(pairs / std::max(square, 1e-12)) / sigma;
+    for (double& w : omega) w *= to_width;
+    return omega;
+}
+
+/// Smallest peak logit A in [6, 24] with A − A²/(4F) ≥ need: a cosine sum over F random-phase frequency pairs has
+/// std A/√(2F) away from its peaks, so each far key weighs about exp(A²/(4F)) against a peak's exp(A).
+double peak_logit(double need, int pairs) {
+    double best = 6.0;  // rows clearly shaped, never one-hot
+    for (double A = 6.0; A <= 24.0; A += 0.05) {
+        best = A;
+        if (A - A * A / (4.0 * std::max(1, pairs)) >= need) break;
+    }
+    return best;
+}
+
+/// Local: the band (≈ exp(A)·√(2π)·σ) must outweigh the n far keys 19×, so ~95% of a row stays off the far field.
+double local_peak_logit(int n, double sigma, int pairs) {
+    return peak_logit(std::log(19.0 * n / (std::sqrt(2.0 * M_PI) * sigma)), pairs);
+}
+
+/// Key noise of the hubs scenario: small enough that the n non-hub logits (variance 2σ²) sum to their mean
+/// n·exp(σ²) already at small n, so the hubs' share does not drift with n.
+constexpr float kHubKeyNoise = 0.5f;
+
+/// Hub logit L: the h hubs hold a share `rho` of a typical row's mass against n non-hub keys whose weights sum to
+/// ≈ n·exp(σ²). The hubs' own noise is left out: with a few hubs a row meets their median, not their mean.
+double hub_logit(int n, int hubs, double rho) {
+    const double sigma2 = double(kHubKeyNoise) * kHubKeyNoise;
+    return std::max(1.0, std::log(rho / (1.0 - rho) * double(std::max(1, n - hubs)) / hubs) + sigma2);
+}
 
 /// Fills every (h, i, c) of `t` with f(h, i, c), in parallel.
 void fill(Tensor3& t, const std::function<float(int, int, int)>& f) {
@@ -59,10 +109,41 @@ ScenarioKind parse_scenario(const std::string& id) {
     throw Error("unknown scenario '" + id + "'; choose one of: " + known);
 }
 
-const std::string& scenario_id(ScenarioKind kind) {
+const std::string& scenario_id(ScenarioKind kind) { return scenario_info(kind).id; }
+
+const ScenarioInfo& scenario_info(ScenarioKind kind) {
     for (const ScenarioInfo& s : kScenarios)
-        if (s.kind == kind) return s.id;
-    return kScenarios.front().id;
+        if (s.kind == kind) return s;
+    return kScenarios.front();
+}
+
+int scenario_structure(const ScenarioSpec& spec) {
+    const ScenarioInfo& info = scenario_info(spec.kind);
+    if (info.param.name.empty()) return 0;
+    if (spec.structure == 0) {
+        switch (spec.kind) {
+            case ScenarioKind::Clustered: return 8;
+            case ScenarioKind::Local: return 16;
+            case ScenarioKind::Periodic: return std::max(1, static_cast<int>(std::ceil(std::sqrt(double(spec.n)))));
+            case ScenarioKind::LowRank: return 4;
+            case ScenarioKind::Hubs: return 4;
+            case ScenarioKind::Gaussian: break;
+        }
+        return 0;
+    }
+    if (spec.structure < info.param.lo || spec.structure > info.param.hi)
+        throw Error(info.id + ": " + info.param.name + " = " + std::to_string(spec.structure) + " is out of range: choose " +
+                    std::to_string(info.param.lo) + " ≤ " + info.param.name + " ≤ " + std::to_string(info.param.hi) +
+                    " (or 0 for the default, " + info.param.auto_help + ")");
+    return spec.structure;
+}
+
+std::vector<int> scenario_hub_positions(const ScenarioSpec& spec) {
+    if (spec.kind != ScenarioKind::Hubs) return {};
+    const int hubs = std::min(scenario_structure(spec), spec.n);
+    std::vector<int> out;
+    for (int k = 0; k < hubs; ++k) out.push_back(static_cast<int>(int64_t(k) * spec.n / hubs));
+    return out;
 }
 
 Heads make_scenario(const ScenarioSpec& spec) {
@@ -78,6 +159,7 @@ Heads make_scenario(const ScenarioSpec& spec) {
         throw Error("temperature = " + std::to_string(spec.temperature) + " is out of range: choose 0 < T ≤ 100");
 
     const int H = spec.heads, n = spec.n, d = spec.dim, dv = spec.value_dim ? spec.value_dim : spec.dim;
+    const int structure = scenario_structure(spec);
     const uint64_t seed = spec.seed;
     const float inv_t = static_cast<float>(1.0 / spec.temperature);
     const float sqrt_d = std::sqrt(static_cast<float>(d));
@@ -97,30 +179,50 @@ Heads make_scenario(const ScenarioSpec& spec) {
             fill(out.K, [&](int h, int i, int c) { return noise(kK, h, i, c, d); });
             break;
         case ScenarioKind::Clustered: {
-            // Same-cluster logits ≈ ‖μ‖²/√d ≈ √d, cross-cluster ≈ N(0, 1): rows concentrate on their cluster.
-            const int clusters = std::min(n, 8);
+            // Same-cluster logits ≈ ‖μ‖²/√d ≈ √d, cross-cluster ≈ N(0, 1): rows concentrate on their cluster, whose
+            // share of the keys (1/C) does not depend on n.
+            const int clusters = std::min(n, structure);
             auto cluster_of = [&](int h, int i) { return static_cast<int>(rng::below(seed, kAssign, uint64_t(h) * n + i, clusters)); };
-            auto centre = [&](int h, int k, int c) { return static_cast<float>(rng::normal(seed, kCentres, (uint64_t(h) * 8 + k) * d + c)); };
+            auto centre = [&](int h, int k, int c) {
+                return static_cast<float>(rng::normal(seed, kCentres, (uint64_t(h) * clusters + k) * d + c));
+            };
+            out.groups.resize(size_t(H) * n);
+            for (int h = 0; h < H; ++h)
+                for (int i = 0; i < n; ++i) out.groups[size_t(h) * n + i] = cluster_of(h, i);
             fill(out.K, [&](int h, int i, int c) { return centre(h, cluster_of(h, i), c) + 0.35f * noise(kK, h, i, c, d); });
             fill(out.Q, [&](int h, int i, int c) { return inv_t * out.K.at(h, i, c); });
             break;
         }
         case ScenarioKind::Local:
         case ScenarioKind::Periodic: {
-            // Σ_f cos(ω_f (i − j)) peaks at i = j (Local: frequencies spread from 1/n to 1/2 cycle per step)
-            // or at every multiple of p (Periodic: harmonics of 2π/p). Peak logit ≈ 6 at T = 1.
+            // Positional features, pairs (cos ω_f·i, sin ω_f·i), so s·q_i·k_j = A·(1/F)·Σ_f cos(ω_f (i − j)).
+            // Local: ω_f drawn for a Gaussian kernel whose width follows the band b (not n), and a peak A that grows
+            // with ln(n/b) so the band beats the far field at any n. Periodic: harmonics of 2π/p, so the logit peaks
+            // exactly at (i − j) mod p = 0. While p/2 ≤ F all harmonics fit (a Dirichlet comb, slightly negative
+            // between peaks); beyond, F harmonics drawn at random keep the comb one position sharp with random-phase
+            // noise between peaks, which the peak logit outweighs. Either way the n/p peaks outweigh the rest 19×
+            // at any n: the mass follows p, not n.
             const int pairs = d / 2;
-            std::vector<double> omega(pairs);
-            const int period = std::max(2, static_cast<int>(std::lround(std::sqrt(static_cast<double>(n)))));
-            for (int f = 0; f < pairs; ++f) {
-                if (spec.kind == ScenarioKind::Local) {
-                    const double lo = std::log(M_PI / std::max(n, 2)), hi = std::log(M_PI / 2.0);
-                    omega[f] = std::exp(lo + (hi - lo) * (pairs > 1 ? double(f) / (pairs - 1) : 1.0));
+            std::vector<double> omega;
+            int used = pairs;
+            double A = 6.0;
+            if (spec.kind == ScenarioKind::Local) {
+                const double sigma_eff = structure / 2.0;  // ±b = ±2σ holds ~95% of a Gaussian row
+                A = local_peak_logit(n, sigma_eff, pairs);
+                omega = gaussian_kernel_frequencies(pairs, sigma_eff * std::sqrt(A), seed);
+            } else {
+                const int period = structure, harmonics = std::max(1, period / 2);
+                if (harmonics <= pairs) {
+                    used = harmonics * (pairs / harmonics);  // every harmonic equally often
+                    for (int f = 0; f < used; ++f) omega.push_back(2.0 * M_PI * (1 + f % harmonics) / period);
+                    A = peak_logit(std::log(19.0 * period), 1 << 20);
                 } else {
-                    omega[f] = 2.0 * M_PI * (1 + f % std::max(1, period / 2)) / period;
+                    for (int f = 0; f < pairs; ++f)
+                        omega.push_back(2.0 * M_PI * (1 + double(rng::below(seed, kFrequencies, f, harmonics))) / period);
+                    A = peak_logit(std::log(19.0 * period), pairs);
                 }
             }
-            const float amp = pairs > 0 ? std::sqrt(6.0f * sqrt_d / pairs) : 0.0f;  // peak s·q·k = amp²·pairs/√d = 6
+            const float amp = used > 0 ? std::sqrt(float(A) * sqrt_d / used) : 0.0f;  // peak s·q·k = amp²·F/√d = A
             fill(out.K, [&](int h, int i, int c) { return amp * positional(omega, i, c) + 0.1f * noise(kK, h, i, c, d); });
             fill(out.Q, [&](int h, int i, int c) {
                 return inv_t * (amp * positional(omega, i, c) + 0.1f * noise(kQ, h, i, c, d));
@@ -129,7 +231,7 @@ Heads make_scenario(const ScenarioSpec& spec) {
         }
         case ScenarioKind::LowRank: {
             // Q = A·W_q, K = A·W_k with A (n×r): QKᵀ = A·W_q·W_kᵀ·Aᵀ has rank r (plus 1% noise).
-            const int r = std::min(d, 4);
+            const int r = std::min(d, structure);
             const float inv_sqrt_r = 1.0f / std::sqrt(static_cast<float>(r));
             auto factor = [&](int h, int i, int k) { return static_cast<float>(rng::normal(seed, kFactors, (uint64_t(h) * n + i) * r + k)); };
             auto weight = [&](uint64_t which, int h, int k, int c) {
@@ -145,16 +247,38 @@ Heads make_scenario(const ScenarioSpec& spec) {
             break;
         }
         case ScenarioKind::Hubs: {
-            // Every query carries a shared direction u; hub keys carry 0.6·u: logit to a hub ≈ 0.6·√d.
-            const int hubs = std::max(1, n / 64);
+            // Every query is u plus noise orthogonal to u (‖u‖² = d); the h hub keys carry c·u with c = L/√d, so every
+            // hub's logit is L plus N(0, 2σ²) noise, against N(0, 2σ²) for other keys (σ = kHubKeyNoise). Keeping the query noise off u keeps
+            // L from adding a per-row shift that would grow with n; L grows with ln(n/h) (hub_logit), so the hubs
+            // hold the same share of each row's mass at any n.
+            const std::vector<int> positions = scenario_hub_positions(spec);
             std::vector<char> is_hub(n, 0);
-            for (int k = 0, placed = 0; placed < hubs; ++k) {
-                const int pos = static_cast<int>(rng::below(seed, kHubs, k, n));
-                if (!is_hub[pos]) is_hub[pos] = 1, ++placed;
+            for (int pos : positions) is_hub[pos] = 1;
+            const double L = hub_logit(n, static_cast<int>(positions.size()), 0.65);
+            const float c = static_cast<float>(L / sqrt_d);
+            Tensor3 u(H, 1, d);  // the shared direction per head, scaled to ‖u‖² = d
+            for (int h = 0; h < H; ++h) {
+                double sq = 0;
+                for (int col = 0; col < d; ++col) {
+                    u.at(h, 0, col) = static_cast<float>(rng::normal(seed, kDirection, uint64_t(h) * d + col));
+                    sq += double(u.at(h, 0, col)) * u.at(h, 0, col);
+                }
+                const float to_norm = static_cast<float>(std::sqrt(d / std::max(sq, 1e-12)));
+                for (int col = 0; col < d; ++col) u.at(h, 0, col) *= to_norm;
             }
-            auto dir = [&](int h, int c) { return static_cast<float>(rng::normal(seed, kDirection, uint64_t(h) * d + c)); };
-            fill(out.K, [&](int h, int i, int c) { return noise(kK, h, i, c, d) + (is_hub[i] ? 0.6f * dir(h, c) : 0.0f); });
-            fill(out.Q, [&](int h, int i, int c) { return inv_t * (noise(kQ, h, i, c, d) + dir(h, c)); });
+            fill(out.K, [&](int h, int i, int col) {
+                return kHubKeyNoise * noise(kK, h, i, col, d) + (is_hub[i] ? c * u.at(h, 0, col) : 0.0f);
+            });
+#pragma omp parallel for collapse(2) schedule(static)
+            for (int h = 0; h < H; ++h)
+                for (int i = 0; i < n; ++i) {
+                    double along = 0;  // (noise·u)/‖u‖²: the part of the noise along u, removed below
+                    for (int col = 0; col < d; ++col) along += double(noise(kQ, h, i, col, d)) * u.at(h, 0, col);
+                    along /= d;
+                    for (int col = 0; col < d; ++col)
+                        out.Q.at(h, i, col) = inv_t * static_cast<float>(noise(kQ, h, i, col, d) - along * u.at(h, 0, col) +
+                                                                          u.at(h, 0, col));
+                }
             break;
         }
     }

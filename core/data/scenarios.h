@@ -27,13 +27,25 @@ struct ScenarioSpec {
     int value_dim = 0;         // dv; 0 means dv = d
     double temperature = 1.0;  // logits are divided by it: small = peaked rows, large = flat rows
     uint64_t seed = 0;         // same seed, same tensors, bit for bit
+    int structure = 0;         // the scenario's own parameter (ScenarioInfo::param: band, period, clusters, rank or
+                               // hubs); 0 = its default
+};
+
+/// The one parameter that fixes a scenario's structure independently of n, so the same picture (and the same
+/// lesson) holds at any n.
+struct ScenarioParam {
+    std::string name;       // CLI option --NAME and session key: "band", "period", …; empty when the scenario has none
+    std::string help;       // what it sets, for --help and the GUI tooltip
+    std::string auto_help;  // its default, e.g. "16" or "⌈√n⌉"
+    int lo = 1, hi = 1;     // inclusive range
 };
 
 /// Name and one-line description of a scenario, for --help and the GUI.
 struct ScenarioInfo {
     ScenarioKind kind;
     std::string id;           // "gaussian", "clustered", ...
-    std::string description;  // one line
+    std::string description;  // one line: what it is and the promise it keeps at every n
+    ScenarioParam param;      // its structure parameter (name empty for gaussian)
 };
 
 /// Every scenario in declaration order.
@@ -42,9 +54,19 @@ const std::vector<ScenarioInfo>& scenario_list();
 ScenarioKind parse_scenario(const std::string& id);
 /// The id of a scenario kind.
 const std::string& scenario_id(ScenarioKind kind);
+/// The card of a scenario kind.
+const ScenarioInfo& scenario_info(ScenarioKind kind);
 
-/// Builds Q, K, V (and X = V of head 0 for FNet) for the spec; throws Error on n, H, d out of range
-/// (n in [1, 1048576], H in [1, 64], d in [1, 1024], temperature in (0, 100]).
+/// The structure parameter the scenario uses for this spec: spec.structure, or its default resolved against n.
+/// Throws Error naming the parameter and its range when spec.structure is out of range.
+int scenario_structure(const ScenarioSpec& spec);
+
+/// The hub positions of the hubs scenario (evenly spaced from 0: 0, ⌊n/h⌋, …), so a lesson or a user can make them
+/// Longformer's global tokens; empty for the other scenarios.
+std::vector<int> scenario_hub_positions(const ScenarioSpec& spec);
+
+/// Builds Q, K, V for the spec (and groups: the clusters of the clustered scenario); throws Error on n, H, d out of
+/// range (n in [1, 1048576], H in [1, 64], d in [1, 1024], temperature in (0, 100]) or a bad structure parameter.
 Heads make_scenario(const ScenarioSpec& spec);
 
 }  // namespace attnscope

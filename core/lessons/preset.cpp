@@ -42,6 +42,8 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
             sc.dim = in.value("dim", 64);
             sc.temperature = in.value("temperature", 1.0);
             sc.seed = in.value("seed", uint64_t(0));
+            if (const std::string& name = scenario_info(sc.kind).param.name; !name.empty())
+                sc.structure = in.value(name, 0);  // e.g. "band": 16; absent = the scenario's default
         } else {
             throw Error("the lesson preset's input mode '" + mode + "' is not synthetic or text");
         }
@@ -86,8 +88,10 @@ std::string describe_input(const InputSpec& spec) {
     }
     if (spec.mode == InputMode::Tensors) return "tensors from " + spec.tensors_path;
     const ScenarioSpec& s = spec.scenario;
+    const std::string& name = scenario_info(s.kind).param.name;
+    const std::string structure = name.empty() ? "" : ", " + name + " = " + std::to_string(scenario_structure(s));
     return "synthetic " + scenario_id(s.kind) + ", n = " + std::to_string(s.n) + ", H = " + std::to_string(s.heads) +
-           ", d = " + std::to_string(s.dim) + ", T = " + format_significant(s.temperature, 3) + ", seed " +
+           ", d = " + std::to_string(s.dim) + structure + ", T = " + format_significant(s.temperature, 3) + ", seed " +
            std::to_string(s.seed);
 }
 

@@ -65,7 +65,7 @@ public:
                        "grows to δ·w/2 each side at the same cost", 1, 1, 65536),
              bool_param("dilation_per_head", "δ_h", "dilation per head: head h uses δ_h = (h + 1)·δ (head 0 local, later "
                         "heads see farther)", false),
-             list_param("global", "G", "global positions G: rows and columns fully connected (0..n−1, or none)", "0"),
+             list_param("global", "G", "global positions G: rows and columns fully connected (positions ≥ n are skipped with a note; none: no globals)", "0"),
              causal_param(false), scale_param()},
             true,
             true,
@@ -75,11 +75,12 @@ public:
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         resolve_scale(p, heads);
+        // Positions past the end are kept in the parameters and skipped in this run (run() notes them): a list of
+        // globals belongs to the model, and the same model meets shorter sequences in a sweep over n.
         for (int g : p.get_list("global"))
-            if (g < 0 || g >= heads.n())
-                throw Error("longformer: global position " + std::to_string(g) + " is outside the sequence 0.." +
-                            std::to_string(heads.n() - 1) + " (n = " + std::to_string(heads.n()) +
-                            "): give positions in 0..n−1, or global=none");
+            if (g < 0)
+                throw Error("longformer: global position " + std::to_string(g) +
+                            " is negative: give positions 0, 1, … (those ≥ n are skipped), or global=none");
         return p;
     }
     RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
@@ -98,7 +99,13 @@ public:
             s.notes.push_back("dilation δ = " + std::to_string(pat.dilation) + ": the " + std::to_string(2 * pat.half + 1) +
                               " window keys sit δ apart, reaching " + std::to_string(int64_t(pat.dilation) * pat.half) +
                               " positions each side");
-        if (pat.global_pos.size() < p.get_list("global").size())
+        std::string beyond;
+        for (int g : p.get_list("global"))
+            if (g >= x.n()) beyond += (beyond.empty() ? "" : ", ") + std::to_string(g);
+        if (!beyond.empty())
+            s.notes.push_back("global positions " + beyond + " lie beyond this sequence (n = " + std::to_string(x.n()) +
+                              ") and are not used");
+        else if (pat.global_pos.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
         return run_sparse(m_info, x, p, pat, s, options, backend);
     }
@@ -120,7 +127,7 @@ private:
         pat.causal = p.get_bool("causal");
         pat.global.assign(n, 0);
         for (int g : p.get_list("global"))
-            if (g >= 0 && g < n) pat.global[g] = 1;  // resolve() checked them against the run's n
+            if (g >= 0 && g < n) pat.global[g] = 1;  // positions ≥ n are not in this sequence
         for (int i = 0; i < n; ++i)
             if (pat.global[i]) pat.global_pos.push_back(i);
         SparseSetup s;

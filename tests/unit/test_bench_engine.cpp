@@ -167,6 +167,11 @@ TEST(BenchBudget, SkipsAfterASlowPointAndPredictsFromTheSlope) {
     const BenchPoint b = measured_point(8192, 600, 3600);
     EXPECT_EQ(budget_skip_reason({&a, &b}, 16384, 10, TimingPlan{1, 5}), "");
     EXPECT_EQ(budget_skip_reason({&slow}, 65536, 0, TimingPlan{1, 5}), "");
+    // One point and the cost model: a linear variant (FLOPs ×4 from 4096 to 16384) fits where n² would not.
+    BenchPoint linear = a;
+    linear.flops = 1e9;
+    EXPECT_EQ(budget_skip_reason({&linear}, 16384, 10, TimingPlan{1, 5}, 4e9), "");
+    EXPECT_NE(budget_skip_reason({&linear}, 16384, 10, TimingPlan{1, 5}, 16e9).find("the cost model's"), std::string::npos);
 }
 
 // [SECTION] estimates against tracked peaks

@@ -60,11 +60,14 @@ RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::st
 }
 
 /// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
+/// `check_params` override the lesson's (e.g. a smaller size, where the broken stand-in would be quadratic).
 void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
-                        const std::string& broken) {
+                        const std::string& broken, const nlohmann::json& check_params = nlohmann::json::object()) {
     CpuBackend cpu;
     CheckContext ctx{cpu, {{variant, stand_in}}};
-    const CheckOutcome out = run_lesson_check(find_lesson(lesson_id), ctx);
+    Lesson lesson = find_lesson(lesson_id);
+    for (const auto& [key, value] : check_params.items()) lesson.check_params[key] = value;
+    const CheckOutcome out = run_lesson_check(lesson, ctx);
     bool found = false;
     for (const CheckLine& line : out.lines) {
         std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": " << line.measured << "\n";
@@ -116,7 +119,17 @@ TEST(LessonChecksCanFail, FactorisedWithoutTheStrideHead) {
 TEST(LessonChecksCanFail, WindowsGlobalsWithADenseWindow) {
     std::cout << "[case] windows-globals: longformer secretly computes full attention\n";
     expect_check_fails("windows-globals", "longformer",
-                       std::make_shared<StandIn>("longformer", runs_instead("full", {})), "CPU time when n grows 4×");
+                       std::make_shared<StandIn>("longformer", runs_instead("full", {})), "CPU time when n grows 4×",
+                       {{"timing_n", 2048}});  // the dense stand-in at the lesson's 65536 would take minutes
+}
+
+TEST(LessonChecksCanFail, WindowsGlobalsWithGlobalsIgnored) {
+    std::cout << "[case] windows-globals: longformer drops its global tokens whatever `global` says\n";
+    expect_check_fails("windows-globals", "longformer",
+                       std::make_shared<StandIn>("longformer", with_edited_params("longformer", [](Params& p) {
+                                                     p.set_list("global", {});
+                                                 })),
+                       "globals on the hub keys");
 }
 
 TEST(LessonChecksCanFail, LinearRnnWithACacheForAState) {

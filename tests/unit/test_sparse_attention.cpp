@@ -211,8 +211,7 @@ TEST_P(SparseAttention, EdgeInputsWork) {
 TEST_P(SparseAttention, BadParametersAreErrors) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     const Heads x = random_heads(1, 64, 8, 8, 4);
-    const std::vector<std::pair<std::string, Assignments>> bad = {{"longformer", {{"global", "64"}}},
-                                                                  {"longformer", {{"global", "-1"}}},
+    const std::vector<std::pair<std::string, Assignments>> bad = {{"longformer", {{"global", "-1"}}},
                                                                   {"fixed", {{"block", "8"}, {"summary", "9"}}},
                                                                   {"bigbird", {{"window_blocks", "4"}}},
                                                                   {"xl", {{"memory", "0"}, {"same_length", "1"}}}};
@@ -221,6 +220,19 @@ TEST_P(SparseAttention, BadParametersAreErrors) {
                   << " → Error\n";
         EXPECT_THROW(run_recorded(x, id, sets, *backend), Error) << id;
     }
+}
+
+TEST_P(SparseAttention, LongformerGlobalsBeyondTheSequenceAreSkippedWithANote) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    const Heads x = random_heads(1, 64, 8, 8, 4);
+    std::cout << "[case] backend=" << GetParam() << " longformer global=0,64,100 at n = 64 equals global=0, noted\n";
+    const RunResult beyond = run_recorded(x, "longformer", {{"global", "0,64,100"}}, *backend);
+    const RunResult inside = run_recorded(x, "longformer", {{"global", "0"}}, *backend);
+    EXPECT_LE((beyond.O.head(0) - inside.O.head(0)).cwiseAbs().maxCoeff(), 0.0f);  // the same cells, the same sums
+    bool noted = false;
+    for (const std::string& note : beyond.structure.notes)
+        noted = noted || note.find("global positions 64, 100 lie beyond this sequence") != std::string::npos;
+    EXPECT_TRUE(noted);
 }
 
 TEST_P(SparseAttention, XlCachedAndRecomputedEvaluationAgree) {
