@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
 

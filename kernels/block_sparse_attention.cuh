@@ -1,4 +1,4 @@
-// attnscope — block-sparse attention kernel over the BSR layout of core/primitives/block_layout.h (the
+// attnscope — block-sparse attention kernel over the BSR layout of core/backend/block_layout.h (the
 // layout and indexing functions the CPU primitive uses). Included by block_sparse_attention.cu (the backend)
 // and by the CPU emulation tests (tests/emu), so both run the very same kernel.
 //
@@ -16,7 +16,7 @@
 #pragma once
 #include <cmath>
 
-#include "core/primitives/block_layout.h"
+#include "core/backend/block_layout.h"
 #include "attention_tile.cuh"
 
 namespace attnscope::cuda {

@@ -2,7 +2,7 @@
 // Host tensors in and out: each call uploads its inputs, runs on one stream and copies its outputs back, so a
 // variant sees exactly the CPU backend's contract. Device memory is estimated before each call and allocated
 // through one tracked allocator (kernels/common.cuh); running out gives an Error that says to use the CPU.
-// Plain C++ header (no CUDA types): included by core/backend/registry.cpp, compiled by the host compiler.
+// Plain C++ header (no CUDA types): included by backends/registry.cpp, compiled by the host compiler.
 #pragma once
 #include <memory>
 #include <string>

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "core/primitives/block_layout.h"
-#include "core/primitives/pooling.h"
+#include "core/backend/block_layout.h"
+#include "core/backend/pooling.h"
 
 namespace attnscope::cuda {
 

@@ -1,13 +1,13 @@
 // attnscope — the LSH kernels that need no library: bucket argmax (after cuBLAS has formed x·R for every
 // round), the sort keys bucket·n + position per (round, head) segment, the sorted keys back to positions, and
-// the log-sum-exp combination of the hash rounds. The math is core/primitives/lsh.h, which the CPU calls too.
+// the log-sum-exp combination of the hash rounds. The math is core/backend/lsh_rules.h, which the CPU calls too.
 // Included by lsh.cu and by the CPU emulation tests (tests/emu); it defines non-template kernels, so include
 // it from one .cu of the library only (lsh.cu).
 #pragma once
 #include <cstdint>
 
 #include "common.cuh"
-#include "core/primitives/lsh.h"
+#include "core/backend/lsh_rules.h"
 
 namespace attnscope::cuda {
 

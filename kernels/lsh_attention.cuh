@@ -1,6 +1,6 @@
 // attnscope — chunked LSH attention (Reformer) on CUDA: for every round, each chunk of c sorted queries attends
 // to the keys of its own chunk and look_back previous chunks of the sorted keys (wrapping), with the causal
-// mask, the self-mask and the duplicate discount of core/primitives/lsh.h — the functions the CPU primitive
+// mask, the self-mask and the duplicate discount of core/backend/lsh_rules.h — the functions the CPU primitive
 // (core/primitives/cpu_lsh.cpp) calls — and writes O_r and L_r = log Σ exp(score) per position.
 // Included by lsh_attention.cu (the backend) and by the CPU emulation tests (tests/emu); lsh_chunk_kernel is
 // not a template, so include this header from one .cu of the library only.
@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "attention_tile.cuh"
-#include "core/primitives/lsh.h"
+#include "core/backend/lsh_rules.h"
 
 namespace attnscope::cuda {
 

@@ -1,5 +1,5 @@
 // attnscope — the pooled level-of-detail view kernel: one thread per output pixel reduces its bin of the
-// n×m matrix with the bin bounds of core/primitives/pooling.h (the same functions the CPU loop calls), in the
+// n×m matrix with the bin bounds of core/backend/pooling.h (the same functions the CPU loop calls), in the
 // same order as the CPU (row by row, left to right), so mean pixels match it to the last rounding step.
 // Included by pooled_view.cu and by the CPU emulation tests (tests/emu).
 // It defines a non-template kernel: include it from one .cu of the library only (pooled_view.cu).
@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "common.cuh"
-#include "core/primitives/pooling.h"
+#include "core/backend/pooling.h"
 
 namespace attnscope::cuda {
 

@@ -1,5 +1,5 @@
 // attnscope — singular values on CUDA through cuSOLVER: batched Jacobi (gesvdjBatched) for many small heads,
-// gesvd per head otherwise, and the randomized top-k of core/analysis/svd.cpp (same sketch Ω, drawn on the
+// gesvd per head otherwise, and the randomized top-k of core/primitives/svd.cpp (same sketch Ω, drawn on the
 // device by svd_sketch_entry; cuBLAS products; geqrf + orgqr re-orthonormalisation; gesvd of the projection).
 //
 // Layout: a row-major (r, c) buffer read column-major is Mᵀ (c × r, lda = c); σ(Mᵀ) = σ(M), so the exact path

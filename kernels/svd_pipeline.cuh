@@ -45,7 +45,7 @@ void exact_values(Ops& ops, float* M, int r, int c, float* work, float* S) {
 }
 
 /// Top-k σ of the row-major (r, c) matrix whose column-major view is A = Mᵀ (c × r, lda = c), with l = sketch
-/// columns (k ≤ l ≤ min(r, c)): the CPU recipe of core/analysis/svd.cpp — Y = M·Ω, power iterations
+/// columns (k ≤ l ≤ min(r, c)): the CPU recipe of core/primitives/svd.cpp — Y = M·Ω, power iterations
 /// Z = orth(Mᵀ·Q), Q = orth(M·Z), then σ(Qᵀ·M) = σ(A·Q) — with M·X = Aᵀ·X and Mᵀ·X = A·X.
 template <class Ops>
 void randomized_values(Ops& ops, const float* A, int r, int c, int k, int l, uint64_t seed, int power_iterations,

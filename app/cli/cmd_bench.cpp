@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
 #include "core/bench/sweep.h"

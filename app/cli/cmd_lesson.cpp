@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/lessons/lessons.h"
 
 namespace attnscope::cli {

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "commands.h"
-#include "core/analysis/metrics.h"
-#include "core/backend/registry.h"
+#include "core/session/metrics.h"
+#include "backends/registry.h"
 #include "core/data/text_model.h"
-#include "core/data/text_whatif.h"
+#include "core/session/text_whatif.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/npy_bundle.h"

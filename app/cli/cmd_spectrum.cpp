@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "core/analysis/spectrum.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/result_json.h"

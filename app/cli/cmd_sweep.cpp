@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "core/analysis/sweep.h"
-#include "core/backend/registry.h"
+#include "core/session/metric_sweep.h"
+#include "backends/registry.h"
 #include "core/data/text_model.h"
-#include "core/data/text_whatif.h"
+#include "core/session/text_whatif.h"
 #include "core/session/export.h"
 #include "input_options.h"
 

@@ -17,6 +17,7 @@
 #include "core/analysis/layer_spectra.h"
 #include "core/bench/bench_job.h"
 #include "core/bench/cost_model.h"
+#include "backends/registry.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
 #include "gui_app.h"
@@ -221,6 +222,7 @@ struct MetricSweepState {
     bool log_x = true, log_y = true;         // plot axes
     bool run_on_start = false;               // start a sweep on the first frame (set by a session file)
     std::shared_ptr<MetricSweepJob> job;     // newest sweep, running or finished (cancelled and joined on destruction)
+    void reset() { *this = MetricSweepState{}; }
 };
 
 // [SECTION] App
@@ -228,7 +230,7 @@ struct MetricSweepState {
 /// Everything the GUI owns.
 struct App {
     GuiOptions options;
-    Worker runs{"auto", interactive_cpu_threads()};  // one core left to the renderer (see interactive_cpu_threads)
+    Worker runs{make_backend, "auto", interactive_cpu_threads()};  // one core left to the renderer (see interactive_cpu_threads)
     BenchJob bench;                               // the performance panel's sweep (benchmark engine)
     HeatmapRenderer renderer;
     InputState input;

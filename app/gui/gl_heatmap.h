@@ -12,7 +12,7 @@
 
 #include "core/analysis/colormap.h"
 #include "core/tensor.h"
-#include "core/variants/reason.h"
+#include "core/reason.h"
 #include "gl_interop.h"
 
 namespace attnscope::gui {

@@ -2,6 +2,7 @@
 // Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
 //        [SECTION] Self-test  [SECTION] Main loop
 #include "gui_app.h"
+#include "panels.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
 
@@ -55,22 +56,6 @@ GLFWwindow* open_window(const GuiOptions& o) {
     glfwMakeContextCurrent(window);
     glfwSwapInterval(headless ? 0 : 1);
     return window;
-}
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-/// Maps --panel values ("lsh", "spectrum", ...) to window names; throws Error listing the valid ones.
-std::string panel_window(const std::string& name) {
-    const std::string l = lower(name);
-    for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
-                          kPerformanceWindow, kDebugWindow, kSweepWindow}) {
-        const std::string lw = lower(w);
-        if (l == lw || lw.rfind(l, 0) == 0) return w;
-    }
-    throw Error("unknown panel '" + name + "': choose input, variants, matrices, lsh, spectrum, performance, debug or sweep");
 }
 
 /// A font with the Greek, arrows and maths glyphs of the paper notation (DejaVu Sans, Debian fonts-dejavu-core);
@@ -169,14 +154,13 @@ void build_default_layout(ImGuiID dockspace) {
     ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, 0.24f, nullptr, &centre);
     ImGuiID left_bottom = ImGui::DockBuilderSplitNode(left, ImGuiDir_Down, 0.58f, nullptr, &left);
     const ImGuiID bottom = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, 0.36f, nullptr, &centre);
-    ImGui::DockBuilderDockWindow(kInputWindow, left);
-    ImGui::DockBuilderDockWindow(kVariantsWindow, left_bottom);
-    ImGui::DockBuilderDockWindow(kMatricesWindow, centre);
-    ImGui::DockBuilderDockWindow(kSpectrumWindow, bottom);
-    ImGui::DockBuilderDockWindow(kLshWindow, bottom);
-    ImGui::DockBuilderDockWindow(kPerformanceWindow, bottom);
-    ImGui::DockBuilderDockWindow(kDebugWindow, bottom);
-    ImGui::DockBuilderDockWindow(kSweepWindow, bottom);  // [SECTION] Lessons and sweeps (the Lesson window docks itself)
+    for (const PanelEntry& p : panels()) {
+        const ImGuiID node = p.slot == DockSlot::Left         ? left
+                             : p.slot == DockSlot::LeftBottom ? left_bottom
+                             : p.slot == DockSlot::Centre     ? centre
+                                                              : bottom;
+        ImGui::DockBuilderDockWindow(p.window, node);  // the Lesson window docks itself
+    }
     ImGui::DockBuilderFinish(dockspace);
 }
 
@@ -228,21 +212,15 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
             }
         }
         ImGui::Separator();
-        if (ImGui::MenuItem("Reset everything to defaults")) {
-            app.input.reset(), app.variants.reset(), app.view.reset(), app.lsh.reset(), app.spectrum.reset();
-            app.input.tensors_edit.clear();
-            app.perf.reset();
-            app.dirty = true;
-        }
+        if (ImGui::MenuItem("Reset everything to defaults")) reset_all_panels(app);
         if (ImGui::MenuItem("Quit") && app.options.self_test_frames == 0) glfwSetWindowShouldClose(window, 1);
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
         if (ImGui::MenuItem("Reset layout")) build_default_layout(ImGui::GetID("attnscope-dockspace"));
         if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
-        for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
-                              kPerformanceWindow, kDebugWindow, kSweepWindow})
-            if (ImGui::MenuItem(w)) ImGui::SetWindowFocus(w);
+        for (const PanelEntry& p : panels())
+            if (ImGui::MenuItem(p.window)) ImGui::SetWindowFocus(p.window);
         ImGui::EndMenu();
     }
     draw_lessons_menu(app);  // [SECTION] Lessons and sweeps
@@ -281,14 +259,7 @@ void draw_frame(App& app, GLFWwindow* window) {
     if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode())
         build_default_layout(dockspace);
     ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
-    draw_input_panel(app);
-    draw_variants_panel(app);
-    draw_lsh_panel(app);
-    draw_spectrum_panel(app);
-    draw_performance_panel(app);
-    draw_debug_panel(app);
-    draw_sweep_panel(app);     // [SECTION] Lessons and sweeps
-    draw_matrices_panel(app);  // last: the banner collects errors from the panels above
+    draw_panels(app);
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
     if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
     if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
@@ -404,9 +375,8 @@ private:
                 break;
             }
             case 10: {
-                static const char* names[] = {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow,
-                                              kSpectrumWindow, kPerformanceWindow, kDebugWindow};
-                ImGui::SetWindowFocus(names[size_t(u01(m_rng) * 7) % 7]);
+                const auto all = panels();
+                ImGui::SetWindowFocus(all[size_t(u01(m_rng) * all.size()) % all.size()].window);
                 break;
             }
             default: app.view.fit_next = true; break;
@@ -425,7 +395,7 @@ private:
 int run_gui(const GuiOptions& o) {
     const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
     std::string focus;
-    if (!o.panel.empty()) focus = panel_window(o.panel);  // reject a bad --panel before opening a window
+    if (!o.panel.empty()) focus = find_panel(o.panel).window;  // reject a bad --panel before opening a window
     if (!o.lesson.empty()) find_lesson(o.lesson);          // [SECTION] Lessons and sweeps: likewise a bad --lesson
     GLFWwindow* window = open_window(o);
     IMGUI_CHECKVERSION();

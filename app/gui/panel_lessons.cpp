@@ -13,8 +13,9 @@
 #include <thread>
 
 #include "app.h"
-#include "core/analysis/sweep.h"
-#include "core/backend/registry.h"
+#include "panels.h"
+#include "core/session/metric_sweep.h"
+#include "backends/registry.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
@@ -69,11 +70,11 @@ namespace {
 
 /// The window a preset's "panels" entry names; throws Error naming the valid ones.
 const char* preset_window(const std::string& name) {
-    for (const char* w : {kInputWindow, kVariantsWindow, kMatricesWindow, kLshWindow, kSpectrumWindow,
-                          kPerformanceWindow, kDebugWindow, kSweepWindow})
-        if (name == w) return w;
-    throw Error("panel '" + name + "' in the lesson preset is not a window of this build (Input, Variants, Matrices, "
-                "LSH buckets, Spectrum, Performance, Debug, Sweep)");
+    for (const PanelEntry& p : panels())
+        if (name == p.window) return p.window;
+    std::string known;
+    for (const PanelEntry& p : panels()) known += (known.empty() ? "" : ", ") + std::string(p.window);
+    throw Error("panel '" + name + "' in the lesson preset is not a window of this build (" + known + ")");
 }
 
 /// Applies a preset (assets/lessons/*.json "preset") to the session — input, variants, view toggles, panels — the

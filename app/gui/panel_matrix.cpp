@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "app.h"
-#include "core/analysis/metrics.h"
-#include "core/primitives/lsh.h"
+#include "core/session/metrics.h"
+#include "core/backend/lsh_rules.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 

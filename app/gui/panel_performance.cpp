@@ -14,7 +14,7 @@
 #include <set>
 
 #include "app.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::gui {

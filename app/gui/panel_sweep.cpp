@@ -1,5 +1,5 @@
 // attnscope — Sweep panel: the GUI form of `attnscope sweep`. One or more variants, a parameter of the first
-// (or n), START:STOP with ×FACTOR or +STEP, a metric, seeds; the core sweep (core/analysis/sweep.h) runs on its
+// (or n), START:STOP with ×FACTOR or +STEP, a metric, seeds; the core sweep (core/session/metric_sweep.h) runs on its
 // own thread point by point, and the plot shows the seed mean as a line inside its min–max band.
 // Index: [SECTION] Job  [SECTION] Form  [SECTION] Plot  [SECTION] Panel
 #include <imgui.h>
@@ -13,15 +13,15 @@
 #include <thread>
 
 #include "app.h"
-#include "core/analysis/sweep.h"
-#include "core/backend/registry.h"
+#include "core/session/metric_sweep.h"
+#include "backends/registry.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
 
-#if __has_include("core/data/text_whatif.h")
+#if __has_include("core/session/text_whatif.h")
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
-#include "core/data/text_whatif.h"
+#include "core/session/text_whatif.h"
 #define ATTNSCOPE_SWEEP_HAS_TEXT 1
 #else
 #define ATTNSCOPE_SWEEP_HAS_TEXT 0

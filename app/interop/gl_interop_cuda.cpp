@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "app/gui/gl_interop.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/error.h"
 
 namespace attnscope::gui {

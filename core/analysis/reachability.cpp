@@ -4,6 +4,8 @@
 #include <bit>
 #include <sstream>
 
+#include "../error.h"
+
 namespace attnscope {
 
 // [SECTION] adjacency builders

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../primitives/block_layout.h"
-#include "../variants/variant.h"
+#include "../backend/block_layout.h"
+#include "../reason.h"
 
 namespace attnscope {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "../backend/cpu_backend.h"
-#include "svd.h"
+#include "../primitives/cpu_backend.h"
+#include "../primitives/svd.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../primitives/lsh.h"
+#include "lsh_rules.h"
 
 namespace attnscope {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../primitives/block_layout.h"
-#include "../primitives/pooling.h"
+#include "block_layout.h"
+#include "pooling.h"
 #include "../tensor.h"
 
 namespace attnscope {
@@ -76,7 +76,7 @@ struct LshHashArgs {
 
 /// Arguments of chunked LSH attention: per round, each chunk of c sorted queries attends to its own chunk
 /// and look_back previous chunks of sorted keys (wrapping), with causal masking, the self-mask and the
-/// duplicate discount (core/primitives/lsh.h). Rows with no allowed key output 0 and L_r = −inf.
+/// duplicate discount (core/backend/lsh_rules.h). Rows with no allowed key output 0 and L_r = −inf.
 struct LshAttentionArgs {
     const Tensor3* Q = nullptr;             // (H, n, d)
     const Tensor3* K = nullptr;             // (H, n, d) keys (L2-normalised queries under shared QK)
@@ -182,7 +182,7 @@ int validate_singular_values(const SingularValuesArgs& args);
 // [SECTION] end svd
 
 // [SECTION] measurement
-/// What a backend measured about its own device over a scope (DeviceMeter in core/bench/cost_meter.h).
+/// What a backend measured about its own device over a scope (DeviceMeter in core/backend/cost_meter.h).
 struct DeviceClock {
     double ms_total = 0;        // device time of every primitive call so far (CUDA events; monotonic)
     double call_wall_ms_total = 0;  // host wall time spent inside those calls (launch, copies, waits)

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "../memory.h"
-#include "cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "device_guard.h"
 #include "../variants/registry.h"
 #include "memory_probe.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../variants/variant.h"
+#include "../heads.h"
 #include "bert_config.h"
 #include "bert_weights.h"
 

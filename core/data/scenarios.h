@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../variants/variant.h"
+#include "../heads.h"
 
 namespace attnscope {
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "../variants/variant.h"
+#include "../heads.h"
 
 namespace attnscope {
 

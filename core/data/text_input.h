@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "../variants/variant.h"
+#include "../heads.h"
 
 namespace attnscope {
 

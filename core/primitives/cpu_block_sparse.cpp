@@ -13,7 +13,7 @@
 #include <cmath>
 #include <utility>
 
-#include "block_layout.h"
+#include "../backend/block_layout.h"
 #include "cpu_primitives.h"
 #include "cpu_online_tile.h"
 #include "online_softmax.h"

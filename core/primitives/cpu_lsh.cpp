@@ -1,13 +1,13 @@
 // attnscope — Reformer LSH attention on the CPU: hash (gemm with the rotation + argmax), counting sort by
 // bucket, chunked attention with look-back, round combination. The per-cell rules and the round maths come
-// from core/primitives/lsh.h, the header the CUDA kernels include too.
+// from core/backend/lsh_rules.h, the header the CUDA kernels include too.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "cpu_primitives.h"
-#include "lsh.h"
+#include "../backend/lsh_rules.h"
 
 namespace attnscope {
 

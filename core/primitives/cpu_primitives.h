@@ -34,7 +34,7 @@ void cpu_kernel_attention(const KernelAttentionArgs& args);
 void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
 
 // [SECTION] svd
-/// Singular values on the CPU (LAPACK exact, or the randomized top-k of core/analysis/svd.h); see
+/// Singular values on the CPU (LAPACK exact, or the randomized top-k of core/primitives/svd.h); see
 /// Backend::singular_values.
 void cpu_singular_values(const SingularValuesArgs& args);
 // [SECTION] end svd

@@ -1,9 +1,9 @@
 // attnscope — the singular-values primitive on the CPU: LAPACK (sgesdd, sgesvd fallback) for every value, or
-// the randomized top-k of core/analysis/svd.h. The CUDA backend (kernels/svd.cu) follows the same recipe with
+// the randomized top-k of core/primitives/svd.h. The CUDA backend (kernels/svd.cu) follows the same recipe with
 // cuSOLVER and draws the same sketch Ω from core/primitives/random.h.
 #include <algorithm>
 
-#include "../analysis/svd.h"
+#include "svd.h"
 #include "cpu_primitives.h"
 
 namespace attnscope {

@@ -10,7 +10,7 @@
 #pragma once
 #include <cmath>
 
-#include "hd.h"
+#include "../backend/hd.h"
 
 namespace attnscope::fmap {
 

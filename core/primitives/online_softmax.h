@@ -4,7 +4,7 @@
 #pragma once
 #include <cmath>
 
-#include "hd.h"
+#include "../backend/hd.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "hd.h"
+#include "../backend/hd.h"
 
 namespace attnscope::rng {
 

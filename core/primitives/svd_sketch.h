@@ -1,9 +1,9 @@
-// attnscope — the Gaussian sketch Ω of the randomized SVD, shared by the CPU (core/analysis/svd.cpp) and the
+// attnscope — the Gaussian sketch Ω of the randomized SVD, shared by the CPU (core/primitives/svd.cpp) and the
 // CUDA backend (kernels/svd.cu), so a seed gives the same sketch and the same top-k estimate on both.
 #pragma once
 #include <cstdint>
 
-#include "hd.h"
+#include "../backend/hd.h"
 #include "random.h"
 
 namespace attnscope {

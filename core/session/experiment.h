@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "../analysis/metrics.h"
+#include "metrics.h"
 #include "../backend/backend.h"
 #include "../variants/variant.h"
 

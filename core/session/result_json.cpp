@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "../analysis/metrics.h"
+#include "metrics.h"
 #include "../variants/registry.h"
 
 namespace attnscope {

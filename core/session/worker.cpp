@@ -1,4 +1,4 @@
-// attnscope — background worker: run batches and timing sweeps off the UI thread.
+// attnscope — background worker: run batches off the UI thread.
 // Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
 #include "worker.h"
 
@@ -13,8 +13,7 @@
 #include <new>
 
 #include "../analysis/spectrum.h"
-#include "../backend/cpu_backend.h"
-#include "../backend/registry.h"
+#include "../primitives/cpu_backend.h"
 #include "../data/tensor_import.h"
 #include "../data/text_input.h"
 #include "../data/text_model.h"
@@ -344,7 +343,8 @@ int interactive_cpu_threads() { return std::max(1, omp_get_num_procs() - 1); }
 
 void use_interactive_cpu_threads() { omp_set_num_threads(interactive_cpu_threads()); }
 
-Worker::Worker(const std::string& backend, int cpu_threads) : m_backend(make_backend(backend)) {
+Worker::Worker(BackendFactory make, const std::string& backend, int cpu_threads)
+    : m_make_backend(std::move(make)), m_backend(m_make_backend(backend)) {
     m_backend_description = m_backend->description();
     m_thread = std::thread([this, cpu_threads] {
         pthread_setname_np(pthread_self(), "attnscope-run");  // named in profilers and debuggers
@@ -366,14 +366,6 @@ Worker::~Worker() {
 uint64_t Worker::post(RunBatchRequest request) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending_batch = std::move(request);
-    m_pending_sweep.reset();
-    return supersede_locked();
-}
-
-uint64_t Worker::post(SweepRequest request) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_pending_sweep = std::move(request);
-    m_pending_batch.reset();
     return supersede_locked();
 }
 
@@ -391,27 +383,19 @@ std::shared_ptr<const RunSnapshot> Worker::run_snapshot() const {
     return m_run;
 }
 
-std::shared_ptr<const SweepSnapshot> Worker::sweep_snapshot() const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_sweep;
-}
-
 void Worker::loop() {
     for (;;) {
         std::optional<RunBatchRequest> batch;
-        std::optional<SweepRequest> sweep;
         uint64_t generation = 0;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            m_cv.wait(lock, [this] { return m_quit || m_pending_batch || m_pending_sweep; });
+            m_cv.wait(lock, [this] { return m_quit || m_pending_batch; });
             if (m_quit) return;
             batch.swap(m_pending_batch);
-            sweep.swap(m_pending_sweep);
             generation = m_generation.load();
             m_cancel = false;
         }
         if (batch) do_batch(*batch, generation);
-        if (sweep) do_sweep(*sweep, generation);
     }
 }
 
@@ -421,7 +405,7 @@ void Worker::do_batch(const RunBatchRequest& request, uint64_t generation) {
     try {
         // "Run on CPU" after a device out-of-memory: this batch only, on a CPU backend made for it.
         std::unique_ptr<Backend> cpu;
-        if (request.backend == "cpu" && m_backend->name() != "cpu") cpu = make_backend("cpu");
+        if (request.backend == "cpu" && m_backend->name() != "cpu") cpu = m_make_backend("cpu");
         snap = run_batch(request, cpu ? *cpu : *m_backend, &m_cancel);
     } catch (const std::exception& e) {  // anything unexpected still reaches the user as a sentence
         auto s = std::make_shared<RunSnapshot>();
@@ -438,59 +422,6 @@ void Worker::do_batch(const RunBatchRequest& request, uint64_t generation) {
     for (const auto& v : snap->variants) failed = failed || !v.error.empty();
     m_progress = 1;
     m_state = failed ? WorkerState::Failed : WorkerState::Done;
-}
-
-void Worker::do_sweep(const SweepRequest& request, uint64_t generation) {
-    auto current = std::make_shared<SweepSnapshot>();
-    current->generation = generation;
-    for (const auto& v : request.variants) current->ids.push_back(v.id);
-    current->points.resize(request.variants.size());
-    std::vector<bool> stopped(request.variants.size(), false);
-    auto publish = [&](bool complete) {
-        auto copy = std::make_shared<SweepSnapshot>(*current);
-        copy->complete = complete;
-        std::lock_guard<std::mutex> lock(m_mutex);
-        if (generation != m_generation.load()) return;
-        m_sweep = copy;
-        if (complete) m_state = WorkerState::Done;
-    };
-    const double total = double(request.ns.size() * std::max<size_t>(1, request.variants.size()));
-    double done = 0;
-    for (int n : request.ns) {
-        Heads heads;
-        try {
-            ScenarioSpec spec = request.base;
-            spec.n = n;
-            heads = make_scenario(spec);
-        } catch (const std::exception& e) {
-            current->notes.push_back("n = " + std::to_string(n) + ": " + e.what());
-            break;
-        }
-        for (size_t k = 0; k < request.variants.size(); ++k) {
-            if (m_cancel.load()) return;
-            done += 1;
-            m_progress = float(done / total);
-            if (stopped[k]) continue;
-            try {
-                const RunResult r = run_variant(heads, request.variants[k], RunOptions{}, *m_backend, nullptr);
-                current->points[k].push_back({n, r.cost.time_ms, double(r.cost.peak_bytes), r.cost.flops});
-                if (r.cost.time_ms > request.max_point_ms) {
-                    stopped[k] = true;
-                    current->notes.push_back(request.variants[k].id + " stopped after n = " + std::to_string(n) +
-                                             ": one run took " + std::to_string(int(r.cost.time_ms)) +
-                                             " ms (the interactive sweep keeps each point short)");
-                }
-            } catch (const Error& e) {
-                stopped[k] = true;
-                current->notes.push_back(request.variants[k].id + " at n = " + std::to_string(n) + ": " + e.what());
-            } catch (const std::bad_alloc&) {
-                stopped[k] = true;
-                current->notes.push_back(out_of_memory_message(request.variants[k].id, n, heads.heads()));
-            }
-        }
-        publish(false);
-    }
-    publish(true);
 }
 
 }  // namespace attnscope

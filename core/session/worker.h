@@ -1,12 +1,13 @@
 // attnscope — the background worker the GUI talks to: post a request, read the newest immutable snapshot.
 // The UI thread never computes: it posts a WorkerRequest and, every frame, reads snapshot() and state().
-// A newer request cancels an older one at the next variant (or sweep point) boundary; a cancelled run never
+// A newer request cancels an older one at the next variant boundary; a cancelled run never
 // publishes. Snapshots are shared_ptr<const ...>, so the UI may hold one as long as it likes.
 // Index: [SECTION] Requests  [SECTION] Snapshots  [SECTION] Worker
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,14 +73,6 @@ struct RunBatchRequest {
     int display_round = 0;                  // the lsh round whose sorted order LshBuckets shows
 };
 
-/// A timing sweep over n for the performance panel (the benchmark engine will replace this source).
-struct SweepRequest {
-    ScenarioSpec base;                      // scenario, heads, d; n is overwritten per point
-    std::vector<VariantRequest> variants;   // variants to time
-    std::vector<int> ns;                    // sequence lengths, ascending
-    double max_point_ms = 2000;             // stop a variant's sweep after a run slower than this
-};
-
 // [SECTION] Snapshots
 
 /// Singular values of one matrix head, descending, with the normalised cumulative energy.
@@ -133,23 +126,6 @@ struct RunSnapshot {
     double seconds = 0;                               // wall time of the whole batch
 };
 
-/// One timed point of a sweep.
-struct SweepPoint {
-    int n = 0;               // sequence length
-    double time_ms = 0;      // measured compute time
-    double peak_bytes = 0;   // peak tracked bytes
-    double flops = 0;        // analytic FLOPs
-};
-
-/// The timings of every variant over n.
-struct SweepSnapshot {
-    uint64_t generation = 0;                      // the request it answers
-    std::vector<std::string> ids;                 // variant ids, in request order
-    std::vector<std::vector<SweepPoint>> points;  // per variant, ascending n
-    std::vector<std::string> notes;               // e.g. "full stopped at n = 8192: out of memory"
-    bool complete = false;                        // false while partial results are published
-};
-
 /// Runs one batch: builds the input, runs every variant against the shared exact reference, pools views.
 /// `cancelled` is polled between variants; returns nullptr when it fired.
 std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
@@ -179,12 +155,14 @@ int interactive_cpu_threads();
 /// Caps the OpenMP threads of parallel regions started by the calling thread at interactive_cpu_threads().
 void use_interactive_cpu_threads();
 
-/// A thread computing the newest posted request of one kind (a run batch or a sweep).
+/// A thread computing the newest posted run batch.
 class Worker {
 public:
-    /// Starts the thread with its own backend ("auto": CUDA when present). `cpu_threads` > 0 caps the OpenMP
-    /// threads of its CPU work (interactive_cpu_threads() for a GUI); 0 uses them all.
-    explicit Worker(const std::string& backend = "auto", int cpu_threads = 0);
+    /// Makes a backend by name ("cpu", "cuda", "auto"): the registry above the core (backends/registry.h) is handed in.
+    using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string&)>;
+    /// Starts the thread with its own backend, made by `make` from `backend` ("auto": CUDA when present).
+    /// `cpu_threads` > 0 caps the OpenMP threads of its CPU work (interactive_cpu_threads() for a GUI); 0 uses them all.
+    Worker(BackendFactory make, const std::string& backend = "auto", int cpu_threads = 0);
     /// Cancels the current request and joins the thread.
     ~Worker();
     Worker(const Worker&) = delete;
@@ -192,13 +170,9 @@ public:
 
     /// Replaces any pending request; the running one is cancelled at its next boundary. Returns its generation.
     uint64_t post(RunBatchRequest request);
-    /// Same for a sweep.
-    uint64_t post(SweepRequest request);
 
     /// The newest finished batch (nullptr before the first).
     std::shared_ptr<const RunSnapshot> run_snapshot() const;
-    /// The newest sweep (partial while running; nullptr before the first).
-    std::shared_ptr<const SweepSnapshot> sweep_snapshot() const;
     WorkerState state() const { return m_state.load(); }
     /// 0..1 progress of the running request.
     float progress() const { return m_progress.load(); }
@@ -213,16 +187,14 @@ private:
     /// thread and returns the new generation.
     uint64_t supersede_locked();
     void do_batch(const RunBatchRequest& request, uint64_t generation);
-    void do_sweep(const SweepRequest& request, uint64_t generation);
 
+    BackendFactory m_make_backend;  // for a one-off CPU backend ("Run on CPU" after a device out-of-memory)
     std::unique_ptr<Backend> m_backend;
     std::string m_backend_description;
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::optional<RunBatchRequest> m_pending_batch;
-    std::optional<SweepRequest> m_pending_sweep;
     std::shared_ptr<const RunSnapshot> m_run;
-    std::shared_ptr<const SweepSnapshot> m_sweep;
     std::atomic<uint64_t> m_generation{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<WorkerState> m_state{WorkerState::Idle};

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "common_params.h"
 #include "registry.h"
 

@@ -13,7 +13,7 @@
 #include <numbers>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "registry.h"
 
 namespace attnscope {

@@ -8,7 +8,7 @@
 // None builds an n×n matrix, and none holds φ(Q), φ(K): Backend::kernel_attention computes the features block
 // by block where linear attention uses them (on the CPU). P̃ = D⁻¹φ(Q)φ(K)ᵀ is made only for display.
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "common_params.h"
 #include "kernel_common.h"
 #include "registry.h"

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "../primitives/random.h"
 #include "common_params.h"
 

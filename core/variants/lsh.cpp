@@ -19,8 +19,8 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
-#include "../primitives/lsh.h"
+#include "../backend/cost_meter.h"
+#include "../backend/lsh_rules.h"
 #include "../primitives/random.h"
 #include "common_params.h"
 #include "lsh.h"

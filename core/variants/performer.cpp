@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "../primitives/random.h"
 #include "common_params.h"
 #include "kernel_common.h"

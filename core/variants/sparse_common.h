@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
-#include "../primitives/block_layout.h"
+#include "../backend/cost_meter.h"
+#include "../backend/block_layout.h"
 #include "variant.h"
 
 namespace attnscope {

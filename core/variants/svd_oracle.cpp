@@ -5,9 +5,9 @@
 #include <memory>
 #include <utility>
 
-#include "../analysis/svd.h"
+#include "../primitives/svd.h"
 #include "../backend/backend.h"
-#include "../bench/cost_meter.h"
+#include "../backend/cost_meter.h"
 #include "linformer.h"
 #include "registry.h"
 

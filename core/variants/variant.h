@@ -1,4 +1,4 @@
-// attnscope — what a variant is: its card (VariantInfo), its input (Heads), its output (RunResult).
+// attnscope — what a variant is: its card (VariantInfo) and its output (RunResult); its input is Heads (heads.h).
 // A variant is a *plan* over a few primitives: it decides structure on the host (deterministic given a
 // seed) and calls the Backend's primitives; backends implement primitives, never variants.
 #pragma once
@@ -9,44 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "../backend/cost_meter.h"
+#include "../heads.h"
 #include "../tensor.h"
 #include "decoders.h"
 #include "params.h"
-#include "reason.h"
+#include "../reason.h"
 
 namespace attnscope {
 
 class Backend;
-
-/// The sizes of one attention call: all a variant needs to resolve its parameters and estimate its cost.
-struct Shape {
-    int H = 0, N = 0, D = 0, DV = 0;  // heads, positions, head dim of Q and K, head dim of V
-    int heads() const { return H; }
-    int n() const { return N; }
-    int d() const { return D; }
-    int dv() const { return DV; }
-};
-
-/// Inputs of one attention call: all heads of one layer (or one synthetic scenario).
-struct Heads {
-    Tensor3 Q;                        // (H, n, d)
-    Tensor3 K;                        // (H, n, d)
-    Tensor3 V;                        // (H, n, dv)
-    Tensor3 X;                        // (1, n, hidden) layer input when known (FNet mixes it); may be empty
-    std::vector<std::string> tokens;  // n token strings when the input is text; empty otherwise
-    std::vector<int> groups;          // (H·n) group label per head and position for display ordering (the clustered
-                                      // scenario's clusters); empty when the input has none
-    std::string source;               // "synthetic:gaussian", "text", "tensors:FILE"
-
-    int heads() const { return Q.heads(); }
-    int n() const { return Q.rows(); }
-    int d() const { return Q.cols(); }
-    int dv() const { return V.cols(); }
-    Shape shape() const { return {heads(), n(), d(), dv()}; }
-};
-
-/// Throws Error unless Q, K, V agree in shape, are non-empty and finite.
-void validate_heads(const Heads& heads);
 
 /// FLOPs of exact attention: QKᵀ and PV, one multiply-add per (i, j, feature) over n² cells per head, or
 /// n(n+1)/2 when causal.
@@ -83,15 +55,6 @@ struct RunOptions {
                                // benchmarks turn it off so they time the algorithm, as peers' forward calls are timed
 };
 
-/// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
-struct ReasonMask {
-    int heads = 0, n = 0;
-    std::vector<uint8_t> cells;  // (H, n, n) row-major
-    Reason at(int h, int i, int j) const {
-        return static_cast<Reason>(cells[(static_cast<size_t>(h) * n + i) * n + j]);
-    }
-};
-
 /// What a variant decided before scoring, for the GUI to show and explain.
 struct Structure {
     std::optional<ReasonMask> mask;                          // per-cell reasons (want_matrix only)
@@ -103,21 +66,6 @@ struct Structure {
     std::string matrix_title;  // what P̃ is when it is not an attention matrix (FNet: "C_n = cos(2πij/n): ...")
     /// Matrices of `matrices` the Matrices panel shows beside P̃, same shape as P̃: (name, title).
     std::vector<std::pair<std::string, std::string>> display_matrices;
-};
-
-/// Analytic and measured cost of a run.
-struct Cost {
-    double flops = 0;        // analytic floating-point operations
-    double bytes = 0;        // analytic bytes moved (inputs, outputs, intermediates)
-    double time_ms = 0;      // measured time of the run: wall clock on the CPU; on a device (CUDA) the CUDA-event
-                             // time of the device work plus the wall time of host work between primitive calls
-    int64_t peak_bytes = 0;  // peak tracked host bytes held during the run (outputs included)
-    // [SECTION] device measurement (CUDA backend; zeros and "wall" on the CPU)
-    double wall_ms = 0;             // wall clock of the run on every backend
-    double device_ms = 0;           // CUDA-event time of the primitive calls (device work, host fallbacks included)
-    int64_t peak_device_bytes = 0;  // peak tracked device allocations during the run (kernels/common.cuh)
-    std::string clock = "wall";     // how time_ms was measured: "wall" or "cuda-events+host-wall"
-    // [SECTION] end device measurement
 };
 
 /// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes

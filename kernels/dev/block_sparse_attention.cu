@@ -2,7 +2,7 @@
 Block-sparse attention forward, developed in isolation (llm.c style): a CPU reference, numbered kernel versions
 behind one switch, element-wise validation of every version against the reference, then timing with CUDA events.
 The layout is BigBird-like (sliding window of w blocks, g global blocks, r random blocks per row, seeded), over
-the BSR format of core/primitives/block_layout.h; diagonal blocks carry a lower-triangular bitmask when causal.
+the BSR format of core/backend/block_layout.h; diagonal blocks carry a lower-triangular bitmask when causal.
 
 Build: the CMake target `block_sparse_attention_dev` (built with the CUDA backend).
 Run (needs an NVIDIA GPU):

@@ -3,7 +3,7 @@ Chunked LSH attention forward (Reformer), developed in isolation (llm.c style): 
 versions behind one switch, element-wise validation of every version, then timing with CUDA events. Buckets
 are drawn at random per (round, head, position) and sorted by (bucket, position) on the host (the hash itself
 is kernels/lsh.cuh and is not the subject here); shared QK (self-mask on), look-back 1, duplicate discount over
-the rounds — the cell rules of core/primitives/lsh.h.
+the rounds — the cell rules of core/backend/lsh_rules.h.
 
 Build: the CMake target `lsh_attention_dev` (built with the CUDA backend).
 Run (needs an NVIDIA GPU):

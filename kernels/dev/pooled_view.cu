@@ -1,7 +1,7 @@
 /*
 The pooled level-of-detail view (max or mean over bins of an n×m matrix), developed in isolation (llm.c style):
 a CPU reference, numbered kernel versions behind one switch, element-wise validation, then timing with CUDA
-events. Bins are those of core/primitives/pooling.h (the CPU and the production kernel call the same functions).
+events. Bins are those of core/backend/pooling.h (the CPU and the production kernel call the same functions).
 
 Build: the CMake target `pooled_view_dev` (built with the CUDA backend).
 Run (needs an NVIDIA GPU):

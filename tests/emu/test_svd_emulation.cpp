@@ -11,7 +11,7 @@
 #include <iostream>
 #include <vector>
 
-#include "core/analysis/svd.h"
+#include "core/primitives/svd.h"
 #include "core/primitives/random.h"
 #include "svd_pipeline.cuh"
 

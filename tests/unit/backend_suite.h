@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/tensor.h"
 
 namespace attnscope::test {

@@ -10,8 +10,8 @@
 
 #include "backend_suite.h"
 #include "core/analysis/spectrum.h"
-#include "core/backend/cpu_backend.h"
-#include "core/bench/cost_meter.h"
+#include "core/primitives/cpu_backend.h"
+#include "core/backend/cost_meter.h"
 #include "core/bench/device_guard.h"
 #include "core/bench/report.h"
 #include "core/bench/sweep.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "backend_suite.h"
-#include "core/backend/cpu_backend.h"
+#include "core/primitives/cpu_backend.h"
 #include "core/primitives/random.h"
 
 namespace attnscope::test {

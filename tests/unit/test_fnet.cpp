@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/analysis/metrics.h"
+#include "core/session/metrics.h"
 #include "kernel_test_util.h"
 
 namespace attnscope::test {

@@ -9,7 +9,7 @@
 
 #include "core/analysis/layer_spectra.h"
 #include "core/analysis/spectrum.h"
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/session/worker.h"
 #include "text_test_util.h"
 

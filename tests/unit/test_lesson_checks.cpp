@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "core/backend/cpu_backend.h"
+#include "core/primitives/cpu_backend.h"
 #include "core/lessons/lessons.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"

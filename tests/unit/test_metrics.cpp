@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "backend_suite.h"
-#include "core/analysis/metrics.h"
+#include "core/session/metrics.h"
 #include "core/data/scenarios.h"
 #include "core/primitives/random.h"
 #include "core/session/experiment.h"

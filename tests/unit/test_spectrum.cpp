@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/analysis/spectrum.h"
-#include "core/analysis/svd.h"
+#include "core/primitives/svd.h"
 #include "core/primitives/random.h"
 
 namespace attnscope::test {

@@ -1,8 +1,8 @@
 // Sweep ranges, metric names and a real sweep over n on the CPU.
 #include <gtest/gtest.h>
 
-#include "core/analysis/sweep.h"
-#include "core/backend/cpu_backend.h"
+#include "core/session/metric_sweep.h"
+#include "core/primitives/cpu_backend.h"
 #include "core/data/scenarios.h"
 
 namespace attnscope::test {

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <iomanip>
 
-#include "core/backend/registry.h"
+#include "backends/registry.h"
 #include "core/data/samples.h"
 #include "core/data/text_model.h"
-#include "core/data/text_whatif.h"
+#include "core/session/text_whatif.h"
 #include "text_test_util.h"
 
 namespace attnscope::test {

@@ -2,7 +2,7 @@
 // the moment it is registered).
 #include <gtest/gtest.h>
 
-#include "core/backend/cpu_backend.h"
+#include "core/primitives/cpu_backend.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"

@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "metric_sweep.h"
 
 #include <cmath>
 #include <limits>

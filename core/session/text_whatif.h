@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../session/experiment.h"
-#include "text_model.h"
+#include "experiment.h"
+#include "../data/text_model.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 // attnscope — the CPU backend: Eigen kernels parallelised over all cores with OpenMP.
 // Each primitive family lives in core/primitives/cpu_*.cpp; this class only routes to them.
 #pragma once
-#include "backend.h"
+#include "../backend/backend.h"
 
 namespace attnscope {
 

@@ -2,8 +2,8 @@
 
 #include <omp.h>
 
-#include "../primitives/cpu_feature_rows.h"
-#include "../primitives/cpu_primitives.h"
+#include "cpu_feature_rows.h"
+#include "cpu_primitives.h"
 
 namespace attnscope {
 

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "../primitives/svd_sketch.h"
+#include "svd_sketch.h"
 
 // OpenBLAS (Debian's pthread build) behind LAPACKE.
 extern "C" void openblas_set_num_threads(int num_threads);

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "../primitives/block_layout.h"
+#include "../backend/block_layout.h"
 
 namespace attnscope {
 
@@ -110,9 +110,10 @@ double mean_over_heads_rel_err(const Tensor3& approx, const Tensor3& exact) {
     return sum / exact.heads();
 }
 
-/// mean_i KL(P_i ‖ P̃_i) averaged over heads; +inf when P̃ is zero where P has mass.
-double mean_row_kl(const Tensor3& P, const Tensor3& Pt) {
-    const int H = P.heads(), n = P.rows(), m = P.cols();
+/// mean_i KL(A_i ‖ B_i) averaged over heads; +inf when B is zero where A has mass. With (P, P̃) it is row_kl
+/// (infinite for every mask); with (P̃, P) row_kl_rev (finite for a mask: the cells P̃ drops contribute nothing).
+double mean_row_kl(const Tensor3& A, const Tensor3& B) {
+    const int H = A.heads(), n = A.rows(), m = A.cols();
     double total = 0;
     bool infinite = false;
 #pragma omp parallel for collapse(2) reduction(+ : total) reduction(|| : infinite)
@@ -120,37 +121,13 @@ double mean_row_kl(const Tensor3& P, const Tensor3& Pt) {
         for (int i = 0; i < n; ++i) {
             double kl = 0;
             for (int j = 0; j < m; ++j) {
-                const double p = P.at(h, i, j), q = Pt.at(h, i, j);
-                if (p <= 0) continue;
-                if (q <= 0) {
+                const double a = A.at(h, i, j), b = B.at(h, i, j);
+                if (a <= 0) continue;
+                if (b <= 0) {
                     infinite = true;
                     break;
                 }
-                kl += p * std::log(p / q);
-            }
-            total += kl;
-        }
-    return infinite ? std::numeric_limits<double>::infinity() : total / (double(H) * n);
-}
-
-/// mean_i KL(P̃_i ‖ P_i) averaged over heads: finite for a mask (cells P̃ drops contribute nothing); +inf only when
-/// P̃ puts weight where P has none.
-double mean_row_kl_reverse(const Tensor3& P, const Tensor3& Pt) {
-    const int H = P.heads(), n = P.rows(), m = P.cols();
-    double total = 0;
-    bool infinite = false;
-#pragma omp parallel for collapse(2) reduction(+ : total) reduction(|| : infinite)
-    for (int h = 0; h < H; ++h)
-        for (int i = 0; i < n; ++i) {
-            double kl = 0;
-            for (int j = 0; j < m; ++j) {
-                const double q = Pt.at(h, i, j), p = P.at(h, i, j);
-                if (q <= 0) continue;
-                if (p <= 0) {
-                    infinite = true;
-                    break;
-                }
-                kl += q * std::log(q / p);
+                kl += a * std::log(a / b);
             }
             total += kl;
         }
@@ -180,7 +157,7 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
         // KL needs a distribution: a kernel that can go negative (performer trig) has none on that run.
         if (info.normalised && all_non_negative(*r.P_eff)) {
             m.row_kl = mean_row_kl(*ref.P, *r.P_eff);
-            m.row_kl_rev = mean_row_kl_reverse(*ref.P, *r.P_eff);
+            m.row_kl_rev = mean_row_kl(*r.P_eff, *ref.P);
         }
     }
     if (r.structure.allowed_lse) {

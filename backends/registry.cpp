@@ -1,6 +1,6 @@
 #include "registry.h"
 
-#include "cpu_backend.h"
+#include "core/primitives/cpu_backend.h"
 
 #ifdef ATTNSCOPE_HAVE_CUDA
 #include "cuda_backend.h"

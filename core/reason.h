@@ -1,6 +1,9 @@
-// attnscope — why a cell (query i, key j) is allowed: the colour and tooltip of every mask cell.
+// attnscope — why a cell (query i, key j) is allowed, and a whole mask of such reasons: the colour and tooltip of
+// every mask cell, and what reachability and metrics read.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace attnscope {
 
@@ -23,5 +26,14 @@ enum class Reason : uint8_t {
 
 /// Lower-case name of a reason, e.g. "window".
 const char* reason_name(Reason r);
+
+/// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
+struct ReasonMask {
+    int heads = 0, n = 0;
+    std::vector<uint8_t> cells;  // (H, n, n) row-major
+    Reason at(int h, int i, int j) const {
+        return static_cast<Reason>(cells[(static_cast<size_t>(h) * n + i) * n + j]);
+    }
+};
 
 }  // namespace attnscope

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "core/backend/backend.h"
 
 namespace attnscope {
 

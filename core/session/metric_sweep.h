@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../session/experiment.h"
+#include "experiment.h"
 
 namespace attnscope {
 
@@ -46,8 +46,7 @@ std::string sweep_metric_name(SweepMetric metric);
 /// The metric's value in a result; empty when it does not apply (or is infinite).
 std::optional<double> sweep_metric_value(SweepMetric metric, const RunResult& result);
 
-/// One point of a sweep: the parameter value and the metric over seeds. (Not `SweepPoint`: the GUI worker's
-/// timing sweep owns that name.)
+/// One point of a metric sweep: the parameter value and the metric over seeds.
 struct MetricSweepPoint {
     double value = 0;                 // parameter value
     double mean = 0, min = 0, max = 0;  // over the seeds where the metric applied
@@ -55,7 +54,7 @@ struct MetricSweepPoint {
 };
 
 /// Measures a metric a RunResult does not hold (embedding_cosine: see embedding_cosine_measure in
-/// core/data/text_whatif.h) for one request; nullopt when it does not apply.
+/// core/session/text_whatif.h) for one request; nullopt when it does not apply.
 using SweepEvaluator = std::function<std::optional<double>(const VariantRequest& request, Backend& backend)>;
 
 /// A sweep request.

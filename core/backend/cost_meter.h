@@ -1,4 +1,4 @@
-// attnscope — measures the time and peak memory of the compute part of a run.
+// attnscope — the cost of a run (Cost) and what measures it: the time and peak memory of its compute part.
 // Variants start it before their fast path and stop it before any display-only extras (e.g. recomputing
 // P for a heatmap), so reported cost is the cost of the algorithm, not of the visualisation.
 // The clock is the backend's: wall clock on the CPU; on a device backend (CUDA) the CUDA-event time of the
@@ -8,11 +8,27 @@
 #include <chrono>
 #include <optional>
 
-#include "../backend/backend.h"
+#include <cstdint>
+#include <string>
+
 #include "../memory.h"
-#include "../variants/variant.h"
+#include "backend.h"
 
 namespace attnscope {
+
+/// Analytic and measured cost of a run.
+struct Cost {
+    double flops = 0;        // analytic floating-point operations
+    double bytes = 0;        // analytic bytes moved (inputs, outputs, intermediates)
+    double time_ms = 0;      // measured time of the run: wall clock on the CPU; on a device (CUDA) the CUDA-event
+                             // time of the device work plus the wall time of host work between primitive calls
+    int64_t peak_bytes = 0;  // peak tracked host bytes held during the run (outputs included)
+    // device measurement (CUDA backend; zeros and "wall" on the CPU)
+    double wall_ms = 0;             // wall clock of the run on every backend
+    double device_ms = 0;           // CUDA-event time of the primitive calls (device work, host fallbacks included)
+    int64_t peak_device_bytes = 0;  // peak tracked device allocations during the run (kernels/common.cuh)
+    std::string clock = "wall";     // how time_ms was measured: "wall" or "cuda-events+host-wall"
+};
 
 /// Device time and peak device bytes of a backend over a scope (nothing on a backend without a device).
 /// Scopes nest like PeakMemoryScope: an inner scope restarts the device high-water mark and folds the outer
