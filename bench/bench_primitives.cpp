@@ -23,8 +23,6 @@ void set_rate(benchmark::State& state, double flops_per_iteration) {
                                                    benchmark::Counter::kIsRate);
 }
 
-// [SECTION] gemm: one large square product (Eigen threads it) and many per-head products (one head per thread)
-
 void BM_GemmSquare(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const Tensor3 A = random_tensor(1, n, n, 1), B = random_tensor(1, n, n, 2);
@@ -48,8 +46,6 @@ void BM_GemmHeadsQKt(benchmark::State& state) {
     set_rate(state, 2.0 * H * double(n) * n * d);
 }
 BENCHMARK(BM_GemmHeadsQKt)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-// [SECTION] dense attention
 
 /// args: n, H, d, tile (Br = Bc); materialised when `materialise`.
 void dense(benchmark::State& state, bool materialise) {
@@ -86,8 +82,6 @@ BENCHMARK(BM_DenseMaterialised)
     ->Args({4096, 8, 64, 64})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-
-// [SECTION] pooled view (level of detail of an n×n matrix)
 
 void BM_PooledView(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0)), size = static_cast<int>(state.range(1));

@@ -31,8 +31,6 @@ const char* cublas_status_name(cublasStatus_t status) {
 
 }  // namespace
 
-// [SECTION] Checks
-
 void throw_on_cuda_error(cudaError_t status, const char* what, const char* file, int line) {
     if (status == cudaSuccess) return;
     (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
@@ -54,8 +52,6 @@ void check_launch(const char* kernel_name, const char* file, int line) {
                 std::to_string(line) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
                 "); a 'no kernel image' error means this GPU's architecture is not in ATTNSCOPE_CUDA_ARCHS");
 }
-
-// [SECTION] Memory
 
 DeviceMemoryCounters& device_memory_counters() {
     static DeviceMemoryCounters counters;
@@ -102,8 +98,6 @@ int64_t device_bytes_live() { return device_memory_counters().live.load(); }
 int64_t device_bytes_peak() { return device_memory_counters().peak.load(); }
 void reset_device_peak() { device_memory_counters().peak.store(device_memory_counters().live.load()); }
 
-// [SECTION] Context
-
 Context::Context() {
     try {
         ATTNSCOPE_CUDA_CHECK(cudaSetDevice(0));
@@ -134,8 +128,6 @@ void ContextDeleter::operator()(Context* ctx) const noexcept { delete ctx; }
 
 ContextPtr make_context() { return ContextPtr(new Context()); }
 
-// [SECTION] Copies
-
 DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, const char* what) {
     DeviceBuffer<float> buffer(count, what);
     if (count) ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), host, count * sizeof(float), cudaMemcpyHostToDevice,
@@ -159,8 +151,6 @@ void download(const Context& ctx, const float* device, float* host, size_t count
     ctx.synchronize("copying a result back to the host");
 }
 
-// [SECTION] Launch math
-
 void allow_dynamic_smem(const void* kernel, int smem_bytes, const std::string& what, const char* remedy) {
     int device = 0, optin = 0;
     ATTNSCOPE_CUDA_CHECK(cudaGetDevice(&device));
@@ -170,8 +160,6 @@ void allow_dynamic_smem(const void* kernel, int smem_bytes, const std::string& w
                     std::to_string(optin) + ": " + remedy);
     ATTNSCOPE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
 }
-
-// [SECTION] Device probe
 
 std::string probe_device() {
     static std::once_flag once;

@@ -4,11 +4,6 @@
 // (warp reductions) live in device_util.cuh.
 //
 // Index
-//   [SECTION] Checks        ATTNSCOPE_CUDA_CHECK, ATTNSCOPE_CUBLAS_CHECK, check_launch
-//   [SECTION] Memory        device_memory_counters, DeviceBuffer<T>, require_device_memory
-//   [SECTION] Context       cuda::Context (stream, cuBLAS handle)
-//   [SECTION] Copies        upload, download
-//   [SECTION] Launch math   ceil_div, allow_dynamic_smem
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -23,8 +18,6 @@
 
 namespace attnscope::cuda {
 
-// [SECTION] Checks
-
 /// Throws Error "<what> failed at <file>:<line>: <cuda message>" when `status` is not cudaSuccess.
 void throw_on_cuda_error(cudaError_t status, const char* what, const char* file, int line);
 /// Same for a cuBLAS status.
@@ -38,8 +31,6 @@ void throw_on_cublas_error(cublasStatus_t status, const char* what, const char* 
 /// Checks the launch that just happened (bad configuration, missing kernel image for this GPU).
 void check_launch(const char* kernel_name, const char* file, int line);
 #define ATTNSCOPE_CHECK_LAUNCH(name) ::attnscope::cuda::check_launch(name, __FILE__, __LINE__)
-
-// [SECTION] Memory
 
 /// Bytes held by DeviceBuffers of this process (device memory, apart from the host counters of memory.h).
 struct DeviceMemoryCounters {
@@ -90,8 +81,6 @@ private:
 /// throws Error "<what> needs X MiB of device memory but only Y MiB are free: use --backend cpu" otherwise.
 void require_device_memory(size_t bytes, const std::string& what);
 
-// [SECTION] Context
-
 /// One CUDA stream and one cuBLAS handle bound to it; every primitive of a backend runs on this stream.
 class Context {
 public:
@@ -110,8 +99,6 @@ private:
     cublasHandle_t m_cublas = nullptr;
 };
 
-// [SECTION] Copies
-
 /// Copies `count` floats from host to a new device buffer (stream-ordered, then usable by kernels).
 DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, const char* what);
 /// Copies `bytes` from host to device memory on the context's stream (stream-ordered).
@@ -127,8 +114,6 @@ DeviceBuffer<T> upload_array(const Context& ctx, const T* host, size_t count, co
 void copy_to_host(const Context& ctx, void* host, const void* device, size_t bytes);
 /// Copies `count` floats from device to host and waits for them.
 void download(const Context& ctx, const float* device, float* host, size_t count);
-
-// [SECTION] Launch math
 
 /// ⌈a / b⌉ for positive b.
 __host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

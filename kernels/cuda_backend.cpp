@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/primitives/cpu_primitives.h"
-
 namespace attnscope {
 
 std::string cuda_probe_device() { return cuda::probe_device(); }
@@ -37,22 +35,19 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     float* lse = a.lse ? a.lse->data() : nullptr;
     if (a.P)
         cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
-    // [SECTION] tensor-core flash
     else if (a.precision == AttentionPrecision::Tf32)
         cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
-    // [SECTION] end tensor-core flash
     else
         cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
 }
 
 void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
-    if (size < 1) throw Error("pooled view size must be at least 1");
+    validate_pooled_view(size);
     const int sr = std::min(M.rows(), size), sc = std::min(M.cols(), size);
     out = Tensor3(M.heads(), sr, sc);
     cuda::pooled_view(*m_ctx, M.data(), M.heads(), M.rows(), M.cols(), sr, sc, mode, out.data());
 }
 
-// [SECTION] block-sparse
 void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     validate_block_sparse_attention(a);
     const int d = a.Q->cols(), dv = a.V->cols();
@@ -61,25 +56,15 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
                                  a.lse ? a.lse->data() : nullptr);
 }
-// [SECTION] end block-sparse
 
-// [SECTION] lsh
 void CudaBackend::lsh_hash(const LshHashArgs& a) {
-    // The CPU implementation owns the argument checks (same messages on both backends); a call it would
-    // reject is handed to it so that it throws them.
-    const bool valid = a.X && a.buckets && a.perm && a.rounds >= 1 && a.n_buckets >= 1 &&
-                       (a.n_buckets == 1 || a.n_buckets % 2 == 0) &&
-                       (a.n_buckets == 1 || (a.rotations && a.rotations->heads() == a.rounds &&
-                                             a.rotations->rows() == a.X->cols() &&
-                                             a.rotations->cols() == a.n_buckets / 2));
-    if (!valid) return cpu_lsh_hash(a);
+    validate_lsh_hash(a);
     const int H = a.X->heads(), n = a.X->rows();
     a.buckets->assign(size_t(a.rounds) * H * n, 0);
     a.perm->assign(size_t(a.rounds) * H * n, 0);
     cuda::lsh_hash(*m_ctx, a.X->data(), H, n, a.X->cols(), a.n_buckets > 1 ? a.rotations->data() : nullptr, a.rounds,
                    a.n_buckets, a.buckets->data(), a.perm->data());
 }
-// [SECTION] lsh attention kernel
 void CudaBackend::lsh_attention(const LshAttentionArgs& a) {
     validate_lsh_attention(a);
     cuda::LshAttentionShape s;
@@ -91,18 +76,12 @@ void CudaBackend::lsh_attention(const LshAttentionArgs& a) {
     cuda::lsh_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.perm_q->data(), perm_k,
                         a.O_rounds->data(), a.lse_rounds->data());
 }
-// [SECTION] end lsh attention kernel
 void CudaBackend::lsh_combine(const LshCombineArgs& a) {
-    if (!a.O_rounds || !a.lse_rounds || !a.O) return cpu_lsh_combine(a);  // throws the CPU's message
+    validate_lsh_combine(a);
     const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();
-    require_shape(*a.O_rounds, R, H * n, dv, "lsh_combine O_rounds");
-    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_combine lse_rounds");
-    if (a.lse) require_shape(*a.lse, H, n, 1, "lsh_combine lse");
     cuda::lsh_combine(*m_ctx, a.O_rounds->data(), a.lse_rounds->data(), R, H, n, dv, a.O->data(),
                       a.lse ? a.lse->data() : nullptr);
 }
-// [SECTION] end lsh
-// [SECTION] kernels: feature maps, linear attention, FFT
 void CudaBackend::feature_map(const FeatureMapArgs& a) {
     validate_feature_map(a);
     cuda::FeatureMapCall call;
@@ -126,14 +105,12 @@ void CudaBackend::linear_attention(const LinearAttentionArgs& a) {
 }
 
 void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
+    validate_fft2_real(X);
     const int H = X.heads(), n = X.rows(), c = X.cols();
-    if (H == 0 || n == 0 || c == 0) return cpu_fft2_real(X, Y);  // throws the CPU's message for empty input
     Y = Tensor3(H, n, c);
     cuda::fft2_real(*m_ctx, X.data(), H, n, c, Y.data());
 }
-// [SECTION] end kernels
 
-// [SECTION] svd
 void CudaBackend::singular_values(const SingularValuesArgs& a) {
     const int k = validate_singular_values(a);
     const Tensor3& M = *a.M;
@@ -144,9 +121,7 @@ void CudaBackend::singular_values(const SingularValuesArgs& a) {
     cuda::singular_values(*m_ctx, M.data() + int64_t(first) * M.rows() * M.cols(), heads, M.rows(), M.cols(), q,
                           a.S->data());
 }
-// [SECTION] end svd
 
-// [SECTION] measurement
 MeasuredCudaBackend::MeasuredCudaBackend() : m_events(cuda::make_event_pair()) {}
 
 template <class F>
@@ -193,6 +168,5 @@ DeviceClock MeasuredCudaBackend::device_clock() const {
 }
 void MeasuredCudaBackend::set_device_peak(int64_t bytes) { cuda::set_device_peak(bytes); }
 int64_t MeasuredCudaBackend::device_free_bytes() const { return cuda::device_free_bytes(); }
-// [SECTION] end measurement
 
 }  // namespace attnscope

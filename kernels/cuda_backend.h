@@ -31,26 +31,19 @@ public:
               Tensor3& C) override;
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
-    // [SECTION] block-sparse
     /// The block-sparse kernel (kernels/block_sparse_attention.cuh), any head dim (sliced above 128).
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
-    // [SECTION] end block-sparse
-    // [SECTION] lsh
     /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted
     /// rounds (kernels/lsh_attention.cuh) and the round combination, all on the GPU.
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;
-    // [SECTION] end lsh
-    // [SECTION] kernels: feature maps, linear attention, FFT
     /// Feature maps (kernels/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
     /// causal by a chunked prefix scan: kernels/linear_attention.cuh) and the 2-D FFT (cuFFT + kernels/fft.cuh);
     /// the per-element math is core/primitives/feature_maps.h, which the CPU calls too.
     void feature_map(const FeatureMapArgs& args) override;
     void linear_attention(const LinearAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
-    // [SECTION] end kernels
-    // [SECTION] svd
     /// cuSOLVER: batched Jacobi for heads of at most 32×32, gesvd per head otherwise; randomized top-k with the
     /// CPU's sketch Ω drawn on the device (kernels/svd.cu).
     void singular_values(const SingularValuesArgs& args) override;
@@ -58,14 +51,12 @@ public:
 protected:
     /// The stream and library handles every primitive of this backend runs on.
     cuda::Context& context() { return *m_ctx; }
-    // [SECTION] end svd
 
 private:
     cuda::ContextPtr m_ctx;
     std::string m_description;
 };
 
-// [SECTION] measurement
 /// The CUDA backend as make_cuda_backend() returns it: every primitive call is bracketed by a CUDA event pair on
 /// the backend's stream and its elapsed device time accumulated (host fallbacks inside a call are bracketed
 /// too, so they count); device memory is the tracked allocator of kernels/common.cuh. A primitive added to
@@ -102,6 +93,5 @@ private:
     double m_ms_total = 0;
     double m_call_wall_ms_total = 0;
 };
-// [SECTION] end measurement
 
 }  // namespace attnscope

@@ -60,12 +60,10 @@ constexpr int kMaxFlashHeadDim = 128;
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                      float* O, float* lse);  // Q (H,n,d), K (H,m,d), V (H,m,dv), O (H,n,dv), lse (H,n,1)
 
-// [SECTION] tensor-core flash
 /// flash_attention on tensor cores (TF32 inputs, fp32 accumulation and softmax; flash_attention_tc.cuh): looser
 /// accuracy (≈ 1e-3 relative), same contract; head dims above kMaxFlashHeadDim run the fp32 (wide) kernel.
 void flash_attention_tf32(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                           float* O, float* lse);  // shapes as flash_attention
-// [SECTION] end tensor-core flash
 
 /// Attention with P materialised: S = s·QKᵀ (cuBLAS), row softmax in place, O = P·V (cuBLAS).
 void materialised_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
@@ -74,7 +72,6 @@ void materialised_attention(Context& ctx, const AttentionShape& s, const float* 
 /// Pools each head of M (H, n, m) to out (H, sr, sc) by bins of pooling.h, reducing by max or mean.
 void pooled_view(Context& ctx, const float* M, int H, int n, int m, int sr, int sc, PoolMode mode, float* out);
 
-// [SECTION] block-sparse
 /// Sizes of one block-sparse call (validated by the caller; the layout's n equals n).
 struct BlockSparseShape {
     int H = 0, n = 0, d = 0, dv = 0;  // heads, sequence length, head dim, value dim
@@ -87,9 +84,7 @@ struct BlockSparseShape {
 void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,
                             const float* K, const float* V, float* O,
                             float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
-// [SECTION] end block-sparse
 
-// [SECTION] lsh
 /// Buckets and sorted order of every (round, head): x·R_r through cuBLAS, lsh_argmax_bucket per position, one
 /// CUB radix sort by ((round, head), bucket, position). Shapes validated by the caller; rotations unused
 /// (may be nullptr) when n_buckets = 1.
@@ -111,9 +106,7 @@ struct LshAttentionShape {
 void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, const float* K, const float* V,
                    const int* perm_q, const int* perm_k, float* O_rounds,
                    float* lse_rounds);  // Q, K (H,n,d), V (H,n,dv), perms (R,H,n), O_rounds (R,H·n,dv), lse (R,H·n,1)
-// [SECTION] end lsh
 
-// [SECTION] kernels: feature maps, linear attention, FFT
 /// Which map feature_map applies: the FAVOR kinds first, in fmap::FavorKind's order (FeatureMap's values).
 enum class FeatureMapKernel {
     FavorPositive, FavorHyperbolic, FavorTrig, FavorRelu, EluPlusOne, SoftmaxRows, SoftmaxPositions, L2Normalise
@@ -150,9 +143,7 @@ void linear_attention(Context& ctx, const LinearAttentionShape& s, const float* 
 
 /// Y (H, n, c) = Re(2-D DFT of each head of X (H, n, c)), unnormalised, through cuFFT.
 void fft2_real(Context& ctx, const float* X, int H, int n, int c, float* Y);
-// [SECTION] end kernels
 
-// [SECTION] svd
 /// Singular values of H row-major (r, c) matrices through cuSOLVER, descending, into S (H, k) on the host.
 /// top_k = 0: exact, k = min(r, c): batched Jacobi (gesvdjBatched) when r, c ≤ 32, else gesvd per head.
 /// top_k ≥ 1: randomized top k = min(top_k, r, c): the sketch Ω of core/primitives/svd_sketch.h drawn on the
@@ -165,9 +156,7 @@ struct SvdRequest {
 };
 void singular_values(Context& ctx, const float* M, int H, int r, int c, const SvdRequest& request,
                      double* S);  // M (H, r, c), S (H, k)
-// [SECTION] end svd
 
-// [SECTION] measurement
 /// A pair of CUDA events (start, stop) for timing the device work of one primitive call.
 class EventPair;
 /// Destroys an EventPair (defined in measurement.cu).
@@ -185,6 +174,5 @@ double record_stop(Context& ctx, EventPair& events);
 int64_t device_free_bytes();
 /// Sets the high-water mark of the tracked device allocations (DeviceMeter restarts and restores it).
 void set_device_peak(int64_t bytes);
-// [SECTION] end measurement
 
 }  // namespace attnscope::cuda

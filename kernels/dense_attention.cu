@@ -12,8 +12,6 @@ namespace attnscope::cuda {
 
 namespace {
 
-// [SECTION] Flash launch
-
 template <int D, int BC>
 void launch_flash_bucket(cudaStream_t stream, const FlashParams& p, int H) {
     constexpr int smem_bytes = flash_smem_floats(D, BC) * int(sizeof(float));
@@ -37,9 +35,7 @@ void launch_flash_attention(cudaStream_t stream, const FlashParams& p, int H) {
     const int dim = p.d > p.dv ? p.d : p.dv;
     const bool launched =
         with_flash_bucket(dim, [&]<int D, int BC>() { launch_flash_bucket<D, BC>(stream, p, H); });
-    // [SECTION] head dims above 128: the sliced kernel (flash_attention_wide.cuh)
     if (!launched) launch_flash_attention_wide(stream, p, H);
-    // [SECTION] end
 }
 
 void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V, float* O,

@@ -31,7 +31,6 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 
 }  // namespace
 
-
 void add_input_options(CLI::App& sub, InputOptions& o) {
     std::string scenarios;
     for (const ScenarioInfo& s : scenario_list()) scenarios += "\n  " + s.id + ": " + s.description;
@@ -51,7 +50,6 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
             "--data " + s.id + ": " + s.param.help + " (" + std::to_string(s.param.lo) + ".." +
                 std::to_string(s.param.hi) + "; default " + s.param.auto_help + ")");
     }
-    // [SECTION] text and tensors
     sub.add_option_function<std::string>(
         "--text", [&o](const std::string& text) { o.text = text, o.has_text = true; },
         "Text to run through the encoder; variants then run on its real Q, K, V");
@@ -193,6 +191,5 @@ std::vector<VariantRequest> build_variant_requests(const std::vector<std::string
     for (size_t k = 0; k < ids.size(); ++k) out.push_back(parse_variant_request(ids[k], assigned[k]));
     return out;
 }
-
 
 }  // namespace attnscope::cli

@@ -23,7 +23,6 @@ struct InputOptions {
     double temperature = 1.0;       // logits divided by T
     uint64_t seed = 0;              // scenario seed
     std::map<std::string, int> structure;  // --band, --period, --clusters, --rank, --hubs as given (name → value)
-    // [SECTION] text and tensors
     std::string text;               // --text: UTF-8 text through the encoder
     bool has_text = false;          // --text was given (it may be the empty string)
     std::string text_file;          // --text-file: the same, read from a file

@@ -260,7 +260,7 @@ struct App {
     std::string panel_to_focus;                   // --panel
     std::vector<float> busy_frame_ms;             // frame times while the run worker was busy (responsiveness)
     int frame = 0;
-    LessonState lesson;                           // [SECTION] Lessons and sweeps
+    LessonState lesson;
     MetricSweepState metric_sweep;
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();

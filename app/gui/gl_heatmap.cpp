@@ -1,5 +1,4 @@
 // attnscope — heatmap textures and the shader callback.
-// Index: [SECTION] Reason colours  [SECTION] Textures  [SECTION] Program  [SECTION] Drawing
 #include "gl_heatmap.h"
 
 #include <string>
@@ -8,8 +7,6 @@
 #include "core/error.h"
 
 namespace attnscope::gui {
-
-// [SECTION] Reason colours
 
 ImVec4 reason_color(Reason r) {
     // Distinct hues (Okabe–Ito-like) so a projected slide keeps them apart; Dense stays neutral.
@@ -30,8 +27,6 @@ ImVec4 reason_color(Reason r) {
     }
     return {1, 1, 1, 1};
 }
-
-// [SECTION] Textures
 
 void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
                            uint64_t new_key) {
@@ -73,8 +68,6 @@ void MatrixTexture::release() {
     key = 0;
 }
 
-// [SECTION] CUDA–OpenGL interop
-
 void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
                                   ImVec4 region, uint64_t new_key) {
     // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills it.
@@ -83,8 +76,6 @@ void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, i
     link.write_texture(values, device, r, c);
     key = new_key;
 }
-
-// [SECTION] Program
 
 namespace {
 
@@ -147,8 +138,6 @@ void HeatmapRenderer::shutdown() {
     if (m_dummy_mask) glDeleteTextures(1, &m_dummy_mask);
     m_program = m_vao = m_dummy_mask = 0;
 }
-
-// [SECTION] Drawing
 
 void HeatmapRenderer::draw(ImDrawList* list, const HeatmapDraw& d) {
     if (!d.texture || !d.texture->values || !m_program) return;

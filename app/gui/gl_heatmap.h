@@ -38,13 +38,11 @@ struct MatrixTexture {
     /// Uploads a (rows, cols) row-major block covering `region`; `mask` (rows, cols) may be null.
     void upload(const float* data, int rows, int cols, const uint8_t* mask, ImVec4 region, uint64_t new_key);
     void release();
-    // [SECTION] CUDA–OpenGL interop
     /// Same as upload() for a (rows, cols) row-major block in *device* memory (a result still on the GPU):
     /// written by `interop` straight into the texture (app/gui/gl_interop.h); host data goes through upload().
     void upload_device(GlInterop& interop, const float* device, int rows, int cols, const uint8_t* mask,
                        ImVec4 region, uint64_t new_key);
     GlInterop* interop = nullptr;  // set once a device upload registered `values` with CUDA (release() forgets it)
-    // [SECTION] end CUDA–OpenGL interop
 };
 
 /// One heatmap to draw this frame (screen coordinates are ImGui's).

@@ -223,7 +223,7 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
             if (ImGui::MenuItem(p.window)) ImGui::SetWindowFocus(p.window);
         ImGui::EndMenu();
     }
-    draw_lessons_menu(app);  // [SECTION] Lessons and sweeps
+    draw_lessons_menu(app);
     ImGui::EndMainMenuBar();
 }
 
@@ -263,7 +263,7 @@ void draw_frame(App& app, GLFWwindow* window) {
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
     if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
     if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
-    draw_lesson_panel(app);    // [SECTION] Lessons and sweeps: after the focus above, so a lesson's panels win
+    draw_lesson_panel(app);  // after the focus above, so a lesson's panels win
 }
 
 // [SECTION] Captures
@@ -396,7 +396,7 @@ int run_gui(const GuiOptions& o) {
     const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
     std::string focus;
     if (!o.panel.empty()) focus = find_panel(o.panel).window;  // reject a bad --panel before opening a window
-    if (!o.lesson.empty()) find_lesson(o.lesson);          // [SECTION] Lessons and sweeps: likewise a bad --lesson
+    if (!o.lesson.empty()) find_lesson(o.lesson);  // likewise a bad --lesson
     GLFWwindow* window = open_window(o);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -434,7 +434,7 @@ int run_gui(const GuiOptions& o) {
             app->session_path = default_session_path();
             if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
         }
-        if (!o.lesson.empty()) apply_lesson(*app, o.lesson);  // [SECTION] Lessons and sweeps: on top of any session
+        if (!o.lesson.empty()) apply_lesson(*app, o.lesson);  // on top of any session
         if (!app->pending_layout.empty()) {
             app->layout_loaded = true;
             ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());

@@ -16,7 +16,7 @@ struct GuiOptions {
     int self_test_frames = 0;     // > 0: drive the UI with random input for this many frames, then exit
     uint64_t seed = 1;            // seed of the self-test
     float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)
-    std::string lesson;           // [SECTION] Lessons and sweeps: apply this lesson's preset and show its window
+    std::string lesson;           // apply this lesson's preset and show its window
     int measure_latency = 0;      // > 0: type this many edits into a ~128-token text, print the edit → views latency, exit
     int measure_pan = 0;          // > 0: pan a large matrix this many frames per zoom level, print frame times, exit
 };

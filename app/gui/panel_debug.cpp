@@ -34,7 +34,6 @@ void draw_debug_panel(App& app) {
         const float p95 = sorted.empty() ? 0.0f : sorted[size_t(0.95 * double(sorted.size() - 1))];
         ImGui::Text("frame %.2f ms (%.0f FPS), p95 over the last %zu frames: %.2f ms", 1000.0f / ImGui::GetIO().Framerate,
                     ImGui::GetIO().Framerate, filled, p95);
-        // [SECTION] Edit → views latency (issue 5: a keystroke shows updated views within 150 ms)
         if (!app.latency.samples_ms.empty()) {
             std::vector<float> lat(app.latency.samples_ms.end() - long(std::min<size_t>(app.latency.samples_ms.size(), 50)),
                                    app.latency.samples_ms.end());
@@ -70,12 +69,10 @@ void draw_debug_panel(App& app) {
         ImGui::SeparatorText("OpenGL");
         ImGui::TextWrapped("%s — %s", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                            reinterpret_cast<const char*>(glGetString(GL_VERSION)));
-        // [SECTION] CUDA–OpenGL interop status
         if (!app.gl_interop) app.gl_interop = make_gl_interop();
         const std::string why = app.gl_interop->direct_unavailable_reason();
         ImGui::TextWrapped("CUDA–OpenGL interop: %s", why.empty() ? "direct (device matrices are copied into textures on the GPU)"
                                                                   : why.c_str());
-        // [SECTION] end CUDA–OpenGL interop status
     }
     ImGui::End();
     if (d.imgui_demo) ImGui::ShowDemoWindow(&d.imgui_demo);

@@ -397,7 +397,6 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         // [SECTION] device memory: the GPU could not hold this run; the CPU backend can
         if (v.device_memory && ImGui::Button("Run on CPU")) app.run_on_cpu = true, app.dirty = true;
         if (v.device_memory) ImGui::SetItemTooltip("run this batch (and the next ones) on the CPU backend");
-        // [SECTION] end device memory
         ImGui::EndChild();
         ImGui::PopID();
         return;

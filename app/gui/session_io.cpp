@@ -59,7 +59,7 @@ std::string session_to_json(const App& app) {
     j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
                         {"heads", app.perf.heads}, {"dim", app.perf.dim}, {"runs", app.perf.runs},
                         {"budget_s", app.perf.budget_s}, {"references", app.perf.references}};
-    lessons_to_json(app, j);  // [SECTION] Lessons and sweeps
+    lessons_to_json(app, j);
     if (ImGui::GetCurrentContext()) {
         size_t size = 0;
         const char* ini = ImGui::SaveIniSettingsToMemory(&size);
@@ -171,7 +171,7 @@ void session_from_json(App& app, const std::string& text) {
             app.perf.references = p.value("references", app.perf.references);
             app.perf.run_on_start = p.value("run", false);
         }
-        lessons_from_json(app, j);  // [SECTION] Lessons and sweeps
+        lessons_from_json(app, j);
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {

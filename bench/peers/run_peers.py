@@ -64,13 +64,11 @@ PEERS = [
      "longformer", ["global=none", "window=96"], False),
 ]
 
-
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] install
 # ----------------------------------------------------------------------------------------------------
 def venv_python() -> Path:
     return VENV / "bin" / "python"
-
 
 def install(log_dir: Path) -> dict:
     """Creates the venv and installs each package; returns {package: "ok" | error tail}."""
@@ -105,7 +103,6 @@ def install(log_dir: Path) -> dict:
             status[name] = "pip install failed: " + " / ".join(t.strip()[:160] for t in tail)
     return status
 
-
 def installed_status() -> dict:
     """Which packages import in the venv (used with --skip-install)."""
     modules = {"torch": "torch, numpy", "pytorch-fast-transformers": "fast_transformers",
@@ -120,7 +117,6 @@ def installed_status() -> dict:
         status[name] = "ok" if r.returncode == 0 else "import failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]
     return status
 
-
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] worker (runs inside the venv, one peer per process)
 # ----------------------------------------------------------------------------------------------------
@@ -133,14 +129,12 @@ def rss_reset() -> int:
         pass
     return proc_status_kb("VmRSS") * 1024
 
-
 def proc_status_kb(key: str) -> int:
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return -1
-
 
 def worker(peer: str, n: int, heads: int, dim: int, threads: int, warmup: int, runs: int) -> dict:
     import torch
@@ -217,12 +211,10 @@ def worker(peer: str, n: int, heads: int, dim: int, threads: int, warmup: int, r
             "cpu_ms": median(cpu_samples), "rss_peak_delta_bytes": rss_delta, "torch": torch.__version__,
             "threads": torch.get_num_threads()}
 
-
 def median(values: list) -> float:
     v = sorted(values)
     k = len(v)
     return v[k // 2] if k % 2 else 0.5 * (v[k // 2 - 1] + v[k // 2])
-
 
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] ours
@@ -232,7 +224,6 @@ def registered_variants(attnscope: str) -> set:
     data = json.loads(out)
     items = data if isinstance(data, list) else data.get("variants", [])
     return {item["id"] for item in items}
-
 
 def run_ours(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim: int, runs: int, budget: float,
              tmp: Path) -> dict:
@@ -249,13 +240,11 @@ def run_ours(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim
         return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(out.read_text())
 
-
 def median_process(results: list, key) -> tuple:
     """(the result whose timing key(result) is the median of the processes', every process's timing): on a VM a
     process's speed can be bimodal for its whole life, so one process is one sample."""
     ordered = sorted(results, key=key)
     return ordered[(len(ordered) - 1) // 2], [key(r) for r in results]
-
 
 def run_ours_processes(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim: int, runs: int,
                        budget: float, tmp: Path, processes: int) -> dict:
@@ -279,23 +268,19 @@ def run_ours_processes(attnscope: str, variant: str, sets: list, ns: list, heads
         combined["machine"] = good[0]["machine"]
     return combined
 
-
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] report
 # ----------------------------------------------------------------------------------------------------
 def fmt_ms(v):
     return "—" if v is None else (f"{v:.1f}" if v >= 10 else f"{v:.2f}")
 
-
 def fmt_processes(result: dict) -> str:
     """"; processes a / b / c" when the result is the median of several processes."""
     medians = result.get("process_medians") or []
     return "; processes " + " / ".join(fmt_ms(m) for m in medians) if len(medians) > 1 else ""
 
-
 def fmt_mib(v):
     return "—" if v is None or v < 0 else f"{v / 1048576:.1f}"
-
 
 def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: list, flash_rows: list,
                    registered: set) -> None:
@@ -422,7 +407,6 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
     lines.append("")
     path.write_text("\n".join(lines) + "\n")
 
-
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] main
 # ----------------------------------------------------------------------------------------------------
@@ -518,7 +502,6 @@ def main() -> int:
     write_markdown(out, args, machine, install_status, rows, flash_rows, registered)
     print(f"[peers] wrote {out}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,7 +8,6 @@
 
 namespace attnscope {
 
-// [SECTION] adjacency builders
 Adjacency layout_adjacency(const BlockLayout& layout, int head) {
     const BlockLayoutView v = layout.view();
     if (head >= layout.heads)
@@ -52,7 +51,6 @@ Adjacency mask_adjacency(const ReasonMask& mask, int head) {
     return a;
 }
 
-// [SECTION] reachability
 Reachability compute_reachability(const Adjacency& adj, int steps, bool causal) {
     if (steps < 1 || steps > 255)
         throw Error("reachability steps k = " + std::to_string(steps) + ": choose 1 ≤ k ≤ 255");

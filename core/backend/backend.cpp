@@ -47,7 +47,6 @@ void validate_dense_attention(const DenseAttentionArgs& a) {
     if (a.tile_rows < 1 || a.tile_cols < 1) throw Error("attention tiles must have at least one row and column");
 }
 
-// [SECTION] block-sparse
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O || !a.layout) throw Error("block-sparse attention needs Q, K, V, O and a layout");
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols();
@@ -73,7 +72,34 @@ void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
                         std::to_string(mask_count) + " masks");
 }
 
-// [SECTION] lsh attention validation
+void validate_lsh_hash(const LshHashArgs& a) {
+    if (!a.X || !a.buckets || !a.perm) throw Error("lsh_hash: X, buckets and perm are required");
+    if (a.rounds < 1) throw Error("lsh_hash: rounds = " + std::to_string(a.rounds) + ": choose at least 1");
+    if (a.n_buckets < 1 || (a.n_buckets > 1 && a.n_buckets % 2 != 0))
+        throw Error("lsh_hash: n_buckets = " + std::to_string(a.n_buckets) + " must be 1 or even");
+    if (a.n_buckets > 1) {
+        if (!a.rotations) throw Error("lsh_hash: rotations are required when n_buckets > 1");
+        require_shape(*a.rotations, a.rounds, a.X->cols(), a.n_buckets / 2, "lsh_hash rotations");
+    }
+}
+
+void validate_lsh_combine(const LshCombineArgs& a) {
+    if (!a.O_rounds || !a.lse_rounds || !a.O) throw Error("lsh_combine: O_rounds, lse_rounds and O are required");
+    const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();
+    require_shape(*a.O_rounds, R, H * n, dv, "lsh_combine O_rounds");
+    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_combine lse_rounds");
+    if (a.lse) require_shape(*a.lse, H, n, 1, "lsh_combine lse");
+}
+
+void validate_fft2_real(const Tensor3& X) {
+    if (X.heads() == 0 || X.rows() == 0 || X.cols() == 0)
+        throw Error("FFT of an empty tensor " + X.shape_string() + ": give n ≥ 1 and c ≥ 1");
+}
+
+void validate_pooled_view(int size) {
+    if (size < 1) throw Error("pooled view size must be at least 1");
+}
+
 void validate_lsh_attention(const LshAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.perm_q || !a.perm_k || !a.O_rounds || !a.lse_rounds)
         throw Error("lsh_attention: Q, K, V, perm_q, perm_k, O_rounds and lse_rounds are required");
@@ -90,9 +116,6 @@ void validate_lsh_attention(const LshAttentionArgs& a) {
     if (a.perm_q->size() != expected || a.perm_k->size() != expected)
         throw Error("lsh_attention: perm_q/perm_k must hold R·H·n = " + std::to_string(expected) + " positions");
 }
-// [SECTION] end lsh attention validation
-
-// [SECTION] kernels: feature maps, linear attention
 
 int feature_map_columns(FeatureMap map, int m, int d, bool prepend_one) {
     const int extra = prepend_one ? 1 : 0;
@@ -185,7 +208,6 @@ void Backend::kernel_attention(const KernelAttentionArgs& a) {
 
 }  // namespace attnscope
 
-// [SECTION] svd
 namespace attnscope {
 
 int validate_singular_values(const SingularValuesArgs& a) {
@@ -204,4 +226,3 @@ int validate_singular_values(const SingularValuesArgs& a) {
 }
 
 }  // namespace attnscope
-// [SECTION] end svd

@@ -13,13 +13,11 @@
 
 namespace attnscope {
 
-// [SECTION] attention precision
 /// Arithmetic of the tiled dense attention path. The CPU backend always computes in fp32.
 enum class AttentionPrecision {
     Fp32,  // fp32 everywhere (CUDA cores on a GPU)
     Tf32,  // CUDA: Q·Kᵀ and P·V on tensor cores with TF32 inputs (10-bit mantissa), fp32 accumulation/softmax
 };
-// [SECTION] end attention precision
 
 /// Arguments of the dense attention primitive O = softmax(scale·Q·Kᵀ [+ causal mask])·V, per head.
 struct DenseAttentionArgs {
@@ -41,7 +39,6 @@ struct DenseAttentionArgs {
 /// tests/unit/test_bench_engine.cpp checks estimates built on it against the tracked peak.
 int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv);
 
-// [SECTION] block-sparse
 /// Key columns the CPU block-sparse attention scores per GEMM: wide enough for efficient GEMMs, small enough to
 /// stay in L2.
 constexpr int kBlockSparseChunkCols = 256;
@@ -61,9 +58,7 @@ struct BlockSparseAttentionArgs {
     Tensor3* O = nullptr;                  // (H, n, dv) out, required
     Tensor3* lse = nullptr;                // (H, n, 1) out, optional: log Σ_{j allowed} exp(s·q_i·k_j)
 };
-// [SECTION] end block-sparse
 
-// [SECTION] lsh
 /// Arguments of the LSH hash primitive: buckets of every position per round, and the sorted order.
 struct LshHashArgs {
     const Tensor3* X = nullptr;          // (H, n, d) vectors to hash (queries, or keys when QK are not shared)
@@ -100,8 +95,6 @@ struct LshCombineArgs {
     Tensor3* O = nullptr;                 // (H, n, dv) out
     Tensor3* lse = nullptr;               // (H, n, 1) out, optional: logsumexp_r L_r
 };
-// [SECTION] end lsh
-// [SECTION] kernels: feature maps, linear attention, FFT (performer, linear, efficient, taylor, fnet)
 
 /// Which feature map φ a FeatureMapArgs call applies (math per element in primitives/feature_maps.h).
 enum class FeatureMap {
@@ -163,7 +156,6 @@ struct KernelAttentionArgs {
     LinearAttentionArgs attention;   // V (H, m, dv), causal, normalise, eps, chunk, O, denom; phi_Q, phi_K unused
 };
 
-// [SECTION] svd
 /// Arguments of the singular-values primitive: σ of one head or of every head of M, descending.
 /// Exact (every σ) when top_k = 0, else a randomized top-k (Halko et al. 2011) whose Gaussian sketch Ω comes
 /// from core/primitives/random.h, so a seed gives the same sketch on every backend.
@@ -179,9 +171,7 @@ struct SingularValuesArgs {
 /// Checks SingularValuesArgs (head exists, matrix not empty, top_k ≥ 0); throws Error naming the problem and
 /// returns the values per head the call produces.
 int validate_singular_values(const SingularValuesArgs& args);
-// [SECTION] end svd
 
-// [SECTION] measurement
 /// What a backend measured about its own device over a scope (DeviceMeter in core/backend/cost_meter.h).
 struct DeviceClock {
     double ms_total = 0;        // device time of every primitive call so far (CUDA events; monotonic)
@@ -189,7 +179,6 @@ struct DeviceClock {
     int64_t live_bytes = 0;     // tracked device bytes held now
     int64_t peak_bytes = 0;     // high-water mark of live_bytes since the last set_device_peak
 };
-// [SECTION] end measurement
 
 /// Compute primitives. Implementations must be thread-compatible (one call at a time per instance)
 /// and must throw attnscope::Error (never crash) on bad shapes or exhausted memory.
@@ -214,20 +203,15 @@ public:
     /// reducing each bin by max or mean. out is resized by the call.
     virtual void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) = 0;
 
-    // [SECTION] block-sparse
     /// Attention restricted to a block-sparse layout; work is proportional to the stored blocks.
     virtual void block_sparse_attention(const BlockSparseAttentionArgs& args) = 0;
-    // [SECTION] end block-sparse
-    // [SECTION] lsh
     /// Hashes every position of X in every round and sorts by (bucket, position); see LshHashArgs.
     virtual void lsh_hash(const LshHashArgs& args) = 0;
     /// Chunked attention over the sorted order of every round; see LshAttentionArgs.
     virtual void lsh_attention(const LshAttentionArgs& args) = 0;
     /// Log-sum-exp combination of the rounds; see LshCombineArgs.
     virtual void lsh_combine(const LshCombineArgs& args) = 0;
-    // [SECTION] end lsh
 
-    // [SECTION] kernels: feature maps, linear attention, FFT
     /// Applies a feature map φ to every row (or, for SoftmaxPositions, every column) of each head.
     virtual void feature_map(const FeatureMapArgs& args) = 0;
     /// Linear attention from features (bidirectional or causal prefix sums); never builds an n×n matrix.
@@ -238,14 +222,10 @@ public:
     /// Y_h = Re(F_n·X_h·F_c) for every head: the real part of the 2-D DFT of X (H, n, c) into Y (H, n, c),
     /// unnormalised (FNet token mixing). Y is resized by the call.
     virtual void fft2_real(const Tensor3& X, Tensor3& Y) = 0;
-    // [SECTION] end kernels
 
-    // [SECTION] svd
     /// Singular values of M's heads (exact, or randomized top-k); see SingularValuesArgs.
     virtual void singular_values(const SingularValuesArgs& args) = 0;
-    // [SECTION] end svd
 
-    // [SECTION] measurement
     /// True when the backend runs on a device with its own clock and memory (CUDA); the CPU's truth is the
     /// wall clock and the host's tracked bytes, so it keeps the defaults below.
     virtual bool has_device() const { return false; }
@@ -255,7 +235,6 @@ public:
     virtual void set_device_peak(int64_t bytes) { (void)bytes; }
     /// Free device memory in bytes for an estimate before launch, or -1 without a device.
     virtual int64_t device_free_bytes() const { return -1; }
-    // [SECTION] end measurement
 };
 
 /// Sizes of one head's product op(A)·op(B) = C: (rows × inner) · (inner × cols).
@@ -276,15 +255,19 @@ void validate_linear_attention(const LinearAttentionArgs& args);
 /// Checks kernel-attention arguments (maps, V, O, denom); throws Error naming the mismatch, else returns f.
 int validate_kernel_attention(const KernelAttentionArgs& args);
 
-// [SECTION] block-sparse
 /// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& args);
-// [SECTION] end block-sparse
 
-// [SECTION] lsh attention validation
+/// Checks the buffers and rotations of LSH hashing (every backend, same messages); throws Error naming the problem.
+void validate_lsh_hash(const LshHashArgs& args);
 /// Checks the buffers, shapes and geometry of chunked LSH attention (every backend, same messages); throws
 /// Error naming the problem.
 void validate_lsh_attention(const LshAttentionArgs& args);
-// [SECTION] end lsh attention validation
+/// Checks the buffers and shapes of the LSH round combination; throws Error naming the problem.
+void validate_lsh_combine(const LshCombineArgs& args);
+/// Checks that the FFT input is not empty; throws Error naming its shape.
+void validate_fft2_real(const Tensor3& X);
+/// Checks the pooled view size; throws Error when it is below 1.
+void validate_pooled_view(int size);
 
 }  // namespace attnscope

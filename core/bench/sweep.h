@@ -7,7 +7,6 @@
 // both say why. The CLI (`attnscope bench`) and the GUI's performance panel call run_bench(), the GUI on
 // its worker thread with progress and cancellation callbacks.
 //
-// Index: [SECTION] configuration · [SECTION] points and report · [SECTION] engine · [SECTION] helpers
 #pragma once
 #include <functional>
 #include <optional>
@@ -21,8 +20,6 @@
 #include "timing.h"
 
 namespace attnscope {
-
-// [SECTION] configuration
 
 /// One variant to sweep, with the user's parameter assignments.
 struct BenchVariantSpec {
@@ -54,8 +51,6 @@ struct BenchConfig {
 
 /// Throws Error naming the bad field and what to do (no variants, n ≤ 0, runs < 1, ...).
 void validate_bench_config(const BenchConfig& config);
-
-// [SECTION] points and report
 
 /// What happened to one (variant, n) point.
 enum class PointStatus {
@@ -91,12 +86,10 @@ struct BenchPoint {
     int64_t output_bytes = 0;      // bytes of O
     int64_t rss_peak_delta_bytes = -1; // resident-set growth during the warm-up run (-1 unknown)
     bool rss_exact_peak = false;   // the kernel's high-water mark was reset, so the delta is a peak
-    // [SECTION] device measurement (CUDA backend): `time` is then the backend's clock, see Cost::time_ms
     std::string clock = "wall";    // "wall" (CPU) or "cuda-events+host-wall" (device backend)
     double wall_median_ms = 0;     // median wall clock of the timed runs (= time.median_ms on the CPU)
     double device_median_ms = 0;   // median CUDA-event time of the primitive calls of a timed run (0 on the CPU)
     int64_t peak_device_bytes = 0; // peak tracked device bytes over the whole run() (0 on the CPU)
-    // [SECTION] end device measurement
     // Derived from the machine figures of the same run (fill_derived_figures).
     double gflops = 0;             // flops / median time
     double gemm_fraction = 0;      // gflops / machine GEMM GFLOP/s
@@ -129,8 +122,6 @@ struct BenchReport {
     std::vector<std::string> notes;  // e.g. "MemAvailable unknown: memory guard off"
 };
 
-// [SECTION] engine
-
 /// Progress of a sweep, for a progress bar.
 struct BenchProgress {
     int points_done = 0, points_total = 0;  // points finished (any status) / all points
@@ -150,8 +141,6 @@ struct BenchCallbacks {
 /// Peak bytes come from the process-wide tracked counters: nothing else should allocate tensors while it
 /// runs (the GUI pauses its run worker while its performance panel sweeps).
 BenchReport run_bench(const BenchConfig& config, Backend& backend, const BenchCallbacks& callbacks = {});
-
-// [SECTION] helpers (public for tests and other front ends)
 
 /// Parses "4096", "1024,2048", "1024:65536" (powers of two from the first to the last: each value
 /// doubled until past the end) or a mix "512,1024:8192"; sorted, duplicates removed. Throws Error with the

@@ -22,14 +22,11 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
-// [SECTION] block-sparse
 void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
-// [SECTION] lsh
 void CpuBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
 void CpuBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
 void CpuBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }
 
-// [SECTION] kernels: feature maps, linear attention, FFT
 void CpuBackend::feature_map(const FeatureMapArgs& args) { cpu_feature_map(args); }
 void CpuBackend::linear_attention(const LinearAttentionArgs& args) { cpu_linear_attention(args); }
 void CpuBackend::kernel_attention(const KernelAttentionArgs& args) {
@@ -39,7 +36,6 @@ void CpuBackend::kernel_attention(const KernelAttentionArgs& args) {
 }
 void CpuBackend::fft2_real(const Tensor3& X, Tensor3& Y) { cpu_fft2_real(X, Y); }
 
-// [SECTION] svd
 void CpuBackend::singular_values(const SingularValuesArgs& args) { cpu_singular_values(args); }
 
 }  // namespace attnscope

@@ -14,18 +14,14 @@ public:
               Tensor3& C) override;
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
-    // [SECTION] block-sparse
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
-    // [SECTION] lsh
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;
-    // [SECTION] kernels: feature maps, linear attention, FFT
     void feature_map(const FeatureMapArgs& args) override;
     void linear_attention(const LinearAttentionArgs& args) override;
     void kernel_attention(const KernelAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
-    // [SECTION] svd
     void singular_values(const SingularValuesArgs& args) override;
 };
 

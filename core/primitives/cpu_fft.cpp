@@ -34,7 +34,7 @@ struct PlanHandle {
 
 void cpu_fft2_real(const Tensor3& X, Tensor3& Y) {
     const int H = X.heads(), n = X.rows(), c = X.cols();
-    if (H == 0 || n == 0 || c == 0) throw Error("FFT of an empty tensor " + X.shape_string() + ": give n ≥ 1 and c ≥ 1");
+    validate_fft2_real(X);
     Y = Tensor3(H, n, c);
     const int half = c / 2 + 1;
     const int threads = omp_get_max_threads();

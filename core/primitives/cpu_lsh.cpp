@@ -13,17 +13,6 @@ namespace attnscope {
 
 namespace {
 
-void check_hash_args(const LshHashArgs& a) {
-    if (!a.X || !a.buckets || !a.perm) throw Error("lsh_hash: X, buckets and perm are required");
-    if (a.rounds < 1) throw Error("lsh_hash: rounds = " + std::to_string(a.rounds) + ": choose at least 1");
-    if (a.n_buckets < 1 || (a.n_buckets > 1 && a.n_buckets % 2 != 0))
-        throw Error("lsh_hash: n_buckets = " + std::to_string(a.n_buckets) + " must be 1 or even");
-    if (a.n_buckets > 1) {
-        if (!a.rotations) throw Error("lsh_hash: rotations are required when n_buckets > 1");
-        require_shape(*a.rotations, a.rounds, a.X->cols(), a.n_buckets / 2, "lsh_hash rotations");
-    }
-}
-
 /// Slot → chunk index for every position: chunk[(r·H + h)·n + position] = slot / c.
 std::vector<int> chunk_of_position(const std::vector<int>& perm, int rounds, int H, int n, int chunk_len) {
     std::vector<int> chunk(perm.size());
@@ -47,7 +36,7 @@ struct ChunkScratch {
 }  // namespace
 
 void cpu_lsh_hash(const LshHashArgs& a) {
-    check_hash_args(a);
+    validate_lsh_hash(a);
     const int H = a.X->heads(), n = a.X->rows(), d = a.X->cols(), R = a.rounds, nb = a.n_buckets;
     a.buckets->assign(size_t(R) * H * n, 0);
     a.perm->assign(size_t(R) * H * n, 0);
@@ -169,11 +158,8 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
 }
 
 void cpu_lsh_combine(const LshCombineArgs& a) {
-    if (!a.O_rounds || !a.lse_rounds || !a.O) throw Error("lsh_combine: O_rounds, lse_rounds and O are required");
+    validate_lsh_combine(a);
     const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();
-    require_shape(*a.O_rounds, R, H * n, dv, "lsh_combine O_rounds");
-    require_shape(*a.lse_rounds, R, H * n, 1, "lsh_combine lse_rounds");
-    if (a.lse) require_shape(*a.lse, H, n, 1, "lsh_combine lse");
     const int64_t rows = int64_t(H) * n;
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < rows; ++row) {

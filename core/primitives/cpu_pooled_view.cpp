@@ -6,7 +6,7 @@
 namespace attnscope {
 
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
-    if (size < 1) throw Error("pooled view size must be at least 1");
+    validate_pooled_view(size);
     const int H = M.heads(), n = M.rows(), m = M.cols();
     const int sr = std::min(n, size), sc = std::min(m, size);
     if (sr == n && sc == m) {  // one cell per bin (every text fits a 1024 view): the pooled view is M itself

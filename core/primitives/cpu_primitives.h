@@ -11,18 +11,15 @@ void cpu_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, fl
 void cpu_dense_attention(const DenseAttentionArgs& args);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
-// [SECTION] block-sparse
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
 void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
 
-// [SECTION] lsh
 /// LSH hash + sort on the CPU; see Backend::lsh_hash.
 void cpu_lsh_hash(const LshHashArgs& args);
 /// Chunked LSH attention on the CPU; see Backend::lsh_attention.
 void cpu_lsh_attention(const LshAttentionArgs& args);
 /// LSH round combination on the CPU; see Backend::lsh_combine.
 void cpu_lsh_combine(const LshCombineArgs& args);
-// [SECTION] kernels: feature maps, linear attention, FFT
 /// Feature maps φ on the CPU; see Backend::feature_map.
 void cpu_feature_map(const FeatureMapArgs& args);
 /// Linear attention (bidirectional or chunked causal prefix sums) on the CPU; see Backend::linear_attention.
@@ -33,10 +30,8 @@ void cpu_kernel_attention(const KernelAttentionArgs& args);
 /// Real part of the 2-D DFT of each head (FFTW3 float) on the CPU; see Backend::fft2_real.
 void cpu_fft2_real(const Tensor3& X, Tensor3& Y);
 
-// [SECTION] svd
 /// Singular values on the CPU (LAPACK exact, or the randomized top-k of core/primitives/svd.h); see
 /// Backend::singular_values.
 void cpu_singular_values(const SingularValuesArgs& args);
-// [SECTION] end svd
 
 }  // namespace attnscope

@@ -6,15 +6,12 @@
 // arrays (a row or block at a time) so the same formula runs SIMD-vectorised; exp, sin, cos and abs are
 // found for both (std:: for float, Eigen's array functions by argument-dependent lookup). Every formula is
 // branch-free so it vectorises (relu(x) = (x + |x|)/2 is exact in floating point).
-// Index: [SECTION] FAVOR, [SECTION] elementwise maps, [SECTION] linear attention.
 #pragma once
 #include <cmath>
 
 #include "../backend/hd.h"
 
 namespace attnscope::fmap {
-
-// [SECTION] FAVOR
 
 /// Which FAVOR+ estimator (mirrors FeatureMap's FAVOR values; kept separate so kernels need no backend.h).
 enum class FavorKind {
@@ -84,8 +81,6 @@ ATTNSCOPE_HD auto favor_trig_cos(const T& p, float h, float stab, float ratio) {
 template <class T>
 ATTNSCOPE_HD auto favor_relu(const T& p, float ratio) { return relu(p) * ratio; }
 
-// [SECTION] elementwise maps
-
 /// Katharopoulos' φ(x) = elu(x) + 1 = max(x, 0) + exp(min(x, 0)): x + 1 for x > 0, exp(x) otherwise.
 template <class T>
 ATTNSCOPE_HD auto elu_plus_one(const T& x) {
@@ -103,8 +98,6 @@ ATTNSCOPE_HD auto softmax_term(const T& x, const M& max, const S& inv_sum) {
 
 /// 1/‖x‖ from ‖x‖², 0 for a zero row (it stays zero rather than NaN).
 ATTNSCOPE_HD float inv_l2_norm(float sq_norm) { return sq_norm > 0.0f ? 1.0f / sqrtf(sq_norm) : 0.0f; }
-
-// [SECTION] linear attention
 
 /// x/D for the final normalisation, 0 when D = 0 (no feature overlap: the row's output stays 0, not NaN).
 /// Divides rather than multiplying by 1/D: a subnormal D would make 1/D overflow to inf.

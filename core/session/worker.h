@@ -2,7 +2,6 @@
 // The UI thread never computes: it posts a WorkerRequest and, every frame, reads snapshot() and state().
 // A newer request cancels an older one at the next variant boundary; a cancelled run never
 // publishes. Snapshots are shared_ptr<const ...>, so the UI may hold one as long as it likes.
-// Index: [SECTION] Requests  [SECTION] Snapshots  [SECTION] Worker
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -20,8 +19,6 @@
 #include "experiment.h"
 
 namespace attnscope {
-
-// [SECTION] Requests
 
 /// Where the input tensors come from.
 enum class InputMode {
@@ -72,8 +69,6 @@ struct RunBatchRequest {
     DisplayOrder display_order = DisplayOrder::Positions;  // how the views order both axes
     int display_round = 0;                  // the lsh round whose sorted order LshBuckets shows
 };
-
-// [SECTION] Snapshots
 
 /// Singular values of one matrix head, descending, with the normalised cumulative energy.
 struct SpectrumView {
@@ -138,8 +133,6 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
 SpectrumView matrix_spectrum(const Tensor3& M, int h);
 /// Same through `backend`'s singular_values primitive (cuSOLVER on CUDA).
 SpectrumView matrix_spectrum(const Tensor3& M, int h, Backend& backend);
-
-// [SECTION] Worker
 
 /// State of the worker, readable every frame without locking.
 enum class WorkerState : int {

@@ -10,7 +10,6 @@
 
 namespace attnscope {
 
-// [SECTION] candidates
 void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<BlockCandidate>& out) {
     if (lo > hi) return;
     const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
@@ -30,7 +29,6 @@ void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<
     for (int64_t J = j_begin / b; j_begin <= j_end && J <= j_end / b; ++J) out.push_back({static_cast<int>(J), false});
 }
 
-// [SECTION] layout statistics
 BlockLayout layout_from_structure(const Structure& structure, int n) {
     const auto& ix = structure.indices;
     for (const char* key : {"layout/block", "layout/heads", "layout/row_ptr", "layout/col_idx", "layout/mask_idx",
@@ -123,7 +121,6 @@ Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std
 
 }  // namespace
 
-// [SECTION] run
 /// Largest in-block mask array copied into structure indices ("layout/mask_bits").
 constexpr size_t kMaxMaskBitsBytes = size_t(32) << 20;
 

@@ -223,7 +223,6 @@ RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& 
     return run_sparse(info, heads, params, pattern, pattern, setup, options, backend);
 }
 
-// [SECTION] family members (one file each), registered by add_sparse_variants() in sparse.cpp
 std::unique_ptr<Variant> make_strided_variant();
 std::unique_ptr<Variant> make_fixed_variant();
 std::unique_ptr<Variant> make_longformer_variant();

@@ -4,7 +4,6 @@
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 file(MAKE_DIRECTORY ${WORK_DIR})
 
-# [SECTION] without the model
 expect_exit(2 "no model folder at '/nonexistent/model': run scripts/setup.sh" run --variant full --text "hello" --model /nonexistent/model)
 file(WRITE ${WORK_DIR}/bad.safetensors "abc")
 expect_exit(2 "is truncated: 3 bytes, fewer than the 8-byte header length" run --variant full --tensors ${WORK_DIR}/bad.safetensors)
@@ -41,7 +40,6 @@ string(REPEAT "a " 70 over_tiny)
 expect_exit(2 "the text has 72 tokens but the model takes at most 64" run --variant full --text "${over_tiny}"
             --model ${CMAKE_CURRENT_LIST_DIR}/../golden/tiny_bert)
 
-# [SECTION] with the model
 if(DEFINED ENV{ATTNSCOPE_MODEL_DIR})
   set(model "$ENV{ATTNSCOPE_MODEL_DIR}")
 elseif(DEFINED ENV{ATTNSCOPE_CACHE})
