@@ -20,20 +20,20 @@ const std::vector<ScenarioInfo> kScenarios = {
     {ScenarioKind::Gaussian, "gaussian", "Q, K, V i.i.d. N(0,1): no structure, the baseline", {}},
     {ScenarioKind::Clustered, "clustered",
      "tokens around C centres with Q = K: LSH buckets recover the clusters; each row's mass stays in its cluster at any n",
-     {"clusters", "number of clusters C the tokens are drawn around", "8", 1, 4096}},
+     {"clusters", "number of clusters C the tokens are drawn around", "8", 1, 4096, 8}},
     {ScenarioKind::Local, "local",
      "q·k peaks for |i − j| ≲ b positions (banded): a window of ±b keeps ~90% of the mass at any n (needs d ≥ 32 at "
      "n = 65536)",
-     {"band", "half-width b of the band, in positions: |i − j| ≤ b holds most of each row's mass", "16", 1, 1 << 20}},
+     {"band", "half-width b of the band, in positions: |i − j| ≤ b holds most of each row's mass", "16", 1, 1 << 20, 16}},
     {ScenarioKind::Periodic, "periodic",
-     "q·k peaks when (i − j) mod p = 0: the strided pattern with stride p fits (sharp while p ≤ d)",
+     "q·k peaks when (i − j) mod p = 0: the strided pattern with stride p keeps ~95% of the mass at any n",
      {"period", "period p of the peaks, in positions (⌈√n⌉ is the strided variant's default stride)", "⌈√n⌉", 1,
       1 << 20}},
     {ScenarioKind::LowRank, "lowrank", "Q, K from a rank-r factor: QKᵀ has rank r, Linformer/SVD approximate it",
-     {"rank", "rank r of the factor Q and K are drawn from", "4", 1, 1024}},
+     {"rank", "rank r of the factor Q and K are drawn from", "4", 1, 1024, 4}},
     {ScenarioKind::Hubs, "hubs",
      "h hub keys at 0, n/h, 2n/h, … hold ~60% of every row's mass at any n: global tokens on them keep it",
-     {"hubs", "number of hub keys h, evenly spaced from position 0", "4", 1, 4096}},
+     {"hubs", "number of hub keys h, evenly spaced from position 0", "4", 1, 4096, 4}},
 };
 
 /// Random Fourier frequencies for a Gaussian kernel of width `sigma` positions (E_ω[cos ωΔ] = exp(−Δ²/2σ²)),
@@ -120,17 +120,9 @@ const ScenarioInfo& scenario_info(ScenarioKind kind) {
 int scenario_structure(const ScenarioSpec& spec) {
     const ScenarioInfo& info = scenario_info(spec.kind);
     if (info.param.name.empty()) return 0;
-    if (spec.structure == 0) {
-        switch (spec.kind) {
-            case ScenarioKind::Clustered: return 8;
-            case ScenarioKind::Local: return 16;
-            case ScenarioKind::Periodic: return std::max(1, static_cast<int>(std::ceil(std::sqrt(double(spec.n)))));
-            case ScenarioKind::LowRank: return 4;
-            case ScenarioKind::Hubs: return 4;
-            case ScenarioKind::Gaussian: break;
-        }
-        return 0;
-    }
+    if (spec.structure == 0)  // the default: fixed, or the strided variant's default stride for the period
+        return info.param.fixed_default ? info.param.fixed_default
+                                        : std::max(1, static_cast<int>(std::ceil(std::sqrt(double(spec.n)))));
     if (spec.structure < info.param.lo || spec.structure > info.param.hi)
         throw Error(info.id + ": " + info.param.name + " = " + std::to_string(spec.structure) + " is out of range: choose " +
                     std::to_string(info.param.lo) + " ≤ " + info.param.name + " ≤ " + std::to_string(info.param.hi) +

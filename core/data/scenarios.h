@@ -38,6 +38,7 @@ struct ScenarioParam {
     std::string help;       // what it sets, for --help and the GUI tooltip
     std::string auto_help;  // its default, e.g. "16" or "⌈√n⌉"
     int lo = 1, hi = 1;     // inclusive range
+    int fixed_default = 0;  // the default when it does not depend on n; 0 when it does (periodic: ⌈√n⌉)
 };
 
 /// Name and one-line description of a scenario, for --help and the GUI.
