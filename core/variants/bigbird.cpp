@@ -100,19 +100,19 @@ class BigBirdVariant : public Variant {
 public:
     BigBirdVariant() {
         m_info = {
-            "bigbird",
-            "BigBird (ITC)",
-            "Zaheer et al. 2020",
-            "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
-            {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+            .id = "bigbird",
+            .name = "BigBird (ITC)",
+            .paper = "Zaheer et al. 2020",
+            .summary = "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
+            .params = {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
              int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
              int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
                        2, 0, 4096),
              int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
              seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
-            true,
-            true,
-            true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

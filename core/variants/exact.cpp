@@ -24,9 +24,15 @@ void exact_cost(const Heads& h, bool causal, bool materialised, Cost& cost) {
 class FullVariant : public Variant {
 public:
     FullVariant() {
-        m_info = {"full", "Full softmax", "Vaswani et al. 2017",
-                  "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
-                  {scale_param(), causal_param(false)}, false, true, true};
+        m_info = {
+            .id = "full",
+            .name = "Full softmax",
+            .paper = "Vaswani et al. 2017",
+            .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
+            .params = {scale_param(), causal_param(false)},
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
@@ -73,16 +79,21 @@ private:
 class FlashVariant : public Variant {
 public:
     FlashVariant() {
-        m_info = {"flash", "FlashAttention (tiled exact)", "Dao et al. 2022/2023",
-                  "same result as full, tiled with an online softmax (running max m, sum ℓ); keeps L = m + log ℓ",
-                  {int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
+        m_info = {
+            .id = "flash",
+            .name = "FlashAttention (tiled exact)",
+            .paper = "Dao et al. 2022/2023",
+            .summary = "same result as full, tiled with an online softmax (running max m, sum ℓ); keeps L = m + log ℓ",
+            .params = {int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
                    int_param("tile_cols", "B_c", "key columns per tile B_c", 64, 1, 4096),
                    scale_param(), causal_param(false),
                    choice_param("precision", "prec",
                                 "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
                                 "relative error); the CPU computes fp32 either way",
                                 {"fp32", "tf32"}, 0)},
-                  false, true, true};
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

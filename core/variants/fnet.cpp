@@ -29,11 +29,16 @@ double fft2_flops(int heads, int rows, int cols) {
 class FnetVariant : public Variant {
 public:
     FnetVariant() {
-        m_info = {"fnet", "FNet (Fourier mixing)", "Lee-Thorp et al. 2021",
-                  "Y = Re(F_n·X·F_d) = C_n·Re(X·F_d) + S_n·Im(X·F_d): Fourier mixing instead of attention; X = the "
+        m_info = {
+            .id = "fnet",
+            .name = "FNet (Fourier mixing)",
+            .paper = "Lee-Thorp et al. 2021",
+            .summary = "Y = Re(F_n·X·F_d) = C_n·Re(X·F_d) + S_n·Im(X·F_d): Fourier mixing instead of attention; X = the "
                   "layer input (text) or V (synthetic)",
-                  {},
-                  false, false, true};
+            .params = {},
+            .has_mask = false,
+            .normalised = false,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape&) const override { return params; }

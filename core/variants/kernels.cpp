@@ -87,11 +87,16 @@ ParamSpec eps_param(const std::string& help) { return real_param("eps", "ε", he
 class LinearVariant : public Variant {
 public:
     LinearVariant() {
-        m_info = {"linear", "Linear attention (elu+1)", "Katharopoulos et al. 2020",
-                  "φ(x) = elu(x)+1; O_i = φ(Q_i)ᵀΣφ(K_j)V_jᵀ / (φ(Q_i)ᵀΣφ(K_j) + ε)",
-                  {eps_param("ε added to the denominator φ(Q_i)ᵀΣ_j φ(K_j)"),
+        m_info = {
+            .id = "linear",
+            .name = "Linear attention (elu+1)",
+            .paper = "Katharopoulos et al. 2020",
+            .summary = "φ(x) = elu(x)+1; O_i = φ(Q_i)ᵀΣφ(K_j)V_jᵀ / (φ(Q_i)ᵀΣφ(K_j) + ε)",
+            .params = {eps_param("ε added to the denominator φ(Q_i)ᵀΣ_j φ(K_j)"),
                    causal_param(false, "; running sums S_i, Z_i (the RNN view)")},
-                  false, true, true};
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape&) const override { return params; }
@@ -117,11 +122,16 @@ private:
 class EfficientVariant : public Variant {
 public:
     EfficientVariant() {
-        m_info = {"efficient", "Efficient attention", "Shen et al. 2018",
-                  "E = ρ_q(Q)·(ρ_k(K)ᵀV): ρ_q softmax over each row's features, ρ_k softmax over positions; no 1/√d; "
+        m_info = {
+            .id = "efficient",
+            .name = "Efficient attention",
+            .paper = "Shen et al. 2018",
+            .summary = "E = ρ_q(Q)·(ρ_k(K)ᵀV): ρ_q softmax over each row's features, ρ_k softmax over positions; no 1/√d; "
                   "non-causal",
-                  {},
-                  false, true, true};
+            .params = {},
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape&) const override { return params; }
@@ -144,11 +154,16 @@ private:
 class TaylorVariant : public Variant {
 public:
     TaylorVariant() {
-        m_info = {"taylor", "Linear attention (first-order Taylor)", "Li et al. 2020",
-                  "sim(q,k) = 1 + q̂·k̂ (L2-normalised); O_i = (Σv_j + (Σv_jk̂_jᵀ)q̂_i) / (n + q̂_i·(Σk̂_j + ε))",
-                  {eps_param("ε added to every component of Σ_j k̂_j in the denominator"),
+        m_info = {
+            .id = "taylor",
+            .name = "Linear attention (first-order Taylor)",
+            .paper = "Li et al. 2020",
+            .summary = "sim(q,k) = 1 + q̂·k̂ (L2-normalised); O_i = (Σv_j + (Σv_jk̂_jᵀ)q̂_i) / (n + q̂_i·(Σk̂_j + ε))",
+            .params = {eps_param("ε added to every component of Σ_j k̂_j in the denominator"),
                    causal_param(false, "; prefix sums over j ≤ i (n becomes i + 1)")},
-                  false, true, true};
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape&) const override { return params; }

@@ -304,10 +304,13 @@ namespace {
 class LinformerVariant : public Variant {
 public:
     LinformerVariant() {
-        m_info = {"linformer", "Linformer", "Wang et al. 2020",
-                  "K' = E·K, V' = F·V (E, F ∈ R^{k×n}); O = softmax(s·QK'ᵀ)·V'; E, F learned in the paper — here pooled "
+        m_info = {
+            .id = "linformer",
+            .name = "Linformer",
+            .paper = "Wang et al. 2020",
+            .summary = "K' = E·K, V' = F·V (E, F ∈ R^{k×n}); O = softmax(s·QK'ᵀ)·V'; E, F learned in the paper — here pooled "
                   "(default), random (untrained), Theorem 1's P·RᵀR (jl) or least-squares F (fitted oracle); non-causal",
-                  {int_param("k", "k", "projected length k of E, F ∈ R^{k×n}", 64, 1, 65536),
+            .params = {int_param("k", "k", "projected length k of E, F ∈ R^{k×n}", 64, 1, 65536),
                    choice_param("projection", "E, F",
                                 "what stands in for the learned E, F: pool = segment means (a row-stochastic blur, exact "
                                 "at k = n); random = N(0, 1/k), untrained: approximates nothing; jl = Theorem 1's "
@@ -321,8 +324,10 @@ public:
                    choice_param("sharing", "sharing", "random projections only: E_h, F_h per head (none), one E, F for "
                                 "all heads (headwise), E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
                    seed_param()},
-                  // normalised: pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the other forms
-                  false, true, true};
+            .has_mask = // normalised: pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the other forms
+                  false,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

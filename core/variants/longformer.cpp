@@ -55,11 +55,11 @@ class LongformerVariant : public Variant {
 public:
     LongformerVariant() {
         m_info = {
-            "longformer",
-            "Longformer",
-            "Beltagy et al. 2020",
-            "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
-            {int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every cell)", 64, 0,
+            .id = "longformer",
+            .name = "Longformer",
+            .paper = "Beltagy et al. 2020",
+            .summary = "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
+            .params = {int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every cell)", 64, 0,
                        2097152),
              int_param("dilation", "δ", "dilation δ: the window's keys sit δ apart (j = i + δ·t, |t| ≤ w/2), so the reach "
                        "grows to δ·w/2 each side at the same cost", 1, 1, 65536),
@@ -67,9 +67,9 @@ public:
                         "heads see farther)", false),
              list_param("global", "G", "global positions G: rows and columns fully connected (positions ≥ n are skipped with a note; none: no globals)", "0"),
              causal_param(false), scale_param()},
-            true,
-            true,
-            true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

@@ -370,10 +370,13 @@ namespace {
 class LshVariant : public Variant {
 public:
     LshVariant() {
-        m_info = {"lsh", "Reformer LSH attention", "Kitaev et al. 2020",
-                  "hash shared Q/K with random rotations (argmax [xR; −xR]), sort by bucket, attend within chunk + "
+        m_info = {
+            .id = "lsh",
+            .name = "Reformer LSH attention",
+            .paper = "Kitaev et al. 2020",
+            .summary = "hash shared Q/K with random rotations (argmax [xR; −xR]), sort by bucket, attend within chunk + "
                   "look-back, self-mask, log-sum-exp over rounds",
-                  {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
+            .params = {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
                    with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
                                                2, 1, 65536),
                                      "n/64 rounded to even, ≥ 2"),
@@ -381,7 +384,9 @@ public:
                    int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
                    bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
                    causal_param(false), seed_param()},
-                  true, true, true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
 

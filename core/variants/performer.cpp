@@ -52,9 +52,12 @@ double performer_flops(int heads, int n, int d, int dv, int m, int f, bool causa
 class PerformerVariant : public Variant {
 public:
     PerformerVariant() {
-        m_info = {"performer", "Performer (FAVOR+)", "Choromanski et al. 2021",
-                  "φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2), x̂ = d^-¼x; O = D⁻¹·φ(Q)·(φ(K)ᵀV)",
-                  {with_auto_default(int_param("features", "m", "random features m (ω ∈ R^{m×d}); error shrinks as m grows",
+        m_info = {
+            .id = "performer",
+            .name = "Performer (FAVOR+)",
+            .paper = "Choromanski et al. 2021",
+            .summary = "φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2), x̂ = d^-¼x; O = D⁻¹·φ(Q)·(φ(K)ᵀV)",
+            .params = {with_auto_default(int_param("features", "m", "random features m (ω ∈ R^{m×d}); error shrinks as m grows",
                                                0, 1, 16384),
                                      "⌈d·ln d⌉"),
                    choice_param("kind", "φ",
@@ -66,7 +69,9 @@ public:
                    choice_param("norm_scaling", "‖ωᵢ‖", "row norms of orthogonal ω: chi = χ(d) samples, sqrt_d = √d",
                                 kNorms, 0),
                    causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()},
-                  false, true, true};
+            .has_mask = false,
+            .normalised = true,
+            .has_matrix = true};
         m_info.params[0].log_scale = true;
     }
     const VariantInfo& info() const override { return m_info; }

@@ -148,20 +148,21 @@ double permuted_plan_flops(PermutedPlan<Pattern> plan, int heads, int n, int d, 
 class StridedVariant : public Variant {
 public:
     StridedVariant() {
-        m_info = {"strided",
-                  "Sparse Transformer (strided)",
-                  "Child et al. 2019",
-                  "A local (i − j < l) ∪ B strided ((i − j) mod l = 0) in every head (or split over heads); causal "
+        m_info = {
+            .id = "strided",
+            .name = "Sparse Transformer (strided)",
+            .paper = "Child et al. 2019",
+            .summary = "A local (i − j < l) ∪ B strided ((i − j) mod l = 0) in every head (or split over heads); causal "
                   "masked softmax",
-                  {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
+            .params = {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
                                                0, 1, 1048576),
                                      "⌈√n⌉"),
                    bool_param("bidirectional", "bidir",
                               "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
                    head_pattern_param("local", "stride"), scale_param()},
-                  true,
-                  true,
-                  true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
@@ -284,18 +285,18 @@ class FixedVariant : public Variant {
 public:
     FixedVariant() {
         m_info = {
-            "fixed",
-            "Sparse Transformer (fixed)",
-            "Child et al. 2019",
-            "A: same block of l (⌊j/l⌋ = ⌊i/l⌋) ∪ B: summary columns j mod l ∈ {l−c, …, l−1} in every head (or split "
+            .id = "fixed",
+            .name = "Sparse Transformer (fixed)",
+            .paper = "Child et al. 2019",
+            .summary = "A: same block of l (⌊j/l⌋ = ⌊i/l⌋) ∪ B: summary columns j mod l ∈ {l−c, …, l−1} in every head (or split "
             "over heads); masked softmax",
-            {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
+            .params = {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
              int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
                        1048576),
              causal_param(true), head_pattern_param("block", "summary"), scale_param()},
-            true,
-            true,
-            true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

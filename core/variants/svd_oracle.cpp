@@ -28,10 +28,15 @@ double svd_flops(int heads, int n, int d, int dv, int rank) {
 class SvdVariant : public Variant {
 public:
     SvdVariant() {
-        m_info = {"svd", "SVD oracle (best rank r)", "Wang et al. 2020 §3",
-                  "P_r = best rank-r approximation of the exact P (truncated SVD); O = P_r·V (quadratic)",
-                  {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 65536)},
-                  false, false, true};
+        m_info = {
+            .id = "svd",
+            .name = "SVD oracle (best rank r)",
+            .paper = "Wang et al. 2020 §3",
+            .summary = "P_r = best rank-r approximation of the exact P (truncated SVD); O = P_r·V (quadratic)",
+            .params = {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 65536)},
+            .has_mask = false,
+            .normalised = false,
+            .has_matrix = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {

@@ -76,22 +76,22 @@ public:
     static constexpr int kEvaluationNoteMaxN = 16384;
     XlVariant() {
         m_info = {
-            "xl",
-            "Transformer-XL",
-            "Dai et al. 2019",
-            "segments of L attend causally within themselves and to the last M cached positions; masked softmax "
+            .id = "xl",
+            .name = "Transformer-XL",
+            .paper = "Dai et al. 2019",
+            .summary = "segments of L attend causally within themselves and to the last M cached positions; masked softmax "
             "(the recurrence only: the relative-position score terms are not modelled)",
-            {int_param("segment", "L", "segment length L", 128, 1, 1048576),
+            .params = {int_param("segment", "L", "segment length L", 128, 1, 1048576),
              with_auto_default(
                  int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
                  "= L"),
              bool_param("same_length", "same_length",
                         "every query attends exactly the last M positions (i − M < j ≤ i)", false),
              scale_param()},
-            true,
-            true,
-            true,
-            true};
+            .has_mask = true,
+            .normalised = true,
+            .has_matrix = true,
+            .always_causal = true};
     }
     const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
