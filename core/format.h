@@ -38,6 +38,15 @@ inline std::optional<double> parse_finite(const std::string& text) {
     return v;
 }
 
+/// A byte count in binary units: "512 KiB", "12.5 MiB", "1.25 GiB" (the one byte formatter of notes, tables and
+/// messages).
+inline std::string format_bytes(double bytes) {
+    const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
+    if (std::abs(bytes) >= gib) return format_fixed(bytes / gib, 2) + " GiB";
+    if (std::abs(bytes) >= mib) return format_fixed(bytes / mib, 1) + " MiB";
+    return format_fixed(bytes / kib, 0) + " KiB";
+}
+
 /// A fraction as a percentage with `digits` significant digits ("17.9%" for 0.1792, 3).
 inline std::string format_percent(double fraction, int digits) {
     return format_significant(100 * fraction, digits) + "%";

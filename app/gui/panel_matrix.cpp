@@ -15,6 +15,7 @@
 #include "core/backend/lsh_rules.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
+#include "core/format.h"
 
 namespace attnscope::gui {
 
@@ -45,12 +46,6 @@ std::string fmt(const char* f, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
     return buf;
-}
-
-std::string bytes_text(double b) {
-    if (b >= 1 << 30) return fmt("%.2f GiB", b / (1 << 30));
-    if (b >= 1 << 20) return fmt("%.1f MiB", b / (1 << 20));
-    return fmt("%.0f KiB", b / 1024);
 }
 
 /// A sentence for a reason code: why cell (i, j) is allowed.
@@ -143,7 +138,7 @@ void metric_badges(const RunResult& r) {
     if (m.density)
         badge("density", fmt("%.3f", *m.density), neutral, "allowed cells / (n² or n(n+1)/2 when causal)");
     badge("time", fmt("%.2f ms", r.cost.time_ms), neutral, "measured wall time of the compute part (noisy)");
-    badge("memory", bytes_text(double(r.cost.peak_bytes)), neutral, "peak tracked bytes held during the run");
+    badge("memory", format_bytes(double(r.cost.peak_bytes)), neutral, "peak tracked bytes held during the run");
     ImGui::NewLine();
 }
 

@@ -16,6 +16,7 @@
 #include "app.h"
 #include "backends/registry.h"
 #include "core/variants/registry.h"
+#include "core/format.h"
 
 namespace attnscope::gui {
 
@@ -114,13 +115,6 @@ void sweep_plot(const char* title, const char* y_label, const std::vector<Series
 
 // [SECTION] Table
 
-std::string mib_text(double bytes) {
-    char buf[32];
-    if (bytes >= double(1 << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
-    else std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1 << 20));
-    return buf;
-}
-
 /// Speed-up vs flash and memory saving vs full at one n, with measured and cost-model slopes.
 void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Series>& series) {
     std::set<int> ns;
@@ -182,7 +176,7 @@ void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Ser
             if (p->speedup_vs_flash) ImGui::Text("%.2f×", *p->speedup_vs_flash);
             else ImGui::TextDisabled("—");
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(mib_text(double(p->peak_bytes)).c_str());
+            ImGui::TextUnformatted(format_bytes(double(p->peak_bytes)).c_str());
         }
         ImGui::TableNextColumn();
         if (p && p->measured() && p->memory_saving_vs_full) {

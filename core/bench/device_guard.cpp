@@ -1,24 +1,15 @@
 #include "device_guard.h"
+#include "../format.h"
 
 #include <cstdio>
 
 namespace attnscope {
 
-namespace {
-
-std::string mib(int64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
-    return text;
-}
-
-}  // namespace
-
 std::string device_memory_shortfall(int64_t need, Backend& backend, const std::string& what) {
     if (!backend.has_device() || need <= 0) return "";
     const int64_t free_bytes = backend.device_free_bytes();
     if (free_bytes < 0 || need <= free_bytes) return "";
-    return what + " needs an estimated " + mib(need) + " of device memory but only " + mib(free_bytes) +
+    return what + " needs an estimated " + format_bytes(need) + " of device memory but only " + format_bytes(free_bytes) +
            " are free on the GPU: run it on the CPU (--backend cpu) or lower n or the number of heads";
 }
 

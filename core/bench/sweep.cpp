@@ -14,20 +14,11 @@
 #include "device_guard.h"
 #include "../variants/registry.h"
 #include "memory_probe.h"
+#include "../format.h"
 
 namespace attnscope {
 
 namespace {
-
-constexpr double kMiB = 1048576.0;
-
-std::string mib_text(double bytes) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(bytes >= 100 * kMiB ? 0 : 1);
-    os << bytes / kMiB << " MiB";
-    return os.str();
-}
 
 std::string seconds_text(double s) {
     std::ostringstream os;
@@ -204,10 +195,10 @@ std::string memory_skip_reason(int64_t need, int64_t available, const BenchConfi
     if (available < 0) return "";
     const double usable = double(available) * (1.0 - c.memory_safety_fraction) - double(c.memory_safety_bytes);
     if (double(need) <= usable) return "";
-    return what + " needs an estimated " + mib_text(double(need)) + " but only " + mib_text(std::max(0.0, usable)) +
-           " may be used (" + mib_text(double(available)) + " available, " +
+    return what + " needs an estimated " + format_bytes(double(need)) + " but only " + format_bytes(std::max(0.0, usable)) +
+           " may be used (" + format_bytes(double(available)) + " available, " +
            std::to_string(int(std::lround(c.memory_safety_fraction * 100))) + "% and " +
-           mib_text(double(c.memory_safety_bytes)) + " kept free); skipped before allocating";
+           format_bytes(double(c.memory_safety_bytes)) + " kept free); skipped before allocating";
 }
 
 std::string budget_skip_reason(const std::vector<const BenchPoint*>& earlier, int n, double budget_s,
@@ -479,7 +470,7 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 continue;
             } catch (const std::bad_alloc&) {
                 finish(PointStatus::Failed, "out of memory during the run although the estimate fitted (estimate " +
-                                                mib_text(double(point.estimate_bytes)) + "): the variant's estimate is too low");
+                                                format_bytes(double(point.estimate_bytes)) + "): the variant's estimate is too low");
                 continue;
             }
             if (!point.time.complete) {
