@@ -48,7 +48,11 @@ void draw_synthetic(App& app) {
     changed |= ImGui::SliderInt("head dim d", &s.dim, 1, 256, "%d", ImGuiSliderFlags_Logarithmic);
     const ScenarioParam& param = list[current].param;
     if (!param.name.empty()) {
-        int value = scenario_structure(s);
+        int value = std::clamp(s.structure, param.lo, param.hi);  // an out-of-range session value: the run reports it
+        try {
+            value = scenario_structure(s);
+        } catch (const Error&) {
+        }
         const std::string format = s.structure == 0 ? "auto: %d" : "%d";
         const int hi = std::max(param.lo + 1, std::min(param.hi, std::max(s.n, 2)));
         if (ImGui::SliderInt(param.name.c_str(), &value, param.lo, hi, format.c_str(), ImGuiSliderFlags_Logarithmic))

@@ -89,7 +89,14 @@ std::string describe_input(const InputSpec& spec) {
     if (spec.mode == InputMode::Tensors) return "tensors from " + spec.tensors_path;
     const ScenarioSpec& s = spec.scenario;
     const std::string& name = scenario_info(s.kind).param.name;
-    const std::string structure = name.empty() ? "" : ", " + name + " = " + std::to_string(scenario_structure(s));
+    std::string structure;
+    if (!name.empty()) {
+        try {
+            structure = ", " + name + " = " + std::to_string(scenario_structure(s));
+        } catch (const Error&) {  // out of range: the run itself says so
+            structure = ", " + name + " = " + std::to_string(s.structure) + " (out of range)";
+        }
+    }
     return "synthetic " + scenario_id(s.kind) + ", n = " + std::to_string(s.n) + ", H = " + std::to_string(s.heads) +
            ", d = " + std::to_string(s.dim) + structure + ", T = " + format_significant(s.temperature, 3) + ", seed " +
            std::to_string(s.seed);
