@@ -50,6 +50,11 @@ RunFn with_edited_params(const std::string& real_id, std::function<void(Params&)
     };
 }
 
+/// A stand-in for `id` that runs the real variant with `edit` applied to its parameters (a setting it ignores).
+std::shared_ptr<StandIn> ignoring(const std::string& id, std::function<void(Params&)> edit) {
+    return std::make_shared<StandIn>(id, with_edited_params(id, std::move(edit)));
+}
+
 /// Runs another variant in place of this one (a "fast" variant that secretly computes something else).
 RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::string, std::string>>& sets) {
     return [other, sets](const Heads& h, const Params&, const RunOptions& o, Backend& b) {
@@ -94,25 +99,21 @@ TEST(LessonChecksCanFail, LowRankWithAFlatSpectrum) {
 TEST(LessonChecksCanFail, FavorPlusWithOrthogonalIgnored) {
     std::cout << "[case] favor-plus: performer draws i.i.d. features whatever `orthogonal` says\n";
     expect_check_fails("favor-plus", "performer",
-                       std::make_shared<StandIn>("performer", with_edited_params("performer", [](Params& p) {
-                                                     p.set("orthogonal", 0);
-                                                 })),
+                       ignoring("performer", [](Params& p) { p.set("orthogonal", 0); }),
                        "orthogonal over i.i.d.");
 }
 
 TEST(LessonChecksCanFail, LshRoundsWithRoundsIgnored) {
     std::cout << "[case] lsh-rounds: lsh hashes once whatever `rounds` says\n";
     expect_check_fails("lsh-rounds", "lsh",
-                       std::make_shared<StandIn>("lsh", with_edited_params("lsh", [](Params& p) { p.set("rounds", 1); })),
+                       ignoring("lsh", [](Params& p) { p.set("rounds", 1); }),
                        "doublings of the rounds");
 }
 
 TEST(LessonChecksCanFail, FactorisedWithoutTheStrideHead) {
     std::cout << "[case] factorised: strided uses pattern A (local) in every head\n";
     expect_check_fails("factorised", "strided",
-                       std::make_shared<StandIn>("strided", with_edited_params("strided", [](Params& p) {
-                                                     p.set("head_pattern", 2);  // A
-                                                 })),
+                       ignoring("strided", [](Params& p) { p.set("head_pattern", 2); }),  // 2 = A, the local pattern
                        "strided: share of pairs j ≤ i reachable in two steps");
 }
 
@@ -126,9 +127,7 @@ TEST(LessonChecksCanFail, WindowsGlobalsWithADenseWindow) {
 TEST(LessonChecksCanFail, WindowsGlobalsWithGlobalsIgnored) {
     std::cout << "[case] windows-globals: longformer drops its global tokens whatever `global` says\n";
     expect_check_fails("windows-globals", "longformer",
-                       std::make_shared<StandIn>("longformer", with_edited_params("longformer", [](Params& p) {
-                                                     p.set_list("global", {});
-                                                 })),
+                       ignoring("longformer", [](Params& p) { p.set_list("global", {}); }),
                        "globals on the hub keys");
 }
 
@@ -164,18 +163,14 @@ TEST(LessonChecksCanFail, FnetShowingTheCosineAlone) {
 TEST(LessonChecksCanFail, LinformerVsSvdWithKIgnored) {
     std::cout << "[case] linformer-vs-svd: linformer projects to k = 16 whatever `k` says\n";
     expect_check_fails("linformer-vs-svd", "linformer",
-                       std::make_shared<StandIn>("linformer", with_edited_params("linformer", [](Params& p) {
-                                                     p.set("k", 16);
-                                                 })),
+                       ignoring("linformer", [](Params& p) { p.set("k", 16); }),
                        "pool: doublings of k");
 }
 
 TEST(LessonChecksCanFail, LinformerKernelsWithTheProjectionIgnored) {
     std::cout << "[case] linformer-kernels: linformer always pools, whatever `projection` says\n";
     expect_check_fails("linformer-kernels", "linformer",
-                       std::make_shared<StandIn>("linformer", with_edited_params("linformer", [](Params& p) {
-                                                     p.set("projection", 0);
-                                                 })),
+                       ignoring("linformer", [](Params& p) { p.set("projection", 0); }),
                        "random E: share of P̃'s entries below 0");
 }
 

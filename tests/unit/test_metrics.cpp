@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backend_suite.h"
+#include "sparse_test_util.h"
 #include "core/session/metrics.h"
 #include "core/data/scenarios.h"
 #include "core/primitives/random.h"
@@ -19,35 +20,14 @@ Heads gaussian_heads(int H, int n, int d, int dv, uint64_t seed) {
 
 /// softmax(s·q_i·q̂_j) over j ≠ i (j < i when causal), the row's own value when nothing else is allowed; doubles.
 Tensor3 shared_qk_brute_force(const Heads& in, bool causal) {
-    const int H = in.heads(), n = in.n(), d = in.d(), dv = in.dv();
-    const double s = 1.0 / std::sqrt(double(d));
-    Tensor3 O(H, n, dv);
-    for (int h = 0; h < H; ++h)
-        for (int i = 0; i < n; ++i) {
-            std::vector<double> score(n, -INFINITY);
-            double top = -INFINITY;
-            for (int j = 0; j < n; ++j) {
-                if (j == i || (causal && j > i)) continue;
-                double norm = 0, dot = 0;
-                for (int c = 0; c < d; ++c) norm += double(in.Q.at(h, j, c)) * in.Q.at(h, j, c);
-                for (int c = 0; c < d; ++c) dot += double(in.Q.at(h, i, c)) * in.Q.at(h, j, c);
-                score[j] = s * dot / std::sqrt(norm);
-                top = std::max(top, score[j]);
-            }
-            if (top == -INFINITY) {  // only itself: all the weight on its own value
-                for (int c = 0; c < dv; ++c) O.at(h, i, c) = in.V.at(h, i, c);
-                continue;
-            }
-            double sum = 0;
-            std::vector<double> out(dv, 0.0);
-            for (int j = 0; j < n; ++j) {
-                if (score[j] == -INFINITY) continue;
-                const double w = std::exp(score[j] - top);
-                sum += w;
-                for (int c = 0; c < dv; ++c) out[c] += w * in.V.at(h, j, c);
-            }
-            for (int c = 0; c < dv; ++c) O.at(h, i, c) = static_cast<float>(out[c] / sum);
-        }
+    Heads keyed = in;  // keys = the L2-normalised queries
+    for (int h = 0; h < in.heads(); ++h) keyed.K.head(h) = in.Q.head(h).rowwise().normalized();
+    Tensor3 O, lse;
+    masked_reference(keyed, 1.0 / std::sqrt(double(in.d())), [causal](int, int i, int j) { return j != i && !(causal && j > i); },
+                     O, lse);
+    for (int h = 0; h < in.heads(); ++h)
+        for (int i = 0; i < in.n(); ++i)
+            if (std::isinf(lse.at(h, i, 0))) O.head(h).row(i) = in.V.head(h).row(i);  // only itself: its own value
     return O;
 }
 
