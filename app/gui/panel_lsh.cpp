@@ -1,7 +1,6 @@
 // attnscope — LSH buckets panel: per round a colour strip of token buckets, the sorted order with chunk
 // borders, collisions of a query across rounds, and a 2-D view of the normalised vectors coloured by bucket.
-// Reads the structure lsh_run() writes (core/variants/lsh.cpp): indices "buckets/r<k>", "perm/r<k>", "chunk_len",
-// "rounds", matrices "rotation/r<k>".
+// Reads the LshBuckets part of an lsh run's structure (core/variants/structure.h).
 #include <imgui.h>
 #include <implot.h>
 
@@ -47,14 +46,13 @@ VariantView preview_lsh(const Heads& heads) {
     const int n = heads.n(), H = heads.heads(), d = heads.d();
     auto result = std::make_shared<RunResult>();
     result->variant = "lsh-preview";
-    Structure& st = result->structure;
-    st.indices["chunk_len"] = {kChunk};
-    st.indices["rounds"] = {kRounds};
+    LshBuckets st;
+    st.rounds = kRounds, st.buckets = kBuckets, st.chunk_len = kChunk;
+    st.rotations = Tensor3(kRounds, d, kBuckets / 2);
     for (int r = 0; r < kRounds; ++r) {
-        Tensor3 R(1, d, kBuckets / 2);
+        MatView R = st.rotations.head(r);
         for (int c = 0; c < d; ++c)
-            for (int b = 0; b < kBuckets / 2; ++b)
-                R.at(0, c, b) = float(rng::normal(1234, uint64_t(r), uint64_t(c) * kBuckets + b));
+            for (int b = 0; b < kBuckets / 2; ++b) R(c, b) = float(rng::normal(1234, uint64_t(r), uint64_t(c) * kBuckets + b));
         std::vector<int> buckets(size_t(H) * n), perm(size_t(H) * n);
         for (int h = 0; h < H; ++h) {
             for (int i = 0; i < n; ++i) {
@@ -62,7 +60,7 @@ VariantView preview_lsh(const Heads& heads) {
                 float best_v = -1e30f;
                 for (int b = 0; b < kBuckets / 2; ++b) {
                     float dot = 0;
-                    for (int c = 0; c < d; ++c) dot += heads.Q.at(h, i, c) * R.at(0, c, b);
+                    for (int c = 0; c < d; ++c) dot += heads.Q.at(h, i, c) * R(c, b);
                     if (dot > best_v) best_v = dot, best = b;
                     if (-dot > best_v) best_v = -dot, best = b + kBuckets / 2;
                 }
@@ -72,10 +70,10 @@ VariantView preview_lsh(const Heads& heads) {
             std::stable_sort(perm.begin() + long(h) * n, perm.begin() + long(h + 1) * n,
                              [&](int a, int b) { return buckets[size_t(h) * n + a] < buckets[size_t(h) * n + b]; });
         }
-        st.indices["buckets/r" + std::to_string(r)] = std::move(buckets);
-        st.indices["perm/r" + std::to_string(r)] = std::move(perm);
-        st.matrices["rotation/r" + std::to_string(r)] = std::move(R);
+        st.bucket_q.push_back(std::move(buckets));
+        st.perm_q.push_back(std::move(perm));
     }
+    result->structure.lsh = std::move(st);
     VariantView v;
     v.id = "lsh-preview";
     v.name = "PREVIEW (Debug window): hashed by the panel, not by the lsh variant";
@@ -94,7 +92,7 @@ void draw_lsh_panel(App& app) {
     std::vector<const VariantView*> lsh;
     if (snap)
         for (const auto& v : snap->variants)
-            if (v.result && v.result->structure.indices.count("buckets/r0")) lsh.push_back(&v);
+            if (v.result && v.result->structure.lsh) lsh.push_back(&v);
     static VariantView preview;  // the Debug window's preview, rebuilt when the input changes
     static uint64_t preview_for = 0;
     if (lsh.empty() && app.lsh.preview && snap && snap->heads) {
@@ -112,20 +110,15 @@ void draw_lsh_panel(App& app) {
     app.lsh.variant = std::clamp(app.lsh.variant, 0, int(lsh.size()) - 1);
     if (lsh.size() > 1) ImGui::SliderInt("lsh variant", &app.lsh.variant, 0, int(lsh.size()) - 1);
     const VariantView& v = *lsh[app.lsh.variant];
-    const Structure& st = v.result->structure;
+    const LshBuckets& st = *v.result->structure.lsh;
     const int n = snap->heads->n(), H = snap->heads->heads();
     const int head = std::clamp(app.view.head, 0, H - 1);
-    int rounds = 0;
-    while (st.indices.count("buckets/r" + std::to_string(rounds))) ++rounds;
-    const int chunk = st.indices.count("chunk_len") && !st.indices.at("chunk_len").empty() ? st.indices.at("chunk_len")[0] : 0;
-    int n_b = 1;
-    for (int r = 0; r < rounds; ++r)
-        for (int b : st.indices.at("buckets/r" + std::to_string(r))) n_b = std::max(n_b, b + 1);
+    const int rounds = st.rounds, chunk = st.chunk_len, n_b = std::max(1, st.buckets);
     ImGui::Text("%s: %d rounds, %d buckets, chunk c = %d, head %d (the Matrices head)", v.name.c_str(), rounds, n_b,
                 chunk, head);
     const int query = app.view.shown_i >= 0 && app.view.shown_i < n ? app.view.shown_i : 0;
     auto bucket_of = [&](int r, int i) {
-        const auto& b = st.indices.at("buckets/r" + std::to_string(r));
+        const std::vector<int>& b = st.bucket_q[r];
         const size_t at = size_t(head) * n + i;
         return at < b.size() ? b[at] : 0;
     };
@@ -134,9 +127,8 @@ void draw_lsh_panel(App& app) {
         ImGui::PushID(r);
         ImGui::SeparatorText(("round " + std::to_string(r)).c_str());
         strip("bucket of each position i (left → right)", n, 14, [&](int i) { return bucket_color(bucket_of(r, i), n_b); });
-        const std::string perm_key = "perm/r" + std::to_string(r);
-        if (st.indices.count(perm_key)) {
-            const auto& perm = st.indices.at(perm_key);
+        {
+            const std::vector<int>& perm = st.perm_q[r];
             const ImVec4 rect = strip("sorted by (bucket, position); white lines = chunk borders", n, 14, [&](int slot) {
                 const size_t at = size_t(head) * n + slot;
                 return bucket_color(at < perm.size() ? bucket_of(r, perm[at]) : 0, n_b);
@@ -159,8 +151,8 @@ void draw_lsh_panel(App& app) {
         return ImGui::ColorConvertFloat4ToU32(ImVec4(0.15f + 0.85f * t, 0.15f + 0.55f * t, 0.2f, 1));
     });
     // 2-D view: queries normalised, projected on the first two directions of round 0's rotation.
-    if (st.matrices.count("rotation/r0")) {
-        const Tensor3& R = st.matrices.at("rotation/r0");  // (1, d, n_b/2)
+    if (st.rotations.heads() > 0) {
+        const ConstMatView R = st.rotations.head(0);  // (d, n_b/2)
         const Tensor3& Q = snap->heads->Q;
         if (R.rows() == Q.cols() && R.cols() >= 2) {
             std::vector<std::vector<double>> xs(n_b), ys(n_b);
@@ -168,7 +160,7 @@ void draw_lsh_panel(App& app) {
                 const auto q = Q.head(head).row(i);
                 const float norm = std::max(1e-12f, q.norm());
                 double a = 0, b = 0;
-                for (int c = 0; c < Q.cols(); ++c) a += q[c] / norm * R.at(0, c, 0), b += q[c] / norm * R.at(0, c, 1);
+                for (int c = 0; c < Q.cols(); ++c) a += q[c] / norm * R(c, 0), b += q[c] / norm * R(c, 1);
                 const int bk = bucket_of(0, i);
                 xs[bk].push_back(a), ys[bk].push_back(b);
             }

@@ -332,8 +332,8 @@ void export_matrix(App& app, const VariantView& v, int head, const std::string& 
     // Exports are in position order whatever the view's order: P̃ itself, or the display matrix of the structure.
     std::shared_ptr<const Tensor3> matrix;
     if (!v.auxiliary && v.result->P_eff) matrix = std::shared_ptr<const Tensor3>(v.result, &*v.result->P_eff);
-    for (const auto& [name, title] : v.result->structure.display_matrices)
-        if (v.auxiliary && title == v.title) matrix = std::shared_ptr<const Tensor3>(v.result, &v.result->structure.matrices.at(name));
+    for (const DisplayMatrix& shown : v.result->structure.display_matrices)
+        if (v.auxiliary && shown.title == v.title) matrix = std::shared_ptr<const Tensor3>(v.result, &shown.matrix);
     if (!matrix) return;
     const std::string stem = v.id + (v.auxiliary ? "_aux" : "_P");
     if (format == "csv") {

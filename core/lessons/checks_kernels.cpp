@@ -223,9 +223,9 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
     CheckOutcome out;
     const Heads heads = lesson_heads(lesson, out);
     const RunResult r = check_run(ctx, heads, preset_request(lesson, "fnet"), true);
-    if (!r.P_eff || !r.structure.matrices.count("S_n"))
+    if (!r.P_eff || r.structure.display_matrices.empty())
         throw Error("fnet showed no mixing matrices (C_n as P̃ and S_n): the lesson's identity has nothing to test");
-    const Tensor3& S = r.structure.matrices.at("S_n");
+    const Tensor3& S = r.structure.display_matrices.front().matrix;
     const int n = heads.n();
     // (a) Y = C_n·Re(X·F_d) + S_n·Im(X·F_d) with the two matrices the run shows, on the run's own X (= V here).
     double num = 0, num_cos = 0, den = 0;

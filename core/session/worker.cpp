@@ -146,14 +146,13 @@ void pool_for_display(VariantView& view, int view_size, Backend& backend) {
 std::vector<VariantView> auxiliary_views(const VariantView& main) {
     std::vector<VariantView> out;
     const std::shared_ptr<const RunResult>& r = main.result;
-    for (const auto& [name, title] : r->structure.display_matrices) {
-        const auto it = r->structure.matrices.find(name);
-        if (it == r->structure.matrices.end() || !r->P_eff || it->second.heads() != r->P_eff->heads() ||
-            it->second.rows() != r->P_eff->rows() || it->second.cols() != r->P_eff->cols())
+    for (const DisplayMatrix& shown : r->structure.display_matrices) {
+        const Tensor3& m = shown.matrix;
+        if (!r->P_eff || m.heads() != r->P_eff->heads() || m.rows() != r->P_eff->rows() || m.cols() != r->P_eff->cols())
             continue;
         VariantView aux;
-        aux.id = main.id, aux.name = main.name, aux.result = r, aux.auxiliary = true, aux.title = title;
-        aux.matrix = std::shared_ptr<const Tensor3>(r, &it->second);
+        aux.id = main.id, aux.name = main.name, aux.result = r, aux.auxiliary = true, aux.title = shown.title;
+        aux.matrix = std::shared_ptr<const Tensor3>(r, &m);
         out.push_back(std::move(aux));
     }
     return out;
@@ -165,11 +164,11 @@ std::vector<int> display_permutation(const RunBatchRequest& request, const Heads
                                      const std::vector<VariantView>& views) {
     const int H = heads.heads(), n = heads.n();
     if (request.display_order == DisplayOrder::LshBuckets) {
-        const std::string key = "perm/r" + std::to_string(std::max(0, request.display_round));
+        const int round = std::max(0, request.display_round);
         for (const VariantView& v : views) {
-            if (!v.result) continue;
-            const auto it = v.result->structure.indices.find(key);
-            if (it != v.result->structure.indices.end() && it->second.size() == size_t(H) * n) return it->second;
+            if (!v.result || !v.result->structure.lsh || round >= v.result->structure.lsh->rounds) continue;
+            const std::vector<int>& perm = v.result->structure.lsh->perm_q[round];
+            if (perm.size() == size_t(H) * n) return perm;
         }
     } else if (request.display_order == DisplayOrder::Groups && heads.groups.size() == size_t(H) * n) {
         std::vector<int> perm(size_t(H) * n);

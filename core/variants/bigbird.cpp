@@ -140,7 +140,7 @@ public:
             for (int I = 0; I < pat.nb; ++I)
                 for (int k = 0; k < pat.r; ++k) flat.push_back(pat.random_row(0, I)[k]);
             RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
-            r.structure.indices["random_blocks/head0"] = std::move(flat);  // (nb, r) key blocks of head 0, −1 = none
+            r.structure.random_blocks = RandomBlocks{pat.nb, pat.r, std::move(flat)};
             return r;
         }
         return run_sparse(m_info, x, p, pat, s, options, backend);

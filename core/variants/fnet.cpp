@@ -4,7 +4,7 @@
 // With F_n = C_n − i·S_n (C_n = cos(2πij/n), S_n = sin(2πij/n)) and A + iB = X·F_d (the hidden-axis DFT):
 //   Y = Re(F_n·(A + iB)) = C_n·A + S_n·B,
 // so the sequence mixing is the pair (C_n, S_n), not C_n alone (C_n·A alone misses half the signal). P̃ is C_n and
-// the structure matrix "S_n" is the other half; both are signed and unnormalised (normalised = false), so the KLs
+// the display matrix S_n (Structure::display_matrices) is the other half; both are signed and unnormalised (normalised = false), so the KLs
 // never apply. FNet replaces attention (ExactModel::Different): its errors against softmax attention measure a
 // different model; on text the embedding cosine (what-if) is the meaningful comparison.
 #include <omp.h>
@@ -89,8 +89,7 @@ public:
             for (int hh = 1; hh < C.heads(); ++hh) C.head(hh) = C.head(0), S.head(hh) = S.head(0);
             r.P_eff = std::move(C);
             r.structure.matrix_title = "C_n = cos(2πij/n): real part of the DFT";
-            r.structure.matrices["S_n"] = std::move(S);
-            r.structure.display_matrices.push_back({"S_n", "S_n = sin(2πij/n): imaginary part of the DFT"});
+            r.structure.display_matrices.push_back({"S_n = sin(2πij/n): imaginary part of the DFT", std::move(S)});
         }
         return r;
     }

@@ -130,8 +130,7 @@ RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float 
     r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
     if (options.want_matrix) {
         // Copies for inspection only: a benchmark (want_matrix off) must not pay 2·k·n floats per head for them.
-        r.structure.matrices["E"] = proj.E;
-        r.structure.matrices["F"] = proj.F;
+        r.structure.projections = Projections{proj.E, proj.F, std::nullopt};
     }
     if (options.want_matrix && n <= options.max_matrix_n) {
         // Display only: P̄ (n×k) again with its probabilities, then P̃ = P̄·F.
@@ -196,8 +195,8 @@ RunResult run_kernelized(const Heads& h, int k, const LinformerProjections* proj
     r.cost.flops = kernelized_flops(H, n, d, dv, k, pooled);
     r.cost.bytes = 4.0 * H * (n * (3.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
     if (options.want_matrix) {
-        r.structure.matrices["E"] = pooled ? linformer_pooling(n, k) : proj->E;
-        r.structure.matrices["F"] = pooled ? linformer_pooling(n, k) : proj->F;
+        r.structure.projections = pooled ? Projections{linformer_pooling(n, k), linformer_pooling(n, k), std::nullopt}
+                                         : Projections{proj->E, proj->F, std::nullopt};
     }
     if (options.want_matrix && n <= options.max_matrix_n) {
         Tensor3 Pbar(H, n, k);
@@ -231,7 +230,7 @@ RunResult run_pooled(const Heads& h, int k, float scale, const RunOptions& optio
     }
     r.cost.flops = pool_flops(H, n, d, dv, k);
     r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
-    if (options.want_matrix) r.structure.matrices["E"] = r.structure.matrices["F"] = linformer_pooling(n, k);
+    if (options.want_matrix) r.structure.projections = Projections{linformer_pooling(n, k), linformer_pooling(n, k), std::nullopt};
     if (options.want_matrix && n <= options.max_matrix_n)
         r.P_eff = pooled_effective(attention_over(h, Kp, Vp, scale, backend, true).second, n);
     return r;
@@ -255,7 +254,7 @@ RunResult run_jl(const Heads& h, const Tensor3& R, float scale, const RunOptions
     }
     r.cost.flops = jl_flops(H, n, h.d(), dv, k);
     r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n) + 4.0 * R.size();
-    if (options.want_matrix) r.structure.matrices["R"] = R;
+    if (options.want_matrix) r.structure.projections = Projections{std::nullopt, std::nullopt, R};
     if (options.want_matrix && n <= options.max_matrix_n) {
         Tensor3 Pt(H, n, n);
         backend.gemm(PRt, false, R, false, 1.0f, 0.0f, Pt);  // P̃ = P·RᵀR
@@ -286,8 +285,7 @@ RunResult run_fitted(const Heads& h, int k, float scale, const RunOptions& optio
     r.cost.flops = linformer_fitted_flops(H, n, h.d(), dv, k);
     r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n + 2.0 * double(n) * k);
     if (options.want_matrix) {
-        r.structure.matrices["E"] = linformer_pooling(n, k);
-        r.structure.matrices["F"] = F;
+        r.structure.projections = Projections{linformer_pooling(n, k), F, std::nullopt};
     }
     if (options.want_matrix && n <= options.max_matrix_n) {
         Tensor3 Pt(H, n, n);

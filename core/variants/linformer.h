@@ -46,7 +46,7 @@ Tensor3 linformer_pooling(int n, int k);
 /// Analytic FLOPs of linformer_run: the projections E·K, F·V (2·k·n·(d + dv)) and attention over k keys.
 double linformer_flops(int heads, int n, int d, int dv, int k);
 
-/// O = softmax(s·Q(EK)ᵀ)·(FV) through gemm + dense attention; fills O, cost, structure ("E", "F") and, when
+/// O = softmax(s·Q(EK)ᵀ)·(FV) through gemm + dense attention; fills O, cost, structure.projections (E, F) and, when
 /// options.want_matrix, P̃ = P̄·F with P̄ = softmax(s·Q(EK)ᵀ) (n×k). E, F: (H|1, k, n).
 RunResult linformer_run(const Heads& heads, const LinformerProjections& proj, float scale, const RunOptions& options,
                         Backend& backend);

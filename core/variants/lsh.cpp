@@ -249,10 +249,11 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
     r.structure.mask = std::move(mask);
 }
 
-/// Per-round (H·n) slices of an (R, H, n) index array under "<name>/r<k>".
-void export_rounds(const std::string& name, const std::vector<int>& v, int R, int64_t per_round, Structure& s) {
-    for (int r = 0; r < R; ++r)
-        s.indices[name + "/r" + std::to_string(r)] = std::vector<int>(v.begin() + r * per_round, v.begin() + (r + 1) * per_round);
+/// Per-round (H·n) slices of an (R, H, n) index array.
+std::vector<std::vector<int>> split_rounds(const std::vector<int>& v, int R, int64_t per_round) {
+    std::vector<std::vector<int>> out;
+    for (int r = 0; r < R; ++r) out.emplace_back(v.begin() + r * per_round, v.begin() + (r + 1) * per_round);
+    return out;
 }
 
 // [SECTION] run
@@ -339,20 +340,16 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
     const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
     fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, options.want_analysis, r);
     Structure& s = r.structure;
-    export_rounds("buckets", p.buckets_q, p.R, int64_t(H) * n, s);
-    export_rounds("perm", p.perm_q, p.R, int64_t(H) * n, s);
+    LshBuckets lsh;
+    lsh.rounds = p.R, lsh.buckets = p.nb, lsh.chunk_len = p.c;
+    lsh.bucket_q = split_rounds(p.buckets_q, p.R, int64_t(H) * n);
+    lsh.perm_q = split_rounds(p.perm_q, p.R, int64_t(H) * n);
     if (!p.shared) {
-        export_rounds("buckets_k", p.buckets_k, p.R, int64_t(H) * n, s);
-        export_rounds("perm_k", p.perm_k, p.R, int64_t(H) * n, s);
+        lsh.bucket_k = split_rounds(p.buckets_k, p.R, int64_t(H) * n);
+        lsh.perm_k = split_rounds(p.perm_k, p.R, int64_t(H) * n);
     }
-    s.indices["chunk_len"] = {p.c};
-    s.indices["rounds"] = {p.R};
-    if (p.nb > 1)
-        for (int rr = 0; rr < p.R; ++rr) {
-            Tensor3 rot(1, d, p.nb / 2);
-            rot.head(0) = p.rotations.head(rr);
-            s.matrices["rotation/r" + std::to_string(rr)] = std::move(rot);
-        }
+    lsh.rotations = p.rotations;
+    s.lsh = std::move(lsh);
     const int nc = lsh_num_chunks(n, p.c);
     if (n % p.c != 0 && nc > 1)
         s.notes.push_back("n = " + std::to_string(n) + " is not a multiple of c = " + std::to_string(p.c) +

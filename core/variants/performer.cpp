@@ -2,7 +2,7 @@
 // φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2 − stabiliser), x̂ = d^-¼·x, so E[φ(q)·φ(k)] = exp(q·k/√d), the softmax
 // kernel; O = D⁻¹·φ(Q)·(φ(K)ᵀV), D = diag(φ(Q)·φ(K)ᵀ1), causal by prefix sums. Kinds: positive (FAVOR+),
 // hyperbolic (exp(±ωx̂), 2m columns), trig (sin, cos: the original random Fourier features, may be
-// negative), relu (generalised kernel). Structure: "omega" (1, m, d) always; "phi_Q", "phi_K" (H, n, f)
+// negative), relu (generalised kernel). Structure::features: ω (1, m, d) always; φ(Q), φ(K) (H, n, f)
 // with want_matrix.
 // Conventions (vs peers): the stabiliser is the max of the whole exponent (ωx̂ − ‖x̂‖²/2) per query row and
 // per head for keys, so the largest feature is exactly m^-½ and nothing over- or underflows wholesale;
@@ -188,13 +188,15 @@ RunResult run_performer(const Heads& h, const Params& p, const RunOptions& optio
                           "(row_kl does not apply)");
     if (!omega_given && !p.get_bool("orthogonal"))
         s.notes.push_back("orthogonal off: ω rows are i.i.d. N(0, I_d) (norm_scaling unused)");
+    FeatureMaps features;
     if (options.want_matrix) {
         if (h.n() <= options.max_matrix_n) r.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, &denom, r.causal);
-        s.matrices["phi_Q"] = std::move(phi_Q);
-        s.matrices["phi_K"] = std::move(phi_K);
+        features.phi_Q = std::move(phi_Q);
+        features.phi_K = std::move(phi_K);
     }
     note_matrix_skipped(h.n(), options, s);
-    s.matrices["omega"] = std::move(omega);
+    features.omega = std::move(omega);
+    s.features = std::move(features);
     return r;
 }
 

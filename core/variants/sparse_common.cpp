@@ -29,23 +29,6 @@ void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<
     for (int64_t J = j_begin / b; j_begin <= j_end && J <= j_end / b; ++J) out.push_back({static_cast<int>(J), false});
 }
 
-BlockLayout layout_from_structure(const Structure& structure, int n) {
-    const auto& ix = structure.indices;
-    for (const char* key : {"layout/block", "layout/heads", "layout/row_ptr", "layout/col_idx", "layout/mask_idx",
-                            "layout/mask_bits"})
-        if (!ix.count(key))
-            throw Error(std::string("the run's structure has no '") + key + "': it is not a block-sparse variant");
-    BlockLayout L;
-    L.n = n, L.block = ix.at("layout/block").at(0), L.heads = ix.at("layout/heads").at(0);
-    L.row_ptr = ix.at("layout/row_ptr"), L.col_idx = ix.at("layout/col_idx"), L.mask_idx = ix.at("layout/mask_idx");
-    const std::vector<int>& bits = ix.at("layout/mask_bits");
-    L.masks.resize(bits.size() / 2);
-    for (size_t w = 0; w < L.masks.size(); ++w)
-        L.masks[w] = uint64_t(static_cast<uint32_t>(bits[2 * w])) | uint64_t(static_cast<uint32_t>(bits[2 * w + 1]))
-                                                                        << 32;
-    return L;
-}
-
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
     const BlockLayoutView v = layout.view();
     std::vector<int64_t> cells(layout.heads, 0);
@@ -121,12 +104,11 @@ Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std
 
 }  // namespace
 
-/// Largest in-block mask array copied into structure indices ("layout/mask_bits").
-constexpr size_t kMaxMaskBitsBytes = size_t(32) << 20;
-
-RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params, const BlockLayout& layout,
+RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params,
+                     std::shared_ptr<const BlockLayout> layout_ptr,
                      const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
                      std::optional<ReasonMask> mask) {
+    const BlockLayout& layout = *layout_ptr;
     RunResult r;
     r.variant = info.id;
     r.params = params;
@@ -179,28 +161,14 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     r.cost.bytes = 4.0 * H * double(n) * (2.0 * d + 2.0 * dv) + layout_bytes;
 
     const int b = layout.block, nb = layout.block_rows();
-    r.structure.indices["layout/block"] = {b};
-    r.structure.indices["layout/heads"] = {layout.heads};
-    r.structure.indices["layout/row_ptr"] = layout.row_ptr;
-    r.structure.indices["layout/col_idx"] = layout.col_idx;
-    r.structure.indices["layout/mask_idx"] = layout.mask_idx;
-    if (layout.masks.size() * sizeof(uint64_t) <= kMaxMaskBitsBytes) {
-        std::vector<int> bits(2 * layout.masks.size());
-        for (size_t w = 0; w < layout.masks.size(); ++w) {
-            bits[2 * w] = static_cast<int>(static_cast<uint32_t>(layout.masks[w]));
-            bits[2 * w + 1] = static_cast<int>(static_cast<uint32_t>(layout.masks[w] >> 32));
-        }
-        r.structure.indices["layout/mask_bits"] = std::move(bits);
-    } else {
-        r.structure.notes.push_back("in-block masks (" + std::to_string(layout.masks.size() * 8 >> 20) +
-                                    " MiB) not copied to the structure indices; the reason mask describes them");
-    }
+    BlockPlan blocks;
+    blocks.layout = std::move(layout_ptr);
     if (permuted) {
-        std::vector<int> perm(static_cast<size_t>(H) * n);
+        blocks.perm.resize(static_cast<size_t>(H) * n);
         for (int h = 0; h < H; ++h)
-            for (int s = 0; s < n; ++s) perm[static_cast<size_t>(h) * n + s] = setup.permuted[h] ? setup.perm[s] : s;
-        r.structure.indices["layout/perm"] = std::move(perm);
+            for (int s = 0; s < n; ++s) blocks.perm[static_cast<size_t>(h) * n + s] = setup.permuted[h] ? setup.perm[s] : s;
     }
+    r.structure.blocks = std::move(blocks);
 
     r.structure.notes = setup.notes;
     if (n % b != 0)

@@ -9,11 +9,8 @@
 // Candidates marked `full` must have every cell (inside the real n×n matrix) allowed: build_layout() then skips
 // the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
 //
-// Structure keys of the family: indices "layout/block" = {b}, "layout/heads" = {1 or H},
-// "layout/row_ptr" (heads·(nb+1)), "layout/col_idx" and "layout/mask_idx" (stored blocks), "layout/mask_bits"
-// (the 64-bit in-block masks as (low, high) 32-bit pairs) — the whole layout, see layout_from_structure() —
-// and "layout/perm" (H·n, slot → position) when some heads run in a permuted order. bigbird adds
-// "random_blocks/head0" (nb·r key blocks, −1 = none).
+// The run's Structure::blocks holds the layout the kernel ran and, when some heads run permuted, the slot order;
+// bigbird adds Structure::random_blocks.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -121,9 +118,6 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
     return L;
 }
 
-/// The layout a run used, rebuilt from its structure indices (GUI, tests); throws Error when they are missing.
-BlockLayout layout_from_structure(const Structure& structure, int n);
-
 /// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
 
@@ -132,7 +126,7 @@ std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
 /// scattered pattern into a block-diagonal one — the Sparse Transformer's strided heads, reshaped so that
 /// positions with the same residue mod l sit together (the paper's kernels do the same). The layout of such
 /// heads is then in slot coordinates; run_layout() permutes Q, K, V in and O, lse out, and reports the
-/// permutation as indices "layout/perm" (H·n, slot → position, identity for heads run in place).
+/// permutation as Structure::blocks->perm (H·n, slot → position, identity for heads run in place).
 struct SparseSetup {
     int block = kDefaultLayoutBlock;  // b of the layout
     int layout_heads = 1;             // 1 when every head has the same pattern, else H
@@ -145,7 +139,8 @@ struct SparseSetup {
 
 /// The pattern-independent half of run_sparse(): runs the primitive on a built layout and fills the result.
 /// `mask` (optional) is the reason mask in position coordinates, used for the reachability note.
-RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params, const BlockLayout& layout,
+RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params,
+                     std::shared_ptr<const BlockLayout> layout,
                      const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
                      std::optional<ReasonMask> mask);
 
@@ -153,7 +148,7 @@ RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& 
 /// the layout pattern's candidate blocks — every candidate counted as stored and masked — so no layout is built:
 /// O and L, the allowed-lse copy, O and L again when the scale is not 1/√d (mass recall reruns at 1/√d), the
 /// CPU primitive's per-thread scratch, permuted copies of Q, K, V, O and L, and the layout three times (its
-/// build lists, the layout, the structure's copy).
+/// build lists, the layout, and the lists' growth slack).
 template <class LayoutPattern>
 int64_t sparse_peak_bytes(const LayoutPattern& layout_pattern, int H, int n, int d, int dv, const SparseSetup& setup) {
     const int b = setup.block, nb = block_count(n, b), wpr = block_words_per_row(b);
@@ -208,12 +203,13 @@ RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& 
                      const LayoutPattern& layout_pattern, const SparseSetup& setup, const RunOptions& options,
                      Backend& backend) {
     const auto t0 = std::chrono::steady_clock::now();
-    const BlockLayout layout = build_layout(layout_pattern, heads.n(), setup.block, setup.layout_heads);
+    auto layout = std::make_shared<const BlockLayout>(
+        build_layout(layout_pattern, heads.n(), setup.block, setup.layout_heads));
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::optional<ReasonMask> mask;
     if (options.want_matrix && heads.n() <= options.max_matrix_n)
         mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
-    return run_layout(info, heads, params, layout, setup, build_ms, options, backend, std::move(mask));
+    return run_layout(info, heads, params, std::move(layout), setup, build_ms, options, backend, std::move(mask));
 }
 
 /// run_sparse() for patterns whose layout is in position order.

@@ -11,7 +11,7 @@
 //                         column then have nothing to attend in a B head: their output is 0, noted)
 // A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
 // Pure-B heads (split odd heads, or head_pattern B) run in a permuted order that makes their layout compact
-// (strided: residue groups mod l; fixed: summary positions first); structure index "layout/perm" has it.
+// (strided: residue groups mod l; fixed: summary positions first); Structure::blocks->perm has it.
 #include <algorithm>
 #include <cmath>
 

@@ -14,7 +14,7 @@
 #include "../tensor.h"
 #include "decoders.h"
 #include "params.h"
-#include "../reason.h"
+#include "structure.h"
 
 namespace attnscope {
 
@@ -55,19 +55,6 @@ struct RunOptions {
                                // benchmarks turn it off so they time the algorithm, as peers' forward calls are timed
 };
 
-/// What a variant decided before scoring, for the GUI to show and explain.
-struct Structure {
-    std::optional<ReasonMask> mask;                          // per-cell reasons (want_matrix only)
-    std::map<std::string, Tensor3> matrices;                 // named: "E", "F", "R/round0", "phi_Q", ...
-    std::map<std::string, std::vector<int>> indices;         // named: "buckets/round0", "perm/round0", ...
-    std::optional<double> density;                          // allowed cells / (n² or n(n+1)/2)
-    std::optional<Tensor3> allowed_lse;                      // (H, n, 1) log Σ_allowed exp(s·q·k): mass recall
-    std::vector<std::string> notes;                          // e.g. "n = 976 padded to 1024 (block 64)"
-    std::string matrix_title;  // what P̃ is when it is not an attention matrix (FNet: "C_n = cos(2πij/n): ...")
-    /// Matrices of `matrices` the Matrices panel shows beside P̃, same shape as P̃: (name, title).
-    std::vector<std::pair<std::string, std::string>> display_matrices;
-};
-
 /// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
 /// the model); unset when a metric does not apply.
 struct Metrics {
@@ -89,7 +76,7 @@ struct RunResult {
     ExactModel model = ExactModel::Softmax;  // what the variant approximates (decides rel_err_model, mass_recall)
     Tensor3 O;                     // (H, n, dv)
     std::optional<Tensor3> P_eff;  // (H, n, n) effective matrix, when requested and defined
-    Structure structure;           // layout, buckets, projections, features
+    Structure structure;           // what it decided: mask, layout, buckets, projections, features (structure.h)
     Cost cost;                     // flops, bytes, time, memory
     Metrics metrics;               // filled by the session against the shared reference
     std::string backend;           // name of the backend that ran it

@@ -14,7 +14,7 @@
 namespace attnscope::test {
 
 /// Dense (H, n, n) booleans of a layout, heads expanded to H; `perm` (H·n, slot → position, the run's
-/// "layout/perm" index) maps heads laid out in a permuted order back to positions.
+/// Structure::blocks->perm) maps heads laid out in a permuted order back to positions.
 inline std::vector<uint8_t> layout_cells(const BlockLayout& L, int H, const std::vector<int>* perm = nullptr) {
     const BlockLayoutView v = L.view();
     const int n = L.n;
@@ -83,14 +83,17 @@ inline void masked_reference(const Heads& x, double scale, const CellPredicate& 
 }
 
 /// Runs a variant with NAME=VALUE assignments through the session path; `layout` receives the layout the
-/// run used (rebuilt from its structure indices).
+/// run used (its Structure::blocks; a test fails when the variant reports none).
 inline RunResult run_recorded(const Heads& x, const std::string& id,
                               const std::vector<std::pair<std::string, std::string>>& sets, Backend& backend,
                               std::optional<BlockLayout>* layout = nullptr, bool want_matrix = true) {
     RunOptions options;
     options.want_matrix = want_matrix;
     RunResult r = run_variant(x, parse_variant_request(id, sets), options, backend, nullptr);
-    if (layout) *layout = layout_from_structure(r.structure, x.n());
+    if (layout) {
+        EXPECT_TRUE(r.structure.blocks && r.structure.blocks->layout) << id << " reported no block layout";
+        if (r.structure.blocks && r.structure.blocks->layout) *layout = *r.structure.blocks->layout;
+    }
     return r;
 }
 

@@ -57,8 +57,8 @@ TEST_P(FnetBackend, OutputIsTheRealAndImaginaryDftPair) {
         options.want_matrix = true;
         const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, nullptr);
         ASSERT_TRUE(r.P_eff);
-        ASSERT_EQ(r.structure.matrices.count("S_n"), 1u);
-        const Tensor3& S = r.structure.matrices.at("S_n");
+        ASSERT_EQ(r.structure.display_matrices.size(), 1u);
+        const Tensor3& S = r.structure.display_matrices[0].matrix;
         for (int h = 0; h < 2; ++h) {
             const MatD X = head_d(in.V, h);
             MatD A(n, c), B(n, c);  // X·F_d with F_d = exp(−2πi·jb/c)

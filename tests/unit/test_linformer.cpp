@@ -80,8 +80,8 @@ TEST_P(LowRankBackend, LinformerMatchesNaiveFormula) {
         const Heads in = random_heads(H, n, d, dv, 9);
         const RunResult r = run_named(
             "linformer", in, {{"k", "16"}, {"projection", "random"}, {"sharing", sharing}, {"seed", "5"}}, *backend, true);
-        const Tensor3& E = r.structure.matrices.at("E");
-        const Tensor3& F = r.structure.matrices.at("F");
+        const Tensor3& E = r.structure.projections.value().E.value();
+        const Tensor3& F = r.structure.projections.value().F.value();
         const int want_heads = std::string(sharing) == "none" ? H : 1;
         ASSERT_EQ(E.heads(), want_heads);
         ASSERT_EQ(F.heads(), want_heads);
@@ -120,7 +120,7 @@ TEST_P(LowRankBackend, LinformerSeedsReproduceAndEntriesHaveVarianceOneOverK) {
     const RunResult c = run_named("linformer", in, {{"projection", "random"}, {"seed", "4"}}, *backend, false);
     EXPECT_EQ(std::memcmp(a.O.data(), b.O.data(), size_t(a.O.bytes())), 0);
     EXPECT_NE(std::memcmp(a.O.data(), c.O.data(), size_t(a.O.bytes())), 0);
-    const Tensor3& E = a.structure.matrices.at("E");
+    const Tensor3& E = a.structure.projections.value().E.value();
     double sum = 0, sq = 0;
     for (int64_t i = 0; i < E.size(); ++i) sum += E.data()[i], sq += double(E.data()[i]) * E.data()[i];
     const double mean = sum / E.size(), var = sq / E.size() - mean * mean;

@@ -167,7 +167,7 @@ Reference brute_force(const Heads& in, const LshCase& c, const std::vector<std::
 }
 
 /// Buckets recomputed in double from the exposed rotations: argmax over [xR; −xR].
-int reference_bucket(const Tensor3& X, int h, int i, const Tensor3& rot, int nb, double& margin) {
+int reference_bucket(const Tensor3& X, int h, int i, const Tensor3& rotations, int round, int nb, double& margin) {
     if (nb == 1) {
         margin = INFINITY;
         return 0;
@@ -176,7 +176,7 @@ int reference_bucket(const Tensor3& X, int h, int i, const Tensor3& rot, int nb,
     std::vector<double> v(nb);
     for (int b = 0; b < half; ++b) {
         double dot = 0;
-        for (int k = 0; k < d; ++k) dot += double(X.at(h, i, k)) * rot.at(0, k, b);
+        for (int k = 0; k < d; ++k) dot += double(X.at(h, i, k)) * rotations.at(round, k, b);
         v[b] = dot, v[half + b] = -dot;
     }
     const int best = static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
@@ -218,25 +218,28 @@ TEST_P(LshBackend, MatchesBruteForceReference) {
         const int H = c.H, n = c.n;
         // The hash agrees with an independent double-precision argmax wherever the top two are not tied.
         std::vector<std::vector<int>> buckets;
+        ASSERT_TRUE(r.structure.lsh.has_value());
+        const LshBuckets& lsh = *r.structure.lsh;
+        ASSERT_EQ(lsh.rounds, c.rounds);
+        ASSERT_EQ(lsh.bucket_k.empty(), c.shared);
         for (int rr = 0; rr < c.rounds; ++rr) {
-            const std::string k = "/r" + std::to_string(rr);
-            const std::vector<int>& bq = r.structure.indices.at("buckets" + k);
-            const std::vector<int>& bk = c.shared ? bq : r.structure.indices.at("buckets_k" + k);
+            const std::vector<int>& bq = lsh.bucket_q[rr];
+            const std::vector<int>& bk = lsh.keys_bucket(rr);
             ASSERT_EQ(bq.size(), size_t(H) * n);
             for (int h = 0; h < H; ++h) {
                 buckets.emplace_back(bq.begin() + h * n, bq.begin() + (h + 1) * n);
                 buckets.emplace_back(bk.begin() + h * n, bk.begin() + (h + 1) * n);
                 if (c.buckets == 1) continue;
-                const Tensor3& rot = r.structure.matrices.at("rotation" + k);
+                const Tensor3& rot = lsh.rotations;
                 ASSERT_EQ(rot.cols(), c.buckets / 2);
                 for (int i = 0; i < n; ++i) {
                     double margin = 0;
-                    const int want = reference_bucket(in.Q, h, i, rot, c.buckets, margin);
+                    const int want = reference_bucket(in.Q, h, i, rot, rr, c.buckets, margin);
                     if (margin > 1e-4) {
                         EXPECT_EQ(bq[h * n + i], want) << c << " round " << rr << " pos " << i;
                     }
                     if (!c.shared) {
-                        const int want_k = reference_bucket(in.K, h, i, rot, c.buckets, margin);
+                        const int want_k = reference_bucket(in.K, h, i, rot, rr, c.buckets, margin);
                         if (margin > 1e-4) {
                             EXPECT_EQ(bk[h * n + i], want_k) << c << " key pos " << i;
                         }
@@ -246,7 +249,7 @@ TEST_P(LshBackend, MatchesBruteForceReference) {
         }
         const Reference ref = brute_force(in, c, buckets);
         for (int rr = 0; rr < c.rounds; ++rr) {
-            const std::vector<int>& perm = r.structure.indices.at("perm/r" + std::to_string(rr));
+            const std::vector<int>& perm = lsh.perm_q[rr];
             for (int h = 0; h < H; ++h)
                 EXPECT_TRUE(std::equal(ref.perm[rr * H + h].begin(), ref.perm[rr * H + h].end(), perm.begin() + h * n))
                     << c << " sorted order of round " << rr << " head " << h;
@@ -315,11 +318,11 @@ TEST_P(LshBackend, SameSeedSameBitsOtherSeedDiffers) {
     const Heads in = random_heads(c.H, c.n, c.d, 16, 77);
     const RunResult a = run_lsh(in, c, *backend, false), b = run_lsh(in, c, *backend, false);
     EXPECT_EQ(std::memcmp(a.O.data(), b.O.data(), size_t(a.O.bytes())), 0);
-    EXPECT_EQ(a.structure.indices.at("perm/r3"), b.structure.indices.at("perm/r3"));
+    EXPECT_EQ(a.structure.lsh->perm_q.at(3), b.structure.lsh->perm_q.at(3));
     LshCase other = c;
     other.seed = 43;
     const RunResult o = run_lsh(in, other, *backend, false);
-    EXPECT_NE(o.structure.indices.at("buckets/r0"), a.structure.indices.at("buckets/r0"));
+    EXPECT_NE(o.structure.lsh->bucket_q.at(0), a.structure.lsh->bucket_q.at(0));
     EXPECT_NE(std::memcmp(a.O.data(), o.O.data(), size_t(a.O.bytes())), 0);
 }
 
@@ -335,8 +338,9 @@ TEST_P(LshBackend, PaddingAndDegenerateInputs) {
         bool noted = false;
         for (const std::string& note : r.structure.notes) noted = noted || note.find("padded to 1024") != std::string::npos;
         EXPECT_TRUE(noted);
-        EXPECT_EQ(r.structure.indices.at("chunk_len"), std::vector<int>{64});
-        EXPECT_EQ(r.structure.indices.at("rounds"), std::vector<int>{4});
+        ASSERT_TRUE(r.structure.lsh.has_value());
+        EXPECT_EQ(r.structure.lsh->chunk_len, 64);
+        EXPECT_EQ(r.structure.lsh->rounds, 4);
     }
     for (const LshCase& c : {LshCase{1, 1, 1, 4, 2, 64, 1, true, false, 0}, LshCase{1, 1, 1, 2, 2, 1, 1, true, true, 0},
                              LshCase{50, 1, 1, 3, 2, 7, 1, true, true, 0}}) {

@@ -58,8 +58,8 @@ TEST_P(LshGolden, MatchesReformerPytorchWhereConventionsAgree) {
 
         std::vector<bool> comparable(n, true);
         for (int rr = 0; rr < R; ++rr) {
-            const std::vector<int>& buckets = r.structure.indices.at("buckets/r" + std::to_string(rr));
-            const std::vector<int>& perm = r.structure.indices.at("perm/r" + std::to_string(rr));
+            const std::vector<int>& buckets = r.structure.lsh.value().bucket_q.at(rr);
+            const std::vector<int>& perm = r.structure.lsh.value().perm_q.at(rr);
             for (int i = 0; i < n; ++i)
                 EXPECT_EQ(buckets[i], c["peer_buckets"][size_t(rr) * n + i].get<int>()) << "round " << rr << " pos " << i;
             if (R > 1)

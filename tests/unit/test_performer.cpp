@@ -133,8 +133,9 @@ TEST_P(PerformerBackend, PositiveFeaturesNeverNegative) {
             for (bool causal : {false, true}) {
                 const RunResult r = run_by_id("performer", in, *backend,
                                               {{"features", "40"}, {"kind", kKindNames[kind]}, {"causal", causal ? "1" : "0"}});
-                for (const char* name : {"phi_Q", "phi_K"}) {
-                    const Tensor3& phi = r.structure.matrices.at(name);
+                const FeatureMaps& features = r.structure.features.value();
+                for (const auto& [name, phi_of] : {std::pair{"phi_Q", &features.phi_Q}, std::pair{"phi_K", &features.phi_K}}) {
+                    const Tensor3& phi = phi_of->value();
                     EXPECT_TRUE(phi.all_finite()) << name;
                     EXPECT_GE(Eigen::Map<const Eigen::VectorXf>(phi.data(), phi.size()).minCoeff(), 0.0f) << name;
                 }
@@ -177,8 +178,8 @@ TEST_P(PerformerBackend, CausalPrefixEqualsMaskedQuadratic) {
                                           {{"features", "24"}, {"kind", kKindNames[kind]}, {"causal", "1"}});
             for (int h = 0; h < H; ++h) {
                 // The masked quadratic form from the run's own features: sums over j ≤ i, then normalise.
-                const MatD phiQ = head_d(r.structure.matrices.at("phi_Q"), h);
-                const MatD phiK = head_d(r.structure.matrices.at("phi_K"), h);
+                const MatD phiQ = head_d(r.structure.features.value().phi_Q.value(), h);
+                const MatD phiK = head_d(r.structure.features.value().phi_K.value(), h);
                 const MatD P = naive_kernel_matrix(phiQ * phiK.transpose(), true, true, 0.0);
                 EXPECT_LE(max_rel_diff(head_d(r.O, h), P * head_d(in.V, h)), tol) << "head " << h;
                 for (int i = 0; i + 1 < n; ++i)
@@ -197,7 +198,7 @@ TEST_P(PerformerBackend, SameSeedSameBitsOtherSeedDiffers) {
         };
         const RunResult a = run("3"), b = run("3"), c = run("4");
         EXPECT_TRUE(same_bits(a.O, b.O));
-        EXPECT_TRUE(same_bits(a.structure.matrices.at("omega"), b.structure.matrices.at("omega")));
+        EXPECT_TRUE(same_bits(a.structure.features.value().omega, b.structure.features.value().omega));
         EXPECT_FALSE(same_bits(a.O, c.O));
     }
 }

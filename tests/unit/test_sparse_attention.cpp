@@ -170,10 +170,10 @@ TEST_P(SparseAttention, BigBirdRandomBlocksFollowTheSeed) {
     const RunResult b = run_recorded(x, "bigbird", {{"seed", "42"}}, *backend, &l2, false);
     const RunResult c = run_recorded(x, "bigbird", {{"seed", "43"}}, *backend, &l3, false);
     EXPECT_EQ(l1->col_idx, l2->col_idx);
-    EXPECT_EQ(a.structure.indices.at("random_blocks/head0"), b.structure.indices.at("random_blocks/head0"));
+    EXPECT_EQ(a.structure.random_blocks.value().head0, b.structure.random_blocks.value().head0);
     EXPECT_EQ(0, std::memcmp(a.O.data(), b.O.data(), static_cast<size_t>(a.O.bytes())));
     EXPECT_NE(l1->col_idx, l3->col_idx);
-    EXPECT_NE(a.structure.indices.at("random_blocks/head0"), c.structure.indices.at("random_blocks/head0"));
+    EXPECT_NE(a.structure.random_blocks.value().head0, c.structure.random_blocks.value().head0);
     // Heads draw independently.
     const BlockLayoutView v = l1->view();
     std::vector<int> h0(l1->col_idx.begin() + layout_row_begin(v, 0, 0),

@@ -33,9 +33,8 @@ void check_against_brute(const std::string& id, const Heads& x, const Assignment
     ASSERT_TRUE(r.structure.mask.has_value());
     EXPECT_EQ(r.causal, causal_expected);
     const int H = x.heads(), n = x.n();
-    const auto perm_it = r.structure.indices.find("layout/perm");
-    const std::vector<uint8_t> cells =
-        layout_cells(*layout, H, perm_it == r.structure.indices.end() ? nullptr : &perm_it->second);
+    const std::vector<int>& perm = r.structure.blocks.value().perm;
+    const std::vector<uint8_t> cells = layout_cells(*layout, H, perm.empty() ? nullptr : &perm);
     int64_t mismatches = 0, allowed = 0;
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < n; ++i)
@@ -226,7 +225,7 @@ TEST_P(SparseLayoutProperty, BigBirdMatchesDefinition) {
                 for (int J : extra) EXPECT_TRUE(!is_global(J) && std::abs(I - J) > (wb - 1) / 2 && (!causal || J <= I));
             }
         if (r > 0) {
-            const std::vector<int>& head0 = first.structure.indices.at("random_blocks/head0");
+            const std::vector<int>& head0 = first.structure.random_blocks.value().head0;
             for (int I = 0; I < nb; ++I) {
                 std::set<int> listed;
                 for (int k = 0; k < r; ++k)

@@ -65,7 +65,7 @@ TEST_P(SparseReachability, StridedReachesEveryEarlierTokenInTwoSteps) {
         // mask, in positions: the B head's layout is in residue order).
         const RunResult split =
             run_recorded(random_heads(2, n, 4, 4, 1), "strided", {{"head_pattern", "split"}}, *backend, &layout, true);
-        ASSERT_TRUE(split.structure.indices.count("layout/perm"));
+        ASSERT_FALSE(split.structure.blocks.value().perm.empty());
         EXPECT_DOUBLE_EQ(compute_reachability(mask_adjacency(*split.structure.mask, -1), 2, true).reached_fraction[1],
                          1.0);
     }
