@@ -112,38 +112,32 @@ struct PerfState {
     bool measure_machine = false;         // also measure the GEMM and bandwidth roofs (a few seconds)
     bool show_slopes = true;              // cost-model curves and the O(n), O(n²) guides
     bool run_on_start = false;            // start a sweep on the first frame (set by a session file)
-    bool start_pending = false;           // start once the run worker is idle (its allocations would count)
+    bool start_pending = false;           // post a sweep on the next frame
     bool quick_pending = false;           // the pending start is the quick first look
     int table_n = 0;                      // n of the comparison table (0 = the largest n with two results)
     bool opened = false;                  // the tab has been visible (its first opening starts a quick sweep)
     bool quick = false;                   // the shown sweep is the quick first look (small n, 2 runs)
     std::string model_key;                // variants, n range and shape the cost model was computed for
     std::shared_ptr<const std::vector<ModelPoint>> model;             // cost-model curves (no measurement)
-    std::future<std::shared_ptr<const std::vector<ModelPoint>>> model_job;  // computing `model` off the UI thread
+    std::shared_ptr<ResultJob<std::shared_ptr<const std::vector<ModelPoint>>>> model_job;  // computing `model` (short job)
     std::shared_ptr<const BenchReport> derived;  // the shown report with speed-ups filled (fill_derived_figures)
     const BenchReport* derived_from = nullptr;   // the report `derived` was made from
     void reset() { *this = PerfState{}; }
 };
 
 // [SECTION] Layer grid
-/// Text input: spectra of every layer and head (Spectrum panel heatmap), computed on a background thread once
-/// the text has been stable for a moment and the run worker is idle (so it never delays the matrix views).
+/// Text input: spectra of every layer and head (Spectrum panel heatmap), computed as a worker job once the text
+/// has been stable for a moment and the views are done (so it never delays the matrix views).
 struct LayerGridJob {
+    using Job = ResultJob<std::shared_ptr<const LayerHeadSpectra>>;  // null result: cancelled between heads
     std::string key;                                   // text, model and truncation of `result` / the running job
     std::shared_ptr<const LayerHeadSpectra> result;    // newest finished grid
     std::string error;                                 // why the newest attempt failed
-    std::future<std::shared_ptr<const LayerHeadSpectra>> job;  // the running computation
+    std::shared_ptr<Job> job;                          // the queued or running computation
     std::string job_key;                               // key of the running computation
-    std::shared_ptr<std::atomic<bool>> cancel;         // cancels the running computation
     std::string seen_key;                              // key of the input last frame (debounce)
     double seen_since = 0;                             // when seen_key was first seen [s, ImGui time]
     bool pending = false;                              // a job runs or is due (screenshots wait for it)
-    LayerGridJob() = default;
-    LayerGridJob(const LayerGridJob&) = delete;
-    LayerGridJob& operator=(const LayerGridJob&) = delete;
-    ~LayerGridJob() {  // a running job stops at its next head; the future's destructor then joins it
-        if (cancel) *cancel = true;
-    }
 };
 
 // [SECTION] Latency
@@ -197,8 +191,8 @@ struct Capture {
 inline constexpr const char* kLessonWindow = "Lesson";
 inline constexpr const char* kSweepWindow = "Sweep";
 
-struct LessonCheckJob;  // a lesson's check on its own thread (panel_lessons.cpp)
-struct MetricSweepJob;  // a metric sweep on its own thread (panel_sweep.cpp)
+struct LessonCheckJob;  // a lesson's check as a worker job (panel_lessons.cpp)
+struct MetricSweepJob;  // a metric sweep as a worker job (panel_sweep.cpp)
 
 /// The Lesson window: the lesson shown and its check.
 struct LessonState {
@@ -207,7 +201,7 @@ struct LessonState {
     bool dock_pending = false;               // dock the window beside the panels on the next frame
     std::vector<std::string> focus;          // preset panels to bring to the front once docked
     bool run_check_on_start = false;         // start the check on the first frame (set by a session file)
-    std::shared_ptr<LessonCheckJob> check;   // newest check, running or finished (joined on destruction)
+    std::shared_ptr<LessonCheckJob> check;   // newest check: queued, running or finished
 };
 
 /// Sweep panel: a metric against one parameter, several variants, seeds averaged with a min–max band.
@@ -221,17 +215,22 @@ struct MetricSweepState {
     int seeds = 3;                           // seeds averaged per point
     bool log_x = true, log_y = true;         // plot axes
     bool run_on_start = false;               // start a sweep on the first frame (set by a session file)
-    std::shared_ptr<MetricSweepJob> job;     // newest sweep, running or finished (cancelled and joined on destruction)
+    std::shared_ptr<MetricSweepJob> job;     // newest sweep: queued, running or finished
     void reset() { *this = MetricSweepState{}; }
 };
 
 // [SECTION] App
 
+/// The status-bar message of a finished export and whether it succeeded.
+using ExportMessage = std::pair<std::string, bool>;
+/// A file export as a short worker job (it may run between a sweep's steps).
+using ExportJob = ResultJob<ExportMessage>;
+
 /// Everything the GUI owns.
 struct App {
     GuiOptions options;
     Worker runs{make_backend, "auto", interactive_cpu_threads()};  // one core left to the renderer (see interactive_cpu_threads)
-    BenchJob bench;                               // the performance panel's sweep (benchmark engine)
+    std::shared_ptr<BenchJob> bench;              // the performance panel's newest sweep (null before the first)
     HeatmapRenderer renderer;
     InputState input;
     VariantsState variants;
@@ -253,7 +252,7 @@ struct App {
     std::vector<Capture> captures;                // exports of panels / the window
     std::vector<std::array<MatrixTexture, 2>> textures;  // per shown variant: pooled base + zoomed detail
     std::vector<MatrixTexture> head_thumbs;               // the all-heads grid (exact P per head)
-    std::vector<std::future<std::pair<std::string, bool>>> export_jobs;  // file exports off the UI thread
+    std::vector<std::shared_ptr<ExportJob>> export_jobs;  // file exports on the worker (short jobs)
     std::string session_path;                     // where the session is saved on exit ("" = nowhere)
     std::string pending_layout;                   // ini text to load before the first frame
     bool layout_loaded = false;

@@ -457,11 +457,11 @@ int run_gui(const GuiOptions& o) {
             if (app->runs.state() == WorkerState::Running && app->frame > 2)
                 app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
             app->snap = app->runs.run_snapshot();
-            app->bench_report = app->bench.report();
+            app->bench_report = app->bench ? app->bench->report() : nullptr;
             measurement.before_frame(*app);
             if (app->dirty) app->latency.note_edit(frame_start);
-            // A sweep reads the process-wide memory counters: batches wait until it ends (the views say so).
-            if (app->dirty && app->bench.state() != BenchJob::State::Running) {
+            // During a sweep the worker computes the batch between two of its runs, never beside one.
+            if (app->dirty) {
                 app->post_batch();
                 app->dirty = false;
             }
@@ -470,11 +470,11 @@ int run_gui(const GuiOptions& o) {
             app->view.shown_i = app->view.hover_i, app->view.shown_j = app->view.hover_j;
             app->view.hover_i = app->view.hover_j = -1;
             for (auto it = app->export_jobs.begin(); it != app->export_jobs.end();) {
-                if (it->wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                if (!(*it)->finished()) {
                     ++it;
                     continue;
                 }
-                auto [message, ok] = it->get();
+                const auto [message, ok] = (*it)->result().value_or(ExportMessage{"export cancelled", false});
                 app->exports.message = message, app->exports.message_is_error = !ok;
                 it = app->export_jobs.erase(it);
             }
@@ -502,7 +502,7 @@ int run_gui(const GuiOptions& o) {
             if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
                 const bool busy = app->runs.state() == WorkerState::Running ||
-                                  app->bench.state() == BenchJob::State::Running || app->dirty ||
+                                  (app->bench && !app->bench->finished()) || app->dirty ||
                                   app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;

@@ -57,9 +57,13 @@ void draw_debug_panel(App& app) {
         ImGui::SeparatorText("compute");
         ImGui::Text("run worker: %s (generation %llu), %s", state_name(app.runs.state()),
                     static_cast<unsigned long long>(app.runs.posted_generation()), app.runs.backend_description().c_str());
-        static const char* const bench_states[] = {"idle", "running", "done", "cancelled", "failed"};
-        ImGui::Text("performance sweep (BenchJob): %s", bench_states[int(app.bench.state())]);
-        ImGui::Text("layer spectra job: %s", app.layer_grid.job.valid() ? "running" : app.layer_grid.pending ? "due" : "idle");
+        if (const auto job = app.runs.running_job())
+            ImGui::Text("job: %s, %s, %.0f%%, %.1f s; %d queued", job->kind().c_str(), job_state_name(job->state()),
+                        100.0 * job->progress(), job->seconds(), app.runs.queued_jobs());
+        else
+            ImGui::Text("jobs: none running, %d queued", app.runs.queued_jobs());
+        ImGui::Text("performance sweep: %s", app.bench ? job_state_name(app.bench->state()) : "not started");
+        ImGui::Text("layer spectra job: %s", app.layer_grid.job ? job_state_name(app.layer_grid.job->state()) : app.layer_grid.pending ? "due" : "idle");
         ImGui::Text("tracked memory: %.1f MiB live, %.1f MiB peak", double(memory_counters().live.load()) / (1 << 20),
                     double(memory_counters().peak.load()) / (1 << 20));
         if (app.snap) ImGui::Text("last batch: %.3f s, %zu variants", app.snap->seconds, app.snap->variants.size());

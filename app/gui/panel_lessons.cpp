@@ -1,6 +1,6 @@
 // attnscope — the Lessons menu and the Lesson window: a lesson's preset applied to the session (input,
 // variants with parameters, panels brought to the front), its explanation beside the panels, and its numeric
-// check (core/lessons) run on a background thread.
+// check (core/lessons) run as a job on the worker.
 // Index: [SECTION] Check job  [SECTION] Presets  [SECTION] Menu and window  [SECTION] Session
 #include <imgui.h>
 #include <imgui_internal.h>  // DockBuilder: dock the window beside the panels at run time
@@ -15,7 +15,6 @@
 #include "app.h"
 #include "panels.h"
 #include "core/session/metric_sweep.h"
-#include "backends/registry.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
@@ -25,43 +24,39 @@ namespace attnscope::gui {
 
 // [SECTION] Check job
 
-/// One run of a lesson's check on its own thread. The checks cannot be interrupted, so destruction waits
-/// for the running one (only when the app quits mid-check).
-struct LessonCheckJob {
-    std::string lesson_id;
-    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-    std::atomic<bool> finished{false};
-    std::mutex mutex;                     // guards the results below until `finished`
-    std::optional<CheckOutcome> outcome;  // set when the check ran
-    std::string error;                    // set when it could not run (the sentence to show)
-    std::string backend;                  // backend name, once made
-    double seconds = 0;                   // wall time of the check
-    std::thread thread;
+/// One run of a lesson's check as a worker job. A check cannot be interrupted: a newer batch waits for it.
+struct LessonCheckJob final : Job {
+    const std::string lesson_id;
+    explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id), m_lesson(lesson) {}
+    std::string kind() const override { return "lesson check"; }
+    bool uses_all_cores() const override { return true; }
+    /// The check's outcome once it ran (nullopt before and when it failed).
+    std::optional<CheckOutcome> outcome() const {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_outcome;
+    }
+    /// Name of the backend it ran on (empty before it starts).
+    std::string backend() const {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_backend;
+    }
 
-    explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id) {
-        thread = std::thread([this, &lesson] {
-            std::optional<CheckOutcome> out;
-            std::string err, name;
-            try {
-                auto backend = make_backend("auto");
-                name = backend->name();
-                out = run_lesson_check(lesson, *backend);
-            } catch (const std::bad_alloc&) {
-                err = "the check ran out of memory: close other programs and run it again";
-            } catch (const std::exception& e) {
-                err = e.what();
-            }
-            std::lock_guard<std::mutex> lock(mutex);
-            outcome = std::move(out), error = std::move(err), backend = std::move(name);
-            seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            finished = true;
-        });
+protected:
+    void run(JobContext& ctx) override {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_backend = ctx.backend().name();
+        }
+        CheckOutcome out = run_lesson_check(m_lesson, ctx.backend());
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_outcome = std::move(out);
     }
-    ~LessonCheckJob() {
-        if (thread.joinable()) thread.join();
-    }
-    LessonCheckJob(const LessonCheckJob&) = delete;
-    LessonCheckJob& operator=(const LessonCheckJob&) = delete;
+
+private:
+    const Lesson& m_lesson;       // the lessons are static (core/lessons/lessons.h)
+    mutable std::mutex m_mutex;   // guards the two fields below
+    std::optional<CheckOutcome> m_outcome;
+    std::string m_backend;
 };
 
 namespace {
@@ -143,8 +138,9 @@ void spinner(float radius) {
 }
 
 void start_check(App& app) {
-    if (app.lesson.check && !app.lesson.check->finished) return;  // one check at a time
+    if (app.lesson.check && !app.lesson.check->finished()) return;  // one check at a time
     app.lesson.check = std::make_shared<LessonCheckJob>(find_lesson(app.lesson.id));
+    app.runs.post_job(app.lesson.check);
 }
 
 /// Docks the Lesson window in a new column right of everything, unless it already sits in the dockspace (e.g.
@@ -180,37 +176,38 @@ void draw_check(App& app) {
         ImGui::TextWrapped("The preset's input cannot be read: %s", e.what());
     }
     const bool mine = ls.check && ls.check->lesson_id == ls.id;
-    const bool running = ls.check && !ls.check->finished;
+    const bool running = ls.check && !ls.check->finished();
     ImGui::BeginDisabled(running);
     if (ImGui::Button("Run check")) start_check(app);
     ImGui::EndDisabled();
-    ImGui::SetItemTooltip("verify the paper's claim numerically on a background thread (the same check as "
+    ImGui::SetItemTooltip("verify the paper's claim numerically in the background (the same check as "
                           "`attnscope lesson %s --check`)", ls.id.c_str());
     if (running) {
         ImGui::SameLine();
         spinner(ImGui::GetTextLineHeight() * 0.4f);
         ImGui::SameLine();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ls.check->started).count();
-        if (mine) ImGui::Text("running the check… %.0f s", s);
+        const double s = ls.check->seconds();
+        if (mine && ls.check->state() == JobState::Queued) ImGui::Text("the check waits for the job before it…");
+        else if (mine) ImGui::Text("running the check… %.0f s", s);
         else ImGui::Text("the check of lesson %s is still running… %.0f s", ls.check->lesson_id.c_str(), s);
         return;
     }
     if (!mine) return;
-    LessonCheckJob& job = *ls.check;
-    std::lock_guard<std::mutex> lock(job.mutex);
-    if (!job.error.empty()) {
+    const LessonCheckJob& job = *ls.check;
+    if (const std::string error = job.error(); !error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
-        ImGui::TextWrapped("The check could not run: %s", job.error.c_str());
+        ImGui::TextWrapped("The check could not run: %s", error.c_str());
         ImGui::PopStyleColor();
         return;
     }
-    if (!job.outcome) return;
-    const CheckOutcome& out = *job.outcome;
+    const std::optional<CheckOutcome> outcome = job.outcome();
+    if (!outcome) return;
+    const CheckOutcome& out = *outcome;
     const ImVec4 pass(0.45f, 0.85f, 0.45f, 1), fail(1, 0.45f, 0.4f, 1);
     ImGui::SameLine();
     ImGui::TextColored(out.passed() ? pass : fail, out.passed() ? "claim holds" : "claim does NOT hold");
     ImGui::SameLine();
-    ImGui::TextDisabled("(%s, %.1f s)", job.backend.c_str(), job.seconds);
+    ImGui::TextDisabled("(%s, %.1f s)", job.backend().c_str(), job.seconds());
     ImGui::TextDisabled("measured on %s", out.input.c_str());
     if (ImGui::BeginTable("##checklines", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                                  ImGuiTableFlags_SizingStretchProp)) {
@@ -257,21 +254,21 @@ void apply_lesson(App& app, const std::string& id) {
 }
 
 bool lessons_busy(const App& app) {
-    return (app.lesson.check && !app.lesson.check->finished) || app.lesson.run_check_on_start || sweep_busy(app);
+    return (app.lesson.check && !app.lesson.check->finished()) || app.lesson.run_check_on_start || sweep_busy(app);
 }
 
 std::string lessons_status(const App& app) {
     std::string s;
     if (app.lesson.open && !app.lesson.id.empty()) {
         s = "lesson " + app.lesson.id + " shown";
-        if (const auto& job = app.lesson.check; job && job->finished && job->lesson_id == app.lesson.id) {
-            std::lock_guard<std::mutex> lock(job->mutex);
-            if (!job->error.empty()) s += "; check could not run: " + job->error;
-            else if (job->outcome) {
+        if (const auto& job = app.lesson.check; job && job->finished() && job->lesson_id == app.lesson.id) {
+            const std::optional<CheckOutcome> outcome = job->outcome();
+            if (!job->error().empty()) s += "; check could not run: " + job->error();
+            else if (outcome) {
                 int passed = 0;
-                for (const CheckLine& l : job->outcome->lines) passed += l.passed;
-                s += "; check " + std::string(job->outcome->passed() ? "passed" : "FAILED") + " (" + std::to_string(passed) +
-                     "/" + std::to_string(job->outcome->lines.size()) + " claims)";
+                for (const CheckLine& l : outcome->lines) passed += l.passed;
+                s += "; check " + std::string(outcome->passed() ? "passed" : "FAILED") + " (" + std::to_string(passed) +
+                     "/" + std::to_string(outcome->lines.size()) + " claims)";
             }
         }
     }

@@ -314,15 +314,17 @@ void reason_legend(const VariantView& v, int head, int s) {
     }
 }
 
-void start_export(App& app, std::function<void()> job, std::string what) {
-    app.export_jobs.push_back(std::async(std::launch::async, [job = std::move(job), what]() -> std::pair<std::string, bool> {
+void start_export(App& app, std::function<void()> write, std::string what) {
+    auto job = std::make_shared<ExportJob>("export", [write = std::move(write), what](JobContext&) -> ExportMessage {
         try {
-            job();
+            write();
             return {"saved " + what, true};
         } catch (const std::exception& e) {
             return {std::string("export failed: ") + e.what(), false};
         }
-    }));
+    }, true);
+    app.export_jobs.push_back(job);
+    app.runs.post_job(std::move(job));
 }
 
 }  // namespace

@@ -245,22 +245,23 @@ BenchConfig sweep_config(const App& app, bool quick) {
 /// the sparse family builds its layout to count allowed cells).
 void update_cost_model(App& app) {
     PerfState& ps = app.perf;
-    if (ps.model_job.valid() && ps.model_job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        try {
-            ps.model = ps.model_job.get();
-        } catch (const std::exception& e) {
-            app.exports.message = std::string("cost model: ") + e.what(), app.exports.message_is_error = true;
-        }
+    if (ps.model_job && ps.model_job->finished()) {
+        if (ps.model_job->state() == JobState::Failed)
+            app.exports.message = "cost model: " + ps.model_job->error(), app.exports.message_is_error = true;
+        else if (auto model = ps.model_job->result()) ps.model = std::move(*model);
+        ps.model_job.reset();
     }
     BenchConfig c = sweep_config(app, false);
     std::string key = std::to_string(c.heads) + "/" + std::to_string(c.dim);
     for (int n : c.ns) key += "," + std::to_string(n);
     for (const auto& v : c.variants) key += ";" + v.label + ":" + params_summary(v.id, v.params);
-    if (key == ps.model_key || ps.model_job.valid()) return;
+    if (key == ps.model_key || ps.model_job) return;
     ps.model_key = key;
-    ps.model_job = std::async(std::launch::async, [c = std::move(c)] {
+    using ModelJob = ResultJob<std::shared_ptr<const std::vector<ModelPoint>>>;
+    ps.model_job = std::make_shared<ModelJob>("cost model", [c = std::move(c)](JobContext&) {
         return std::make_shared<const std::vector<ModelPoint>>(cost_model_points(c));
-    });
+    }, true);
+    app.runs.post_job(ps.model_job);
 }
 
 /// The cost model alone, before anything is measured: analytic GFLOP and estimated peak memory against n.
@@ -308,7 +309,9 @@ void start_sweep(App& app, bool quick) {
     ps.quick = quick;
     try {
         validate_bench_config(c);
-        app.bench.start(std::move(c), make_backend("auto"));
+        if (app.bench) app.bench->cancel();
+        app.bench = std::make_shared<BenchJob>(std::move(c));
+        app.runs.post_job(app.bench);
     } catch (const std::exception& e) {
         app.exports.message = std::string("sweep not started: ") + e.what(), app.exports.message_is_error = true;
     }
@@ -318,10 +321,10 @@ void start_sweep(App& app, bool quick) {
 
 void draw_performance_panel(App& app) {
     PerfState& ps = app.perf;
-    const BenchJob::State state = app.bench.state();
-    const bool running = state == BenchJob::State::Running;
+    const bool running = app.bench && !app.bench->finished();
+    const JobState state = app.bench ? app.bench->state() : JobState::Queued;
     if (ps.run_on_start) ps.run_on_start = false, ps.start_pending = true;
-    if (ps.start_pending && app.runs.state() != WorkerState::Running && !app.dirty) {
+    if (ps.start_pending) {
         ps.start_pending = false;
         start_sweep(app, ps.quick_pending);
         ps.quick_pending = false;
@@ -333,7 +336,7 @@ void draw_performance_panel(App& app) {
     update_cost_model(app);
     if (!ps.opened) {  // the first look at the tab measures a little at once instead of showing empty plots
         ps.opened = true;
-        if (state == BenchJob::State::Idle && !ps.start_pending) ps.start_pending = ps.quick_pending = true;
+        if (!app.bench && !ps.start_pending) ps.start_pending = ps.quick_pending = true;
     }
     ImGui::BeginDisabled(running);
     ImGui::SetNextItemWidth(100);
@@ -370,26 +373,29 @@ void draw_performance_panel(App& app) {
     ImGui::SetItemTooltip("thick faint line per variant: its analytic FLOPs (time) or memory estimate scaled through its "
                           "first point; grey: O(n) and O(n²)");
     if (running) {
-        if (ImGui::Button("Cancel")) app.bench.cancel();
+        if (ImGui::Button("Cancel")) app.bench->cancel();
         ImGui::SetItemTooltip("stop after the current run; the points measured so far stay");
-    } else if (ImGui::Button(ps.start_pending ? "Waiting for the views…" : "Run sweep")) {
+    } else if (ImGui::Button("Run sweep")) {
         ps.start_pending = true;
         ps.quick_pending = false;
     }
     if (!running) ImGui::SetItemTooltip("time every selected variant over n with the benchmark engine (attnscope bench)");
     if (running) {
-        const BenchProgress p = app.bench.progress();
+        const BenchProgress p = app.bench->sweep_progress();
         ImGui::SameLine();
         char overlay[160];
-        std::snprintf(overlay, sizeof overlay, "%d / %d points  %s", p.points_done, p.points_total, p.stage.c_str());
+        if (state == JobState::Queued)
+            std::snprintf(overlay, sizeof overlay, "waiting for the job before it");
+        else
+            std::snprintf(overlay, sizeof overlay, "%d / %d points  %s", p.points_done, p.points_total, p.stage.c_str());
         ImGui::ProgressBar(float(p.fraction), ImVec2(-1, 0), overlay);
-        ImGui::TextDisabled("%s; views paused while the sweep measures memory (they update when it ends)",
+        ImGui::TextDisabled("%s; the views of an edit are computed between two runs, never beside one",
                             ps.quick ? "quick first look: n ≤ 1024, 2 runs per point (Cancel stops it)"
                                      : "sweeping the chosen range");
-    } else if (state == BenchJob::State::Failed) {
+    } else if (state == JobState::Failed) {
         ImGui::SameLine();
-        ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "sweep failed: %s", app.bench.error().c_str());
-    } else if (state == BenchJob::State::Cancelled) {
+        ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "sweep failed: %s", app.bench->error().c_str());
+    } else if (state == JobState::Cancelled) {
         ImGui::SameLine();
         ImGui::TextDisabled("cancelled: the points measured before are shown");
     }

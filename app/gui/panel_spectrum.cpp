@@ -19,21 +19,19 @@ namespace attnscope::gui {
 
 void update_layer_grid(App& app) {
     LayerGridJob& g = app.layer_grid;
-    if (g.job.valid() && g.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        try {
-            if (auto r = g.job.get()) g.result = std::move(r), g.key = g.job_key, g.error.clear();  // null: cancelled
-        } catch (const std::exception& e) {
-            g.error = e.what(), g.key = g.job_key, g.result.reset();
-        }
+    if (g.job && g.job->finished()) {
+        if (g.job->state() == JobState::Failed) g.error = g.job->error(), g.key = g.job_key, g.result.reset();
+        else if (auto r = g.job->result(); r && *r) g.result = std::move(*r), g.key = g.job_key, g.error.clear();
+        g.job.reset();  // cancelled: the next frame starts the current one
     }
-    g.pending = g.job.valid();
+    g.pending = g.job != nullptr;
     const InputSpec in = app.effective_input();
     if (in.mode != InputMode::Text) return;
     const std::string key = in.text + '\x1f' + in.model_dir + '\x1f' + (in.truncate ? "truncate" : "");
     const double now = ImGui::GetTime();
     if (key != g.seen_key) g.seen_key = key, g.seen_since = now;
-    if (g.job.valid()) {  // an outdated job stops at its next head; the next frame after it starts the new one
-        if (g.job_key != key && g.cancel) *g.cancel = true;
+    if (g.job) {  // an outdated job stops at its next head; the next frame after it starts the new one
+        if (g.job_key != key) g.job->cancel();
         return;
     }
     if (g.key == key || !app.spectrum.visible) return;
@@ -41,16 +39,18 @@ void update_layer_grid(App& app) {
     // 72 spectra take a while for long texts: wait until typing pauses and the views are done, so this job
     // never delays the matrices (it shares the cores with the run worker).
     if (now - g.seen_since < 0.25 || app.runs.state() == WorkerState::Running || app.dirty) return;
-    g.cancel = std::make_shared<std::atomic<bool>>(false);
     g.job_key = key;
     TextInputSpec t;
     t.text = in.text, t.model_dir = in.model_dir, t.truncate = in.truncate;
-    g.job = std::async(std::launch::async, [t, cancel = g.cancel]() -> std::shared_ptr<const LayerHeadSpectra> {
-        use_interactive_cpu_threads();  // leave a core to the renderer, like the run worker
-        auto r = text_layer_spectra(t, [cancel] { return cancel->load(); });
+    g.job = std::make_shared<LayerGridJob::Job>("layer spectra", [t](JobContext& ctx) -> std::shared_ptr<const LayerHeadSpectra> {
+        auto r = text_layer_spectra(t, [&ctx] {
+            ctx.between_steps();  // an edit's views go first, between two heads
+            return ctx.cancelled();
+        });
         if (!r) return nullptr;
         return std::make_shared<const LayerHeadSpectra>(std::move(*r));
     });
+    app.runs.post_job(g.job);
 }
 
 namespace {
@@ -74,7 +74,7 @@ void draw_layer_grid(App& app) {
             ImGui::TextWrapped("No layer spectra: %s", g.error.c_str());
             ImGui::PopStyleColor();
         } else {
-            hint_text(g.job.valid() ? "Computing the spectra of every layer and head…"
+            hint_text(g.job ? "Computing the spectra of every layer and head…"
                                     : "The spectra of every layer and head are computed when typing pauses.");
         }
         return;

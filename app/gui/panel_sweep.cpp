@@ -1,6 +1,6 @@
 // attnscope — Sweep panel: the GUI form of `attnscope sweep`. One or more variants, a parameter of the first
-// (or n), START:STOP with ×FACTOR or +STEP, a metric, seeds; the core sweep (core/session/metric_sweep.h) runs on its
-// own thread point by point, and the plot shows the seed mean as a line inside its min–max band.
+// (or n), START:STOP with ×FACTOR or +STEP, a metric, seeds; the core sweep (core/session/metric_sweep.h) runs as a job on
+// the worker point by point, and the plot shows the seed mean as a line inside its min–max band.
 // Index: [SECTION] Job  [SECTION] Form  [SECTION] Plot  [SECTION] Panel
 #include <imgui.h>
 #include <implot.h>
@@ -14,7 +14,6 @@
 
 #include "app.h"
 #include "core/session/metric_sweep.h"
-#include "backends/registry.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
 
@@ -40,91 +39,75 @@ struct SweepPlan {
     std::vector<std::string> notes;  // variants skipped, said once
 };
 
-/// A metric sweep on its own thread: every (variant, value) point is published as soon as its seeds ran.
-struct MetricSweepJob {
+/// A metric sweep as a worker job: every (variant, value) point is published as soon as its seeds ran.
+struct MetricSweepJob final : Job {
     struct Curve {
         std::string variant;
         std::vector<MetricSweepPoint> points;  // ascending parameter values, points that ran
         std::vector<std::string> errors;       // why some values gave no point (first few)
     };
-    SweepPlan plan;
-    std::atomic<bool> cancel{false}, finished{false};
+    const SweepPlan plan;
     std::atomic<int> done{0}, total{1};
-    std::mutex mutex;            // guards curves and error
+    std::mutex mutex;            // guards curves
     std::vector<Curve> curves;   // per plan.specs entry
-    std::string error;           // the sweep could not run at all (input, model)
-    std::thread thread;
 
     explicit MetricSweepJob(SweepPlan p) : plan(std::move(p)) {
         for (const SweepSpec& s : plan.specs) curves.push_back({s.variant, {}, {}});
         total = int(plan.values.size() * plan.specs.size()) * std::max(1, plan.specs.empty() ? 1 : plan.specs[0].seeds);
-        thread = std::thread([this] { run(); });
     }
-    ~MetricSweepJob() {
-        cancel = true;
-        if (thread.joinable()) thread.join();
+    std::string kind() const override { return "metric sweep"; }
+    bool uses_all_cores() const override { return true; }
+
+protected:
+    void run(JobContext& ctx) override {
+        const InputSpec input = plan.input;
+        // Text input is encoded once: the seeds then vary only the variants' own randomness.
+        std::shared_ptr<const Heads> text_heads;
+        SweepEvaluator evaluate;
+        if (input.mode == InputMode::Text) {
+            text_heads = std::make_shared<const Heads>(build_input(input));
+#if ATTNSCOPE_SWEEP_HAS_TEXT
+            if (plan.specs[0].metric == SweepMetric::EmbeddingCosine) {
+                const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
+                evaluate = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
+            }
+#endif
+        }
+        auto make_input = [&input, &text_heads](uint64_t seed, int n_override) {
+            if (text_heads) return *text_heads;
+            ScenarioSpec sc = input.scenario;
+            sc.seed += seed;
+            if (n_override > 0) sc.n = n_override;
+            return make_scenario(sc);
+        };
+        for (size_t k = 0; k < plan.specs.size(); ++k)
+            for (double value : plan.values) {
+                if (ctx.cancelled()) return;
+                SweepSpec spec = plan.specs[k];
+                spec.range = SweepRange{value, value, 0, 1};  // one point: published and cancellable on its own
+                spec.evaluate = evaluate;
+                try {
+                    const auto points = run_sweep(spec, make_input, ctx.backend(), [this, &ctx](int, int) {
+                        set_progress(float(++done) / float(std::max(1, total.load())));
+                        ctx.between_steps();
+                        return !ctx.cancelled();
+                    });
+                    std::lock_guard<std::mutex> lock(mutex);
+                    if (!points.empty() && points[0].samples > 0) curves[k].points.push_back(points[0]);
+                    else if (!points.empty() && curves[k].errors.size() < 3)
+                        curves[k].errors.push_back(format_value(value) + ": the metric does not apply to this run");
+                } catch (const std::bad_alloc&) {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    curves[k].errors.push_back(format_value(value) + ": out of memory; stopped this variant");
+                    break;
+                } catch (const std::exception& e) {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    if (curves[k].errors.size() < 3) curves[k].errors.push_back(format_value(value) + ": " + e.what());
+                }
+            }
     }
-    MetricSweepJob(const MetricSweepJob&) = delete;
-    MetricSweepJob& operator=(const MetricSweepJob&) = delete;
 
 private:
-    void fail(const std::string& message) {
-        std::lock_guard<std::mutex> lock(mutex);
-        error = message;
-    }
-    void run() {
-        try {
-            auto backend = make_backend("auto");
-            const InputSpec input = plan.input;
-            // Text input is encoded once: the seeds then vary only the variants' own randomness.
-            std::shared_ptr<const Heads> text_heads;
-            SweepEvaluator evaluate;
-            if (input.mode == InputMode::Text) {
-                text_heads = std::make_shared<const Heads>(build_input(input));
-#if ATTNSCOPE_SWEEP_HAS_TEXT
-                if (plan.specs[0].metric == SweepMetric::EmbeddingCosine) {
-                    const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
-                    evaluate = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
-                }
-#endif
-            }
-            auto make_input = [&input, &text_heads](uint64_t seed, int n_override) {
-                if (text_heads) return *text_heads;
-                ScenarioSpec sc = input.scenario;
-                sc.seed += seed;
-                if (n_override > 0) sc.n = n_override;
-                return make_scenario(sc);
-            };
-            for (size_t k = 0; k < plan.specs.size(); ++k)
-                for (double value : plan.values) {
-                    if (cancel) return finish();
-                    SweepSpec spec = plan.specs[k];
-                    spec.range = SweepRange{value, value, 0, 1};  // one point: published and cancellable on its own
-                    spec.evaluate = evaluate;
-                    try {
-                        const auto points = run_sweep(spec, make_input, *backend, [this](int, int) {
-                            ++done;
-                            return !cancel.load();
-                        });
-                        std::lock_guard<std::mutex> lock(mutex);
-                        if (!points.empty() && points[0].samples > 0) curves[k].points.push_back(points[0]);
-                        else if (!points.empty() && curves[k].errors.size() < 3)
-                            curves[k].errors.push_back(format_value(value) + ": the metric does not apply to this run");
-                    } catch (const std::bad_alloc&) {
-                        std::lock_guard<std::mutex> lock(mutex);
-                        curves[k].errors.push_back(format_value(value) + ": out of memory; stopped this variant");
-                        break;
-                    } catch (const std::exception& e) {
-                        std::lock_guard<std::mutex> lock(mutex);
-                        if (curves[k].errors.size() < 3) curves[k].errors.push_back(format_value(value) + ": " + e.what());
-                    }
-                }
-        } catch (const std::exception& e) {
-            fail(e.what());
-        }
-        finish();
-    }
-    void finish() { finished = true; }
     std::string format_value(double v) const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%s = %g", plan.param.c_str(), v);
@@ -133,7 +116,7 @@ private:
 };
 
 bool sweep_busy(const App& app) {
-    return (app.metric_sweep.job && !app.metric_sweep.job->finished) || app.metric_sweep.run_on_start;
+    return (app.metric_sweep.job && !app.metric_sweep.job->finished()) || app.metric_sweep.run_on_start;
 }
 
 std::string sweep_status(const App& app) {
@@ -146,7 +129,7 @@ std::string sweep_status(const App& app) {
         for (const auto& p : c.points) banded += p.max > p.min;
         s += " " + c.variant + " " + std::to_string(c.points.size()) + " points (" + std::to_string(banded) + " with a band)";
     }
-    if (!job.error.empty()) s += "; error: " + job.error;
+    if (const std::string error = job.error(); !error.empty()) s += "; error: " + error;
     return s;
 }
 
@@ -369,6 +352,17 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
 
 // [SECTION] Panel
 
+namespace {
+
+/// Replaces the panel's sweep with a new one on the worker's queue.
+void start_metric_sweep(App& app, SweepPlan plan) {
+    if (app.metric_sweep.job) app.metric_sweep.job->cancel();
+    app.metric_sweep.job = std::make_shared<MetricSweepJob>(std::move(plan));
+    app.runs.post_job(app.metric_sweep.job);
+}
+
+}  // namespace
+
 void draw_sweep_panel(App& app) {
     MetricSweepState& s = app.metric_sweep;
     if (!ImGui::Begin(kSweepWindow)) {
@@ -376,7 +370,7 @@ void draw_sweep_panel(App& app) {
         if (s.run_on_start) {
             std::string error;
             SweepPlan plan = make_plan(app, error);
-            if (error.empty()) s.job = std::make_shared<MetricSweepJob>(std::move(plan));
+            if (error.empty()) start_metric_sweep(app, std::move(plan));
             s.run_on_start = false;
         }
         ImGui::End();
@@ -388,19 +382,19 @@ void draw_sweep_panel(App& app) {
     draw_form(app);
     std::string error;
     SweepPlan plan = make_plan(app, error);
-    const bool running = s.job && !s.job->finished;
+    const bool running = s.job && !s.job->finished();
     ImGui::BeginDisabled(!error.empty() || running);
     const bool run = ImGui::Button("Run");
     ImGui::EndDisabled();
-    ImGui::SetItemTooltip("run the sweep on a background thread (each point: every seed once)");
+    ImGui::SetItemTooltip("run the sweep in the background (each point: every seed once)");
     if ((run || s.run_on_start) && error.empty() && !running) {
-        s.job = std::make_shared<MetricSweepJob>(std::move(plan));
+        start_metric_sweep(app, std::move(plan));
         plan = s.job->plan;  // notes below come from the running plan
     }
     s.run_on_start = false;
     ImGui::SameLine();
     ImGui::BeginDisabled(!running);
-    if (ImGui::Button("Cancel") && s.job) s.job->cancel = true;
+    if (ImGui::Button("Cancel") && s.job) s.job->cancel();
     ImGui::EndDisabled();
     const int points = int(plan.values.size()), runs = points * s.seeds * int(plan.specs.size());
     if (error.empty()) {
@@ -426,12 +420,13 @@ void draw_sweep_panel(App& app) {
         return;
     }
     MetricSweepJob& job = *s.job;
-    if (!job.finished) {
+    if (!job.finished()) {
         const int done = job.done.load(), total = std::max(1, job.total.load());
         char label[64];
-        std::snprintf(label, sizeof label, "%d / %d runs", done, total);
+        if (job.state() == JobState::Queued) std::snprintf(label, sizeof label, "waiting for the job before it");
+        else std::snprintf(label, sizeof label, "%d / %d runs", done, total);
         ImGui::ProgressBar(float(done) / float(total), ImVec2(-1, 0), label);
-    } else if (job.cancel) {
+    } else if (job.state() == JobState::Cancelled) {
         hint_text("Cancelled: the points finished so far are shown.");
     }
     std::vector<MetricSweepJob::Curve> curves;
@@ -439,8 +434,8 @@ void draw_sweep_panel(App& app) {
     {
         std::lock_guard<std::mutex> lock(job.mutex);
         curves = job.curves;
-        job_error = job.error;
     }
+    job_error = job.error();
     if (!job_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
         ImGui::TextWrapped("The sweep could not run: %s", job_error.c_str());

@@ -1,59 +1,37 @@
-// attnscope — a benchmark sweep on a background thread, for the GUI's performance panel: start() posts a
-// sweep, the UI reads progress(), state() and the newest report() snapshot every frame (points appear as they
-// finish), cancel() stops it between runs. A newer start() cancels and replaces the older sweep.
+// attnscope — a benchmark sweep as a job (core/job.h) for the GUI's Performance panel: post it to the worker, read
+// progress() and the newest report() snapshot every frame (points appear as they finish), cancel() stops it
+// between runs. Pending run batches are computed between two runs, never beside one.
 #pragma once
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
+#include "../job.h"
 #include "sweep.h"
 
 namespace attnscope {
 
-/// One background sweep at a time.
-class BenchJob {
+/// One benchmark sweep.
+class BenchJob final : public Job {
 public:
-    enum class State {
-        Idle,       // nothing started
-        Running,    // the sweep is measuring
-        Done,       // finished; report() is complete
-        Cancelled,  // stopped by cancel() or a newer start(); report() holds the points measured so far
-        Failed,     // the configuration was refused; error() says why
-    };
+    /// A sweep of `config` (validated when it runs: a bad one fails the job with the reason).
+    explicit BenchJob(BenchConfig config) : m_config(std::move(config)) {}
+    std::string kind() const override { return "benchmark sweep"; }
+    bool uses_all_cores() const override { return true; }
 
-    BenchJob() = default;
-    BenchJob(const BenchJob&) = delete;
-    BenchJob& operator=(const BenchJob&) = delete;
-    /// Cancels and joins a running sweep.
-    ~BenchJob();
-
-    /// Starts `config` on `backend` (owned by the job while it runs); cancels and joins any running sweep first.
-    void start(BenchConfig config, std::unique_ptr<Backend> backend);
-    /// Asks the sweep to stop after the current run (non-blocking).
-    void cancel() { m_cancel = true; }
-    /// Blocks until the current sweep (if any) has finished.
-    void wait();
-
-    State state() const { return m_state.load(); }
     /// The latest progress (copy).
-    BenchProgress progress() const;
+    BenchProgress sweep_progress() const;
     /// The newest snapshot: the points finished so far while running, the whole report afterwards.
     std::shared_ptr<const BenchReport> report() const;
-    /// Why the sweep failed (empty otherwise).
-    std::string error() const;
+
+protected:
+    void run(JobContext& ctx) override;
 
 private:
-    void run(BenchConfig config, std::unique_ptr<Backend> backend);
-
-    std::thread m_thread;
-    std::atomic<State> m_state{State::Idle};
-    std::atomic<bool> m_cancel{false};
-    mutable std::mutex m_mutex;  // guards the three fields below
+    const BenchConfig m_config;
+    mutable std::mutex m_mutex;  // guards the two fields below
     BenchProgress m_progress;
-    std::shared_ptr<const BenchReport> m_report;
-    std::string m_error;
+    std::shared_ptr<const BenchReport> m_report = std::make_shared<const BenchReport>();
 };
 
 }  // namespace attnscope

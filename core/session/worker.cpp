@@ -343,11 +343,12 @@ int interactive_cpu_threads() { return std::max(1, omp_get_num_procs() - 1); }
 void use_interactive_cpu_threads() { omp_set_num_threads(interactive_cpu_threads()); }
 
 Worker::Worker(BackendFactory make, const std::string& backend, int cpu_threads)
-    : m_make_backend(std::move(make)), m_backend(m_make_backend(backend)) {
+    : m_make_backend(std::move(make)), m_backend(m_make_backend(backend)),
+      m_all_threads(omp_get_max_threads()), m_cpu_threads(cpu_threads > 0 ? cpu_threads : m_all_threads) {
     m_backend_description = m_backend->description();
-    m_thread = std::thread([this, cpu_threads] {
+    m_thread = std::thread([this] {
         pthread_setname_np(pthread_self(), "attnscope-run");  // named in profilers and debuggers
-        if (cpu_threads > 0) omp_set_num_threads(cpu_threads);  // this thread's parallel regions only
+        omp_set_num_threads(m_cpu_threads);  // this thread's parallel regions only
         loop();
     });
 }
@@ -357,6 +358,8 @@ Worker::~Worker() {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_quit = true;
         m_cancel = true;
+        if (m_running_job) m_running_job->cancel();
+        for (const auto& job : m_jobs) job->cancel();
     }
     m_cv.notify_all();
     m_thread.join();
@@ -365,6 +368,7 @@ Worker::~Worker() {
 uint64_t Worker::post(RunBatchRequest request) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending_batch = std::move(request);
+    m_pending_batch_flag = true;
     return supersede_locked();
 }
 
@@ -382,19 +386,98 @@ std::shared_ptr<const RunSnapshot> Worker::run_snapshot() const {
     return m_run;
 }
 
+void Worker::post_job(std::shared_ptr<Job> job) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_quit) job->cancel();
+        m_jobs.push_back(std::move(job));
+    }
+    m_cv.notify_all();
+}
+
+std::shared_ptr<const Job> Worker::running_job() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_running_job;
+}
+
+int Worker::queued_jobs() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return int(m_jobs.size());
+}
+
+/// The worker as a running job sees it.
+class Worker::Context final : public JobContext {
+public:
+    Context(Worker& worker, Job& job) : m_worker(worker), m_job(job) {}
+    Backend& backend() override { return *m_worker.m_backend; }
+    bool cancelled() const override {
+        if (m_job.cancel_requested()) return true;
+        std::lock_guard<std::mutex> lock(m_worker.m_mutex);
+        return m_worker.m_quit;
+    }
+    void between_steps() override {
+        omp_set_num_threads(m_worker.m_cpu_threads);
+        m_worker.run_pending_batch();
+        while (std::shared_ptr<Job> short_job = m_worker.take_short_job()) {
+            Context ctx(m_worker, *short_job);
+            short_job->execute(ctx);
+        }
+        if (m_job.uses_all_cores()) omp_set_num_threads(m_worker.m_all_threads);
+    }
+
+private:
+    Worker& m_worker;
+    Job& m_job;
+};
+
+std::shared_ptr<Job> Worker::take_short_job() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const auto it = std::find_if(m_jobs.begin(), m_jobs.end(), [](const auto& job) { return job->runs_between_steps(); });
+    if (it == m_jobs.end()) return nullptr;
+    std::shared_ptr<Job> job = std::move(*it);
+    m_jobs.erase(it);
+    return job;
+}
+
+bool Worker::run_pending_batch() {
+    if (!m_pending_batch_flag.load()) return false;
+    std::optional<RunBatchRequest> batch;
+    uint64_t generation = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_pending_batch) return false;
+        batch.swap(m_pending_batch);
+        m_pending_batch_flag = false;
+        generation = m_generation.load();
+        m_cancel = false;
+    }
+    do_batch(*batch, generation);
+    return true;
+}
+
+void Worker::run_job(Job& job) {
+    if (job.uses_all_cores()) omp_set_num_threads(m_all_threads);
+    Context ctx(*this, job);
+    job.execute(ctx);
+    omp_set_num_threads(m_cpu_threads);
+}
+
 void Worker::loop() {
     for (;;) {
-        std::optional<RunBatchRequest> batch;
-        uint64_t generation = 0;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            m_cv.wait(lock, [this] { return m_quit || m_pending_batch; });
+            m_cv.wait(lock, [this] { return m_quit || m_pending_batch || !m_jobs.empty(); });
             if (m_quit) return;
-            batch.swap(m_pending_batch);
-            generation = m_generation.load();
-            m_cancel = false;
         }
-        if (batch) do_batch(*batch, generation);
+        if (run_pending_batch()) continue;  // the current edit's views first
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_running_job = std::move(m_jobs.front());
+            m_jobs.pop_front();
+        }
+        run_job(*m_running_job);
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_running_job.reset();
     }
 }
 

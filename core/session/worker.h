@@ -1,11 +1,14 @@
-// attnscope — the background worker the GUI talks to: post a request, read the newest immutable snapshot.
-// The UI thread never computes: it posts a WorkerRequest and, every frame, reads snapshot() and state().
-// A newer request cancels an older one at the next variant boundary; a cancelled run never
-// publishes. Snapshots are shared_ptr<const ...>, so the UI may hold one as long as it likes.
+// attnscope — the one background thread the GUI talks to. It owns one backend and runs, one at a time, the
+// newest run batch (post: the views of the current edit) and queued jobs (post_job: benchmark and metric sweeps,
+// lesson checks, layer spectra, exports — core/job.h). The UI thread never computes: it posts and, every frame,
+// reads run_snapshot(), state() and its jobs' own results. A newer batch cancels an older one at the next variant
+// boundary; a cancelled run never publishes; a pending batch runs before the next job and between a running job's
+// steps. Snapshots are shared_ptr<const ...>, so the UI may hold one as long as it likes.
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "../data/scenarios.h"
+#include "../job.h"
 #include "experiment.h"
 
 namespace attnscope {
@@ -148,7 +152,7 @@ int interactive_cpu_threads();
 /// Caps the OpenMP threads of parallel regions started by the calling thread at interactive_cpu_threads().
 void use_interactive_cpu_threads();
 
-/// A thread computing the newest posted run batch.
+/// The thread computing the newest posted run batch and the queued jobs.
 class Worker {
 public:
     /// Makes a backend by name ("cpu", "cuda", "auto"): the registry above the core (backends/registry.h) is handed in.
@@ -156,13 +160,20 @@ public:
     /// Starts the thread with its own backend, made by `make` from `backend` ("auto": CUDA when present).
     /// `cpu_threads` > 0 caps the OpenMP threads of its CPU work (interactive_cpu_threads() for a GUI); 0 uses them all.
     Worker(BackendFactory make, const std::string& backend = "auto", int cpu_threads = 0);
-    /// Cancels the current request and joins the thread.
+    /// Cancels the current request and every job, and joins the thread.
     ~Worker();
     Worker(const Worker&) = delete;
     Worker& operator=(const Worker&) = delete;
 
     /// Replaces any pending request; the running one is cancelled at its next boundary. Returns its generation.
     uint64_t post(RunBatchRequest request);
+
+    /// Queues a job behind the others (the pending batch still goes first). Cancel it through the job itself.
+    void post_job(std::shared_ptr<Job> job);
+    /// The job on the thread now (nullptr when none).
+    std::shared_ptr<const Job> running_job() const;
+    /// Jobs waiting behind the running one.
+    int queued_jobs() const;
 
     /// The newest finished batch (nullptr before the first).
     std::shared_ptr<const RunSnapshot> run_snapshot() const;
@@ -180,6 +191,13 @@ private:
     /// thread and returns the new generation.
     uint64_t supersede_locked();
     void do_batch(const RunBatchRequest& request, uint64_t generation);
+    /// Takes the pending batch, if any, and computes it; returns whether there was one.
+    bool run_pending_batch();
+    /// Removes and returns the oldest queued job that runs_between_steps() (nullptr when none).
+    std::shared_ptr<Job> take_short_job();
+    /// Runs `job` with its thread count, then restores the interactive one.
+    void run_job(Job& job);
+    class Context;
 
     BackendFactory m_make_backend;  // for a one-off CPU backend ("Run on CPU" after a device out-of-memory)
     std::unique_ptr<Backend> m_backend;
@@ -187,6 +205,11 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::optional<RunBatchRequest> m_pending_batch;
+    std::atomic<bool> m_pending_batch_flag{false};  // m_pending_batch is set (read without the lock between steps)
+    std::deque<std::shared_ptr<Job>> m_jobs;  // queued, oldest first
+    std::shared_ptr<Job> m_running_job;
+    int m_all_threads = 1;                    // OpenMP threads of a measuring job: the process default (all cores)
+    int m_cpu_threads = 1;                    // OpenMP threads of batches and other jobs
     std::shared_ptr<const RunSnapshot> m_run;
     std::atomic<uint64_t> m_generation{0};
     std::atomic<bool> m_cancel{false};

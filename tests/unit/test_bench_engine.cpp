@@ -390,32 +390,36 @@ TEST(BenchEngine, UnknownVariantIsAConfigurationError) {
     EXPECT_THROW(run_bench(c, *backend), Error);
 }
 
-TEST(BenchJob, BackgroundSweepFinishesWithEveryPoint) {
-    BenchJob job;
-    std::cout << "[case] background sweep flash n=64,128 H=1 d=16\n";
-    job.start(tiny_config({"flash"}, {64, 128}), make_backend("cpu"));
-    job.wait();
-    ASSERT_EQ(job.state(), BenchJob::State::Done) << job.error();
+TEST(BenchJob, SweepFinishesWithEveryPoint) {
+    auto backend = make_backend("cpu");
+    BenchJob job(tiny_config({"flash"}, {64, 128}));
+    std::cout << "[case] sweep job flash n=64,128 H=1 d=16, run in place\n";
+    InPlaceJobContext ctx(*backend, job);
+    job.execute(ctx);
+    ASSERT_EQ(job.state(), JobState::Done) << job.error();
     ASSERT_TRUE(job.report());
     EXPECT_EQ(job.report()->points.size(), 2u);
-    EXPECT_EQ(job.progress().points_total, 2);
+    EXPECT_EQ(job.sweep_progress().points_total, 2);
+    EXPECT_FLOAT_EQ(job.progress(), 1.0f);
 }
 
 TEST(BenchJob, CancelStopsAndABadConfigFails) {
-    BenchJob job;
+    auto backend = make_backend("cpu");
     BenchConfig c = tiny_config({"flash"}, {64, 128, 256, 512});
-    std::cout << "[case] cancel right after start; then an empty variant list\n";
-    job.start(c, make_backend("cpu"));
-    job.cancel();
-    job.wait();
-    EXPECT_TRUE(job.state() == BenchJob::State::Cancelled || job.state() == BenchJob::State::Done);
-    if (job.state() == BenchJob::State::Cancelled) {
-        EXPECT_TRUE(job.report()->cancelled);
+    std::cout << "[case] cancelled before it runs; then an empty variant list\n";
+    {
+        BenchJob job(c);
+        job.cancel();
+        InPlaceJobContext ctx(*backend, job);
+        job.execute(ctx);
+        EXPECT_EQ(job.state(), JobState::Cancelled);
+        EXPECT_TRUE(job.report()->points.empty());
     }
     c.variants.clear();
-    job.start(c, make_backend("cpu"));
-    job.wait();
-    EXPECT_EQ(job.state(), BenchJob::State::Failed);
+    BenchJob job(c);
+    InPlaceJobContext ctx(*backend, job);
+    job.execute(ctx);
+    EXPECT_EQ(job.state(), JobState::Failed);
     EXPECT_NE(job.error().find("no variant"), std::string::npos) << job.error();
 }
 
