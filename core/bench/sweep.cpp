@@ -66,7 +66,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     options.want_analysis = false;  // the algorithm, not the metrics' bookkeeping (density, mass-recall lse)
     // Weights (Linformer's E, F) are made here, like the inputs: not timed and not in the peak, which measures
     // what attention itself holds. A model would have them already.
-    variant.prepare(heads, resolved);
+    options.weights = variant.make_weights(heads, resolved);
     std::optional<RunResult> last;
     std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples;
     int calls = 0;

@@ -5,7 +5,6 @@
 #include <Eigen/QR>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <utility>
 
@@ -353,8 +352,9 @@ public:
                    ? ExactModel::Different
                    : ExactModel::Softmax;
     }
-    void prepare(const Heads& h, const Params& p) const override {
-        if (uses_random_weights(p)) (void)projections(h.heads(), h.n(), p);
+    std::shared_ptr<const VariantWeights> make_weights(const Heads& h, const Params& p) const override {
+        if (!uses_random_weights(p)) return nullptr;
+        return std::make_shared<const LinformerWeights>(weights_key(h.heads(), h.n(), p), projections(h.heads(), h.n(), p));
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
         const int k = p.get_int("k");
@@ -371,7 +371,7 @@ public:
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // Fast paths: O, the projected K' (k, d) and V' (k, dv) per head, and the tiled attention's scratch over k
-        // keys (E, F are weights made by prepare(); P̄ (n×k) is never held). The O(n²) paths hold P (n×n), P̄ or
+        // keys (E, F are weights made by make_weights(); P̄ (n×k) is never held). The O(n²) paths hold P (n×n), P̄ or
         // P·Rᵀ (n×k) and F (k×n) per head besides O, with a copy of P for the least-squares solve.
         const int64_t k = p.get_int("k"), H = heads, N = n;
         const DenseAttentionArgs tiles;
@@ -398,11 +398,12 @@ public:
             case LinformerProjection::Pool:
                 r = kernel ? run_kernelized(h, k, nullptr, options, backend) : run_pooled(h, k, scale, options, backend);
                 break;
-            case LinformerProjection::Random:
-                r = kernel ? run_kernelized(h, k, projections(h.heads(), h.n(), p).get(), options, backend)
-                           : linformer_run(h, *projections(h.heads(), h.n(), p), scale, options, backend);
+            case LinformerProjection::Random: {
+                const auto w = weights(h, p, options);
+                r = kernel ? run_kernelized(h, k, &w->proj, options, backend) : linformer_run(h, w->proj, scale, options, backend);
                 break;
-            case LinformerProjection::Jl: r = run_jl(h, projections(h.heads(), h.n(), p)->E, scale, options, backend); break;
+            }
+            case LinformerProjection::Jl: r = run_jl(h, weights(h, p, options)->proj.E, scale, options, backend); break;
             case LinformerProjection::Fitted: r = run_fitted(h, k, scale, options, backend); break;
         }
         r.variant = m_info.id;
@@ -442,24 +443,27 @@ private:
         const auto projection = static_cast<LinformerProjection>(p.get_int("projection"));
         return projection == LinformerProjection::Random || projection == LinformerProjection::Jl;
     }
-    /// The random E and F (jl uses E as R) are the model's weights: made once per (H, n, k, sharing, seed) and reused,
-    /// as a model reuses its weights, so repeated runs (benchmarks, GUI edits) time attention only.
-    std::shared_ptr<const LinformerProjections> projections(int heads, int n, const Params& p) const {
-        const int k = p.get_int("k");
-        const auto sharing = static_cast<LinformerSharing>(p.get_int("sharing"));
-        const auto seed = static_cast<uint64_t>(p.get("seed"));
-        const std::tuple<int, int, int, int, uint64_t> key{heads, n, k, static_cast<int>(sharing), seed};
-        std::lock_guard<std::mutex> lock(m_cache_mutex);
-        if (!m_cached || m_cached_key != key) {
-            m_cached.reset();  // release the old pair before making the new one
-            m_cached = std::make_shared<const LinformerProjections>(linformer_projections(heads, n, k, sharing, seed));
-            m_cached_key = key;
-        }
-        return m_cached;
+    using WeightsKey = std::tuple<int, int, int, int, uint64_t>;  // H, n, k, sharing, seed
+    /// The random E and F (jl uses E as R): the model's weights.
+    struct LinformerWeights final : VariantWeights {
+        LinformerWeights(WeightsKey k, LinformerProjections p) : key(k), proj(std::move(p)) {}
+        const WeightsKey key;
+        const LinformerProjections proj;
+    };
+    static WeightsKey weights_key(int heads, int n, const Params& p) {
+        return {heads, n, p.get_int("k"), p.get_int("sharing"), static_cast<uint64_t>(p.get("seed"))};
     }
-    mutable std::mutex m_cache_mutex;
-    mutable std::shared_ptr<const LinformerProjections> m_cached;
-    mutable std::tuple<int, int, int, int, uint64_t> m_cached_key{};
+    static LinformerProjections projections(int heads, int n, const Params& p) {
+        return linformer_projections(heads, n, p.get_int("k"), static_cast<LinformerSharing>(p.get_int("sharing")),
+                                     static_cast<uint64_t>(p.get("seed")));
+    }
+    /// The caller's weights when they were made for this input's shape and these params, else new ones (made before
+    /// the run's meter starts, as a model's weights exist before its forward pass).
+    std::shared_ptr<const LinformerWeights> weights(const Heads& h, const Params& p, const RunOptions& options) const {
+        auto given = std::dynamic_pointer_cast<const LinformerWeights>(options.weights);
+        if (given && given->key == weights_key(h.heads(), h.n(), p)) return given;
+        return std::static_pointer_cast<const LinformerWeights>(make_weights(h, p));
+    }
     VariantInfo m_info;
 };
 

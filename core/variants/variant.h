@@ -47,12 +47,20 @@ enum class ExactModel {
                          // softmax measure how different the model is, not how well it approximates
 };
 
+/// What a trained model holds as weights for one shape and parameter set (Linformer's E and F), made by
+/// Variant::make_weights(); only the variant that made it reads it.
+struct VariantWeights {
+    virtual ~VariantWeights() = default;
+};
+
 /// What the caller wants materialised beside O.
 struct RunOptions {
     bool want_matrix = false;  // fill RunResult::P_eff (n×n per head) and the reason mask
     int max_matrix_n = 4096;   // refuse to materialise above this n (memory), with a note
     bool want_analysis = true; // fill Structure::density and allowed_lse (mass recall) where they cost extra passes;
                                // benchmarks turn it off so they time the algorithm, as peers' forward calls are timed
+    std::shared_ptr<const VariantWeights> weights;  // from make_weights() for the same shapes and params; null (or
+                                                    // made for others): run() makes its own, outside its timing
 };
 
 /// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
@@ -103,10 +111,13 @@ public:
     /// Performance panel draws before anything is measured. run() reports the same figure as cost.flops. The
     /// default counts exact attention (exact_attention_flops with the "causal" parameter, off when absent).
     virtual double estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const;
-    /// Makes the state a trained model would hold as weights for these shapes and resolved params (Linformer's
-    /// E and F), so that benchmarks can build it before timing and outside the peak, as they do the inputs.
-    /// run() makes it itself when prepare() was not called. The default has no weights.
-    virtual void prepare(const Heads& heads, const Params& resolved) const { (void)heads, (void)resolved; }
+    /// The weights a trained model would hold for these shapes and resolved params (Linformer's E and F), so that
+    /// benchmarks can build them before timing and outside the peak, as they do the inputs, and pass them in
+    /// RunOptions::weights. nullptr when the variant has none (the default).
+    virtual std::shared_ptr<const VariantWeights> make_weights(const Heads& heads, const Params& resolved) const {
+        (void)heads, (void)resolved;
+        return nullptr;
+    }
     /// A token-by-token decoder of the causal form of one head (d, dv), or nullptr when the variant has none.
     virtual std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& resolved) const {
         (void)d, (void)dv, (void)resolved;

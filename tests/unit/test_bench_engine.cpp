@@ -191,11 +191,12 @@ TEST(BenchEstimate, EveryRegisteredVariantEstimateBoundsItsTrackedPeak) {
                 continue;
             }
             const int64_t estimate = v->estimate_peak_bytes(2, n, 32, 24, p);
-            v->prepare(heads, p);  // weights are made before the peak, as the bench engine does
+            RunOptions options;
+            options.weights = v->make_weights(heads, p);  // made before the peak, as the bench engine does
             int64_t peak = 0;
             {
                 PeakMemoryScope scope;
-                RunResult r = v->run(heads, p, RunOptions{}, *backend);
+                RunResult r = v->run(heads, p, options, *backend);
                 peak = scope.peak_bytes();
             }
             std::cout << "[case] " << v->info().id << " n=" << n << " H=2 d=32 dv=24 estimate=" << estimate
