@@ -269,6 +269,22 @@ struct App {
 
 // [SECTION] Panels
 
+// Each panel's keys of the session file (panels.h: the table calls them in its order).
+void save_input_session(const App& app, nlohmann::json& session);
+void load_input_session(App& app, const nlohmann::json& session);
+void save_variants_session(const App& app, nlohmann::json& session);
+void load_variants_session(App& app, const nlohmann::json& session);
+void save_matrices_session(const App& app, nlohmann::json& session);
+void load_matrices_session(App& app, const nlohmann::json& session);
+void save_lsh_session(const App& app, nlohmann::json& session);
+void load_lsh_session(App& app, const nlohmann::json& session);
+void save_spectrum_session(const App& app, nlohmann::json& session);
+void load_spectrum_session(App& app, const nlohmann::json& session);
+void save_performance_session(const App& app, nlohmann::json& session);
+void load_performance_session(App& app, const nlohmann::json& session);
+void save_sweep_session(const App& app, nlohmann::json& session);
+void load_sweep_session(App& app, const nlohmann::json& session);
+
 void draw_input_panel(App& app);
 void draw_variants_panel(App& app);
 void draw_matrices_panel(App& app);

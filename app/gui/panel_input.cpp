@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "core/data/text_input.h"
 
@@ -300,6 +301,58 @@ void draw_input_panel(App& app) {
     ImGui::SetItemTooltip("PNG, CSV and NPY exports are written here (relative to the working directory)");
     if (ImGui::Button("Reset input")) app.input.reset(), app.dirty = true;
     ImGui::End();
+}
+
+void save_input_session(const App& app, nlohmann::json& j) {
+    const InputSpec& in = app.input.spec;
+    j["input"] = {{"mode", in.mode == InputMode::Synthetic ? "synthetic" : in.mode == InputMode::Text ? "text" : "tensors"},
+                  {"scenario", scenario_id(in.scenario.kind)},
+                  {"n", in.scenario.n},
+                  {"heads", in.scenario.heads},
+                  {"dim", in.scenario.dim},
+                  {"temperature", in.scenario.temperature},
+                  {"seed", in.scenario.seed},
+                  {"text", in.text},
+                  {"model_dir", in.model_dir},
+                  {"layer", in.layer},
+                  {"truncate", in.truncate},
+                  {"tensors_path", in.tensors_path},
+                  {"max_matrix_n", app.input.max_matrix_n},
+                  {"view_size", app.input.view_size}};
+    if (const std::string& name = scenario_info(in.scenario.kind).param.name; !name.empty() && in.scenario.structure != 0)
+        j["input"][name] = in.scenario.structure;  // the scenario's own parameter under its own name (absent: default)
+    j["view"]["export_dir"] = app.exports.dir;
+}
+
+void load_input_session(App& app, const nlohmann::json& j) {
+    InputState input;
+    input.reset();
+    if (j.contains("input")) {
+        const auto& in = j["input"];
+        const std::string mode = in.value("mode", "synthetic");
+        if (mode != "synthetic" && mode != "text" && mode != "tensors")
+            throw Error("input mode '" + mode + "' is not synthetic, text or tensors: fix the session file");
+        input.spec.mode = mode == "text" ? InputMode::Text : mode == "tensors" ? InputMode::Tensors : InputMode::Synthetic;
+        input.spec.scenario.kind = parse_scenario(in.value("scenario", "local"));
+        input.spec.scenario.n = in.value("n", 256);
+        input.spec.scenario.heads = in.value("heads", 4);
+        input.spec.scenario.dim = in.value("dim", 64);
+        input.spec.scenario.temperature = in.value("temperature", 1.0);
+        input.spec.scenario.seed = in.value("seed", uint64_t(0));
+        const std::string& structure = scenario_info(input.spec.scenario.kind).param.name;
+        input.spec.scenario.structure = structure.empty() ? 0 : in.value(structure, 0);
+        input.spec.text = in.value("text", input.spec.text);
+        input.spec.model_dir = in.value("model_dir", "");
+        input.spec.layer = in.value("layer", 0);
+        input.spec.truncate = in.value("truncate", false);
+        input.spec.tensors_path = in.value("tensors_path", "");
+        input.tensors_edit = input.spec.tensors_path;
+        input.max_matrix_n = in.value("max_matrix_n", 4096);
+        input.view_size = in.value("view_size", 1024);
+    }
+    const std::string export_dir = j.contains("view") ? j["view"].value("export_dir", app.exports.dir) : app.exports.dir;
+    app.input = input;
+    app.exports.dir = export_dir;
 }
 
 }  // namespace attnscope::gui

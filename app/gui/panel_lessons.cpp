@@ -332,10 +332,6 @@ void draw_lesson_panel(App& app) {
 
 void lessons_to_json(const App& app, nlohmann::json& j) {
     if (app.lesson.open && !app.lesson.id.empty()) j["lesson"] = {{"id", app.lesson.id}};
-    const MetricSweepState& s = app.metric_sweep;
-    j["sweep"] = {{"variants", s.variants}, {"param", s.param},   {"start", s.start}, {"stop", s.stop},
-                  {"geometric", s.geometric}, {"factor", s.factor}, {"step", s.step},   {"metric", s.metric},
-                  {"seeds", s.seeds},         {"log_x", s.log_x},   {"log_y", s.log_y}};
 }
 
 void lessons_from_json(App& app, const nlohmann::json& j) {
@@ -347,21 +343,6 @@ void lessons_from_json(App& app, const nlohmann::json& j) {
         app.lesson.open = true;
         app.lesson.dock_pending = true;
         app.lesson.run_check_on_start = l.value("check", false);
-    }
-    if (j.contains("sweep")) {
-        const auto& p = j.at("sweep");
-        MetricSweepState s;
-        s.variants = p.value("variants", s.variants);
-        s.param = p.value("param", s.param);
-        s.start = p.value("start", s.start), s.stop = p.value("stop", s.stop);
-        s.geometric = p.value("geometric", s.geometric);
-        s.factor = p.value("factor", s.factor), s.step = p.value("step", s.step);
-        s.metric = p.value("metric", s.metric);
-        parse_sweep_metric(s.metric);  // throws listing the metrics
-        s.seeds = p.value("seeds", s.seeds);
-        s.log_x = p.value("log_x", s.log_x), s.log_y = p.value("log_y", s.log_y);
-        s.run_on_start = p.value("run", false);
-        app.metric_sweep = std::move(s);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "core/primitives/random.h"
 
@@ -187,6 +188,12 @@ void draw_lsh_panel(App& app) {
     }
     ImGui::EndChild();
     ImGui::End();
+}
+
+void save_lsh_session(const App& app, nlohmann::json& j) { j["view"]["lsh_preview"] = app.lsh.preview; }
+
+void load_lsh_session(App& app, const nlohmann::json& j) {
+    if (j.contains("view")) app.lsh.preview = j["view"].value("lsh_preview", false);
 }
 
 }  // namespace attnscope::gui

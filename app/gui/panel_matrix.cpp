@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "core/session/metrics.h"
 #include "core/backend/lsh_rules.h"
@@ -682,6 +683,42 @@ void draw_matrices_panel(App& app) {
         draw_cell(app, *snap, k, cell);
     }
     ImGui::End();
+}
+
+void save_matrices_session(const App& app, nlohmann::json& j) {
+    const MatrixViewState& v = app.view;
+    nlohmann::json& view = j["view"];
+    view["head"] = v.head, view["mask"] = v.show_mask, view["diff"] = v.show_diff, view["log"] = v.log_scale;
+    view["decades"] = v.decades, view["shared_scale"] = v.shared_scale;
+    view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
+    view["order_round"] = v.order_round;
+    view["zoom"] = {v.x_min, v.x_max, v.y_min, v.y_max};
+}
+
+void load_matrices_session(App& app, const nlohmann::json& j) {
+    MatrixViewState view;
+    if (j.contains("view")) {
+        const auto& v = j["view"];
+        view.head = v.value("head", 0);
+        view.show_mask = v.value("mask", true);
+        view.show_diff = v.value("diff", false);
+        view.log_scale = v.value("log", true);
+        view.decades = v.value("decades", 4.0f);
+        view.shared_scale = v.value("shared_scale", true);
+        const std::string order = v.value("order", "positions");
+        if (order != "positions" && order != "lsh" && order != "clusters")
+            throw Error("view.order '" + order + "' is not positions, lsh or clusters: fix the session file");
+        view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
+                                                                                  : DisplayOrder::Positions;
+        view.order_round = v.value("order_round", 0);
+        if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
+            view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
+            view.fit_next = false;
+            // The Input panel loads first (panels.cpp): a zoom saved for this scenario's n is kept.
+            view.fitted_n = app.input.spec.mode == InputMode::Synthetic ? app.input.spec.scenario.n : 0;
+        }
+    }
+    app.view = view;
 }
 
 }  // namespace attnscope::gui

@@ -13,6 +13,7 @@
 #include <future>
 #include <set>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "backends/registry.h"
 #include "core/variants/registry.h"
@@ -450,6 +451,27 @@ void draw_performance_panel(App& app) {
         }
     }
     ImGui::End();
+}
+
+void save_performance_session(const App& app, nlohmann::json& j) {
+    j["performance"] = {{"n_min_log2", app.perf.n_min_log2}, {"n_max_log2", app.perf.n_max_log2},
+                        {"heads", app.perf.heads}, {"dim", app.perf.dim}, {"runs", app.perf.runs},
+                        {"budget_s", app.perf.budget_s}, {"references", app.perf.references}};
+}
+
+void load_performance_session(App& app, const nlohmann::json& j) {
+    if (!j.contains("performance")) return;  // sweep range; "run": true starts a sweep on load (screenshots)
+    const auto& p = j["performance"];
+    PerfState perf = app.perf;
+    perf.n_min_log2 = p.value("n_min_log2", perf.n_min_log2);
+    perf.n_max_log2 = p.value("n_max_log2", perf.n_max_log2);
+    perf.heads = p.value("heads", perf.heads);
+    perf.dim = p.value("dim", perf.dim);
+    perf.runs = p.value("runs", perf.runs);
+    perf.budget_s = p.value("budget_s", perf.budget_s);
+    perf.references = p.value("references", perf.references);
+    perf.run_on_start = p.value("run", false);
+    app.perf = perf;
 }
 
 }  // namespace attnscope::gui

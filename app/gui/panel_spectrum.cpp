@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 
 namespace attnscope::gui {
@@ -294,6 +295,18 @@ void draw_spectrum_panel(App& app) {
     ImGui::EndChild();
     for (const auto& note : notes) ImGui::TextDisabled("%s", note.c_str());
     ImGui::End();
+}
+
+void save_spectrum_session(const App& app, nlohmann::json& j) {
+    j["view"]["spectrum"] = app.spectrum.enabled;
+    j["view"]["grid_index"] = app.spectrum.grid_index;
+}
+
+void load_spectrum_session(App& app, const nlohmann::json& j) {
+    if (!j.contains("view")) return;
+    const bool enabled = j["view"].value("spectrum", true);
+    const int grid_index = j["view"].value("grid_index", 0);
+    app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index;
 }
 
 }  // namespace attnscope::gui

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/scenarios.h"
@@ -453,6 +454,31 @@ void draw_sweep_panel(App& app) {
     draw_plot(app, job, curves);
     ImGui::EndChild();
     ImGui::End();
+}
+
+void save_sweep_session(const App& app, nlohmann::json& j) {
+    const MetricSweepState& s = app.metric_sweep;
+    j["sweep"] = {{"variants", s.variants}, {"param", s.param},   {"start", s.start}, {"stop", s.stop},
+                  {"geometric", s.geometric}, {"factor", s.factor}, {"step", s.step},   {"metric", s.metric},
+                  {"seeds", s.seeds},         {"log_x", s.log_x},   {"log_y", s.log_y}};
+}
+
+void load_sweep_session(App& app, const nlohmann::json& j) {
+    if (j.contains("sweep")) {
+        const auto& p = j.at("sweep");
+        MetricSweepState s;
+        s.variants = p.value("variants", s.variants);
+        s.param = p.value("param", s.param);
+        s.start = p.value("start", s.start), s.stop = p.value("stop", s.stop);
+        s.geometric = p.value("geometric", s.geometric);
+        s.factor = p.value("factor", s.factor), s.step = p.value("step", s.step);
+        s.metric = p.value("metric", s.metric);
+        parse_sweep_metric(s.metric);  // throws listing the metrics
+        s.seeds = p.value("seeds", s.seeds);
+        s.log_x = p.value("log_x", s.log_x), s.log_y = p.value("log_y", s.log_y);
+        s.run_on_start = p.value("run", false);
+        app.metric_sweep = std::move(s);
+    }
 }
 
 }  // namespace attnscope::gui

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
 #include "app.h"
 #include "core/variants/registry.h"
 
@@ -214,6 +215,49 @@ void draw_variants_panel(App& app) {
     ImGui::Separator();
     if (ImGui::Button("Reset variants")) vs.reset(), app.dirty = true;
     ImGui::End();
+}
+
+void save_variants_session(const App& app, nlohmann::json& j) {
+    nlohmann::json vars = nlohmann::json::array();
+    for (const auto& s : app.variants.slots) {
+        nlohmann::json p = nlohmann::json::object();
+        for (const auto& [k, v] : s.params.numbers()) p[k] = v;
+        for (const auto& [k, v] : s.params.lists()) p[k] = v;
+        vars.push_back({{"id", s.id}, {"params", p}});
+    }
+    j["variants"] = vars;
+}
+
+void load_variants_session(App& app, const nlohmann::json& j) {
+    VariantsState vars;
+    if (!j.contains("variants")) {
+        vars.reset();
+        app.variants = vars;
+        return;
+    }
+    for (const auto& v : j["variants"]) {
+        const std::string id = v.at("id").get<std::string>();
+        const Variant* variant = nullptr;
+        for (const auto& candidate : all_variants())
+            if (candidate->info().id == id) variant = candidate.get();
+        if (!variant) continue;  // a variant from a build that had more: skip it, keep the rest
+        vars.add(id);
+        Params p = vars.slots.back().params;  // defaults, then the saved values on top
+        const nlohmann::json params = v.value("params", nlohmann::json::object());
+        for (auto it = params.begin(); it != params.end(); ++it) {
+            const std::string& k = it.key();
+            const nlohmann::json& val = it.value();
+            const ParamSpec* spec = find_param(variant->info().params, k);
+            if (!spec) continue;
+            if (val.is_array()) p.set_list(k, val.get<std::vector<int>>());
+            else {
+                validate_param(id, *spec, val.get<double>());
+                p.set(k, val.get<double>());
+            }
+        }
+        vars.slots.back().params = p;
+    }
+    app.variants = vars;
 }
 
 }  // namespace attnscope::gui

@@ -1,6 +1,7 @@
 #include "panels.h"
 
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "app.h"
 #include "core/error.h"
@@ -16,14 +17,20 @@ std::string lower(std::string s) {
 
 const PanelEntry kPanels[] = {
     {kInputWindow, "input", DockSlot::Left, draw_input_panel,
-     [](App& a) { a.input.reset(), a.input.tensors_edit.clear(); }},
-    {kVariantsWindow, "variants", DockSlot::LeftBottom, draw_variants_panel, [](App& a) { a.variants.reset(); }},
-    {kLshWindow, "lsh", DockSlot::Bottom, draw_lsh_panel, [](App& a) { a.lsh.reset(); }},
-    {kSpectrumWindow, "spectrum", DockSlot::Bottom, draw_spectrum_panel, [](App& a) { a.spectrum.reset(); }},
-    {kPerformanceWindow, "performance", DockSlot::Bottom, draw_performance_panel, [](App& a) { a.perf.reset(); }},
-    {kDebugWindow, "debug", DockSlot::Bottom, draw_debug_panel, [](App& a) { a.debug.reset(); }},
-    {kSweepWindow, "sweep", DockSlot::Bottom, draw_sweep_panel, [](App& a) { a.metric_sweep.reset(); }},
-    {kMatricesWindow, "matrices", DockSlot::Centre, draw_matrices_panel, [](App& a) { a.view.reset(); }},
+     [](App& a) { a.input.reset(), a.input.tensors_edit.clear(); }, save_input_session, load_input_session},
+    {kVariantsWindow, "variants", DockSlot::LeftBottom, draw_variants_panel, [](App& a) { a.variants.reset(); },
+     save_variants_session, load_variants_session},
+    {kLshWindow, "lsh", DockSlot::Bottom, draw_lsh_panel, [](App& a) { a.lsh.reset(); }, save_lsh_session,
+     load_lsh_session},
+    {kSpectrumWindow, "spectrum", DockSlot::Bottom, draw_spectrum_panel, [](App& a) { a.spectrum.reset(); },
+     save_spectrum_session, load_spectrum_session},
+    {kPerformanceWindow, "performance", DockSlot::Bottom, draw_performance_panel, [](App& a) { a.perf.reset(); },
+     save_performance_session, load_performance_session},
+    {kDebugWindow, "debug", DockSlot::Bottom, draw_debug_panel, [](App& a) { a.debug.reset(); }, nullptr, nullptr},
+    {kSweepWindow, "sweep", DockSlot::Bottom, draw_sweep_panel, [](App& a) { a.metric_sweep.reset(); },
+     save_sweep_session, load_sweep_session},
+    {kMatricesWindow, "matrices", DockSlot::Centre, draw_matrices_panel, [](App& a) { a.view.reset(); },
+     save_matrices_session, load_matrices_session},
 };
 
 }  // namespace
@@ -43,6 +50,16 @@ const PanelEntry& find_panel(const std::string& name) {
 
 void draw_panels(App& app) {
     for (const PanelEntry& p : kPanels) p.draw(app);
+}
+
+void save_panels(const App& app, nlohmann::json& session) {
+    for (const PanelEntry& p : kPanels)
+        if (p.save) p.save(app, session);
+}
+
+void load_panels(App& app, const nlohmann::json& session) {
+    for (const PanelEntry& p : kPanels)
+        if (p.load) p.load(app, session);
 }
 
 void reset_all_panels(App& app) {
