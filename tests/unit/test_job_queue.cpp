@@ -12,20 +12,12 @@
 #include "backends/registry.h"
 #include "core/backend/backend.h"
 #include "core/session/worker.h"
+#include "worker_test_util.h"
 
 namespace attnscope {
 namespace {
 
-RunBatchRequest batch(int n) {
-    RunBatchRequest r;
-    r.input.scenario.kind = ScenarioKind::Local;
-    r.input.scenario.n = n;
-    r.input.scenario.heads = 2;
-    r.input.scenario.dim = 16;
-    r.variants = {parse_variant_request("full", {}), parse_variant_request("flash", {})};
-    r.view_size = 32;
-    return r;
-}
+RunBatchRequest batch(int n) { return test::small_batch(n, 32); }
 
 /// Waits (at most 30 s) until `done` holds.
 bool eventually(const std::function<bool()>& done) {

@@ -8,18 +8,13 @@
 
 #include "backends/registry.h"
 #include "core/session/worker.h"
+#include "worker_test_util.h"
 
 namespace attnscope {
 namespace {
 
 RunBatchRequest small_batch(int n, int view) {
-    RunBatchRequest r;
-    r.input.scenario.kind = ScenarioKind::Local;
-    r.input.scenario.n = n;
-    r.input.scenario.heads = 2;
-    r.input.scenario.dim = 16;
-    r.variants = {parse_variant_request("full", {}), parse_variant_request("flash", {})};
-    r.view_size = view;
+    RunBatchRequest r = test::small_batch(n, view);
     r.want_spectrum = true;
     return r;
 }
