@@ -13,7 +13,7 @@
 #include "backends/registry.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
-#include "core/bench/sweep.h"
+#include "core/bench/engine.h"
 #include "core/data/scenarios.h"
 #include "core/session/export.h"
 #include "core/session/experiment.h"

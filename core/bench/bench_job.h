@@ -7,7 +7,7 @@
 #include <string>
 
 #include "../job.h"
-#include "sweep.h"
+#include "engine.h"
 
 namespace attnscope {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep.h"
+#include "engine.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep.h"
+#include "engine.h"
 
 namespace attnscope {
 

@@ -14,7 +14,7 @@
 #include "core/backend/cost_meter.h"
 #include "core/bench/device_guard.h"
 #include "core/bench/report.h"
-#include "core/bench/sweep.h"
+#include "core/bench/engine.h"
 #include "core/data/scenarios.h"
 #include "core/primitives/cpu_primitives.h"
 #include "core/primitives/random.h"

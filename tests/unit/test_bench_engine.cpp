@@ -10,7 +10,7 @@
 #include "core/bench/bench_job.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
-#include "core/bench/sweep.h"
+#include "core/bench/engine.h"
 #include "core/data/scenarios.h"
 #include "core/memory.h"
 #include "core/variants/registry.h"

@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "engine.h"
 
 #include <algorithm>
 #include <chrono>
