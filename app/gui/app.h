@@ -7,7 +7,6 @@
 
 #include <array>
 #include <atomic>
-#include <future>
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>

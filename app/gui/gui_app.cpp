@@ -242,6 +242,11 @@ void draw_status_bar(App& app) {
             if (app.snap && app.snap->heads)
                 ImGui::Text("| %s  n = %d  H = %d  d = %d  | %.2f s", app.snap->heads->source.c_str(),
                             app.snap->heads->n(), app.snap->heads->heads(), app.snap->heads->d(), app.snap->seconds);
+            if (const auto job = app.runs.running_job()) {  // background work on the worker: what waits behind it
+                const int queued = app.runs.queued_jobs();
+                const std::string more = queued > 0 ? ", " + std::to_string(queued) + " more queued" : "";
+                ImGui::Text("| %s %.0f%%%s", job->kind().c_str(), 100.0 * job->progress(), more.c_str());
+            }
             if (!app.exports.message.empty()) {
                 ImGui::TextColored(app.exports.message_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1),
                                    "| %s", app.exports.message.c_str());

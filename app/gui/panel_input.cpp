@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 #include "core/data/text_input.h"
 

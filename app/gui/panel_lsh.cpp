@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 #include "core/primitives/random.h"
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 #include "core/session/metrics.h"
 #include "core/backend/lsh_rules.h"

@@ -10,12 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <future>
 #include <set>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
-#include "backends/registry.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
 

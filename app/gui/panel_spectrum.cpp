@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 
 namespace attnscope::gui {

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/scenarios.h"

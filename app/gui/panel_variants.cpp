@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
 #include "app.h"
 #include "core/variants/registry.h"
 

@@ -13,7 +13,7 @@ void BenchJob::run(JobContext& ctx) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_progress = p;
     };
-    auto partial = std::make_shared<BenchReport>();
+    auto partial = std::make_shared<BenchReport>(bench_report_header(m_config, ctx.backend()));
     cb.on_point = [this, &partial](const BenchPoint& point) {
         // Copy-on-write: readers keep the snapshot they hold.
         auto next = std::make_shared<BenchReport>(*partial);

@@ -321,17 +321,21 @@ std::string params_summary(const std::string& variant_id, const Params& params) 
 
 // [SECTION] engine
 
-BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbacks& cb) {
-    validate_bench_config(c);
+BenchReport bench_report_header(const BenchConfig& c, const Backend& backend) {
     BenchReport report;
     report.date_utc = utc_now_iso();
     report.backend = backend.name();
     report.heads = c.heads, report.dim = c.dim, report.value_dim = c.value_dim > 0 ? c.value_dim : c.dim;
     report.data = scenario_id(c.data);
-    report.plan = c.plan;
+    report.plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
     report.budget_s = c.budget_s;
     report.memory_only = c.memory_only;
-    if (c.memory_only) report.plan = TimingPlan{0, 1};
+    return report;
+}
+
+BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbacks& cb) {
+    validate_bench_config(c);
+    BenchReport report = bench_report_header(c, backend);
     const int dv = report.value_dim;
     const int total = static_cast<int>(c.ns.size() * c.variants.size());
     int done = 0;

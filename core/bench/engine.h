@@ -142,6 +142,9 @@ struct BenchCallbacks {
 /// runs (the GUI pauses its run worker while its performance panel sweeps).
 BenchReport run_bench(const BenchConfig& config, Backend& backend, const BenchCallbacks& callbacks = {});
 
+/// A report with the run's description (date, backend, shapes, plan) and no points yet: what run_bench() starts from.
+BenchReport bench_report_header(const BenchConfig& config, const Backend& backend);
+
 /// Parses "4096", "1024,2048", "1024:65536" (powers of two from the first to the last: each value
 /// doubled until past the end) or a mix "512,1024:8192"; sorted, duplicates removed. Throws Error with the
 /// accepted forms on anything else.

@@ -445,7 +445,7 @@ bool Worker::run_pending_batch() {
     uint64_t generation = 0;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (!m_pending_batch) return false;
+        if (!m_pending_batch || m_quit) return false;  // shutting down: a job's last step must not start a batch
         batch.swap(m_pending_batch);
         m_pending_batch_flag = false;
         generation = m_generation.load();
