@@ -146,7 +146,7 @@ int execute(const RunOptionsCli& o) {
     const bool want_matrix = heads.n() <= o.matrix_limit;
     ReferenceCache refs(heads, want_matrix);
     RunOptions options;
-    options.want_matrix = want_matrix;
+    options.explain = want_matrix;
     options.max_matrix_n = o.matrix_limit;
 
     std::vector<RunResult> results;

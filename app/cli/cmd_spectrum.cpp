@@ -75,7 +75,7 @@ int execute(const SpectrumOptionsCli& o) {
     auto backend = make_backend(o.backend);
     ReferenceCache refs(heads, true);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     options.max_matrix_n = heads.n();
 
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()

@@ -61,13 +61,10 @@ const BenchPoint* find_reference(const BenchReport& report, const std::string& i
 void measure_point(const Variant& variant, const Heads& heads, const Params& resolved, const BenchConfig& config,
                    Backend& backend, const BenchCallbacks& cb, const std::function<void(int, int)>& on_run,
                    BenchPoint& point) {
-    RunOptions options;
-    options.want_matrix = false;
-    options.want_analysis = false;  // the algorithm, not the metrics' bookkeeping (density, mass-recall lse)
-    // Weights (Linformer's E, F) are made here, like the inputs: not timed and not in the peak, which measures
-    // what attention itself holds. A model would have them already.
-    options.weights = variant.make_weights(heads, resolved);
-    std::optional<RunResult> last;
+    // The plan (seeded draws, and Linformer's E, F from make_weights) is made here, like the inputs: not timed and
+    // not in the peak, which measures what attention itself holds. A model would have them already.
+    const std::unique_ptr<Plan> plan = variant.plan(heads, resolved, variant.make_weights(heads, resolved));
+    std::optional<TimedExecution> last;
     std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples;
     int calls = 0;
     auto run_once = [&]() -> double {
@@ -78,9 +75,10 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         if (first && config.rss_cross_check) probe.emplace();
         PeakMemoryScope scope;
         DeviceMeter device(backend);
-        std::optional<RunResult> result;
+        std::optional<TimedExecution> result;
         const double c0 = process_cpu_ms();
-        const double wall = wall_ms([&] { result.emplace(variant.run(heads, resolved, options, backend)); });
+        // The algorithm alone: no analyse() (the metrics' bookkeeping) and no explain() (the views' matrices).
+        const double wall = wall_ms([&] { result.emplace(execute_timed(variant, *plan, heads, backend)); });
         cpu_ms.push_back(process_cpu_ms() - c0);
         point.peak_bytes = std::max(point.peak_bytes, scope.peak_bytes());
         // On a device the sample is the backend's clock: CUDA events of the calls + wall clock of the host work.
@@ -101,13 +99,13 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         last = std::move(result);
         return ms;
     };
-    const TimingPlan plan = config.memory_only ? TimingPlan{0, 1} : config.plan;
-    point.time = time_repeated(run_once, plan, cb.cancel_requested, on_run);
+    const TimingPlan timing = config.memory_only ? TimingPlan{0, 1} : config.plan;
+    point.time = time_repeated(run_once, timing, cb.cancel_requested, on_run);
     if (!last) return;
     point.flops = last->cost.flops;
     point.bytes = last->cost.bytes;
-    point.output_bytes = last->O.bytes();
-    point.causal = last->causal;
+    point.output_bytes = last->execution->O.bytes();
+    point.causal = plan->causal;
     // Variant's own timer: median of the timed runs only (the first entries are warm-ups).
     const size_t skip = std::min<size_t>(variant_ms.size(), point.time.warmup);
     point.variant_ms = summarize_times(std::vector<double>(variant_ms.begin() + skip, variant_ms.end())).median_ms;

@@ -72,9 +72,9 @@ struct BenchPoint {
     bool causal = false;           // the run was causal
     PointStatus status = PointStatus::Measured;
     std::string reason;            // why skipped/failed; empty when measured
-    TimingStats time;              // Variant::run (want_matrix off), warm-up excluded: wall clock on the CPU, on a
+    TimingStats time;              // execute_timed() of a plan made beforehand, warm-up excluded: wall clock on the CPU, on a
                                    // device CUDA events of the primitive calls + wall clock of the host work between
-    double variant_ms = 0;         // median of the variant's own CostMeter time (compute part only)
+    double variant_ms = 0;         // median of execute_timed()'s CostMeter time (the backend's clock)
     double cpu_ms = 0;             // median process CPU time of a timed run (all threads; robust to sharing)
     double flops = 0;              // analytic FLOPs of one run (RunResult::cost.flops)
     double bytes = 0;              // analytic bytes moved by one run (RunResult::cost.bytes)

@@ -32,15 +32,13 @@ RunResult check_run(CheckContext& context, const Heads& heads, const std::string
 RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequest& request, bool with_matrix) {
     ReferenceCache refs(heads, with_matrix);
     RunOptions options;
-    options.want_matrix = with_matrix;
+    options.explain = with_matrix;
     options.max_matrix_n = std::max(options.max_matrix_n, heads.n());
     return run_variant(heads, context.variant(request.id), request.params, options, context.backend, &refs);
 }
 
 RunResult run_for_cost(CheckContext& context, const Heads& heads, const VariantRequest& request) {
-    RunOptions options;
-    options.want_analysis = false;
-    return run_variant(heads, context.variant(request.id), request.params, options, context.backend, nullptr);
+    return run_variant_timed(heads, context.variant(request.id), request.params, context.backend);
 }
 
 VariantRequest with_params(VariantRequest request, const Assignments& assignments) {

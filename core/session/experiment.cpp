@@ -45,13 +45,22 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
     require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
-    result.model = variant.exact_model(params);
     if (refs) {
         const Reference* model_ref = result.model == ExactModel::SharedQkSelfMasked
                                          ? &refs->get_model(result.model, result.causal, backend)
                                          : nullptr;
         compute_metrics(refs->get(result.causal, backend), model_ref, variant.info(), result);
     }
+    return result;
+}
+
+RunResult run_variant_timed(const Heads& heads, const Variant& variant, const Params& request_params, Backend& backend) {
+    validate_heads(heads);
+    const Params params = variant.resolve(request_params, heads.shape());
+    require_device_fit(variant, heads, params, backend);
+    const std::unique_ptr<Plan> plan = variant.plan(heads, params, nullptr);
+    RunResult result = make_result(variant, *plan, execute_timed(variant, *plan, heads, backend));
+    result.backend = backend.name();
     return result;
 }
 

@@ -50,5 +50,8 @@ RunResult run_variant(const Heads& heads, const VariantRequest& request, const R
 /// The same with the variant given (a stand-in a test substitutes for the registered one); request.id is ignored.
 RunResult run_variant(const Heads& heads, const Variant& variant, const Params& params, const RunOptions& options,
                       Backend& backend, ReferenceCache* refs);
+/// plan() and one metered execute() with the same checks as run_variant, but no analyse, explain or metrics: the
+/// algorithm alone, as lesson timings compare it (O and cost set; density, allowed_lse and P̃ unset).
+RunResult run_variant_timed(const Heads& heads, const Variant& variant, const Params& params, Backend& backend);
 
 }  // namespace attnscope

@@ -148,7 +148,7 @@ std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputF
             const Heads heads = make_input(static_cast<uint64_t>(seed), sweeps_n ? static_cast<int>(std::lround(value)) : 0);
             ReferenceCache refs(heads, need_matrix && heads.n() <= 4096);
             RunOptions options;
-            options.want_matrix = need_matrix && heads.n() <= 4096;
+            options.explain = need_matrix && heads.n() <= 4096;
             const RunResult r = run_variant(heads, request, options, backend, &refs);
             if (const auto v = sweep_metric_value(spec.metric, r)) {
                 sum += *v;

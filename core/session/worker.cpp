@@ -243,7 +243,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             const Variant& variant = find_variant(vr.id);
             view.name = variant.info().name;
             RunOptions options;
-            options.want_matrix = want_P;
+            options.explain = want_P;
             options.max_matrix_n = request.max_matrix_n;
             auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
             if (result->P_eff) {

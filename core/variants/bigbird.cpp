@@ -96,7 +96,7 @@ struct BigBirdPattern {
     }
 };
 
-class BigBirdVariant : public Variant {
+class BigBirdVariant : public SparseVariant {
 public:
     BigBirdVariant() {
         m_info = {
@@ -110,21 +110,18 @@ public:
                        2, 0, 4096),
              int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
              seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
-            .has_mask = true,
-            .normalised = true,
-            .has_matrix = true};
+            .has_mask = true};
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
+        Params p = Variant::resolve(params, heads);
         if (p.get_int("window_blocks") % 2 == 0)
             throw Error("bigbird: window_blocks = " + std::to_string(p.get_int("window_blocks")) +
                         " is even: choose an odd number (the block itself plus as many on each side)");
         return p;
     }
-    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        auto [pat, s] = plan(x.n(), x.heads(), p);
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto [pat, s] = pattern(x.n(), x.heads(), p);
         const int g = p.get_int("global_blocks");
         if (g > pat.nb)
             s.notes.push_back("global_blocks g = " + std::to_string(g) + " > nb = " + std::to_string(pat.nb) +
@@ -135,28 +132,29 @@ public:
         if (short_rows > 0)
             s.notes.push_back(std::to_string(short_rows) + " block rows (over all heads) had fewer than r = " +
                               std::to_string(pat.r) + " blocks left outside window and globals: they got all of them");
+        std::optional<RandomBlocks> random;
         if (pat.r > 0) {
             std::vector<int> flat;
             for (int I = 0; I < pat.nb; ++I)
                 for (int k = 0; k < pat.r; ++k) flat.push_back(pat.random_row(0, I)[k]);
-            RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
-            r.structure.random_blocks = RandomBlocks{pat.nb, pat.r, std::move(flat)};
-            return r;
+            random = RandomBlocks{pat.nb, pat.r, std::move(flat)};
         }
-        return run_sparse(m_info, x, p, pat, s, options, backend);
+        auto plan = make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        plan->random_blocks = std::move(random);
+        return plan;
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, heads, p);
+        const auto [pat, s] = pattern(n, heads, p);
         return sparse_peak_bytes(pat, heads, n, d, dv, s);
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, heads, p);
+        const auto [pat, s] = pattern(n, heads, p);
         return sparse_flops(pat, heads, n, d, dv, s);
     }
 
 private:
-    /// The pattern (random blocks drawn) and layout setup for n positions and H heads (run() adds the notes).
-    static std::pair<BigBirdPattern, SparseSetup> plan(int n, int H, const Params& p) {
+    /// The pattern (random blocks drawn) and layout setup for n positions and H heads (plan() adds the notes).
+    static std::pair<BigBirdPattern, SparseSetup> pattern(int n, int H, const Params& p) {
         BigBirdPattern pat;
         pat.n = n, pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
         pat.half = (p.get_int("window_blocks") - 1) / 2;
@@ -176,7 +174,6 @@ private:
         return {std::move(pat), std::move(s)};
     }
 
-    VariantInfo m_info;
 };
 
 }  // namespace

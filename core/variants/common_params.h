@@ -23,9 +23,4 @@ inline ParamSpec seed_param() {
                      2147483647.0);
 }
 
-/// Resolves an auto scale to 1/√d.
-inline void resolve_scale(Params& p, const Shape& heads) {
-    if (!p.has("scale")) p.set("scale", 1.0 / std::sqrt(static_cast<double>(heads.d())));
-}
-
 }  // namespace attnscope

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "common_params.h"
 #include "registry.h"
 
@@ -15,11 +14,16 @@ namespace attnscope {
 namespace {
 
 /// Analytic cost of exact attention: QKᵀ and PV, halved by causality; bytes of Q, K, V, O (+P).
-void exact_cost(const Heads& h, bool causal, bool materialised, Cost& cost) {
+void exact_cost(const Heads& h, bool causal, bool materialised, Execution& cost) {
     const double cells = causal ? 0.5 * h.n() * (h.n() + 1.0) : double(h.n()) * h.n();
     cost.flops = exact_attention_flops(h.heads(), h.n(), h.d(), h.dv(), causal);
     cost.bytes = 4.0 * h.heads() * h.n() * (2.0 * h.d() + 2.0 * h.dv()) + (materialised ? 4.0 * h.heads() * cells : 0.0);
 }
+
+/// full keeps the P it materialised: explain() hands it to the views.
+struct FullExecution : Execution {
+    Tensor3 P;  // (H, n, n)
+};
 
 class FullVariant : public Variant {
 public:
@@ -29,39 +33,27 @@ public:
             .name = "Full softmax",
             .paper = "Vaswani et al. 2017",
             .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
-            .params = {scale_param(), causal_param(false)},
-            .has_mask = false,
-            .normalised = true,
-            .has_matrix = true};
+            .params = {scale_param(), causal_param(false)}};
     }
-    const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
-        return p;
-    }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        RunResult r;
-        r.variant = m_info.id;
-        r.params = p;
-        r.causal = p.get_bool("causal");
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         const double p_bytes = 4.0 * h.heads() * double(h.n()) * h.n();
         if (p_bytes > kMaxMaterialisedBytes)
             throw Error("full would materialise P of " + std::to_string(static_cast<int64_t>(p_bytes / (1 << 20))) +
                         " MiB for n = " + std::to_string(h.n()) + ": use flash (same result, O(n) memory)");
-        CostMeter meter(backend);
-        r.O = Tensor3(h.heads(), h.n(), h.dv());
-        Tensor3 P(h.heads(), h.n(), h.n());
+        auto e = std::make_unique<FullExecution>();
+        e->O = Tensor3(h.heads(), h.n(), h.dv());
+        e->P = Tensor3(h.heads(), h.n(), h.n());
         DenseAttentionArgs a;
-        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &r.O, a.P = &P;
-        a.scale = static_cast<float>(p.get("scale"));
-        a.causal = r.causal;
+        a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &e->O, a.P = &e->P;
+        a.scale = static_cast<float>(plan.params.get("scale"));
+        a.causal = plan.causal;
         backend.dense_attention(a);
-        meter.stop(r.cost);
-        exact_cost(h, r.causal, true, r.cost);
-        r.structure.density = 1.0;
-        if (options.want_matrix && h.n() <= options.max_matrix_n) r.P_eff = std::move(P);
-        return r;
+        exact_cost(h, plan.causal, true, *e);
+        e->structure.density = 1.0;
+        return e;
+    }
+    void explain(const Plan&, Execution& e, const Heads& h, int max_matrix_n, Backend&) const override {
+        if (h.n() <= max_matrix_n) e.P_eff = std::move(static_cast<FullExecution&>(e).P);
     }
     int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params&) const override {
         // O and P, nothing else: the materialised primitive writes scores into P in place.
@@ -71,9 +63,6 @@ public:
         return make_kv_cache_decoder(d, dv, static_cast<float>(p.get("scale")));
     }
     static constexpr double kMaxMaterialisedBytes = 8.0 * (1ull << 30);
-
-private:
-    VariantInfo m_info;
 };
 
 class FlashVariant : public Variant {
@@ -90,52 +79,32 @@ public:
                    choice_param("precision", "prec",
                                 "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
                                 "relative error); the CPU computes fp32 either way",
-                                {"fp32", "tf32"}, 0)},
-            .has_mask = false,
-            .normalised = true,
-            .has_matrix = true};
+                                {"fp32", "tf32"}, 0)}};
     }
-    const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
-        return p;
-    }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        RunResult r;
-        r.variant = m_info.id;
-        r.params = p;
-        r.causal = p.get_bool("causal");
-        DenseAttentionArgs a;
-        a.Q = &h.Q, a.K = &h.K, a.V = &h.V;
-        a.scale = static_cast<float>(p.get("scale"));
-        a.causal = r.causal;
-        a.tile_rows = p.get_int("tile_rows");
-        a.tile_cols = p.get_int("tile_cols");
-        a.precision = p.get_int("precision") == 1 ? AttentionPrecision::Tf32 : AttentionPrecision::Fp32;
-        {
-            CostMeter meter(backend);
-            r.O = Tensor3(h.heads(), h.n(), h.dv());
-            Tensor3 lse(h.heads(), h.n(), 1);
-            a.O = &r.O, a.lse = &lse;
-            backend.dense_attention(a);
-            meter.stop(r.cost);
-        }
-        exact_cost(h, r.causal, false, r.cost);
-        r.structure.density = 1.0;
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
+        auto e = std::make_unique<Execution>();
+        DenseAttentionArgs a = args(plan, h);
+        e->O = Tensor3(h.heads(), h.n(), h.dv());
+        Tensor3 lse(h.heads(), h.n(), 1);
+        a.O = &e->O, a.lse = &lse;
+        backend.dense_attention(a);
+        exact_cost(h, plan.causal, false, *e);
+        e->structure.density = 1.0;
         if (a.precision == AttentionPrecision::Tf32)
-            r.structure.notes.push_back(backend.name() == "cuda"
-                                            ? "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32"
-                                            : "precision tf32 applies on CUDA only: the " + backend.name() +
-                                                  " backend computed fp32");
-        if (options.want_matrix && h.n() <= options.max_matrix_n) {
-            // Display only: recompute P (FlashAttention keeps only L; the backward pass does the same).
-            Tensor3 P(h.heads(), h.n(), h.n()), O2(h.heads(), h.n(), h.dv());
-            a.O = &O2, a.lse = nullptr, a.P = &P;
-            backend.dense_attention(a);
-            r.P_eff = std::move(P);
-        }
-        return r;
+            e->structure.notes.push_back(backend.name() == "cuda"
+                                             ? "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32"
+                                             : "precision tf32 applies on CUDA only: the " + backend.name() +
+                                                   " backend computed fp32");
+        return e;
+    }
+    void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend& backend) const override {
+        if (h.n() > max_matrix_n) return;
+        // Recompute P (FlashAttention keeps only L; the backward pass does the same).
+        DenseAttentionArgs a = args(plan, h);
+        Tensor3 P(h.heads(), h.n(), h.n()), O2(h.heads(), h.n(), h.dv());
+        a.O = &O2, a.P = &P;
+        backend.dense_attention(a);
+        e.P_eff = std::move(P);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // O and L, plus the CPU primitive's tile scratch.
@@ -147,7 +116,18 @@ public:
     }
 
 private:
-    VariantInfo m_info;
+    /// The primitive's arguments for this plan (outputs unset).
+    static DenseAttentionArgs args(const Plan& plan, const Heads& h) {
+        DenseAttentionArgs a;
+        a.Q = &h.Q, a.K = &h.K, a.V = &h.V;
+        a.scale = static_cast<float>(plan.params.get("scale"));
+        a.causal = plan.causal;
+        a.tile_rows = plan.params.get_int("tile_rows");
+        a.tile_cols = plan.params.get_int("tile_cols");
+        a.precision = plan.params.get_int("precision") == 1 ? AttentionPrecision::Tf32 : AttentionPrecision::Fp32;
+        return a;
+    }
+
 };
 
 }  // namespace

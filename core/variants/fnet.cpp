@@ -13,7 +13,6 @@
 #include <numbers>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "registry.h"
 
 namespace attnscope {
@@ -36,12 +35,8 @@ public:
             .summary = "Y = Re(F_n·X·F_d) = C_n·Re(X·F_d) + S_n·Im(X·F_d): Fourier mixing instead of attention; X = the "
                   "layer input (text) or V (synthetic)",
             .params = {},
-            .has_mask = false,
-            .normalised = false,
-            .has_matrix = true};
+            .normalised = false};
     }
-    const VariantInfo& info() const override { return m_info; }
-    Params resolve(const Params& params, const Shape&) const override { return params; }
     /// For the V path (synthetic inputs, what benchmarks run): Y (H, n, dv) and cpu_fft2_real's per-thread
     /// complex half spectrum (n, 2·(dv/2 + 1)).
     int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params&) const override {
@@ -54,48 +49,40 @@ public:
     double estimate_flops(int heads, int n, int, int dv, const Params&) const override {
         return fft2_flops(heads, n, dv);
     }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        RunResult r;
-        r.variant = m_info.id;
-        r.params = p;
+    std::unique_ptr<Execution> execute(const Plan&, const Heads& h, Backend& backend) const override {
         const bool use_x = !h.X.empty();
         if (use_x && h.X.rows() != h.n())
             throw Error("fnet: the layer input X has " + std::to_string(h.X.rows()) + " rows but n = " +
                         std::to_string(h.n()) + ": give X with one row per position");
         const Tensor3& X = use_x ? h.X : h.V;
-        {
-            CostMeter meter(backend);
-            backend.fft2_real(X, r.O);
-            meter.stop(r.cost);
-        }
+        auto e = std::make_unique<Execution>();
+        backend.fft2_real(X, e->O);
         const double cells = double(X.rows()) * X.cols();
-        r.cost.flops = fft2_flops(X.heads(), X.rows(), X.cols());
-        r.cost.bytes = 4.0 * X.heads() * cells * 3.0;  // X in, half spectrum (complex), Y out
-        r.structure.notes.push_back(use_x ? "mixes the layer input X (1, n, hidden), not Q/K/V"
-                                          : "mixes V per head (this input has no layer input X)");
-        r.structure.notes.push_back(
+        e->flops = fft2_flops(X.heads(), X.rows(), X.cols());
+        e->bytes = 4.0 * X.heads() * cells * 3.0;  // X in, half spectrum (complex), Y out
+        e->structure.notes.push_back(use_x ? "mixes the layer input X (1, n, hidden), not Q/K/V"
+                                           : "mixes V per head (this input has no layer input X)");
+        e->structure.notes.push_back(
             "FNet replaces attention: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d), two fixed mixing matrices (P_eff shows C_n, "
             "the S_n panel the other half); errors against softmax attention are a different model's");
-        if (options.want_matrix && h.n() <= options.max_matrix_n) {
-            const int n = h.n();
-            Tensor3 C(r.O.heads(), n, n), S(r.O.heads(), n, n);
-            for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j) {
-                    // (i·j) mod n keeps the angle exact for large n.
-                    const double angle = 2.0 * std::numbers::pi * double((int64_t(i) * j) % n) / n;
-                    C.at(0, i, j) = static_cast<float>(std::cos(angle));
-                    S.at(0, i, j) = static_cast<float>(std::sin(angle));
-                }
-            for (int hh = 1; hh < C.heads(); ++hh) C.head(hh) = C.head(0), S.head(hh) = S.head(0);
-            r.P_eff = std::move(C);
-            r.structure.matrix_title = "C_n = cos(2πij/n): real part of the DFT";
-            r.structure.display_matrices.push_back({"S_n = sin(2πij/n): imaginary part of the DFT", std::move(S)});
-        }
-        return r;
+        return e;
     }
-
-private:
-    VariantInfo m_info;
+    void explain(const Plan&, Execution& e, const Heads& h, int max_matrix_n, Backend&) const override {
+        const int n = h.n();
+        if (n > max_matrix_n) return;
+        Tensor3 C(e.O.heads(), n, n), S(e.O.heads(), n, n);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                // (i·j) mod n keeps the angle exact for large n.
+                const double angle = 2.0 * std::numbers::pi * double((int64_t(i) * j) % n) / n;
+                C.at(0, i, j) = static_cast<float>(std::cos(angle));
+                S.at(0, i, j) = static_cast<float>(std::sin(angle));
+            }
+        for (int hh = 1; hh < C.heads(); ++hh) C.head(hh) = C.head(0), S.head(hh) = S.head(0);
+        e.P_eff = std::move(C);
+        e.structure.matrix_title = "C_n = cos(2πij/n): real part of the DFT";
+        e.structure.display_matrices.push_back({"S_n = sin(2πij/n): imaginary part of the DFT", std::move(S)});
+    }
 };
 
 }  // namespace

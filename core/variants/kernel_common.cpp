@@ -53,10 +53,4 @@ void note_zero_denominators(const Tensor3& denom, Structure& structure) {
                                   "output is 0; use more features or another kind");
 }
 
-void note_matrix_skipped(int n, const RunOptions& options, Structure& structure) {
-    if (options.want_matrix && n > options.max_matrix_n)
-        structure.notes.push_back("P̃ not materialised: n = " + std::to_string(n) + " exceeds the display limit " +
-                                  std::to_string(options.max_matrix_n));
-}
-
 }  // namespace attnscope

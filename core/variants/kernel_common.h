@@ -28,7 +28,4 @@ int64_t kernel_peak_bytes(int heads, int n, int d, int dv, int f);
 /// Adds a note when some rows had D = 0 (their output is 0): denom (H, n, 1).
 void note_zero_denominators(const Tensor3& denom, Structure& structure);
 
-/// Adds a note when P̃ was not materialised because n exceeds the display limit.
-void note_matrix_skipped(int n, const RunOptions& options, Structure& structure);
-
 }  // namespace attnscope

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "../primitives/random.h"
 #include "common_params.h"
 
@@ -106,44 +105,43 @@ double linformer_flops(int heads, int n, int d, int dv, int k) {
     return 2.0 * heads * k * n * (d + dv) + 2.0 * heads * n * k * (d + dv);
 }
 
-RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float scale, const RunOptions& options,
-                        Backend& backend) {
+namespace {
+
+/// What stands in for E and F, decided before the run: the mode and, for random and jl, the drawn matrices.
+struct LinformerPlan : Plan {
+    LinformerProjection projection = LinformerProjection::Pool;
+    bool kernel = false;  // elu+1 over the k projected keys instead of softmax
+    int k = 0;            // projected length
+    int sharing = 0;      // LinformerSharing of the random draws
+    float scale = 1.0f;   // s of softmax(s·QK'ᵀ)
+    std::shared_ptr<const LinformerProjections> weights;  // random: E, F; jl: E is R; null otherwise
+};
+
+/// What explain() rebuilds P̃ and the projections from.
+struct LinformerExecution : Execution {
+    Tensor3 Kp, Vp;        // K' = E·K (or E·φ(K)), V' = F·V: pool, random, kernel
+    Tensor3 phi_Q, denom;  // kernel: φ(Q) and D
+    Tensor3 PRt;           // jl: P·Rᵀ (H, n, k)
+    Tensor3 Pbar, F;       // fitted: P̄ (H, n, k) and the least-squares F (H, k, n)
+};
+
+/// E·K and F·V through the given projections, then softmax attention over the k rows.
+void execute_random(const Heads& h, const LinformerProjections& proj, float scale, Backend& backend,
+                    LinformerExecution& e) {
     const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv(), k = proj.E.rows();
     for (const Tensor3* m : {&proj.E, &proj.F})
         if ((m->heads() != H && m->heads() != 1) || m->rows() != k || m->cols() != n)
             throw Error("linformer: projection " + m->shape_string() + " must be (H or 1, k, n) with n = " +
                         std::to_string(n) + " and k = " + std::to_string(k));
-    RunResult r;
-    r.variant = "linformer";
-    r.causal = false;
-    Tensor3 Kp, Vp;
-    {
-        CostMeter meter(backend);
-        Kp = Tensor3(H, k, d), Vp = Tensor3(H, k, dv);
-        backend.gemm(proj.E, false, h.K, false, 1.0f, 0.0f, Kp);
-        backend.gemm(proj.F, false, h.V, false, 1.0f, 0.0f, Vp);
-        r.O = attention_over(h, Kp, Vp, scale, backend, false).first;
-        meter.stop(r.cost);
-    }
-    r.cost.flops = linformer_flops(H, n, d, dv, k);
-    r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
-    if (options.want_matrix) {
-        // Copies for inspection only: a benchmark (want_matrix off) must not pay 2·k·n floats per head for them.
-        r.structure.projections = Projections{proj.E, proj.F, std::nullopt};
-    }
-    if (options.want_matrix && n <= options.max_matrix_n) {
-        // Display only: P̄ (n×k) again with its probabilities, then P̃ = P̄·F.
-        const Tensor3 Pbar = attention_over(h, Kp, Vp, scale, backend, true).second;
-        Tensor3 Pt(H, n, n);
-        backend.gemm(Pbar, false, proj.F, false, 1.0f, 0.0f, Pt);
-        r.P_eff = std::move(Pt);
-    }
-    return r;
+    e.Kp = Tensor3(H, k, d), e.Vp = Tensor3(H, k, dv);
+    backend.gemm(proj.E, false, h.K, false, 1.0f, 0.0f, e.Kp);
+    backend.gemm(proj.F, false, h.V, false, 1.0f, 0.0f, e.Vp);
+    e.O = attention_over(h, e.Kp, e.Vp, scale, backend, false).first;
+    e.flops = linformer_flops(H, n, d, dv, k);
+    e.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv)) + 4.0 * (proj.E.size() + proj.F.size());
 }
 
-namespace {
-
-// Analytic FLOPs of each projection's path (run() reports the same figure).
+// Analytic FLOPs of each projection's path (execute() reports the same figure).
 double pool_flops(int H, int n, int d, int dv, int k) { return double(H) * n * (d + dv) + 2.0 * H * n * k * (d + dv); }
 double jl_flops(int H, int n, int d, int dv, int k) {
     return exact_attention_flops(H, n, d, dv, false) + 2.0 * H * k * n * dv + 2.0 * H * n * n * k + 2.0 * H * n * k * dv;
@@ -159,144 +157,172 @@ double linformer_fitted_flops(int H, int n, int d, int dv, int k) {
 
 /// Linformer combined with a kernel (φ = elu + 1) instead of softmax: O_i = φ(q_i)ᵀ·(K'ᵀV') / φ(q_i)ᵀΣ_t K'_t with
 /// K' = E·φ(K), V' = F·V — the associativity of linear attention over the k projected rows. E, F are the pooling
-/// (pooled = true, done as segment means) or the given projections. P̃ = P̄·F with P̄_it ∝ φ(q_i)·K'_t: with a
+/// (proj null, done as segment means) or the given projections. P̃ = P̄·F with P̄_it ∝ φ(q_i)·K'_t: with a
 /// signed E the similarities, and so P̃, can turn negative.
-RunResult run_kernelized(const Heads& h, int k, const LinformerProjections* proj, const RunOptions& options,
-                         Backend& backend) {
+void execute_kernelized(const Heads& h, int k, const LinformerProjections* proj, Backend& backend,
+                        LinformerExecution& e) {
     const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv();
     const bool pooled = proj == nullptr;
-    RunResult r;
-    Tensor3 phi_Q, Kp, Vp, denom;
+    e.phi_Q = Tensor3(H, n, d);
     {
-        CostMeter meter(backend);
-        phi_Q = Tensor3(H, n, d);
         Tensor3 phi_K(H, n, d);
         FeatureMapArgs fm;
         fm.map = FeatureMap::EluPlusOne;
-        fm.X = &h.Q, fm.out = &phi_Q, fm.is_query = true;
+        fm.X = &h.Q, fm.out = &e.phi_Q, fm.is_query = true;
         backend.feature_map(fm);
         fm.X = &h.K, fm.out = &phi_K, fm.is_query = false;
         backend.feature_map(fm);
         if (pooled) {
-            Kp = pooled_rows(phi_K, k), Vp = pooled_rows(h.V, k);
+            e.Kp = pooled_rows(phi_K, k), e.Vp = pooled_rows(h.V, k);
         } else {
-            Kp = Tensor3(H, k, d), Vp = Tensor3(H, k, dv);
-            backend.gemm(proj->E, false, phi_K, false, 1.0f, 0.0f, Kp);
-            backend.gemm(proj->F, false, h.V, false, 1.0f, 0.0f, Vp);
+            e.Kp = Tensor3(H, k, d), e.Vp = Tensor3(H, k, dv);
+            backend.gemm(proj->E, false, phi_K, false, 1.0f, 0.0f, e.Kp);
+            backend.gemm(proj->F, false, h.V, false, 1.0f, 0.0f, e.Vp);
         }
-        r.O = Tensor3(H, n, dv);
-        denom = Tensor3(H, n, 1);
+        e.O = Tensor3(H, n, dv);
+        e.denom = Tensor3(H, n, 1);
         LinearAttentionArgs la;
-        la.phi_Q = &phi_Q, la.phi_K = &Kp, la.V = &Vp, la.O = &r.O, la.denom = &denom, la.d_eps = 1e-6f;
+        la.phi_Q = &e.phi_Q, la.phi_K = &e.Kp, la.V = &e.Vp, la.O = &e.O, la.denom = &e.denom, la.d_eps = 1e-6f;
         backend.linear_attention(la);
-        meter.stop(r.cost);
     }
-    r.cost.flops = kernelized_flops(H, n, d, dv, k, pooled);
-    r.cost.bytes = 4.0 * H * (n * (3.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
-    if (options.want_matrix) {
-        r.structure.projections = pooled ? Projections{linformer_pooling(n, k), linformer_pooling(n, k), std::nullopt}
-                                         : Projections{proj->E, proj->F, std::nullopt};
-    }
-    if (options.want_matrix && n <= options.max_matrix_n) {
-        Tensor3 Pbar(H, n, k);
-        backend.gemm(phi_Q, false, Kp, true, 1.0f, 0.0f, Pbar);  // similarities φ(q_i)·K'_t
-        for (int hh = 0; hh < H; ++hh)
-            for (int i = 0; i < n; ++i) {
-                const float D = denom.at(hh, i, 0);
-                Pbar.head(hh).row(i) *= D != 0.0f ? 1.0f / D : 0.0f;
-            }
-        if (pooled) {
-            r.P_eff = pooled_effective(Pbar, n);
-        } else {
-            Tensor3 Pt(H, n, n);
-            backend.gemm(Pbar, false, proj->F, false, 1.0f, 0.0f, Pt);
-            r.P_eff = std::move(Pt);
-        }
-    }
-    return r;
+    e.flops = kernelized_flops(H, n, d, dv, k, pooled);
+    e.bytes = 4.0 * H * (n * (3.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
 }
 
 /// Pooled Linformer: K' and V' are segment means, so nothing of size k×n is built on the fast path.
-RunResult run_pooled(const Heads& h, int k, float scale, const RunOptions& options, Backend& backend) {
+void execute_pooled(const Heads& h, int k, float scale, Backend& backend, LinformerExecution& e) {
     const int H = h.heads(), n = h.n(), d = h.d(), dv = h.dv();
-    RunResult r;
-    Tensor3 Kp, Vp;
-    {
-        CostMeter meter(backend);
-        Kp = pooled_rows(h.K, k), Vp = pooled_rows(h.V, k);
-        r.O = attention_over(h, Kp, Vp, scale, backend, false).first;
-        meter.stop(r.cost);
-    }
-    r.cost.flops = pool_flops(H, n, d, dv, k);
-    r.cost.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
-    if (options.want_matrix) r.structure.projections = Projections{linformer_pooling(n, k), linformer_pooling(n, k), std::nullopt};
-    if (options.want_matrix && n <= options.max_matrix_n)
-        r.P_eff = pooled_effective(attention_over(h, Kp, Vp, scale, backend, true).second, n);
-    return r;
+    e.Kp = pooled_rows(h.K, k), e.Vp = pooled_rows(h.V, k);
+    e.O = attention_over(h, e.Kp, e.Vp, scale, backend, false).first;
+    e.flops = pool_flops(H, n, d, dv, k);
+    e.bytes = 4.0 * H * (n * (2.0 * d + 2.0 * dv) + 2.0 * k * (d + dv));
 }
 
 /// Theorem 1: O = P·RᵀR·V with the exact P (O(n²)); R (H|1, k, n).
-RunResult run_jl(const Heads& h, const Tensor3& R, float scale, const RunOptions& options, Backend& backend) {
+void execute_jl(const Heads& h, const Tensor3& R, float scale, Backend& backend, LinformerExecution& e) {
     const int H = h.heads(), n = h.n(), dv = h.dv(), k = R.rows();
-    RunResult r;
-    Tensor3 PRt;
     {
-        CostMeter meter(backend);
         Tensor3 P = exact_with_P(h, scale, backend).second;
         Tensor3 RV(H, k, dv);
         backend.gemm(R, false, h.V, false, 1.0f, 0.0f, RV);
-        PRt = Tensor3(H, n, k);
-        backend.gemm(P, false, R, true, 1.0f, 0.0f, PRt);
-        r.O = Tensor3(H, n, dv);
-        backend.gemm(PRt, false, RV, false, 1.0f, 0.0f, r.O);
-        meter.stop(r.cost);
+        e.PRt = Tensor3(H, n, k);
+        backend.gemm(P, false, R, true, 1.0f, 0.0f, e.PRt);
+        e.O = Tensor3(H, n, dv);
+        backend.gemm(e.PRt, false, RV, false, 1.0f, 0.0f, e.O);
     }
-    r.cost.flops = jl_flops(H, n, h.d(), dv, k);
-    r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n) + 4.0 * R.size();
-    if (options.want_matrix) r.structure.projections = Projections{std::nullopt, std::nullopt, R};
-    if (options.want_matrix && n <= options.max_matrix_n) {
-        Tensor3 Pt(H, n, n);
-        backend.gemm(PRt, false, R, false, 1.0f, 0.0f, Pt);  // P̃ = P·RᵀR
-        r.P_eff = std::move(Pt);
-    }
-    return r;
+    e.flops = jl_flops(H, n, h.d(), dv, k);
+    e.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n) + 4.0 * R.size();
 }
 
 /// The oracle: pooled E, F = argmin ‖P̄F − P‖_F (least squares per head, O(n²·k)), O = P̄·(F·V).
-RunResult run_fitted(const Heads& h, int k, float scale, const RunOptions& options, Backend& backend) {
+void execute_fitted(const Heads& h, int k, float scale, Backend& backend, LinformerExecution& e) {
     const int H = h.heads(), n = h.n(), dv = h.dv();
-    RunResult r;
-    Tensor3 Pbar, F;
     {
-        CostMeter meter(backend);
         const Tensor3 Kp = pooled_rows(h.K, k), Vp = pooled_rows(h.V, k);
-        Pbar = attention_over(h, Kp, Vp, scale, backend, true).second;
+        e.Pbar = attention_over(h, Kp, Vp, scale, backend, true).second;
         const Tensor3 P = exact_with_P(h, scale, backend).second;
-        F = Tensor3(H, k, n);
+        e.F = Tensor3(H, k, n);
         for (int hh = 0; hh < H; ++hh)
-            F.head(hh) = Pbar.head(hh).colPivHouseholderQr().solve(MatrixRM(P.head(hh)));
+            e.F.head(hh) = e.Pbar.head(hh).colPivHouseholderQr().solve(MatrixRM(P.head(hh)));
         Tensor3 FV(H, k, dv);
-        backend.gemm(F, false, h.V, false, 1.0f, 0.0f, FV);
-        r.O = Tensor3(H, n, dv);
-        backend.gemm(Pbar, false, FV, false, 1.0f, 0.0f, r.O);
-        meter.stop(r.cost);
+        backend.gemm(e.F, false, h.V, false, 1.0f, 0.0f, FV);
+        e.O = Tensor3(H, n, dv);
+        backend.gemm(e.Pbar, false, FV, false, 1.0f, 0.0f, e.O);
     }
-    r.cost.flops = linformer_fitted_flops(H, n, h.d(), dv, k);
-    r.cost.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n + 2.0 * double(n) * k);
-    if (options.want_matrix) {
-        r.structure.projections = Projections{linformer_pooling(n, k), F, std::nullopt};
-    }
-    if (options.want_matrix && n <= options.max_matrix_n) {
-        Tensor3 Pt(H, n, n);
-        backend.gemm(Pbar, false, F, false, 1.0f, 0.0f, Pt);
-        r.P_eff = std::move(Pt);
-    }
-    return r;
+    e.flops = linformer_fitted_flops(H, n, h.d(), dv, k);
+    e.bytes = 4.0 * H * (n * (2.0 * h.d() + 2.0 * dv) + double(n) * n + 2.0 * double(n) * k);
 }
 
-}  // namespace
+/// The notes of a plan: what stands in for E and F and what that means.
+void linformer_notes(const LinformerPlan& plan, std::vector<std::string>& notes) {
+    notes.push_back("non-causal only: E and F mix all positions, future ones included");
+    switch (plan.projection) {
+        case LinformerProjection::Pool:
+            notes.push_back("projection pool: E = F = means of " + std::to_string(plan.k) +
+                            " contiguous segments, so P̃ = P̄·F is a row-stochastic blur of P (exact at k = n); "
+                            "the paper learns E and F");
+            break;
+        case LinformerProjection::Random:
+            notes.push_back("projection random: untrained E, F ~ N(0, 1/k) — what Linformer is before training; "
+                            "it approximates nothing (P̃ is signed and its rows do not sum to 1)");
+            break;
+        case LinformerProjection::Jl:
+            notes.push_back("projection jl: Theorem 1's P·RᵀR·V with R ~ N(0, 1/k) — it needs the exact P, O(n²): "
+                            "an illustration of the theorem (error ∝ 1/√k), not a fast method");
+            break;
+        case LinformerProjection::Fitted:
+            notes.push_back("projection fitted: pooled E and F = argmin ‖P̄F − P‖ on this input — an oracle of what "
+                            "training F could reach, O(n²)");
+            break;
+    }
+    if (plan.projection == LinformerProjection::Pool || plan.projection == LinformerProjection::Fitted)
+        if (plan.sharing != 0) notes.push_back("sharing applies to the random projections only");
+    if (plan.kernel)
+        notes.push_back("kernel elu+1: φ(Q)·(E·φ(K))ᵀ normalised over the k projected keys instead of softmax — "
+                        "Linformer × linear attention; with a signed E the similarities can turn negative");
+}
 
-namespace {
+/// P̃ (H, n, n) of a run: P̄·F with P̄ the n×k attention over the projected keys (the pooling F as segment means).
+Tensor3 linformer_effective(const LinformerPlan& plan, const LinformerExecution& e, const Heads& h, Backend& backend) {
+    const int H = h.heads(), n = h.n(), k = plan.k;
+    auto times_F = [&](const Tensor3& Pbar, const Tensor3& F) {
+        Tensor3 Pt(H, n, n);
+        backend.gemm(Pbar, false, F, false, 1.0f, 0.0f, Pt);
+        return Pt;
+    };
+    if (plan.kernel) {
+        Tensor3 Pbar(H, n, k);
+        backend.gemm(e.phi_Q, false, e.Kp, true, 1.0f, 0.0f, Pbar);  // similarities φ(q_i)·K'_t
+        for (int hh = 0; hh < H; ++hh)
+            for (int i = 0; i < n; ++i) {
+                const float D = e.denom.at(hh, i, 0);
+                Pbar.head(hh).row(i) *= D != 0.0f ? 1.0f / D : 0.0f;
+            }
+        return plan.weights ? times_F(Pbar, plan.weights->F) : pooled_effective(Pbar, n);
+    }
+    switch (plan.projection) {
+        case LinformerProjection::Pool:
+            return pooled_effective(attention_over(h, e.Kp, e.Vp, plan.scale, backend, true).second, n);
+        case LinformerProjection::Random:
+            return times_F(attention_over(h, e.Kp, e.Vp, plan.scale, backend, true).second, plan.weights->F);
+        case LinformerProjection::Jl: return times_F(e.PRt, plan.weights->E);  // P̃ = P·RᵀR
+        case LinformerProjection::Fitted: return times_F(e.Pbar, e.F);
+    }
+    return {};
+}
+
+std::unique_ptr<Execution> linformer_execute(const LinformerPlan& plan, const Heads& h, Backend& backend) {
+    auto e = std::make_unique<LinformerExecution>();
+    const LinformerProjections* drawn = plan.weights.get();
+    if (plan.kernel)
+        execute_kernelized(h, plan.k, drawn, backend, *e);
+    else if (plan.projection == LinformerProjection::Pool)
+        execute_pooled(h, plan.k, plan.scale, backend, *e);
+    else if (plan.projection == LinformerProjection::Random)
+        execute_random(h, *drawn, plan.scale, backend, *e);
+    else if (plan.projection == LinformerProjection::Jl)
+        execute_jl(h, drawn->E, plan.scale, backend, *e);
+    else
+        execute_fitted(h, plan.k, plan.scale, backend, *e);
+    linformer_notes(plan, e->structure.notes);
+    return e;
+}
+
+/// The projections as run (copies for inspection: a benchmark never pays 2·k·n floats per head for them) and P̃.
+void linformer_explain(const LinformerPlan& plan, LinformerExecution& e, const Heads& h, int max_matrix_n,
+                       Backend& backend) {
+    const int n = h.n();
+    const LinformerProjections* drawn = plan.weights.get();
+    if (plan.projection == LinformerProjection::Jl)
+        e.structure.projections = Projections{std::nullopt, std::nullopt, drawn->E};
+    else if (plan.projection == LinformerProjection::Fitted)
+        e.structure.projections = Projections{linformer_pooling(n, plan.k), e.F, std::nullopt};
+    else if (drawn)
+        e.structure.projections = Projections{drawn->E, drawn->F, std::nullopt};
+    else
+        e.structure.projections = Projections{linformer_pooling(n, plan.k), linformer_pooling(n, plan.k), std::nullopt};
+    if (n <= max_matrix_n) e.P_eff = linformer_effective(plan, e, h, backend);
+}
 
 class LinformerVariant : public Variant {
 public:
@@ -320,13 +346,10 @@ public:
                                 {"softmax", "elu+1"}, 0),
                    choice_param("sharing", "sharing", "random projections only: E_h, F_h per head (none), one E, F for "
                                 "all heads (headwise), E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
-                   seed_param()},
-            .has_mask = // normalised: pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the other forms
-                  false,
-            .normalised = true,
-            .has_matrix = true};
+                   seed_param()}};
+        // normalised (the default): pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the others
+
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
         const int k = params.get_int("k");
         if (k > heads.n())
@@ -388,54 +411,31 @@ public:
         }
         return fast;
     }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        const float scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
-        const int k = p.get_int("k");
-        const auto projection = static_cast<LinformerProjection>(p.get_int("projection"));
-        RunResult r;
-        const bool kernel = p.get_int("kernel") == 1;
-        switch (projection) {
-            case LinformerProjection::Pool:
-                r = kernel ? run_kernelized(h, k, nullptr, options, backend) : run_pooled(h, k, scale, options, backend);
-                break;
-            case LinformerProjection::Random: {
-                const auto w = weights(h, p, options);
-                r = kernel ? run_kernelized(h, k, &w->proj, options, backend) : linformer_run(h, w->proj, scale, options, backend);
-                break;
-            }
-            case LinformerProjection::Jl: r = run_jl(h, weights(h, p, options)->proj.E, scale, options, backend); break;
-            case LinformerProjection::Fitted: r = run_fitted(h, k, scale, options, backend); break;
+    std::unique_ptr<Plan> plan(const Heads& h, const Params& p,
+                               const std::shared_ptr<const VariantWeights>& weights) const override {
+        auto plan = std::make_unique<LinformerPlan>();
+        plan->params = p;
+        plan->projection = static_cast<LinformerProjection>(p.get_int("projection"));
+        plan->kernel = p.get_int("kernel") == 1;
+        plan->k = p.get_int("k");
+        plan->sharing = p.get_int("sharing");
+        plan->scale = static_cast<float>(1.0 / std::sqrt(double(h.d())));
+        if (uses_random_weights(p)) {
+            // The caller's weights when made for this input's shape and these params, else new ones (a model's
+            // weights exist before its forward pass).
+            auto given = std::dynamic_pointer_cast<const LinformerWeights>(weights);
+            if (!given || given->key != weights_key(h.heads(), h.n(), p))
+                given = std::static_pointer_cast<const LinformerWeights>(make_weights(h, p));
+            plan->weights = std::shared_ptr<const LinformerProjections>(given, &given->proj);
         }
-        r.variant = m_info.id;
-        r.params = p;
-        r.causal = false;
-        Structure& s = r.structure;
-        s.notes.push_back("non-causal only: E and F mix all positions, future ones included");
-        switch (projection) {
-            case LinformerProjection::Pool:
-                s.notes.push_back("projection pool: E = F = means of " + std::to_string(k) +
-                                  " contiguous segments, so P̃ = P̄·F is a row-stochastic blur of P (exact at k = n); "
-                                  "the paper learns E and F");
-                break;
-            case LinformerProjection::Random:
-                s.notes.push_back("projection random: untrained E, F ~ N(0, 1/k) — what Linformer is before training; "
-                                  "it approximates nothing (P̃ is signed and its rows do not sum to 1)");
-                break;
-            case LinformerProjection::Jl:
-                s.notes.push_back("projection jl: Theorem 1's P·RᵀR·V with R ~ N(0, 1/k) — it needs the exact P, O(n²): "
-                                  "an illustration of the theorem (error ∝ 1/√k), not a fast method");
-                break;
-            case LinformerProjection::Fitted:
-                s.notes.push_back("projection fitted: pooled E and F = argmin ‖P̄F − P‖ on this input — an oracle of what "
-                                  "training F could reach, O(n²)");
-                break;
-        }
-        if (projection == LinformerProjection::Pool || projection == LinformerProjection::Fitted)
-            if (p.get_int("sharing") != 0) s.notes.push_back("sharing applies to the random projections only");
-        if (kernel)
-            s.notes.push_back("kernel elu+1: φ(Q)·(E·φ(K))ᵀ normalised over the k projected keys instead of softmax — "
-                              "Linformer × linear attention; with a signed E the similarities can turn negative");
-        return r;
+        return plan;
+    }
+    std::unique_ptr<Execution> execute(const Plan& base, const Heads& h, Backend& backend) const override {
+        return linformer_execute(static_cast<const LinformerPlan&>(base), h, backend);
+    }
+    void explain(const Plan& base, Execution& e, const Heads& h, int max_matrix_n, Backend& backend) const override {
+        linformer_explain(static_cast<const LinformerPlan&>(base), static_cast<LinformerExecution&>(e), h,
+                          max_matrix_n, backend);
     }
 
 private:
@@ -457,18 +457,24 @@ private:
         return linformer_projections(heads, n, p.get_int("k"), static_cast<LinformerSharing>(p.get_int("sharing")),
                                      static_cast<uint64_t>(p.get("seed")));
     }
-    /// The caller's weights when they were made for this input's shape and these params, else new ones (made before
-    /// the run's meter starts, as a model's weights exist before its forward pass).
-    std::shared_ptr<const LinformerWeights> weights(const Heads& h, const Params& p, const RunOptions& options) const {
-        auto given = std::dynamic_pointer_cast<const LinformerWeights>(options.weights);
-        if (given && given->key == weights_key(h.heads(), h.n(), p)) return given;
-        return std::static_pointer_cast<const LinformerWeights>(make_weights(h, p));
-    }
-    VariantInfo m_info;
 };
 
 }  // namespace
 
 std::unique_ptr<Variant> make_linformer_variant() { return std::make_unique<LinformerVariant>(); }
+
+RunResult linformer_run(const Heads& h, const LinformerProjections& proj, float scale, const RunOptions& options,
+                        Backend& backend) {
+    static const LinformerVariant variant;
+    LinformerPlan plan;
+    plan.params = default_params(variant.info().params);
+    plan.params.set("projection", static_cast<int>(LinformerProjection::Random));
+    plan.params.set("k", proj.E.rows());
+    plan.projection = LinformerProjection::Random;
+    plan.k = proj.E.rows();
+    plan.scale = scale;
+    plan.weights = std::make_shared<const LinformerProjections>(proj);
+    return variant.run_plan(plan, h, options, backend);
+}
 
 }  // namespace attnscope

@@ -51,7 +51,7 @@ struct LongformerPattern {
     }
 };
 
-class LongformerVariant : public Variant {
+class LongformerVariant : public SparseVariant {
 public:
     LongformerVariant() {
         m_info = {
@@ -67,14 +67,10 @@ public:
                         "heads see farther)", false),
              list_param("global", "G", "global positions G: rows and columns fully connected (positions ≥ n are skipped with a note; none: no globals)", "0"),
              causal_param(false), scale_param()},
-            .has_mask = true,
-            .normalised = true,
-            .has_matrix = true};
+            .has_mask = true};
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
+        Params p = Variant::resolve(params, heads);
         // Positions past the end are kept in the parameters and skipped in this run (run() notes them): a list of
         // globals belongs to the model, and the same model meets shorter sequences in a sweep over n.
         for (int g : p.get_list("global"))
@@ -83,8 +79,9 @@ public:
                             " is negative: give positions 0, 1, … (those ≥ n are skipped), or global=none");
         return p;
     }
-    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        auto [pat, s] = plan(x.n(), x.heads(), p);
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto [pat, s] = pattern(x.n(), x.heads(), p);
         const int w = p.get_int("window");
         if (int64_t(w) >= 2 * int64_t(x.n()))
             s.notes.push_back("window w = " + std::to_string(w) + " ≥ 2n = " + std::to_string(2 * x.n()) +
@@ -107,20 +104,20 @@ public:
                               ") and are not used");
         else if (pat.global_pos.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
-        return run_sparse(m_info, x, p, pat, s, options, backend);
+        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, heads, p);
+        const auto [pat, s] = pattern(n, heads, p);
         return sparse_peak_bytes(pat, heads, n, d, dv, s);
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, heads, p);
+        const auto [pat, s] = pattern(n, heads, p);
         return sparse_flops(pat, heads, n, d, dv, s);
     }
 
 private:
     /// The pattern and layout setup for n positions and H heads (run() adds the notes).
-    static std::pair<LongformerPattern, SparseSetup> plan(int n, int H, const Params& p) {
+    static std::pair<LongformerPattern, SparseSetup> pattern(int n, int H, const Params& p) {
         LongformerPattern pat;
         pat.n = n, pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
         pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
@@ -138,7 +135,6 @@ private:
         return {std::move(pat), std::move(s)};
     }
 
-    VariantInfo m_info;
 };
 
 }  // namespace

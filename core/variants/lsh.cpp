@@ -9,8 +9,7 @@
 // discounted by log(count) and rounds are combined by log-sum-exp, so P̃ is the softmax over the union of
 // the rounds' sets (the self cell only carries weight when nothing else is possible).
 //
-// With shared_qk off, queries and keys are hashed and sorted separately (indices "buckets_k/r<k>",
-// "perm_k/r<k>"); chunk t of the sorted queries attends to chunks t…t−look_back of the sorted keys.
+// With shared_qk off, queries and keys are hashed and sorted separately (LshBuckets::bucket_k, perm_k); chunk t of the sorted queries attends to chunks t…t−look_back of the sorted keys.
 //
 // [SECTION] card and resolve   [SECTION] structure on the host   [SECTION] run
 #include <omp.h>
@@ -19,7 +18,6 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "../backend/lsh_rules.h"
 #include "../primitives/random.h"
 #include "common_params.h"
@@ -40,8 +38,8 @@ int auto_buckets(int n) {
     return std::max(2, nb);
 }
 
-/// Everything the run decided, in (R, H, n) layout.
-struct LshPlan {
+/// What hashing decided while running, in (R, H, n) layout, with the settings it used.
+struct LshHashing {
     int H = 0, n = 0, R = 0, nb = 0, c = 0, L = 0;
     bool shared = true, causal = false, self_mask = true;
     float scale = 1.0f;
@@ -63,7 +61,7 @@ std::vector<int> slots_of(const std::vector<int>& perm, int R, int H, int n) {
 /// Walks, for query i of head h, every key of the union of the rounds' sets once (causal applied),
 /// calling visit(j, first_round). Self is reported like any other key; callers apply the self-mask.
 template <class Visit>
-void for_each_union_key(const LshPlan& p, const std::vector<int>& slot_q, const std::vector<int>& slot_k, int h, int i,
+void for_each_union_key(const LshHashing& p, const std::vector<int>& slot_q, const std::vector<int>& slot_k, int h, int i,
                         Visit&& visit) {
     const int n = p.n, nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
     const std::vector<int>& pk = p.pk();
@@ -97,7 +95,7 @@ struct UnionStats {
     int64_t empty_rows = 0;
 };
 
-UnionStats union_stats(const LshPlan& p, const Heads& in, const Tensor3& keys_in, const std::vector<int>& slot_q,
+UnionStats union_stats(const LshHashing& p, const Heads& in, const Tensor3& keys_in, const std::vector<int>& slot_q,
                        const std::vector<int>& slot_k) {
     const int H = p.H, n = p.n, d = in.d(), nc = lsh_num_chunks(n, p.c), attended = lsh_chunks_attended(p.L, nc);
     const double exact_scale = 1.0 / std::sqrt(double(d));
@@ -172,29 +170,32 @@ UnionStats union_stats(const LshPlan& p, const Heads& in, const Tensor3& keys_in
     return u;
 }
 
-/// Fills density, allowed_lse (exact scale 1/√d on Q and `keys`, the keys LSH scores) and, when asked, the Bucket mask and
-/// P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
-void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds, bool want_matrix,
-                    bool want_analysis, RunResult& r) {
+/// Density and allowed_lse (exact scale 1/√d on Q and `keys`, the keys LSH scores): the union of the rounds' sets,
+/// as costly as the attention itself.
+void analyse_union(const LshHashing& p, const Heads& in, const Tensor3& keys, Structure& s) {
     const int H = p.H, n = p.n;
-    if (!want_matrix && !want_analysis) return;
+    const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
+    const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
+    UnionStats u = union_stats(p, in, keys, slot_q, slot_k);
+    const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
+    s.density = u.cells / (H * total_cells);
+    s.allowed_lse = std::move(u.allowed);
+    if (u.empty_rows > 0)
+        s.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
+                          " rows have no allowed key (causal with separate Q/K hashing: every key in "
+                          "their chunks comes later); their output is 0");
+}
+
+/// The Bucket mask and P̃ = Σ_r (round r's softmax weights)·exp(L_r − logsumexp L) scattered back to positions.
+void explain_matrix(const LshHashing& p, const Heads& in, const Tensor3& keys, const Tensor3& lse_rounds,
+                    std::optional<Tensor3>& P_eff, Structure& s) {
+    const int H = p.H, n = p.n;
     const std::vector<int> slot_q = slots_of(p.perm_q, p.R, H, n);
     const std::vector<int> slot_k = p.shared ? slot_q : slots_of(p.perm_k, p.R, H, n);
     const int nc = lsh_num_chunks(n, p.c);
-    if (want_analysis) {  // the union of the rounds' sets: as costly as the attention itself
-        UnionStats u = union_stats(p, in, keys, slot_q, slot_k);
-        const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
-        r.structure.density = u.cells / (H * total_cells);
-        r.structure.allowed_lse = std::move(u.allowed);
-        if (u.empty_rows > 0)
-            r.structure.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
-                                        " rows have no allowed key (causal with separate Q/K hashing: every key in "
-                                        "their chunks comes later); their output is 0");
-    }
-    if (!want_matrix) return;
     ReasonMask mask;
     mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
-    r.P_eff = Tensor3(H, n, n);
+    P_eff = Tensor3(H, n, n);
     // Chunk of every position per (round, head), and per head all scaled dot products by one GEMM: the per-cell
     // divisions and dot products were most of this display-only pass (an edit in the GUI's text box waits on it).
     std::vector<int> chunk_q(slot_q.size()), chunk_k(slot_k.size());
@@ -242,11 +243,11 @@ void fill_structure(const LshPlan& p, const Heads& in, const Tensor3& keys, cons
                 }
                 float sum = 0.0f;
                 for (auto& [j, sc] : scores) sum += (sc = std::exp(sc - row_max));
-                for (const auto& [j, e] : scores) r.P_eff->at(h, i, j) += e / sum * weight;
+                for (const auto& [j, e] : scores) P_eff->at(h, i, j) += e / sum * weight;
             }
         }
     }
-    r.structure.mask = std::move(mask);
+    s.mask = std::move(mask);
 }
 
 /// Per-round (H·n) slices of an (R, H, n) index array.
@@ -283,63 +284,68 @@ double lsh_flops(int H, int n, int d, int dv, int rounds, int buckets, int chunk
 
 }  // namespace
 
-RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotations, const RunOptions& options,
-                  Backend& backend) {
-    RunResult r;
-    r.variant = "lsh";
-    r.params = params;
-    LshPlan p;
+namespace {
+
+/// The rotations of one run: seeded, or given (peers' draws).
+struct LshPlan : Plan {
+    Tensor3 rotations;  // (R, d, n_b/2)
+};
+
+/// A run keeps its hashing, the keys it scored and each round's L: analyse() and explain() read them.
+struct LshExecution : Execution {
+    LshHashing hashing;
+    Tensor3 normalised;  // the L2-normalised queries (shared QK's keys); empty otherwise
+    Tensor3 lse_rounds;  // (R, H·n, 1)
+    const Tensor3& keys(const Heads& in) const { return hashing.shared ? normalised : in.K; }
+};
+
+std::unique_ptr<Execution> lsh_execute(const LshPlan& plan, const Heads& in, Backend& backend) {
+    const Params& params = plan.params;
+    auto e = std::make_unique<LshExecution>();
+    LshHashing& p = e->hashing;
     p.H = in.heads(), p.n = in.n(), p.R = params.get_int("rounds"), p.nb = params.get_int("buckets");
     p.c = params.get_int("chunk"), p.L = params.get_int("look_back");
     p.shared = params.get_bool("shared_qk"), p.causal = params.get_bool("causal"), p.self_mask = p.shared;
     p.scale = static_cast<float>(1.0 / std::sqrt(double(in.d())));
-    r.causal = p.causal;
-    if (p.nb > 1) require_shape(rotations, p.R, in.d(), p.nb / 2, "lsh rotations");
-    p.rotations = rotations;
+    if (p.nb > 1) require_shape(plan.rotations, p.R, in.d(), p.nb / 2, "lsh rotations");
+    p.rotations = plan.rotations;
     const int d = in.d(), dv = in.dv(), H = p.H, n = p.n;
 
-    Tensor3 normalised, lse_rounds;
-    {
-        CostMeter meter(backend);
-        const Tensor3* keys = &in.K;
-        if (p.shared) {
-            normalised = in.Q;
-            for (int h = 0; h < H; ++h) {
-                MatView k = normalised.head(h);
-                for (int i = 0; i < n; ++i) {
-                    const float norm = k.row(i).norm();
-                    if (norm > 0) k.row(i) /= norm;
-                }
+    if (p.shared) {
+        e->normalised = in.Q;
+        for (int h = 0; h < H; ++h) {
+            MatView k = e->normalised.head(h);
+            for (int i = 0; i < n; ++i) {
+                const float norm = k.row(i).norm();
+                if (norm > 0) k.row(i) /= norm;
             }
-            keys = &normalised;
         }
-        LshHashArgs hash;
-        hash.X = &in.Q, hash.rotations = &p.rotations, hash.rounds = p.R, hash.n_buckets = p.nb;
-        hash.buckets = &p.buckets_q, hash.perm = &p.perm_q;
-        backend.lsh_hash(hash);
-        if (!p.shared) {
-            hash.X = &in.K, hash.buckets = &p.buckets_k, hash.perm = &p.perm_k;
-            backend.lsh_hash(hash);
-        }
-        Tensor3 O_rounds(p.R, H * n, dv);
-        lse_rounds = Tensor3(p.R, H * n, 1);
-        LshAttentionArgs att;
-        att.Q = &in.Q, att.K = keys, att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
-        att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
-        att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &lse_rounds;
-        backend.lsh_attention(att);
-        r.O = Tensor3(H, n, dv);
-        LshCombineArgs comb;
-        comb.O_rounds = &O_rounds, comb.lse_rounds = &lse_rounds, comb.O = &r.O;
-        backend.lsh_combine(comb);
-        meter.stop(r.cost);
     }
-    r.cost.flops = lsh_flops(H, n, d, dv, p.R, p.nb, p.c, p.L, p.shared);
-    r.cost.bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
+    LshHashArgs hash;
+    hash.X = &in.Q, hash.rotations = &p.rotations, hash.rounds = p.R, hash.n_buckets = p.nb;
+    hash.buckets = &p.buckets_q, hash.perm = &p.perm_q;
+    backend.lsh_hash(hash);
+    if (!p.shared) {
+        hash.X = &in.K, hash.buckets = &p.buckets_k, hash.perm = &p.perm_k;
+        backend.lsh_hash(hash);
+    }
+    {
+        Tensor3 O_rounds(p.R, H * n, dv);
+        e->lse_rounds = Tensor3(p.R, H * n, 1);
+        LshAttentionArgs att;
+        att.Q = &in.Q, att.K = &e->keys(in), att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
+        att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
+        att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &e->lse_rounds;
+        backend.lsh_attention(att);
+        e->O = Tensor3(H, n, dv);
+        LshCombineArgs comb;
+        comb.O_rounds = &O_rounds, comb.lse_rounds = &e->lse_rounds, comb.O = &e->O;
+        backend.lsh_combine(comb);
+    }
+    e->flops = lsh_flops(H, n, d, dv, p.R, p.nb, p.c, p.L, p.shared);
+    e->bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;
 
-    const bool want_matrix = options.want_matrix && n <= options.max_matrix_n;
-    fill_structure(p, in, p.shared ? normalised : in.K, lse_rounds, want_matrix, options.want_analysis, r);
-    Structure& s = r.structure;
+    Structure& s = e->structure;
     LshBuckets lsh;
     lsh.rounds = p.R, lsh.buckets = p.nb, lsh.chunk_len = p.c;
     lsh.bucket_q = split_rounds(p.buckets_q, p.R, int64_t(H) * n);
@@ -359,10 +365,8 @@ RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotation
         s.notes.push_back("shared QK: keys are the L2-normalised queries (K unused); a token attends to itself "
                           "only when nothing else is allowed (score −1e5)");
     if (p.nb == 1) s.notes.push_back("n_b = 1: one bucket, the rotation is unused and every round is the same");
-    return r;
+    return e;
 }
-
-namespace {
 
 class LshVariant : public Variant {
 public:
@@ -381,11 +385,8 @@ public:
                    int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
                    bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
                    causal_param(false), seed_param()},
-            .has_mask = true,
-            .normalised = true,
-            .has_matrix = true};
+            .has_mask = true};
     }
-    const VariantInfo& info() const override { return m_info; }
 
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
@@ -397,8 +398,24 @@ public:
         return p;
     }
 
-    RunResult run(const Heads& in, const Params& params, const RunOptions& options, Backend& backend) const override {
-        return lsh_run(in, params, lsh_rotations(params, in.d()), options, backend);
+    std::unique_ptr<Plan> plan(const Heads& in, const Params& params,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto plan = std::make_unique<LshPlan>();
+        plan->params = params;
+        plan->causal = params.get_bool("causal");
+        plan->rotations = lsh_rotations(params, in.d());
+        return plan;
+    }
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& in, Backend& backend) const override {
+        return lsh_execute(static_cast<const LshPlan&>(plan), in, backend);
+    }
+    void analyse(const Plan&, Execution& base, const Heads& in, Backend&) const override {
+        auto& e = static_cast<LshExecution&>(base);
+        analyse_union(e.hashing, in, e.keys(in), e.structure);
+    }
+    void explain(const Plan&, Execution& base, const Heads& in, int max_matrix_n, Backend&) const override {
+        auto& e = static_cast<LshExecution&>(base);
+        if (in.n() <= max_matrix_n) explain_matrix(e.hashing, in, e.keys(in), e.lse_rounds, e.P_eff, e.structure);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // Every buffer of lsh_run() summed, as if all phases overlapped (an upper bound): the normalised shared
@@ -423,13 +440,20 @@ public:
         return lsh_flops(heads, n, d, dv, p.get_int("rounds"), p.get_int("buckets"), p.get_int("chunk"),
                          p.get_int("look_back"), p.get_bool("shared_qk"));
     }
-
-private:
-    VariantInfo m_info;
 };
 
 }  // namespace
 
 void add_lsh_variants(std::vector<std::unique_ptr<Variant>>& out) { out.push_back(std::make_unique<LshVariant>()); }
+
+RunResult lsh_run(const Heads& in, const Params& params, const Tensor3& rotations, const RunOptions& options,
+                  Backend& backend) {
+    static const LshVariant variant;
+    LshPlan plan;
+    plan.params = params;
+    plan.causal = params.get_bool("causal");
+    plan.rotations = rotations;
+    return variant.run_plan(plan, in, options, backend);
+}
 
 }  // namespace attnscope

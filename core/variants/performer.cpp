@@ -2,8 +2,8 @@
 // φ(x) = m^-½·exp(ωᵢᵀx̂ − ‖x̂‖²/2 − stabiliser), x̂ = d^-¼·x, so E[φ(q)·φ(k)] = exp(q·k/√d), the softmax
 // kernel; O = D⁻¹·φ(Q)·(φ(K)ᵀV), D = diag(φ(Q)·φ(K)ᵀ1), causal by prefix sums. Kinds: positive (FAVOR+),
 // hyperbolic (exp(±ωx̂), 2m columns), trig (sin, cos: the original random Fourier features, may be
-// negative), relu (generalised kernel). Structure::features: ω (1, m, d) always; φ(Q), φ(K) (H, n, f)
-// with want_matrix.
+// negative), relu (generalised kernel). ω is drawn by plan() (a model's features exist before its forward
+// pass, so they are not timed). Structure::features: ω (1, m, d) always; φ(Q), φ(K) (H, n, f) from explain().
 // Conventions (vs peers): the stabiliser is the max of the whole exponent (ωx̂ − ‖x̂‖²/2) per query row and
 // per head for keys, so the largest feature is exactly m^-½ and nothing over- or underflows wholesale;
 // performer-pytorch subtracts the max of ωx̂ only and adds ε = 1e-4 to every feature. Both shifts cancel
@@ -14,7 +14,6 @@
 #include <cmath>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "../primitives/random.h"
 #include "common_params.h"
 #include "kernel_common.h"
@@ -49,6 +48,17 @@ double performer_flops(int heads, int n, int d, int dv, int m, int f, bool causa
     return heads * (4.0 * n * m * d + 4.0 * n * f) + linear_attention_flops(heads, n, f, dv, causal);
 }
 
+/// ω for this input: drawn from the seed, or given (tests, peers).
+struct PerformerPlan : Plan {
+    Tensor3 omega;             // (1, m, d)
+    bool omega_given = false;  // supplied by the caller instead of drawn
+};
+
+/// A run keeps φ(Q), φ(K) and D: explain() shows them and builds P̃ from them.
+struct PerformerExecution : Execution {
+    Tensor3 phi_Q, phi_K, denom;
+};
+
 class PerformerVariant : public Variant {
 public:
     PerformerVariant() {
@@ -68,21 +78,25 @@ public:
                               true),
                    choice_param("norm_scaling", "‖ωᵢ‖", "row norms of orthogonal ω: chi = χ(d) samples, sqrt_d = √d",
                                 kNorms, 0),
-                   causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()},
-            .has_mask = false,
-            .normalised = true,
-            .has_matrix = true};
+                   causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()}};
         m_info.params[0].log_scale = true;
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
         if (!p.has("features")) p.set("features", default_features(heads.d()));
         return p;
     }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& options, Backend& backend) const override {
-        return run_performer(h, p, options, backend, nullptr);
+    std::unique_ptr<Plan> plan(const Heads& h, const Params& p, const std::shared_ptr<const VariantWeights>&) const override {
+        auto plan = std::make_unique<PerformerPlan>();
+        plan->params = p;
+        plan->causal = p.get_bool("causal");
+        plan->omega = performer_omega(p.get_int("features"), h.d(), p.get_bool("orthogonal"),
+                                      p.get_int("norm_scaling") == 1 ? OmegaNorm::SqrtD : OmegaNorm::Chi,
+                                      static_cast<uint64_t>(p.get("seed")));
+        return plan;
     }
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override;
+    void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend& backend) const override;
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // ω (m, d) and its QR blocks in doubles, φ(Q) and φ(K) (H, n, f), plus what linear attention holds (O, D,
         // sums and per-thread feature blocks: kernel_peak_bytes).
@@ -95,9 +109,6 @@ public:
         return performer_flops(heads, n, d, dv, m, feature_map_columns(kind_map(p.get_int("kind")), m, d),
                                p.get_bool("causal"));
     }
-
-private:
-    VariantInfo m_info;
 };
 
 }  // namespace
@@ -140,64 +151,63 @@ Tensor3 performer_omega(int m, int d, bool orthogonal, OmegaNorm norm, uint64_t 
     return omega;
 }
 
-RunResult run_performer(const Heads& h, const Params& p, const RunOptions& options, Backend& backend,
-                        const Tensor3* omega_given) {
-    RunResult r;
-    r.variant = "performer";
-    r.params = p;
-    r.causal = p.get_bool("causal");
-    const int m = p.get_int("features"), kind = p.get_int("kind"), d = h.d();
-    const FeatureMap map = kind_map(kind);
+std::unique_ptr<Execution> PerformerVariant::execute(const Plan& base, const Heads& h, Backend& backend) const {
+    const auto& plan = static_cast<const PerformerPlan&>(base);
+    const Params& p = plan.params;
+    const int m = p.get_int("features"), d = h.d();
+    const FeatureMap map = kind_map(p.get_int("kind"));
     const int f = feature_map_columns(map, m, d);
-    if (omega_given) require_shape(*omega_given, 1, m, d, "the given ω");
+    require_shape(plan.omega, 1, m, d, plan.omega_given ? "the given ω" : "ω");
+    auto e = std::make_unique<PerformerExecution>();
+    e->phi_Q = Tensor3(h.heads(), h.n(), f);
+    e->phi_K = Tensor3(h.heads(), h.n(), f);
+    FeatureMapArgs fa;
+    fa.omega = &plan.omega, fa.map = map, fa.x_scale = static_cast<float>(std::pow(double(d), -0.25));
+    fa.X = &h.Q, fa.out = &e->phi_Q, fa.is_query = true;
+    backend.feature_map(fa);
+    fa.X = &h.K, fa.out = &e->phi_K, fa.is_query = false;
+    backend.feature_map(fa);
+    e->O = Tensor3(h.heads(), h.n(), h.dv());
+    e->denom = Tensor3(h.heads(), h.n(), 1);
+    LinearAttentionArgs la;
+    la.phi_Q = &e->phi_Q, la.phi_K = &e->phi_K, la.V = &h.V, la.causal = plan.causal, la.chunk = kLinearAttentionChunk;
+    la.O = &e->O, la.denom = &e->denom;
+    backend.linear_attention(la);
+    e->flops = performer_flops(h.heads(), h.n(), d, h.dv(), m, f, plan.causal);
+    e->bytes = kernel_bytes(h, f) + 4.0 * m * d;
 
-    Tensor3 omega, phi_Q, phi_K, denom;
-    {
-        CostMeter meter(backend);
-        omega = omega_given ? *omega_given
-                            : performer_omega(m, d, p.get_bool("orthogonal"),
-                                              p.get_int("norm_scaling") == 1 ? OmegaNorm::SqrtD : OmegaNorm::Chi,
-                                              static_cast<uint64_t>(p.get("seed")));
-        phi_Q = Tensor3(h.heads(), h.n(), f);
-        phi_K = Tensor3(h.heads(), h.n(), f);
-        FeatureMapArgs fa;
-        fa.omega = &omega, fa.map = map, fa.x_scale = static_cast<float>(std::pow(double(d), -0.25));
-        fa.X = &h.Q, fa.out = &phi_Q, fa.is_query = true;
-        backend.feature_map(fa);
-        fa.X = &h.K, fa.out = &phi_K, fa.is_query = false;
-        backend.feature_map(fa);
-        r.O = Tensor3(h.heads(), h.n(), h.dv());
-        denom = Tensor3(h.heads(), h.n(), 1);
-        LinearAttentionArgs la;
-        la.phi_Q = &phi_Q, la.phi_K = &phi_K, la.V = &h.V, la.causal = r.causal, la.chunk = kLinearAttentionChunk;
-        la.O = &r.O, la.denom = &denom;
-        backend.linear_attention(la);
-        meter.stop(r.cost);
-    }
-    // Feature maps: two projections (2·n·m·d each) and a few operations per feature.
-    r.cost.flops = performer_flops(h.heads(), h.n(), d, h.dv(), m, f, r.causal);
-    r.cost.bytes = kernel_bytes(h, f) + 4.0 * m * d;
-
-    Structure& s = r.structure;
-    note_zero_denominators(denom, s);
+    Structure& s = e->structure;
+    note_zero_denominators(e->denom, s);
     if (map == FeatureMap::FavorHyperbolic || map == FeatureMap::FavorTrig)
         s.notes.push_back("φ has 2m = " + std::to_string(f) + " columns (" +
                           (map == FeatureMap::FavorTrig ? "sin, cos" : "exp(+ωx̂), exp(−ωx̂)") + ")");
     if (map == FeatureMap::FavorTrig)
         s.notes.push_back("trig features can be negative: P̃ may have negative entries and D can approach 0 "
                           "(row_kl does not apply)");
-    if (!omega_given && !p.get_bool("orthogonal"))
+    if (!plan.omega_given && !p.get_bool("orthogonal"))
         s.notes.push_back("orthogonal off: ω rows are i.i.d. N(0, I_d) (norm_scaling unused)");
-    FeatureMaps features;
-    if (options.want_matrix) {
-        if (h.n() <= options.max_matrix_n) r.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, &denom, r.causal);
-        features.phi_Q = std::move(phi_Q);
-        features.phi_K = std::move(phi_K);
-    }
-    note_matrix_skipped(h.n(), options, s);
-    features.omega = std::move(omega);
-    s.features = std::move(features);
-    return r;
+    s.features = FeatureMaps{plan.omega, std::nullopt, std::nullopt};
+    return e;
+}
+
+void PerformerVariant::explain(const Plan& plan, Execution& base, const Heads& h, int max_matrix_n,
+                               Backend& backend) const {
+    auto& e = static_cast<PerformerExecution&>(base);
+    if (h.n() <= max_matrix_n) e.P_eff = kernel_effective_matrix(backend, e.phi_Q, e.phi_K, &e.denom, plan.causal);
+    e.structure.features->phi_Q = std::move(e.phi_Q);
+    e.structure.features->phi_K = std::move(e.phi_K);
+}
+
+RunResult run_performer(const Heads& h, const Params& p, const RunOptions& options, Backend& backend,
+                        const Tensor3* omega) {
+    static const PerformerVariant variant;
+    if (!omega) return variant.run(h, p, options, backend);
+    PerformerPlan plan;
+    plan.params = p;
+    plan.causal = p.get_bool("causal");
+    plan.omega = *omega;
+    plan.omega_given = true;
+    return variant.run_plan(plan, h, options, backend);
 }
 
 void add_performer_variants(std::vector<std::unique_ptr<Variant>>& out) {

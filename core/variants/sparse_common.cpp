@@ -1,6 +1,7 @@
 #include "sparse_common.h"
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -102,79 +103,70 @@ Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std
     return out;
 }
 
+/// A run keeps the layout it ran, its inputs in slot order and L: analyse() and explain() read them back.
+struct SparseExecution : Execution {
+    std::shared_ptr<const BlockLayout> layout;
+    Heads permuted;  // Q, K, V in slot order (only when some head runs permuted)
+    Tensor3 lse;     // (H, n, 1) in slot order
+    const Heads& slot_input(const Heads& in) const { return permuted.Q.empty() ? in : permuted; }
+};
+
 }  // namespace
 
-RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& params,
-                     std::shared_ptr<const BlockLayout> layout_ptr,
-                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
-                     std::optional<ReasonMask> mask) {
-    const BlockLayout& layout = *layout_ptr;
-    RunResult r;
-    r.variant = info.id;
-    r.params = params;
-    r.causal = setup.causal;
+std::unique_ptr<Execution> SparseVariant::execute(const Plan& base, const Heads& x_in, Backend& backend) const {
+    const auto& plan = static_cast<const SparsePlan&>(base);
+    const SparseSetup& setup = plan.setup;
+    auto e = std::make_unique<SparseExecution>();
+    // The layout's build is part of the algorithm (a kernel needs it); its share is reported in a note.
+    const auto t0 = std::chrono::steady_clock::now();
+    e->layout = std::make_shared<const BlockLayout>(plan.build_layout());
+    const auto t1 = std::chrono::steady_clock::now();
+    const BlockLayout& layout = *e->layout;
     const bool permuted = !setup.perm.empty();
     const int H = x_in.heads(), n = x_in.n(), d = x_in.d(), dv = x_in.dv();
-    Heads xp;  // the input in slot order (only when some head is permuted)
-    Tensor3 lse;
     BlockSparseAttentionArgs a;
     a.layout = &layout, a.scale = setup.scale;
-    {
-        CostMeter meter(backend);
-        if (permuted) {
-            xp.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
-            xp.K = permute_rows(x_in.K, setup.perm, setup.permuted);
-            xp.V = permute_rows(x_in.V, setup.perm, setup.permuted);
-        }
-        const Heads& x = permuted ? xp : x_in;
-        a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
-        r.O = Tensor3(H, n, dv);
-        lse = Tensor3(H, n, 1);
-        a.O = &r.O, a.lse = &lse;
-        backend.block_sparse_attention(a);
-        if (permuted) r.O = unpermute_rows(r.O, setup.perm, setup.permuted);
-        meter.stop(r.cost);
+    if (permuted) {
+        e->permuted.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
+        e->permuted.K = permute_rows(x_in.K, setup.perm, setup.permuted);
+        e->permuted.V = permute_rows(x_in.V, setup.perm, setup.permuted);
     }
-    const double attention_ms = r.cost.time_ms;
-    r.cost.time_ms += build_ms;
-    const Heads& x = permuted ? xp : x_in;
-
-    // mass_recall needs log Σ_allowed exp(s₀·q·k) with the exact s₀ = 1/√d: the primitive's lse when s = s₀.
-    const double exact_scale = 1.0 / std::sqrt(double(d));
-    if (std::fabs(double(setup.scale) - exact_scale) <= 1e-7 * exact_scale) {
-        r.structure.allowed_lse = permuted ? unpermute_rows(lse, setup.perm, setup.permuted) : lse;
-    } else if (options.want_analysis) {  // one more pass at 1/√d
-        Tensor3 O2(H, n, dv), lse2(H, n, 1);
-        a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale);
-        backend.block_sparse_attention(a);
-        r.structure.allowed_lse = permuted ? unpermute_rows(lse2, setup.perm, setup.permuted) : std::move(lse2);
-        a.scale = setup.scale;
-    }
+    const Heads& x = e->slot_input(x_in);
+    a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
+    e->O = Tensor3(H, n, dv);
+    e->lse = Tensor3(H, n, 1);
+    a.O = &e->O, a.lse = &e->lse;
+    backend.block_sparse_attention(a);
+    if (permuted) e->O = unpermute_rows(e->O, setup.perm, setup.permuted);
+    const auto t2 = std::chrono::steady_clock::now();
+    const double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    const double attention_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
 
     const std::vector<int64_t> cells = layout_allowed_cells(layout);
     double allowed_total = 0;  // the count sparse_flops() makes from the same layout
     for (int h = 0; h < H; ++h) allowed_total += double(cells[layout.heads == 1 ? 0 : h]);
     const double denom = setup.causal ? 0.5 * double(n) * (n + 1.0) : double(n) * n;
-    r.structure.density = allowed_total / (double(H) * denom);
-    r.cost.flops = allowed_total * 2.0 * (d + dv);
+    Structure& s = e->structure;
+    s.density = allowed_total / (double(H) * denom);
+    e->flops = allowed_total * 2.0 * (d + dv);
     const double layout_bytes = 4.0 * (layout.row_ptr.size() + 2.0 * layout.col_idx.size()) + 8.0 * layout.masks.size();
-    r.cost.bytes = 4.0 * H * double(n) * (2.0 * d + 2.0 * dv) + layout_bytes;
+    e->bytes = 4.0 * H * double(n) * (2.0 * d + 2.0 * dv) + layout_bytes;
 
     const int b = layout.block, nb = layout.block_rows();
     BlockPlan blocks;
-    blocks.layout = std::move(layout_ptr);
+    blocks.layout = e->layout;
     if (permuted) {
         blocks.perm.resize(static_cast<size_t>(H) * n);
         for (int h = 0; h < H; ++h)
-            for (int s = 0; s < n; ++s) blocks.perm[static_cast<size_t>(h) * n + s] = setup.permuted[h] ? setup.perm[s] : s;
+            for (int i = 0; i < n; ++i) blocks.perm[static_cast<size_t>(h) * n + i] = setup.permuted[h] ? setup.perm[i] : i;
     }
-    r.structure.blocks = std::move(blocks);
+    s.blocks = std::move(blocks);
+    s.random_blocks = plan.random_blocks;
 
-    r.structure.notes = setup.notes;
+    s.notes = setup.notes;
     if (n % b != 0)
-        r.structure.notes.push_back("n = " + std::to_string(n) + " padded to " + std::to_string(nb * b) + " (block " +
-                                    std::to_string(b) +
-                                    "); padding masked, results are for the real n = " + std::to_string(n));
+        s.notes.push_back("n = " + std::to_string(n) + " padded to " + std::to_string(nb * b) + " (block " +
+                          std::to_string(b) + "); padding masked, results are for the real n = " + std::to_string(n));
     const double stored = double(layout.stored_blocks()) / layout.heads;
     double stored_cells = 0;  // cells the kernel scores (partial last blocks counted at their real size)
     for (int h = 0; h < layout.heads; ++h)
@@ -185,23 +177,48 @@ RunResult run_layout(const VariantInfo& info, const Heads& x_in, const Params& p
     stored_cells /= layout.heads;
     double allowed_per_layout_head = 0;
     for (int64_t c : cells) allowed_per_layout_head += double(c) / layout.heads;
-    r.structure.notes.push_back(
-        "layout: " + format_fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
-        " blocks per head (" + format_fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " + std::to_string(nb) +
-        "² grid), " + format_fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
-        "% of scored cells allowed; build " + format_fixed(build_ms, 2) + " ms + attention " +
-        format_fixed(attention_ms, 2) + " ms");
+    s.notes.push_back("layout: " + format_fixed(stored, 0) + " stored " + std::to_string(b) + "×" + std::to_string(b) +
+                      " blocks per head (" + format_fixed(100.0 * stored / (double(nb) * nb), 2) + "% of the " +
+                      std::to_string(nb) + "² grid), " +
+                      format_fixed(100.0 * allowed_per_layout_head / std::max(1.0, stored_cells), 1) +
+                      "% of scored cells allowed; build " + format_fixed(build_ms, 2) + " ms + attention " +
+                      format_fixed(attention_ms, 2) + " ms (wall)");
+    return e;
+}
 
-    if (options.want_matrix && n <= options.max_matrix_n) {
-        r.P_eff = effective_matrix(x, layout, setup.scale, lse,
-                                   [&](int h, int s) { return permuted && setup.permuted[h] ? setup.perm[s] : s; });
-        if (n <= kReachabilityNoteMaxN) {
-            const Adjacency adj = mask ? mask_adjacency(*mask, -1) : layout_adjacency(layout, -1);
-            r.structure.notes.push_back(reachability_summary(compute_reachability(adj, 3, setup.causal)));
-        }
+void SparseVariant::analyse(const Plan& base, Execution& execution, const Heads& x_in, Backend& backend) const {
+    const SparseSetup& setup = static_cast<const SparsePlan&>(base).setup;
+    auto& e = static_cast<SparseExecution&>(execution);
+    const bool permuted = !setup.perm.empty();
+    // mass_recall needs log Σ_allowed exp(s₀·q·k) with the exact s₀ = 1/√d: the primitive's lse when s = s₀.
+    const double exact_scale = 1.0 / std::sqrt(double(x_in.d()));
+    if (std::fabs(double(setup.scale) - exact_scale) <= 1e-7 * exact_scale) {
+        e.structure.allowed_lse = permuted ? unpermute_rows(e.lse, setup.perm, setup.permuted) : e.lse;
+        return;
     }
-    r.structure.mask = std::move(mask);
-    return r;
+    const Heads& x = e.slot_input(x_in);
+    Tensor3 O2(x.heads(), x.n(), x.dv()), lse2(x.heads(), x.n(), 1);
+    BlockSparseAttentionArgs a;
+    a.layout = e.layout.get(), a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
+    a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale);
+    backend.block_sparse_attention(a);
+    e.structure.allowed_lse = permuted ? unpermute_rows(lse2, setup.perm, setup.permuted) : std::move(lse2);
+}
+
+void SparseVariant::explain(const Plan& base, Execution& execution, const Heads& x_in, int max_matrix_n,
+                            Backend&) const {
+    const auto& plan = static_cast<const SparsePlan&>(base);
+    const SparseSetup& setup = plan.setup;
+    auto& e = static_cast<SparseExecution&>(execution);
+    const int n = x_in.n();
+    if (n > max_matrix_n) return;
+    const bool permuted = !setup.perm.empty();
+    e.P_eff = effective_matrix(e.slot_input(x_in), *e.layout, setup.scale, e.lse,
+                               [&](int h, int s) { return permuted && setup.permuted[h] ? setup.perm[s] : s; });
+    ReasonMask mask = plan.reason_mask();
+    if (n <= kReachabilityNoteMaxN)
+        e.structure.notes.push_back(reachability_summary(compute_reachability(mask_adjacency(mask, -1), 3, setup.causal)));
+    e.structure.mask = std::move(mask);
 }
 
 }  // namespace attnscope

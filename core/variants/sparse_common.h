@@ -1,7 +1,8 @@
 // attnscope — what the masked family (strided, fixed, longformer, bigbird, xl) shares: a *pattern* gives the
 // exact reason of every cell plus, per query block, a superset of key blocks that may hold allowed cells;
-// build_layout() turns it into the BSR layout of the block-sparse primitive, and run_sparse() runs it and
-// fills everything the GUI explains (reason mask, density, allowed_lse, notes, P̃ when asked).
+// build_layout() turns it into the BSR layout of the block-sparse primitive. A masked variant writes plan()
+// (its pattern, via make_sparse_plan) and SparseVariant does the rest: execute() builds the layout and runs it,
+// analyse() adds allowed_lse, explain() the reason mask, P̃ and the reachability note.
 //
 // A Pattern is any type with
 //   Reason reason(int h, int i, int j) const;                          // exact, None = not allowed
@@ -9,19 +10,18 @@
 // Candidates marked `full` must have every cell (inside the real n×n matrix) allowed: build_layout() then skips
 // the per-cell evaluation. Layout tests compare the result with brute-force predicates, so a wrong hint fails.
 //
-// The run's Structure::blocks holds the layout the kernel ran and, when some heads run permuted, the slot order;
+// The execution's Structure::blocks holds the layout the kernel ran and, when some heads run permuted, the slot order;
 // bigbird adds Structure::random_blocks.
 #pragma once
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../backend/backend.h"
-#include "../backend/cost_meter.h"
 #include "../backend/block_layout.h"
 #include "variant.h"
 
@@ -121,11 +121,11 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
 /// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
 
-/// What a variant tells run_sparse() besides its pattern.
+/// What a variant tells SparseVariant besides its pattern.
 /// A variant may run some heads in a *permuted* order (slot s holds position perm[s]) when that turns a
 /// scattered pattern into a block-diagonal one — the Sparse Transformer's strided heads, reshaped so that
 /// positions with the same residue mod l sit together (the paper's kernels do the same). The layout of such
-/// heads is then in slot coordinates; run_layout() permutes Q, K, V in and O, lse out, and reports the
+/// heads is then in slot coordinates; execute() permutes Q, K, V in and O, lse out, and reports the
 /// permutation as Structure::blocks->perm (H·n, slot → position, identity for heads run in place).
 struct SparseSetup {
     int block = kDefaultLayoutBlock;  // b of the layout
@@ -137,14 +137,7 @@ struct SparseSetup {
     std::vector<uint8_t> permuted;    // (H) 1 when head h runs in the perm order
 };
 
-/// The pattern-independent half of run_sparse(): runs the primitive on a built layout and fills the result.
-/// `mask` (optional) is the reason mask in position coordinates, used for the reachability note.
-RunResult run_layout(const VariantInfo& info, const Heads& heads, const Params& params,
-                     std::shared_ptr<const BlockLayout> layout,
-                     const SparseSetup& setup, double build_ms, const RunOptions& options, Backend& backend,
-                     std::optional<ReasonMask> mask);
-
-/// Upper bound of the bytes run_sparse() holds at its peak without matrices (Variant::estimate_peak_bytes), from
+/// Upper bound of the bytes SparseVariant::execute() holds at its peak (Variant::estimate_peak_bytes), from
 /// the layout pattern's candidate blocks — every candidate counted as stored and masked — so no layout is built:
 /// O and L, the allowed-lse copy, O and L again when the scale is not 1/√d (mass recall reruns at 1/√d), the
 /// CPU primitive's per-thread scratch, permuted copies of Q, K, V, O and L, and the layout three times (its
@@ -168,8 +161,8 @@ int64_t sparse_peak_bytes(const LayoutPattern& layout_pattern, int H, int n, int
     return floats * int64_t(sizeof(float)) + block_sparse_scratch_bytes(b, d, dv) + 3 * layout_bytes;
 }
 
-/// Analytic FLOPs of run_sparse() (Variant::estimate_flops): the allowed cells of the layout the plan builds, one
-/// multiply-add per (cell, feature) of QKᵀ and PV. Builds the layout (as run() does) to count them exactly.
+/// Analytic FLOPs of SparseVariant::execute() (Variant::estimate_flops): the allowed cells of the layout, one
+/// multiply-add per (cell, feature) of QKᵀ and PV. Builds the layout (as execute() does) to count them exactly.
 template <class LayoutPattern>
 double sparse_flops(const LayoutPattern& layout_pattern, int H, int n, int d, int dv, const SparseSetup& setup) {
     const BlockLayout layout = build_layout(layout_pattern, n, setup.block, setup.layout_heads);
@@ -195,29 +188,49 @@ ReasonMask reason_mask(const Pattern& pattern, int H, int n, int layout_heads) {
     return m;
 }
 
-/// Builds the layout (timed as part of the run: the plan is part of the algorithm's cost), runs it, and adds
-/// the reason mask when the caller wants matrices. `layout_pattern` answers in layout (slot) coordinates,
-/// `pattern` in positions; they are the same object unless setup.perm is used.
+/// A masked variant's plan: its layout setup and the two questions the later phases ask of its pattern.
+struct SparsePlan : Plan {
+    SparseSetup setup;
+    std::function<BlockLayout()> build_layout;  // the layout the kernel runs (slot coordinates): built in execute(),
+                                                // timed, since building it is part of the algorithm's cost
+    std::function<ReasonMask()> reason_mask;    // the reason of every cell in positions (H, n, n): explain() only
+    std::optional<RandomBlocks> random_blocks;  // bigbird's draws, for the views
+};
+
+/// The plan of `pattern` (positions) whose layout is built from `layout_pattern` (slot coordinates; the same
+/// object unless setup.perm is used), for H heads of n positions. Both are shared so a layout pattern may refer to
+/// its pattern.
 template <class Pattern, class LayoutPattern>
-RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
-                     const LayoutPattern& layout_pattern, const SparseSetup& setup, const RunOptions& options,
-                     Backend& backend) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto layout = std::make_shared<const BlockLayout>(
-        build_layout(layout_pattern, heads.n(), setup.block, setup.layout_heads));
-    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::optional<ReasonMask> mask;
-    if (options.want_matrix && heads.n() <= options.max_matrix_n)
-        mask = reason_mask(pattern, heads.heads(), heads.n(), setup.layout_heads);
-    return run_layout(info, heads, params, std::move(layout), setup, build_ms, options, backend, std::move(mask));
+std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, int H, int n, std::shared_ptr<const Pattern> pattern,
+                                             std::shared_ptr<const LayoutPattern> layout_pattern, SparseSetup setup) {
+    auto plan = std::make_unique<SparsePlan>();
+    plan->params = params;
+    plan->causal = setup.causal;
+    plan->build_layout = [pattern, layout_pattern, n, b = setup.block, heads = setup.layout_heads] {
+        return build_layout(*layout_pattern, n, b, heads);
+    };
+    plan->reason_mask = [pattern, H, n, heads = setup.layout_heads] { return reason_mask(*pattern, H, n, heads); };
+    plan->setup = std::move(setup);
+    return plan;
 }
 
-/// run_sparse() for patterns whose layout is in position order.
+/// make_sparse_plan() for a pattern whose layout is in position order.
 template <class Pattern>
-RunResult run_sparse(const VariantInfo& info, const Heads& heads, const Params& params, const Pattern& pattern,
-                     const SparseSetup& setup, const RunOptions& options, Backend& backend) {
-    return run_sparse(info, heads, params, pattern, pattern, setup, options, backend);
+std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, int H, int n, Pattern pattern, SparseSetup setup) {
+    auto shared = std::make_shared<const Pattern>(std::move(pattern));
+    return make_sparse_plan(params, H, n, shared, shared, std::move(setup));
 }
+
+/// The phases every masked variant shares, over the SparsePlan its plan() returns: execute() builds the layout and
+/// runs the block-sparse primitive (density, layout and notes included), analyse() adds allowed_lse (one more pass
+/// when the scale is not 1/√d), explain() the reason mask, P̃ and, up to kReachabilityNoteMaxN, reachability.
+class SparseVariant : public Variant {
+public:
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& heads, Backend& backend) const override;
+    void analyse(const Plan& plan, Execution& execution, const Heads& heads, Backend& backend) const override;
+    void explain(const Plan& plan, Execution& execution, const Heads& heads, int max_matrix_n,
+                 Backend& backend) const override;
+};
 
 std::unique_ptr<Variant> make_strided_variant();
 std::unique_ptr<Variant> make_fixed_variant();

@@ -94,7 +94,7 @@ struct PermutedPlan {
     std::vector<uint8_t> permuted, layout_permuted;
 };
 
-/// Hands the permutation to run_sparse() when some head runs permuted; returns whether one does.
+/// Hands the permutation to the plan when some head runs permuted; returns whether one does.
 bool use_permutation(SparseSetup& s, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {
     if (std::find(permuted.begin(), permuted.end(), 1) == permuted.end()) return false;
     s.perm = perm, s.permuted = permuted;
@@ -145,7 +145,7 @@ double permuted_plan_flops(PermutedPlan<Pattern> plan, int heads, int n, int d, 
     return sparse_flops(layout_pat, heads, n, d, dv, plan.s);
 }
 
-class StridedVariant : public Variant {
+class StridedVariant : public SparseVariant {
 public:
     StridedVariant() {
         m_info = {
@@ -160,25 +160,23 @@ public:
                    bool_param("bidirectional", "bidir",
                               "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
                    head_pattern_param("local", "stride"), scale_param()},
-            .has_mask = true,
-            .normalised = true,
-            .has_matrix = true};
+            .has_mask = true};
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
+        Params p = Variant::resolve(params, heads);
         if (!p.has("stride")) p.set("stride", std::ceil(std::sqrt(double(heads.n()))));
         return p;
     }
-    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        auto [pat, s, permuted, layout_permuted] = plan(x.n(), x.heads(), p);
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto [pat, s, permuted, layout_permuted] = pattern(x.n(), x.heads(), p);
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "local", "stride"));
-        const StridedLayoutPattern layout_pat(pat, layout_permuted);
-        if (use_permutation(s, layout_pat.perm, permuted)) {
+        auto shared = std::make_shared<const StridedPattern>(pat);
+        auto layout_pat = std::make_shared<const StridedLayoutPattern>(*shared, layout_permuted);
+        if (use_permutation(s, layout_pat->perm, permuted)) {
             s.notes.push_back(
                 "stride heads run in residue order (positions grouped by p mod l, as the paper's "
-                "kernels do): their layout is block-diagonal in that order (indices layout/perm)");
+                "kernels do): their layout is block-diagonal in that order");
         }
         if (pat.bidirectional) s.notes.push_back("bidirectional strided pattern: an extension, not in the paper");
         if (pat.l >= x.n())
@@ -188,18 +186,18 @@ public:
             s.notes.push_back(
                 "n = " + std::to_string(x.n()) + " padded to " + std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
                 " (stride l = " + std::to_string(pat.l) + "): the last stride period is partial, padding masked");
-        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
+        return make_sparse_plan(p, x.heads(), x.n(), shared, layout_pat, std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        return permuted_plan_peak_bytes<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+        return permuted_plan_peak_bytes<StridedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        return permuted_plan_flops<StridedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+        return permuted_plan_flops<StridedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
     }
 
 private:
     /// The pattern, its layout setup and the heads run in residue order (pure-B heads, when 2 ≤ l < n).
-    static PermutedPlan<StridedPattern> plan(int n, int H, const Params& p) {
+    static PermutedPlan<StridedPattern> pattern(int n, int H, const Params& p) {
         const int l = p.get_int("stride");
         const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
         std::vector<uint8_t> permuted(H, 0);
@@ -217,7 +215,6 @@ private:
         return {pat, std::move(s), std::move(permuted), std::move(layout_permuted)};
     }
 
-    VariantInfo m_info;
 };
 
 // [SECTION] fixed
@@ -281,7 +278,7 @@ struct FixedLayoutPattern {
     }
 };
 
-class FixedVariant : public Variant {
+class FixedVariant : public SparseVariant {
 public:
     FixedVariant() {
         m_info = {
@@ -294,28 +291,26 @@ public:
              int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
                        1048576),
              causal_param(true), head_pattern_param("block", "summary"), scale_param()},
-            .has_mask = true,
-            .normalised = true,
-            .has_matrix = true};
+            .has_mask = true};
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
+        Params p = Variant::resolve(params, heads);
         if (p.get_int("summary") > p.get_int("block"))
             throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) +
                         " > block l = " + std::to_string(p.get_int("block")) +
                         ": choose c ≤ l (the summary is the last c positions of a block)");
         return p;
     }
-    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        auto [pat, s, permuted, layout_permuted] = plan(x.n(), x.heads(), p);
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto [pat, s, permuted, layout_permuted] = pattern(x.n(), x.heads(), p);
         s.notes.push_back(head_split_note(pat.use.mode, x.heads(), "block", "summary"));
-        const FixedLayoutPattern layout_pat(pat, layout_permuted);
-        if (use_permutation(s, layout_pat.perm, permuted)) {
+        auto shared = std::make_shared<const FixedPattern>(pat);
+        auto layout_pat = std::make_shared<const FixedLayoutPattern>(*shared, layout_permuted);
+        if (use_permutation(s, layout_pat->perm, permuted)) {
             s.notes.push_back(
                 "summary heads run with the summary positions first: each query attends a prefix of "
-                "them, so their layout holds only summary columns (indices layout/perm)");
+                "them, so their layout holds only summary columns");
         }
         if (pat.l >= x.n())
             s.notes.push_back("block l = " + std::to_string(pat.l) + " ≥ n = " + std::to_string(x.n()) +
@@ -329,18 +324,18 @@ public:
         if (b_heads && pat.causal && pat.l - pat.c > 0)
             s.notes.push_back("causal B (summary) heads: rows i < l − c = " + std::to_string(pat.l - pat.c) +
                               " have no summary column yet, so their output is 0 in those heads");
-        return run_sparse(m_info, x, p, pat, layout_pat, s, options, backend);
+        return make_sparse_plan(p, x.heads(), x.n(), shared, layout_pat, std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        return permuted_plan_peak_bytes<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+        return permuted_plan_peak_bytes<FixedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        return permuted_plan_flops<FixedLayoutPattern>(plan(n, heads, p), heads, n, d, dv);
+        return permuted_plan_flops<FixedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
     }
 
 private:
     /// The pattern, its layout setup and the heads run summary-first (pure-B heads, when c < l).
-    static PermutedPlan<FixedPattern> plan(int n, int H, const Params& p) {
+    static PermutedPlan<FixedPattern> pattern(int n, int H, const Params& p) {
         FixedPattern pat{n,
                          choose_layout_block(p.get_int("block")),
                          p.get_int("block"),
@@ -358,7 +353,6 @@ private:
         return {pat, std::move(s), std::move(permuted), std::move(layout_permuted)};
     }
 
-    VariantInfo m_info;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "variant.h"
 
+#include <cmath>
+
 namespace attnscope {
 
 double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
@@ -7,8 +9,17 @@ double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
     return heads * cells * 2.0 * (d + dv);
 }
 
+bool causal_of(const Params& resolved) { return resolved.get_or("causal", 0) != 0; }
+
+Params Variant::resolve(const Params& params, const Shape& shape) const {
+    Params p = params;
+    if (find_param(m_info.params, "scale") && !p.has("scale"))
+        p.set("scale", 1.0 / std::sqrt(static_cast<double>(shape.d())));
+    return p;
+}
+
 double Variant::estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const {
-    return exact_attention_flops(heads, n, d, dv, resolved.get_or("causal", 0) != 0);
+    return exact_attention_flops(heads, n, d, dv, causal_of(resolved));
 }
 
 int64_t Variant::estimate_peak_bytes(int heads, int n, int d, int dv, const Params&) const {
@@ -16,6 +27,55 @@ int64_t Variant::estimate_peak_bytes(int heads, int n, int d, int dv, const Para
     constexpr int64_t kSlackBytes = 16ll << 20;
     const int64_t floats = int64_t(heads) * n * (int64_t(n) + 2ll * d + 2ll * dv);
     return floats * int64_t(sizeof(float)) + kSlackBytes;
+}
+
+std::unique_ptr<Plan> Variant::plan(const Heads&, const Params& resolved,
+                                    const std::shared_ptr<const VariantWeights>&) const {
+    auto plan = std::make_unique<Plan>();
+    plan->params = resolved;
+    plan->causal = info().always_causal || causal_of(resolved);
+    return plan;
+}
+
+TimedExecution execute_timed(const Variant& variant, const Plan& plan, const Heads& heads, Backend& backend) {
+    TimedExecution t;
+    CostMeter meter(backend);
+    t.execution = variant.execute(plan, heads, backend);
+    meter.stop(t.cost);
+    t.cost.flops = t.execution->flops;
+    t.cost.bytes = t.execution->bytes;
+    return t;
+}
+
+RunResult Variant::run(const Heads& heads, const Params& resolved, const RunOptions& options, Backend& backend) const {
+    return run_plan(*plan(heads, resolved, options.weights), heads, options, backend);
+}
+
+RunResult Variant::run_plan(const Plan& plan, const Heads& heads, const RunOptions& options, Backend& backend) const {
+    TimedExecution timed = execute_timed(*this, plan, heads, backend);
+    Execution& e = *timed.execution;
+    analyse(plan, e, heads, backend);
+    if (options.explain) {
+        explain(plan, e, heads, options.max_matrix_n, backend);
+        if (info().has_matrix && heads.n() > options.max_matrix_n)
+            e.structure.notes.push_back("P̃ not materialised: n = " + std::to_string(heads.n()) +
+                                        " exceeds the display limit " + std::to_string(options.max_matrix_n));
+    }
+    return make_result(*this, plan, std::move(timed));
+}
+
+RunResult make_result(const Variant& variant, const Plan& plan, TimedExecution&& timed) {
+    Execution& e = *timed.execution;
+    RunResult r;
+    r.variant = variant.info().id;
+    r.params = plan.params;
+    r.causal = plan.causal;
+    r.model = variant.exact_model(plan.params);
+    r.O = std::move(e.O);
+    r.P_eff = std::move(e.P_eff);
+    r.structure = std::move(e.structure);
+    r.cost = timed.cost;
+    return r;
 }
 
 }  // namespace attnscope

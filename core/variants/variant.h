@@ -1,6 +1,7 @@
-// attnscope — what a variant is: its card (VariantInfo) and its output (RunResult); its input is Heads (heads.h).
-// A variant is a *plan* over a few primitives: it decides structure on the host (deterministic given a
-// seed) and calls the Backend's primitives; backends implement primitives, never variants.
+// attnscope — what a variant is: its card (VariantInfo), its four phases and its output (RunResult); its input is
+// Heads (heads.h). plan() decides on the host (structure, seeded draws), execute() calls the Backend's primitives
+// and is the only phase timed, analyse() adds what metrics need, explain() what views draw. Backends implement
+// primitives, never variants; a variant never measures itself (execute_timed does).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -53,14 +54,31 @@ struct VariantWeights {
     virtual ~VariantWeights() = default;
 };
 
-/// What the caller wants materialised beside O.
+/// What Variant::run() does beyond the algorithm. Benchmarks do not call run(): they time plan() → execute() alone.
 struct RunOptions {
-    bool want_matrix = false;  // fill RunResult::P_eff (n×n per head) and the reason mask
-    int max_matrix_n = 4096;   // refuse to materialise above this n (memory), with a note
-    bool want_analysis = true; // fill Structure::density and allowed_lse (mass recall) where they cost extra passes;
-                               // benchmarks turn it off so they time the algorithm, as peers' forward calls are timed
+    bool explain = false;      // also run explain(): P̃ (n×n per head), the reason mask and what views draw
+    int max_matrix_n = 4096;   // explain() materialises no n×n matrix above this n (memory), and says so in a note
     std::shared_ptr<const VariantWeights> weights;  // from make_weights() for the same shapes and params; null (or
-                                                    // made for others): run() makes its own, outside its timing
+                                                    // made for others): plan() makes its own, outside the timing
+};
+
+/// What plan() decided for one input before any timed work: the resolved params and the variant's host-side draws
+/// (LSH rotations, BigBird's random blocks, Performer's ω, Linformer's E and F). Variants with draws derive from it.
+struct Plan {
+    virtual ~Plan() = default;
+    Params params;        // resolved
+    bool causal = false;  // whether the run is causal (decides the reference)
+};
+
+/// What execute() computed: O, its analytic cost and the structure it decided; analyse() and explain() add to it.
+/// A variant derives from it to keep what those phases read back (L, D, projected keys, features).
+struct Execution {
+    virtual ~Execution() = default;
+    Tensor3 O;                     // (H, n, dv)
+    double flops = 0;              // analytic floating-point operations of execute()
+    double bytes = 0;              // analytic bytes moved by execute()
+    Structure structure;           // what the variant decided (structure.h)
+    std::optional<Tensor3> P_eff;  // (H, n, n) effective matrix, from explain()
 };
 
 /// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
@@ -90,30 +108,58 @@ struct RunResult {
     std::string backend;           // name of the backend that ran it
 };
 
-/// A variant: a card plus a run over all heads.
+/// One metered execute(): the execution and the time and peak memory of that call alone (flops and bytes copied
+/// from the execution). The one place a variant's cost is measured: run(), benchmarks and lesson timings use it.
+struct TimedExecution {
+    std::unique_ptr<Execution> execution;
+    Cost cost;
+};
+
+/// A variant: a card and four phases over all heads — plan (untimed host decisions), execute (the algorithm, timed
+/// by the caller), analyse (what the metrics need beyond O), explain (what the views draw).
 class Variant {
 public:
     virtual ~Variant() = default;
-    /// The card (id, paper, parameters).
-    virtual const VariantInfo& info() const = 0;
+    /// The card (id, paper, parameters), set by the variant's constructor.
+    const VariantInfo& info() const { return m_info; }
     /// Fills in auto defaults that depend on the input shape and checks cross-parameter constraints
-    /// (e.g. window ≤ 2n); throws Error with what to change.
-    virtual Params resolve(const Params& params, const Shape& shape) const = 0;
-    /// Runs every head with resolved params. Fills O, cost.flops/bytes, structure, and P_eff when asked.
-    virtual RunResult run(const Heads& heads, const Params& params, const RunOptions& options,
-                          Backend& backend) const = 0;
-    /// Upper bound of the tracked bytes run() holds at its peak (outputs included, inputs Q/K/V excluded)
-    /// for these shapes and resolved params, without options.want_matrix. Benchmarks check it *before*
+    /// (e.g. window ≤ 2n); throws Error with what to change. The default resolves an auto "scale" to 1/√d.
+    virtual Params resolve(const Params& params, const Shape& shape) const;
+    /// Host-side decisions for this input with resolved params: structure and random draws, deterministic given the
+    /// seed, no hidden cache. `weights` from make_weights() are used when made for these shapes and params. The
+    /// default holds the params and their "causal" flag (always causal for VariantInfo::always_causal).
+    virtual std::unique_ptr<Plan> plan(const Heads& heads, const Params& resolved,
+                                       const std::shared_ptr<const VariantWeights>& weights) const;
+    /// The algorithm on the backend's primitives: O, analytic flops and bytes, and the structure it decides while
+    /// running. Everything inside is timed and metered by the caller (execute_timed).
+    virtual std::unique_ptr<Execution> execute(const Plan& plan, const Heads& heads, Backend& backend) const = 0;
+    /// What the metrics read beyond O where it costs extra passes (density, allowed_lse for mass recall, timing
+    /// notes). run() calls it after execute; benchmarks and lesson timings do not.
+    virtual void analyse(const Plan& plan, Execution& execution, const Heads& heads, Backend& backend) const {
+        (void)plan, (void)execution, (void)heads, (void)backend;
+    }
+    /// What the views draw: P̃ (execution.P_eff, only for n ≤ max_matrix_n), the reason mask, features and
+    /// projections. Display only: never timed.
+    virtual void explain(const Plan& plan, Execution& execution, const Heads& heads, int max_matrix_n,
+                         Backend& backend) const {
+        (void)plan, (void)execution, (void)heads, (void)max_matrix_n, (void)backend;
+    }
+    /// plan → execute (timed) → analyse → explain (when options.explain), with resolved params.
+    RunResult run(const Heads& heads, const Params& resolved, const RunOptions& options, Backend& backend) const;
+    /// run() from a plan made elsewhere (tests inject rotations, ω or projections through their variant's plan).
+    RunResult run_plan(const Plan& plan, const Heads& heads, const RunOptions& options, Backend& backend) const;
+    /// Upper bound of the tracked bytes execute() holds at its peak (outputs included, inputs Q/K/V excluded)
+    /// for these shapes and resolved params. Benchmarks check it *before*
     /// running so a point that would not fit is skipped, not crashed. The default is conservative: it
     /// assumes one n×n matrix per head is materialised beside O; sub-quadratic variants override it.
     virtual int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& resolved) const;
-    /// Analytic FLOPs of run() for these shapes and resolved params, without running: the cost model the
-    /// Performance panel draws before anything is measured. run() reports the same figure as cost.flops. The
+    /// Analytic FLOPs of execute() for these shapes and resolved params, without running: the cost model the
+    /// Performance panel draws before anything is measured. execute() reports the same figure. The
     /// default counts exact attention (exact_attention_flops with the "causal" parameter, off when absent).
     virtual double estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const;
     /// The weights a trained model would hold for these shapes and resolved params (Linformer's E and F), so that
-    /// benchmarks can build them before timing and outside the peak, as they do the inputs, and pass them in
-    /// RunOptions::weights. nullptr when the variant has none (the default).
+    /// benchmarks can build them before timing and outside the peak, as they do the inputs, and pass them to
+    /// plan(). nullptr when the variant has none (the default).
     virtual std::shared_ptr<const VariantWeights> make_weights(const Heads& heads, const Params& resolved) const {
         (void)heads, (void)resolved;
         return nullptr;
@@ -128,6 +174,18 @@ public:
         (void)resolved;
         return ExactModel::Softmax;
     }
+
+protected:
+    VariantInfo m_info;  // the card info() returns
 };
+
+/// Calls variant.execute() inside one CostMeter on `backend`.
+TimedExecution execute_timed(const Variant& variant, const Plan& plan, const Heads& heads, Backend& backend);
+
+/// The RunResult of a timed execution of `plan` (O, structure, P̃ and cost moved out of it).
+RunResult make_result(const Variant& variant, const Plan& plan, TimedExecution&& timed);
+
+/// The "causal" param of resolved params (off when the variant has none).
+bool causal_of(const Params& resolved);
 
 }  // namespace attnscope

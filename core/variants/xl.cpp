@@ -70,7 +70,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-class XlVariant : public Variant {
+class XlVariant : public SparseVariant {
 public:
     /// run() adds the evaluation-mode timings to the notes up to this n.
     static constexpr int kEvaluationNoteMaxN = 16384;
@@ -89,21 +89,18 @@ public:
                         "every query attends exactly the last M positions (i − M < j ≤ i)", false),
              scale_param()},
             .has_mask = true,
-            .normalised = true,
-            .has_matrix = true,
             .always_causal = true};
     }
-    const VariantInfo& info() const override { return m_info; }
     Params resolve(const Params& params, const Shape& heads) const override {
-        Params p = params;
-        resolve_scale(p, heads);
+        Params p = Variant::resolve(params, heads);
         if (!p.has("memory")) p.set("memory", p.get("segment"));
         if (p.get_bool("same_length") && p.get_int("memory") < 1)
             throw Error("xl: same_length with memory M = 0 leaves every query without keys: choose M ≥ 1");
         return p;
     }
-    RunResult run(const Heads& x, const Params& p, const RunOptions& options, Backend& backend) const override {
-        auto [pat, s] = plan(x.n(), p);
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        auto [pat, s] = pattern(x.n(), p);
         const int segments = (x.n() + pat.L - 1) / pat.L;
         s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
                           ", memory M = " + std::to_string(pat.M) +
@@ -115,28 +112,33 @@ public:
         if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
         s.notes.push_back("only the segment recurrence is shown: scores are s·q·k as in softmax attention, without "
                           "Transformer-XL's relative-position terms (which change the scores, not which keys are seen)");
-        RunResult r = run_sparse(m_info, x, p, pat, s, options, backend);
-        if (!options.want_analysis) return r;  // benchmarks and lesson timings measure the algorithm alone
+        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+    }
+    /// Beside allowed_lse, the evaluation modes timed against each other (cached memory vs recomputing the context):
+    /// a measurement for the views, so neither benchmarks nor lesson timings pay for it.
+    void analyse(const Plan& plan, Execution& e, const Heads& x, Backend& backend) const override {
+        SparseVariant::analyse(plan, e, x, backend);
         if (x.n() > kEvaluationNoteMaxN) {
-            r.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +
+            e.structure.notes.push_back("evaluation modes not timed above n = " + std::to_string(kEvaluationNoteMaxN) +
                                         " (it replays every segment twice); time_xl_evaluation() times them on demand");
-            return r;
+            return;
         }
-        const XlEvaluationTiming t = time_xl_evaluation(x, pat.L, pat.M, s.scale, backend);
-        r.structure.notes.push_back(
+        const Params& p = plan.params;
+        const int L = p.get_int("segment"), M = p.get_int("memory");
+        const XlEvaluationTiming t = time_xl_evaluation(x, L, M, static_cast<float>(p.get("scale")), backend);
+        e.structure.notes.push_back(
             "evaluation over " + std::to_string(t.segments) + " segment(s): cached memory " +
             format_fixed(t.cached_ms, 2) + " ms vs recompute whole context " + format_fixed(t.recompute_ms, 2) +
             " ms (" + format_fixed(t.speedup, 2) + "× faster; analytic flops ratio " +
             format_fixed(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
-            format_fixed(t.max_abs_diff * 1e6, 3) + "e-6)" + (pat.same_length ? "; timed without same_length" : ""));
-        return r;
+            format_fixed(t.max_abs_diff * 1e6, 3) + "e-6)" + (p.get_bool("same_length") ? "; timed without same_length" : ""));
     }
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, p);
+        const auto [pat, s] = pattern(n, p);
         return sparse_flops(pat, heads, n, d, dv, s);
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = plan(n, p);
+        const auto [pat, s] = pattern(n, p);
         int64_t bytes = sparse_peak_bytes(pat, heads, n, d, dv, s);
         if (n <= kEvaluationNoteMaxN) {  // plus one evaluation segment: its window of Q, K, V, two outputs, scratch
             const int w = static_cast<int>(std::min<int64_t>(n, int64_t(pat.L) + pat.M));
@@ -152,8 +154,8 @@ public:
     }
 
 private:
-    /// The pattern and layout setup for n positions (run() adds the notes).
-    static std::pair<XlPattern, SparseSetup> plan(int n, const Params& p) {
+    /// The pattern and layout setup for n positions (plan() adds the notes).
+    static std::pair<XlPattern, SparseSetup> pattern(int n, const Params& p) {
         XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
                       p.get_bool("same_length")};
         SparseSetup s;
@@ -163,7 +165,6 @@ private:
         return {pat, std::move(s)};
     }
 
-    VariantInfo m_info;
 };
 
 }  // namespace

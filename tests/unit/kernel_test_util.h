@@ -39,7 +39,7 @@ inline Heads seeded_heads(int H, int n, int d, int dv, uint64_t seed, float qk_s
 inline RunResult run_by_id(const std::string& id, const Heads& in, Backend& backend,
                            const std::vector<std::pair<std::string, std::string>>& sets, bool want_matrix = true) {
     RunOptions options;
-    options.want_matrix = want_matrix;
+    options.explain = want_matrix;
     return run_variant(in, parse_variant_request(id, sets), options, backend, nullptr);
 }
 

@@ -88,7 +88,7 @@ inline RunResult run_recorded(const Heads& x, const std::string& id,
                               const std::vector<std::pair<std::string, std::string>>& sets, Backend& backend,
                               std::optional<BlockLayout>* layout = nullptr, bool want_matrix = true) {
     RunOptions options;
-    options.want_matrix = want_matrix;
+    options.explain = want_matrix;
     RunResult r = run_variant(x, parse_variant_request(id, sets), options, backend, nullptr);
     if (layout) {
         EXPECT_TRUE(r.structure.blocks && r.structure.blocks->layout) << id << " reported no block layout";

@@ -54,7 +54,7 @@ TEST_P(FnetBackend, OutputIsTheRealAndImaginaryDftPair) {
                   << ": Y = C_n·Re(X·F_d) + S_n·Im(X·F_d) to 1e-5, C_n alone misses ≥ 20%\n";
         const Heads in = seeded_heads(2, n, 3, c, 35);
         RunOptions options;
-        options.want_matrix = true;
+        options.explain = true;
         const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, nullptr);
         ASSERT_TRUE(r.P_eff);
         ASSERT_EQ(r.structure.display_matrices.size(), 1u);
@@ -88,7 +88,7 @@ TEST_P(FnetBackend, MixesLayerInputWhenGiven) {
     Heads in = seeded_heads(3, 12, 4, 4, 32);
     in.X = seeded_tensor(1, 12, 20, 33);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     ReferenceCache refs(in, true);
     const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, &refs);
     ASSERT_EQ(r.O.heads(), 1);
@@ -107,7 +107,7 @@ TEST_P(FnetBackend, MetricsOnVSkipRowKl) {
     std::cout << "[case] backend=" << GetParam() << " fnet on V (2, 16, 8) with metrics: rel_err_out set, row_kl unset\n";
     const Heads in = seeded_heads(2, 16, 8, 8, 34);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     ReferenceCache refs(in, true);
     const RunResult r = run_variant(in, parse_variant_request("fnet", {}), options, *backend, &refs);
     EXPECT_TRUE(r.metrics.rel_err_out.has_value());

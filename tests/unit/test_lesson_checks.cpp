@@ -15,14 +15,37 @@ namespace {
 
 using RunFn = std::function<RunResult(const Heads&, const Params&, const RunOptions&, Backend&)>;
 
-/// The registered variant with its run() replaced, and optionally its decoder.
+/// The registered variant with its whole run replaced by a RunFn (its execute() runs it without matrices, its
+/// explain() again with them), and optionally its decoder. Without a RunFn every phase is the real variant's.
 class StandIn : public Variant {
 public:
-    StandIn(const std::string& id, RunFn run) : m_real(find_variant(id)), m_run(std::move(run)) {}
-    const VariantInfo& info() const override { return m_real.info(); }
+    StandIn(const std::string& id, RunFn run) : m_real(find_variant(id)), m_run(std::move(run)) {
+        m_info = m_real.info();
+    }
     Params resolve(const Params& p, const Shape& s) const override { return m_real.resolve(p, s); }
-    RunResult run(const Heads& h, const Params& p, const RunOptions& o, Backend& b) const override {
-        return m_run ? m_run(h, p, o, b) : m_real.run(h, p, o, b);
+    std::unique_ptr<Plan> plan(const Heads& h, const Params& p,
+                               const std::shared_ptr<const VariantWeights>& w) const override {
+        return m_run ? Variant::plan(h, p, w) : m_real.plan(h, p, w);
+    }
+    std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& b) const override {
+        if (!m_run) return m_real.execute(plan, h, b);
+        RunResult r = m_run(h, plan.params, RunOptions{}, b);
+        auto e = std::make_unique<Execution>();
+        e->O = std::move(r.O);
+        e->flops = r.cost.flops, e->bytes = r.cost.bytes;
+        e->structure = std::move(r.structure);
+        return e;
+    }
+    void analyse(const Plan& plan, Execution& e, const Heads& h, Backend& b) const override {
+        if (!m_run) m_real.analyse(plan, e, h, b);
+    }
+    void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend& b) const override {
+        if (!m_run) return m_real.explain(plan, e, h, max_matrix_n, b);
+        RunOptions o;
+        o.explain = true, o.max_matrix_n = max_matrix_n;
+        RunResult r = m_run(h, plan.params, o, b);
+        e.P_eff = std::move(r.P_eff);
+        e.structure = std::move(r.structure);
     }
     int64_t estimate_peak_bytes(int H, int n, int d, int dv, const Params& p) const override {
         return m_real.estimate_peak_bytes(H, n, d, dv, p);

@@ -41,7 +41,7 @@ RunResult run_named(const std::string& id, const Heads& in, const std::vector<st
                     Backend& backend, bool want_matrix) {
     const Variant& v = find_variant(id);
     RunOptions options;
-    options.want_matrix = want_matrix;
+    options.explain = want_matrix;
     return v.run(in, v.resolve(parse_variant_request(id, sets).params, in.shape()), options, backend);
 }
 
@@ -60,7 +60,7 @@ TEST_P(LowRankBackend, LinformerWithIdentityProjectionsEqualsFull) {
             for (int h = 0; h < heads_of_E; ++h) proj.E.head(h).setIdentity();
             proj.F = proj.E;
             RunOptions options;
-            options.want_matrix = true;
+            options.explain = true;
             const RunResult r = linformer_run(in, proj, 0.25f, options, *backend);
             Tensor3 P(2, n, n);
             const Tensor3 O = exact(in, *backend, &P);

@@ -46,7 +46,7 @@ RunResult run_lsh(const Heads& in, const LshCase& c, Backend& backend, bool want
                 {"chunk", std::to_string(c.chunk)}, {"look_back", std::to_string(c.look_back)},
                 {"shared_qk", c.shared ? "1" : "0"}, {"causal", c.causal ? "1" : "0"}, {"seed", std::to_string(c.seed)}});
     RunOptions options;
-    options.want_matrix = want_matrix;
+    options.explain = want_matrix;
     return v.run(in, v.resolve(req.params, in.shape()), options, backend);
 }
 

@@ -51,7 +51,7 @@ TEST_P(LshGolden, MatchesReformerPytorchWhereConventionsAgree) {
             "lsh", {{"rounds", std::to_string(R)}, {"buckets", std::to_string(nb)}, {"chunk", std::to_string(chunk)},
                     {"look_back", "1"}, {"shared_qk", "1"}, {"causal", causal ? "1" : "0"}});
         RunOptions options;
-        options.want_matrix = true;
+        options.explain = true;
         const RunResult r = lsh_run(in, find_variant("lsh").resolve(req.params, in.shape()), rotations, options, *backend);
         const Tensor3 peer_out = tensor_from(c["peer_out"], 1, n, d);
         const Tensor3 peer_P = tensor_from(c["peer_P"], 1, n, n);

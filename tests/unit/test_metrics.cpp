@@ -76,7 +76,7 @@ TEST(Metrics, ReverseKlOfARenormalisedMaskIsMinusLogKeptMass) {
     const Heads in = gaussian_heads(2, 96, 16, 16, 3);
     ReferenceCache refs(in, true);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     const RunResult r = run_variant(in, parse_variant_request("longformer", {{"window", "16"}}), options, *backend, &refs);
     const Reference& ref = refs.get(false, *backend);
     double expected = 0;

@@ -34,7 +34,7 @@ TEST(NpyBundle, WritesInputsOutputsAndAnIndexThatReadsBack) {
     CpuBackend cpu;
     ReferenceCache refs(heads, true);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     std::vector<RunResult> results;
     for (const char* id : {"full", "longformer", "longformer", "fnet"})
         results.push_back(run_variant(heads, parse_variant_request(id, {}), options, cpu, &refs));

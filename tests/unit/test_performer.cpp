@@ -62,7 +62,7 @@ TEST_P(PerformerBackend, GivenOmegaMatchesNaiveClosedForm) {
                       << " n=" << n << " d=" << d << " dv=" << dv << " m=" << m << " causal=" << causal
                       << " tol=" << tol << "\n";
             RunOptions options;
-            options.want_matrix = true;
+            options.explain = true;
             const RunResult r = run_performer(in, performer_params(m, kind, causal), options, *backend, &omega);
             ASSERT_TRUE(r.P_eff);
             for (int h = 0; h < H; ++h) {
@@ -79,7 +79,7 @@ TEST_P(PerformerBackend, GivenOmegaMatchesNaiveClosedForm) {
 /// Mean over seeds of rel_err_attn (‖P̃ − P‖/‖P‖, what the estimator targets) for one configuration.
 double mean_attn_error(const Heads& in, Backend& backend, ReferenceCache& refs, int m, bool orthogonal, int seeds) {
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     double sum = 0;
     for (int seed = 0; seed < seeds; ++seed)
         sum += *run_variant(in, {"performer", performer_params(m, 0, false, orthogonal, seed)}, options, backend, &refs)

@@ -260,7 +260,7 @@ TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
                   << " n=150: mass_recall_i = Σ_{j allowed} P_ij, tol=1e-5\n";
         ReferenceCache refs(x, true);
         RunOptions options;
-        options.want_matrix = true;
+        options.explain = true;
         const RunResult r = run_variant(x, parse_variant_request(id, sets), options, *backend, &refs);
         const Reference& ref = refs.get(r.causal, *backend);
         double total = 0;

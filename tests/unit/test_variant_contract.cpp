@@ -50,7 +50,7 @@ std::vector<ContractRun> contract_runs(CpuBackend& cpu) {
     spec.kind = ScenarioKind::Gaussian, spec.n = 72, spec.heads = 2, spec.dim = 16, spec.value_dim = 12, spec.seed = 5;
     const Heads heads = make_scenario(spec);
     RunOptions options;
-    options.want_matrix = true;
+    options.explain = true;
     std::vector<ContractRun> out;
     for (const auto& variant : all_variants()) {
         const VariantInfo& info = variant->info();
