@@ -6,6 +6,26 @@
 
 namespace attnscope::cli {
 
+namespace {
+
+/// Every option of unsigned type (CLI11's UINT) in `app` and its subcommands refuses a negative number: CLI11
+/// would convert "-3" by wrapping it to 2^64 − 3, a seed nobody asked for.
+void refuse_negative_unsigned(CLI::App& app) {
+    for (CLI::Option* option : app.get_options())
+        if (option->get_type_name() == "UINT")
+            option->check(CLI::Validator(
+                [](std::string& value) -> std::string {
+                    const size_t first = value.find_first_not_of(" \t");
+                    if (first != std::string::npos && value[first] == '-')
+                        return value + " is negative: give a whole number ≥ 0";
+                    return "";
+                },
+                "", "non-negative"));
+    for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
     CLI::App app{"attnscope — a visualizer and playground for efficient attention.\n"
                  "Without a subcommand the desktop GUI starts."};
@@ -19,6 +39,7 @@ int run_cli(int argc, char** argv) {
     add_sweep_command(app, action);
     add_lesson_command(app, action);
     add_gui_command(app, action);
+    refuse_negative_unsigned(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -344,5 +344,8 @@ std::string session_to_json(const App& app);
 void session_from_json(App& app, const std::string& text);
 /// ~/.config/attnscope/session.json (or $XDG_CONFIG_HOME/attnscope/session.json).
 std::string default_session_path();
+/// Copies a session file that could not be read to PATH.bad (PATH.bad.2, … when that exists) so that saving the
+/// session later cannot lose it; returns the copy's file name (no folder).
+std::string keep_unreadable_session(const std::string& path);
 
 }  // namespace attnscope::gui

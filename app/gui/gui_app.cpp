@@ -178,9 +178,11 @@ void save_session(App& app, const std::string& path) {
 }
 
 bool load_session(App& app, const std::string& path) {
+    bool opened = false;
     try {
         std::ifstream in(path);
         if (!in) throw Error("cannot open " + path + " (check the path)");
+        opened = true;
         std::stringstream ss;
         ss << in.rdbuf();
         session_from_json(app, ss.str());
@@ -192,6 +194,17 @@ bool load_session(App& app, const std::string& path) {
     } catch (const std::exception& e) {
         app.exports.message = std::string("could not load the session: ") + e.what();
         app.exports.message_is_error = true;
+        if (opened) {
+            // Saving at exit would replace a hand-edited or half-written file with defaults: keep it first.
+            try {
+                app.exports.message += "; kept as " + keep_unreadable_session(path) +
+                                       " (fix it there and load it with --session)";
+            } catch (const std::exception& copy_error) {
+                app.exports.message += std::string("; could not keep a copy (") + copy_error.what() +
+                                       "): the session will not be saved over it";
+                app.session_path.clear();
+            }
+        }
         return false;
     }
 }

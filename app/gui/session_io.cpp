@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "app.h"
@@ -19,6 +20,13 @@ std::string default_session_path() {
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/attnscope/session.json";
     if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/attnscope/session.json";
     return "attnscope-session.json";
+}
+
+std::string keep_unreadable_session(const std::string& path) {
+    std::string bad = path + ".bad";
+    for (int k = 2; std::filesystem::exists(bad); ++k) bad = path + ".bad." + std::to_string(k);
+    std::filesystem::copy_file(path, bad);
+    return std::filesystem::path(bad).filename().string();
 }
 
 std::string session_to_json(const App& app) {

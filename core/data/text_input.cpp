@@ -30,6 +30,9 @@ TextInput load_text_input(const TextInputSpec& spec) {
         throw Error("head " + std::to_string(spec.head) + " is out of range: the model has heads 0 to " +
                     std::to_string(config.heads - 1) + " (or -1 for all)");
     Encoding enc = model->tokenizer.encode(spec.text);
+    if (enc.ids.size() <= 2)  // [CLS] and [SEP] only: two rows of nothing to attend over
+        throw Error("the text is empty (no word after spaces and control characters are removed): type a sentence, "
+                    "or choose a synthetic scenario");
     TextInput out;
     out.untruncated_tokens = static_cast<int>(enc.ids.size());
     if (out.untruncated_tokens > config.max_positions) {

@@ -47,9 +47,22 @@ SweepRange parse_sweep_range(const std::string& text) {
     r.stop = parse_double(text.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), text);
     if (c2 != std::string::npos) {
         const std::string step = text.substr(c2 + 1);
-        if (step.size() > 1 && step[0] == 'x') r.factor = parse_double(step.substr(1), text);
-        else if (step.size() > 1 && step[0] == '+') r.step = parse_double(step.substr(1), text);
-        else throw Error("sweep range '" + text + "': the step must be xFACTOR or +STEP");
+        if (step.size() > 1 && step[0] == 'x') {
+            // factor = 0 means "arithmetic" inside SweepRange: a written factor must be > 1 here.
+            r.factor = parse_double(step.substr(1), text);
+            if (!(r.factor > 1))
+                throw Error("sweep range '" + text + "': the factor x" + step.substr(1) +
+                            " must be > 1 (each point is the previous one times it); e.g. " +
+                            exact_text(r.start) + ":" + exact_text(r.stop) + ":x2");
+        } else if (step.size() > 1 && step[0] == '+') {
+            r.step = parse_double(step.substr(1), text);
+            if (!(r.step > 0))
+                throw Error("sweep range '" + text + "': the step +" + step.substr(1) +
+                            " must be > 0 (START ≤ STOP, counting up); e.g. " + exact_text(r.start) + ":" +
+                            exact_text(r.stop) + ":+1");
+        } else {
+            throw Error("sweep range '" + text + "': the step must be xFACTOR or +STEP");
+        }
     }
     r.values();  // validates
     return r;

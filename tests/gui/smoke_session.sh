@@ -103,6 +103,17 @@ set -e
 if [ "$rc" -ne 3 ]; then echo "bad input: expected exit 3 (error banner), got $rc"; cat "$out/bad_input.err"; exit 1; fi
 grep -q "out of range" "$out/bad_input.err" || { echo "bad input: banner text missing"; cat "$out/bad_input.err"; exit 1; }
 echo "bad input: error banner shown as expected: $(cat "$out/bad_input.err")"
+# A session file that does not parse is kept beside itself (.bad) before anything could save over it.
+rm -f "$out/half_written.json"*
+printf '{"version": 1, "input": {"n": 12' > "$out/half_written.json"
+set +e
+"$app" gui --screenshot "$out/half_written.png" --frames 2 --session "$out/half_written.json" 2> "$out/half_written.err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { echo "unreadable session: expected exit 2, got $rc"; cat "$out/half_written.err"; exit 1; }
+grep -q "kept as half_written.json.bad" "$out/half_written.err" || { echo "unreadable session: no word of the kept copy"; cat "$out/half_written.err"; exit 1; }
+cmp -s "$out/half_written.json" "$out/half_written.json.bad" || { echo "unreadable session: the .bad copy differs"; exit 1; }
+echo "unreadable session: $(cat "$out/half_written.err")"
 rm -rf "$out/exports"
 ATTNSCOPE_EXPORT_DIR="$out/exports" "$app" gui --self-test-frames "${ATTNSCOPE_SELF_TEST_FRAMES:-2000}" --seed 7 --width 1024 --height 700
 # The self-test exports once through every path (CSV, NPY, window PNG, a panel-sized PNG).

@@ -39,7 +39,8 @@ RunBatchRequest tensors_batch(const std::string& path) {
 TEST(GuiInputs, TensorsFromANpyFolderOrOneOfItsFiles) {
     std::printf("[case] Tensors mode: q/k/v.npy (2, 5, 3) float32 + tokens.txt, by folder and by q.npy\n");
     TempDir dir("gui-npy");
-    write_bytes(dir.file("q.npy"), npy_bytes("<f4", "(2, 5, 3)", f32_bytes(ramp(30, -1.0f, 0.07f))));
+    const std::vector<float> q = ramp(30, -1.0f, 0.07f);
+    write_bytes(dir.file("q.npy"), npy_bytes("<f4", "(2, 5, 3)", f32_bytes(q)));
     write_bytes(dir.file("k.npy"), npy_bytes("<f4", "(2, 5, 3)", f32_bytes(ramp(30, 0.5f, -0.05f))));
     write_bytes(dir.file("v.npy"), npy_bytes("<f4", "(2, 5, 4)", f32_bytes(ramp(40, 0.0f, 0.1f))));
     write_bytes(dir.file("tokens.txt"), "a\nb\nc\nd\ne\n");
@@ -54,7 +55,10 @@ TEST(GuiInputs, TensorsFromANpyFolderOrOneOfItsFiles) {
         EXPECT_EQ(s->heads->dv(), 4);
         ASSERT_EQ(s->heads->tokens.size(), 5u);
         EXPECT_EQ(s->heads->tokens[2], "c");
-        EXPECT_FLOAT_EQ(s->heads->Q.at(1, 0, 0), -1.0f + 0.07f * 15);  // C order: (h, i, j) → h·15 + i·3 + j
+        // The very float written (recomputing −1 + 0.07·15 differs by an ulp between optimisation levels); C order:
+        // (h, i, j) → h·15 + i·3 + j, so a loader that transposed or skipped a head reads another element.
+        EXPECT_EQ(s->heads->Q.at(1, 0, 0), q[15]);
+        EXPECT_EQ(s->heads->Q.at(0, 4, 2), q[14]);
         ASSERT_EQ(s->variants.size(), 1u);
         EXPECT_TRUE(s->variants[0].error.empty()) << s->variants[0].error;
     }

@@ -16,7 +16,8 @@ TEST(SweepRange, ParsesArithmeticAndGeometricForms) {
 }
 
 TEST(SweepRange, RejectsMalformedRanges) {
-    for (const char* bad : {"", "5", "a:3", "1:2:3", "1:2:x1", "0:8:x2", "4:1", "1:5:+0", "1:5:+-1"}) {
+    for (const char* bad : {"", "5", "a:3", "1:2:3", "1:2:x1", "0:8:x2", "4:1", "1:5:+0", "1:5:+-1", "1:8:x0",
+                            "1:8:x-2", "1:8:x0.5", "1:8:xnan", "1:8:+inf"}) {
         std::cout << "[case] range '" << bad << "'\n";
         EXPECT_THROW(parse_sweep_range(bad), Error) << bad;
     }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the CPU code (no GUI, no CUDA, no micro-benchmarks) with sanitizers in its own tree and runs what CI
+# checks under them; any report is fatal (-fno-sanitize-recover), so it fails the test that met it.
+#   address  ASan + UBSan: every unit test and every CLI test (lessons and set-up excluded: timing claims and
+#            the installer, not memory safety)
+#   thread   TSan: the worker, job-queue and benchmark-job tests (attnscope_thread_tests). OMP_NUM_THREADS=1:
+#            libgomp is not instrumented, so its own barriers would be reported as races.
+# usage: scripts/sanitize.sh address|thread [BUILD_DIR]   (run scripts/setup.sh first; .ci/run does)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+kind="${1:-}"
+case "$kind" in
+  address) sanitizers="address,undefined" ;;
+  thread) sanitizers="thread" ;;
+  *) echo "usage: scripts/sanitize.sh address|thread [BUILD_DIR]" >&2; exit 2 ;;
+esac
+build="${2:-$root/build-sanitize-$kind}"
+start=$SECONDS
+source "$root/scripts/build-env.sh"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_GUI=OFF \
+  -DATTNSCOPE_CUDA=OFF -DATTNSCOPE_BENCH=OFF -DATTNSCOPE_SANITIZE="$sanitizers" "${launcher_flags[@]}" >/dev/null
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+status=0
+if [ "$kind" = address ]; then
+  cmake --build "$build" -j "$(nproc)"
+  build_s=$((SECONDS - start))
+  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.)') || status=$?
+else
+  cmake --build "$build" -j "$(nproc)" --target attnscope_thread_tests
+  build_s=$((SECONDS - start))
+  OMP_NUM_THREADS=1 "$build/tests/attnscope_thread_tests" --gtest_filter='JobQueue.*:Worker*.*:BenchJob.*' || status=$?
+fi
+echo "sanitize $kind: build ${build_s} s, tests $((SECONDS - start - build_s)) s, exit $status" >&2
+exit "$status"

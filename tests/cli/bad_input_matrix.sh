@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The bad-input matrix: every command and every input kind given something wrong. Each case must end with the
+# expected exit status (2: refused before any work), exactly one line on stderr that holds the expected words
+# (what was wrong and what is allowed), no signal, within 60 s and — unless the binary is sanitized, whose shadow
+# memory needs terabytes of address space — within 4 GiB of address space.
+# usage: bad_input_matrix.sh ATTNSCOPE WORK_DIR [sanitized]
+set -uo pipefail
+app="$1"; work="$2"; sanitized="${3:-}"
+rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
+failures=0; cases=0
+
+# expect STATUS WORDS ARGS...: runs attnscope ARGS and checks status, one stderr line holding WORDS, no signal.
+expect() {
+  local status="$1" words="$2"; shift 2
+  cases=$((cases + 1))
+  local start=$SECONDS rc
+  if [ -n "$sanitized" ]; then
+    timeout 60 "$app" "$@" >out.txt 2>err.txt; rc=$?
+  else
+    (ulimit -v 4194304; exec timeout 60 "$app" "$@") >out.txt 2>err.txt; rc=$?
+  fi
+  local lines; lines=$(grep -c '' err.txt)
+  local verdict=ok
+  if [ "$rc" -eq 124 ]; then verdict="timed out (> 60 s)"
+  elif [ "$rc" -ge 128 ]; then verdict="killed by signal $((rc - 128))"
+  elif [ "$rc" -ne "$status" ]; then verdict="exit $rc, expected $status"
+  elif ! grep -qF -- "$words" err.txt; then verdict="stderr lacks '$words'"
+  elif [ "$lines" -ne 1 ]; then verdict="$lines lines on stderr, expected 1"
+  fi
+  printf '[case %2d] attnscope %s -> exit %s in %d s: %s\n' "$cases" "$*" "$rc" $((SECONDS - start)) "$(head -c 300 err.txt)"
+  if [ "$verdict" != ok ]; then
+    echo "  FAILED: $verdict"; cat err.txt; failures=$((failures + 1))
+  fi
+}
+
+# npy FILE DESCR FORTRAN SHAPE DATA_FILE: a .npy with this header and these bytes.
+npy() {
+  local header="{'descr': '$2', 'fortran_order': $3, 'shape': $4, }"
+  local total=$((10 + ${#header} + 1)); local pad=$(( (64 - total % 64) % 64 ))
+  header="$header$(printf '%*s' "$pad" '')"
+  local len=$(( ${#header} + 1 ))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
+    printf '%s\n' "$header"; cat "$5"; } > "$1"
+}
+floats() { python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<%df' % $1, *[((i * 37) % 11 - 5) / 7 for i in range($1)]))"; }
+tensor_dir() {  # tensor_dir NAME: a valid q/k/v folder (2, 5, 3) to break one file of
+  mkdir -p "$1"; floats 30 > f30.bin
+  for t in q k v; do npy "$1/$t.npy" '<f4' False '(2, 5, 3)' f30.bin; done
+}
+
+# CLI values: signs, ranges, non-numbers, overflow, NaN and infinity.
+expect 2 "-3 is negative: give a whole number ≥ 0" run --variant full --n 16 --seed -3
+expect 2 "-1 is negative: give a whole number ≥ 0" bench --variants full --n 64 --seed -1
+expect 2 "-4 is negative: give a whole number ≥ 0" sweep --variant lsh --param rounds=1:2 --seed -4
+expect 2 "the factor x0 must be > 1" sweep --variant lsh --param rounds=1:8:x0
+expect 2 "the factor x-2 must be > 1" sweep --variant lsh --param rounds=1:8:x-2
+expect 2 "the step +0 must be > 0" sweep --variant lsh --param rounds=1:8:+0
+expect 2 "START must be ≤ STOP" sweep --variant lsh --param rounds=8:1
+expect 2 "has no parameter 'k'" sweep --variant svd --param k=1:4
+expect 2 "Could not convert: --n = 1e30" run --variant full --n 1e30
+expect 2 "Could not convert: --n = 99999999999" run --variant full --n 99999999999
+expect 2 "n = 2000000 is out of range: choose 1 ≤ n ≤ 1048576" run --variant full --n 2000000
+expect 2 "n = 0 is out of range" run --variant flash --n 0
+expect 2 "heads" run --variant full --n 16 --heads 0
+expect 2 "dim" run --variant full --n 16 --dim -1
+expect 2 "temperature" run --variant full --n 16 --temperature nan
+expect 2 "temperature" run --variant full --n 16 --temperature inf
+expect 2 "parameter scale='nan' is not a finite number" run --variant full --n 16 --set scale=nan
+expect 2 "parameter scale='inf' is not a finite number" run --variant full --n 16 --set scale=inf
+expect 2 "parameter scale='1e400' is not a finite number" run --variant full --n 16 --set scale=1e400
+expect 2 "lsh: buckets n_b = 3 must be 1 or even" run --variant lsh --n 64 --set buckets=3
+expect 2 "svd: rank r = 65 > n = 64" run --variant svd --n 64 --set rank=65
+expect 2 "linformer: k = 65 > n = 64" run --variant linformer --n 64 --set k=65
+expect 2 "'0' is not a length in [1, 2^30]" bench --variants full --n 0
+expect 2 "runs 0" bench --variants full --n 64 --runs 0
+expect 2 "unknown lesson 'nosuch'" lesson nosuch
+expect 2 "unknown variant 'nosuch'" spectrum --variant nosuch --n 16
+
+# Tensor files: truncated, corrupt, mis-shaped, NaN/inf, integer, big-endian, Fortran order, empty, 4-D.
+tensor_dir good
+cp -r good truncated; head -c 100 good/q.npy > truncated/q.npy
+expect 2 "q.npy" run --variant full --tensors truncated
+cp -r good magic; printf 'NOTNUMPY' > magic/k.npy
+expect 2 "k.npy" run --variant full --tensors magic
+cp -r good empty_file; : > empty_file/v.npy
+expect 2 "v.npy" run --variant full --tensors empty_file
+cp -r good misshaped; floats 24 > f24.bin; npy misshaped/k.npy '<f4' False '(2, 4, 3)' f24.bin
+expect 2 "n" run --variant full --tensors misshaped
+cp -r good nan; python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<30f', *([float('nan')] * 30)))" > nan.bin
+npy nan/q.npy '<f4' False '(2, 5, 3)' nan.bin
+expect 2 "NaN" run --variant full --tensors nan
+cp -r good inf; python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<30f', *([float('inf')] * 30)))" > inf.bin
+npy inf/v.npy '<f4' False '(2, 5, 3)' inf.bin
+expect 2 "inf" run --variant full --tensors inf
+cp -r good integer; npy integer/q.npy '<i4' False '(2, 5, 3)' f30.bin
+expect 2 "dtype '<i4'" run --variant full --tensors integer
+cp -r good bigendian; npy bigendian/q.npy '>f4' False '(2, 5, 3)' f30.bin
+expect 2 "dtype '>f4'" run --variant full --tensors bigendian
+cp -r good fortran; npy fortran/q.npy '<f4' True '(2, 5, 3)' f30.bin
+expect 2 "Fortran (column-major) order" run --variant full --tensors fortran
+cp -r good zero_length; : > none.bin; for t in q k v; do npy zero_length/$t.npy '<f4' False '(0, 3)' none.bin; done
+expect 2 "zero_length" run --variant full --tensors zero_length
+cp -r good four_d; npy four_d/q.npy '<f4' False '(1, 2, 5, 3)' f30.bin
+expect 2 "q.npy" run --variant full --tensors four_d
+cp -r good missing_v; rm missing_v/v.npy
+expect 2 "v.npy" run --variant full --tensors missing_v
+printf '\x08\x00\x00\x00\x00\x00\x00\x00{"q": {' > broken.safetensors
+expect 2 "broken.safetensors" run --variant full --tensors broken.safetensors
+printf '\xff\xff\xff\xff\xff\xff\xff\x7f{}' > huge_header.safetensors
+expect 2 "huge_header.safetensors" run --variant full --tensors huge_header.safetensors
+expect 2 "does not exist" run --variant full --tensors nothing_here.safetensors
+
+# Text: invalid UTF-8, empty, over-long, a missing file, a broken model folder (only where the model is set up).
+printf 'caf\xc3 au lait' > invalid.txt
+if "$app" run --variant full --text "a test" >/dev/null 2>&1; then
+  expect 2 "UTF-8" run --variant full --text-file invalid.txt
+  expect 2 "the text is empty" run --variant full --text ""
+  expect 2 "the text is empty" run --variant full --text "   "
+  expect 2 "the text is empty" sweep --variant lsh --param rounds=1:2 --text " "
+  python3 -c "print('word ' * 3000)" > long.txt
+  expect 2 "tokens but the model takes at most 512" run --variant full --text-file long.txt
+else
+  echo "[skip] text cases: the encoder model is not set up here (scripts/setup.sh installs it)"
+fi
+expect 2 "no_such.txt" run --variant full --text-file no_such.txt
+mkdir -p broken_model; printf '{"hidden_size": ' > broken_model/config.json; : > broken_model/vocab.txt
+expect 2 "config.json" run --variant full --text "a test" --model broken_model
+mkdir -p empty_model
+expect 2 "empty_model" run --variant full --text "a test" --model empty_model
+
+# Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
+if ! "$app" gui --help 2>&1 | grep -q -- --session; then
+  echo "[skip] session cases: this build has no GUI"
+  echo "bad-input matrix: $cases cases, $failures failed"
+  [ "$failures" -eq 0 ]; exit
+fi
+printf '{"version": 1, "input": {"n": 1' > half.json
+expect 2 "-2 is negative: give a whole number ≥ 0" gui --seed -2 --frames 1
+expect 2 "not valid JSON" gui --session half.json --frames 1 --screenshot shot.png
+printf '{"version": 99}' > future.json
+expect 2 "version" gui --session future.json --frames 1 --screenshot shot.png
+
+echo "bad-input matrix: $cases cases, $failures failed"
+[ "$failures" -eq 0 ]
