@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the CPU code (no GUI, no CUDA, no micro-benchmarks) with sanitizers in its own tree and runs what CI
 # checks under them; any report is fatal (-fno-sanitize-recover), so it fails the test that met it.
-#   address  ASan + UBSan: every unit test and every CLI test (lessons and set-up excluded: timing claims and
-#            the installer, not memory safety)
+#   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI smoke excluded: timing
+#            claims, the installer and screenshots, not memory safety), then a random GUI session of
+#            ATTNSCOPE_SELF_TEST_FRAMES frames (default 1500) with its invariants (scripts/gui-soak.sh)
 #   thread   TSan: the worker, job-queue and benchmark-job tests (attnscope_thread_tests). OMP_NUM_THREADS=1:
 #            libgomp is not instrumented, so its own barriers would be reported as races.
 # usage: scripts/sanitize.sh address|thread [BUILD_DIR]   (run scripts/setup.sh first; .ci/run does)
@@ -17,16 +18,22 @@ esac
 build="${2:-$root/build-sanitize-$kind}"
 start=$SECONDS
 source "$root/scripts/build-env.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_GUI=OFF \
+gui=OFF; [ "$kind" = address ] && gui=ON
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_GUI="$gui" \
   -DATTNSCOPE_CUDA=OFF -DATTNSCOPE_BENCH=OFF -DATTNSCOPE_SANITIZE="$sanitizers" "${launcher_flags[@]}" >/dev/null
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+# Mesa's software renderer and the X libraries keep allocations until exit by design; they are not ours.
+export LSAN_OPTIONS="suppressions=$root/tests/gui/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 status=0
 if [ "$kind" = address ]; then
   cmake --build "$build" -j "$(nproc)"
   build_s=$((SECONDS - start))
-  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.)') || status=$?
+  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.|gui\.smoke)') || status=$?
+  tests_s=$((SECONDS - start - build_s))
+  "$root/scripts/gui-soak.sh" "${ATTNSCOPE_SELF_TEST_FRAMES:-1500}" 1 "$build" || status=$?
+  echo "sanitize address: GUI session $((SECONDS - start - build_s - tests_s)) s" >&2
 else
   cmake --build "$build" -j "$(nproc)" --target attnscope_thread_tests
   build_s=$((SECONDS - start))

@@ -325,6 +325,8 @@ void apply_lesson(App& app, const std::string& id);
 bool lessons_busy(const App& app);
 /// True while a metric sweep is running or about to start.
 bool sweep_busy(const App& app);
+/// Cancels the running metric sweep (its finished points stay shown); nothing when none runs.
+void cancel_metric_sweep(App& app);
 /// One line for the screenshot log: the lesson shown and its check's verdict, the sweep's curves and points
 /// ("" when there is neither).
 std::string lessons_status(const App& app);

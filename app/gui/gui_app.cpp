@@ -28,6 +28,7 @@
 #include "app.h"
 #include "core/lessons/lessons.h"
 #include "measure.h"
+#include "self_test.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 
@@ -312,100 +313,6 @@ void capture(GLFWwindow* window, const Capture& c) {
     write_rgb_png(c.path, w, h, rgb.data());
 }
 
-// [SECTION] Self-test
-
-/// Random input for --self-test-frames: mouse moves, clicks, drags and wheel over the whole window, and
-/// random edits of the UI state (parameters within their ranges, head, toggles, zoom, focus, variants).
-class SelfTest {
-public:
-    explicit SelfTest(uint64_t seed) : m_rng(seed) {}
-    void inject(App& app, int width, int height) {
-        ImGuiIO& io = ImGui::GetIO();
-        std::uniform_real_distribution<float> ux(0, float(width)), uy(0, float(height)), u01(0, 1);
-        if (m_hold > 0) {
-            m_mx = std::clamp(m_mx + (u01(m_rng) - 0.5f) * 40, 0.0f, float(width));
-            m_my = std::clamp(m_my + (u01(m_rng) - 0.5f) * 40, 0.0f, float(height));
-            io.AddMousePosEvent(m_mx, m_my);
-            if (--m_hold == 0) io.AddMouseButtonEvent(0, false);
-        } else {
-            m_mx = ux(m_rng), m_my = uy(m_rng);
-            io.AddMousePosEvent(m_mx, m_my);
-            const float r = u01(m_rng);
-            if (r < 0.10f) {
-                io.AddMouseButtonEvent(0, true);
-                m_hold = 1 + int(u01(m_rng) * 12);  // click or short drag
-            } else if (r < 0.16f) {
-                io.AddMouseWheelEvent(0, (u01(m_rng) - 0.5f) * 4);
-            } else if (r < 0.17f) {
-                io.AddMouseButtonEvent(1, true), io.AddMouseButtonEvent(1, false);
-            }
-        }
-        // From frame 80, edits pause until the exports below have run, so a result is sure to arrive.
-        if (app.frame % 12 == 0 && (app.frame < 80 || m_exported)) edit(app);
-        const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].matrix;
-        if (!m_exported && app.frame >= 90 && ready) {  // every export path once
-            m_exported = true;
-            export_matrix(app, app.snap->variants[0], 0, "csv");
-            export_matrix(app, app.snap->variants[0], 0, "npy");
-            app.captures.push_back({export_path(app, "self-test-window.png"), ImVec4(0, 0, 0, 0)});
-            app.captures.push_back({export_path(app, "self-test-corner.png"), ImVec4(0, 0, 200, 100)});
-        }
-    }
-    int edits = 0;
-
-private:
-    void edit(App& app) {
-        ++edits;
-        std::uniform_int_distribution<int> pick(0, 11);
-        std::uniform_real_distribution<double> u01(0, 1);
-        auto& sc = app.input.spec.scenario;
-        switch (pick(m_rng)) {
-            case 0: sc.n = 16 + int(u01(m_rng) * 496); app.dirty = true; break;
-            case 1: sc.kind = scenario_list()[size_t(u01(m_rng) * scenario_list().size()) % scenario_list().size()].kind;
-                    app.dirty = true; break;
-            case 2: sc.temperature = 0.1 + u01(m_rng) * 3; sc.heads = 1 + int(u01(m_rng) * 4); app.dirty = true; break;
-            case 3: app.view.head = int(u01(m_rng) * 4); break;
-            case 4: app.view.show_mask = !app.view.show_mask; app.view.log_scale = u01(m_rng) < 0.5; break;
-            case 5: app.view.show_diff = !app.view.show_diff; break;
-            case 6: {  // zoom to a random window of the matrix
-                const double n = sc.n, a = u01(m_rng) * n, w = 1 + u01(m_rng) * n;
-                app.view.x_min = a, app.view.x_max = a + w, app.view.y_min = n - a - w, app.view.y_max = n - a;
-                break;
-            }
-            case 7: {
-                const auto& all = all_variants();
-                if (app.variants.slots.size() < 4) app.variants.add(all[size_t(u01(m_rng) * all.size()) % all.size()]->info().id);
-                else app.variants.slots.erase(app.variants.slots.begin());
-                app.dirty = true;
-                break;
-            }
-            case 8: case 9: {  // a random parameter edit within its range
-                if (app.variants.slots.empty()) break;
-                auto& slot = app.variants.slots[size_t(u01(m_rng) * app.variants.slots.size()) % app.variants.slots.size()];
-                const auto& specs = find_variant(slot.id).info().params;
-                if (specs.empty()) break;
-                const ParamSpec& p = specs[size_t(u01(m_rng) * specs.size()) % specs.size()];
-                if (p.kind == ParamKind::IntList) break;
-                double v = p.lo + u01(m_rng) * std::min(p.hi - p.lo, 512.0);
-                if (p.kind != ParamKind::Real) v = std::floor(v);
-                slot.params.set(p.name, v);
-                app.dirty = true;
-                break;
-            }
-            case 10: {
-                const auto all = panels();
-                ImGui::SetWindowFocus(all[size_t(u01(m_rng) * all.size()) % all.size()].window);
-                break;
-            }
-            default: app.view.fit_next = true; break;
-        }
-    }
-    std::mt19937_64 m_rng;
-    bool m_exported = false;
-    int m_hold = 0;
-    float m_mx = 0, m_my = 0;
-};
-
 }  // namespace
 
 // [SECTION] Main loop
@@ -458,7 +365,10 @@ int run_gui(const GuiOptions& o) {
             ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
             app->pending_layout.clear();
         }
-        SelfTest self_test(o.seed);
+        SelfTestLimits limits;  // tests tighten them to prove each invariant can fail (tests/gui/smoke_session.sh)
+        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_WEDGE_S")) limits.wedge_seconds = std::atof(v);
+        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_RSS_MIB")) limits.max_resident_bytes = std::atoll(v) << 20;
+        SelfTest self_test(o.seed, limits);
         Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();
         int settled = 0;
@@ -558,10 +468,18 @@ int run_gui(const GuiOptions& o) {
                 }
                 if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
-            if (o.self_test_frames > 0 && app->frame + 1 >= o.self_test_frames) {
-                std::printf("self-test: %d frames, %d random edits, seed %llu: no crash\n", app->frame + 1,
-                            self_test.edits, static_cast<unsigned long long>(o.seed));
-                break;
+            if (o.self_test_frames > 0) {
+                if (const std::string broken = self_test.check(*app); !broken.empty()) {
+                    std::fprintf(stderr, "self-test: invariant broken at frame %d (seed %llu): %s\n", app->frame,
+                                 static_cast<unsigned long long>(o.seed), broken.c_str());
+                    status = 4;
+                    break;
+                }
+                if (app->frame + 1 >= o.self_test_frames) {
+                    std::printf("self-test: seed %llu: %s; every invariant held\n",
+                                static_cast<unsigned long long>(o.seed), self_test.summary(*app).c_str());
+                    break;
+                }
             }
             // Software GL makes every presented frame expensive; the self-test exercises the UI logic every
             // frame and the GL path on every 4th.

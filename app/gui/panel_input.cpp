@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 #include "core/data/text_input.h"
 
@@ -335,21 +336,21 @@ void load_input_session(App& app, const nlohmann::json& j) {
             throw Error("input mode '" + mode + "' is not synthetic, text or tensors: fix the session file");
         input.spec.mode = mode == "text" ? InputMode::Text : mode == "tensors" ? InputMode::Tensors : InputMode::Synthetic;
         input.spec.scenario.kind = parse_scenario(in.value("scenario", "local"));
-        input.spec.scenario.n = in.value("n", 256);
-        input.spec.scenario.heads = in.value("heads", 4);
-        input.spec.scenario.dim = in.value("dim", 64);
-        input.spec.scenario.temperature = in.value("temperature", 1.0);
-        input.spec.scenario.seed = in.value("seed", uint64_t(0));
+        input.spec.scenario.n = json_int(in, "n", 256, 1, 1 << 20, "the session's input");
+        input.spec.scenario.heads = json_int(in, "heads", 4, 1, 64, "the session's input");
+        input.spec.scenario.dim = json_int(in, "dim", 64, 1, 1024, "the session's input");
+        input.spec.scenario.temperature = json_number(in, "temperature", 1.0, 0, 100, "the session's input");
+        input.spec.scenario.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the session's input"));
         const std::string& structure = scenario_info(input.spec.scenario.kind).param.name;
-        input.spec.scenario.structure = structure.empty() ? 0 : in.value(structure, 0);
+        input.spec.scenario.structure = structure.empty() ? 0 : json_int(in, structure.c_str(), 0, 0, 1 << 20, "the session's input");
         input.spec.text = in.value("text", input.spec.text);
         input.spec.model_dir = in.value("model_dir", "");
-        input.spec.layer = in.value("layer", 0);
+        input.spec.layer = json_int(in, "layer", 0, 0, 1000, "the session's input");
         input.spec.truncate = in.value("truncate", false);
         input.spec.tensors_path = in.value("tensors_path", "");
         input.tensors_edit = input.spec.tensors_path;
-        input.max_matrix_n = in.value("max_matrix_n", 4096);
-        input.view_size = in.value("view_size", 1024);
+        input.max_matrix_n = json_int(in, "max_matrix_n", 4096, 1, 1 << 20, "the session's input");
+        input.view_size = json_int(in, "view_size", 1024, 1, 1 << 20, "the session's input");
     }
     const std::string export_dir = j.contains("view") ? j["view"].value("export_dir", app.exports.dir) : app.exports.dir;
     app.input = input;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 #include "core/session/metrics.h"
 #include "core/backend/lsh_rules.h"
@@ -700,18 +701,18 @@ void load_matrices_session(App& app, const nlohmann::json& j) {
     MatrixViewState view;
     if (j.contains("view")) {
         const auto& v = j["view"];
-        view.head = v.value("head", 0);
+        view.head = json_int(v, "head", 0, 0, 1 << 20, "the session's view");
         view.show_mask = v.value("mask", true);
         view.show_diff = v.value("diff", false);
         view.log_scale = v.value("log", true);
-        view.decades = v.value("decades", 4.0f);
+        view.decades = float(json_number(v, "decades", 4.0, 0, 1000, "the session's view"));
         view.shared_scale = v.value("shared_scale", true);
         const std::string order = v.value("order", "positions");
         if (order != "positions" && order != "lsh" && order != "clusters")
             throw Error("view.order '" + order + "' is not positions, lsh or clusters: fix the session file");
         view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                                   : DisplayOrder::Positions;
-        view.order_round = v.value("order_round", 0);
+        view.order_round = json_int(v, "order_round", 0, 0, 1 << 20, "the session's view");
         if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
             view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
             view.fit_next = false;

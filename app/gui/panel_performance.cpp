@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
@@ -462,12 +463,12 @@ void load_performance_session(App& app, const nlohmann::json& j) {
     if (!j.contains("performance")) return;  // sweep range; "run": true starts a sweep on load (screenshots)
     const auto& p = j["performance"];
     PerfState perf = app.perf;
-    perf.n_min_log2 = p.value("n_min_log2", perf.n_min_log2);
-    perf.n_max_log2 = p.value("n_max_log2", perf.n_max_log2);
-    perf.heads = p.value("heads", perf.heads);
-    perf.dim = p.value("dim", perf.dim);
-    perf.runs = p.value("runs", perf.runs);
-    perf.budget_s = p.value("budget_s", perf.budget_s);
+    perf.n_min_log2 = json_int(p, "n_min_log2", perf.n_min_log2, 0, 30, "the session's performance panel");
+    perf.n_max_log2 = json_int(p, "n_max_log2", perf.n_max_log2, 0, 30, "the session's performance panel");
+    perf.heads = json_int(p, "heads", perf.heads, 1, 64, "the session's performance panel");
+    perf.dim = json_int(p, "dim", perf.dim, 1, 1024, "the session's performance panel");
+    perf.runs = json_int(p, "runs", perf.runs, 1, 1000, "the session's performance panel");
+    perf.budget_s = json_number(p, "budget_s", perf.budget_s, 0, 1e6, "the session's performance panel");
     perf.references = p.value("references", perf.references);
     perf.run_on_start = p.value("run", false);
     app.perf = perf;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 
 namespace attnscope::gui {
@@ -306,7 +307,7 @@ void save_spectrum_session(const App& app, nlohmann::json& j) {
 void load_spectrum_session(App& app, const nlohmann::json& j) {
     if (!j.contains("view")) return;
     const bool enabled = j["view"].value("spectrum", true);
-    const int grid_index = j["view"].value("grid_index", 0);
+    const int grid_index = json_int(j["view"], "grid_index", 0, 0, 1 << 20, "the session's view");
     app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index;
 }
 

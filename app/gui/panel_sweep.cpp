@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/scenarios.h"
@@ -118,6 +119,10 @@ private:
 
 bool sweep_busy(const App& app) {
     return (app.metric_sweep.job && !app.metric_sweep.job->finished()) || app.metric_sweep.run_on_start;
+}
+
+void cancel_metric_sweep(App& app) {
+    if (app.metric_sweep.job) app.metric_sweep.job->cancel();
 }
 
 std::string sweep_status(const App& app) {
@@ -357,7 +362,7 @@ namespace {
 
 /// Replaces the panel's sweep with a new one on the worker's queue.
 void start_metric_sweep(App& app, SweepPlan plan) {
-    if (app.metric_sweep.job) app.metric_sweep.job->cancel();
+    cancel_metric_sweep(app);
     app.metric_sweep.job = std::make_shared<MetricSweepJob>(std::move(plan));
     app.runs.post_job(app.metric_sweep.job);
 }
@@ -395,7 +400,7 @@ void draw_sweep_panel(App& app) {
     s.run_on_start = false;
     ImGui::SameLine();
     ImGui::BeginDisabled(!running);
-    if (ImGui::Button("Cancel") && s.job) s.job->cancel();
+    if (ImGui::Button("Cancel")) cancel_metric_sweep(app);
     ImGui::EndDisabled();
     const int points = int(plan.values.size()), runs = points * s.seeds * int(plan.specs.size());
     if (error.empty()) {
@@ -469,12 +474,12 @@ void load_sweep_session(App& app, const nlohmann::json& j) {
         MetricSweepState s;
         s.variants = p.value("variants", s.variants);
         s.param = p.value("param", s.param);
-        s.start = p.value("start", s.start), s.stop = p.value("stop", s.stop);
+        s.start = json_number(p, "start", s.start, -1e300, 1e300, "the session's sweep"), s.stop = json_number(p, "stop", s.stop, -1e300, 1e300, "the session's sweep");
         s.geometric = p.value("geometric", s.geometric);
-        s.factor = p.value("factor", s.factor), s.step = p.value("step", s.step);
+        s.factor = json_number(p, "factor", s.factor, -1e300, 1e300, "the session's sweep"), s.step = json_number(p, "step", s.step, -1e300, 1e300, "the session's sweep");
         s.metric = p.value("metric", s.metric);
         parse_sweep_metric(s.metric);  // throws listing the metrics
-        s.seeds = p.value("seeds", s.seeds);
+        s.seeds = json_int(p, "seeds", s.seeds, 1, 1000, "the session's sweep");
         s.log_x = p.value("log_x", s.log_x), s.log_y = p.value("log_y", s.log_y);
         s.run_on_start = p.value("run", false);
         app.metric_sweep = std::move(s);

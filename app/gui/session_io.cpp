@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "app.h"
 #include "panels.h"
 
@@ -50,8 +51,10 @@ void session_from_json(App& app, const std::string& text) {
         throw Error(std::string("the session file is not valid JSON (") + e.what() + "): fix or delete it");
     }
     try {
-        if (j.value("version", 0) != kSessionVersion)
-            throw Error("session version " + std::to_string(j.value("version", 0)) + " is not " +
+        if (!j.is_object()) throw Error("the session file is not a JSON object: fix or delete it");
+        const int64_t version = json_integer(j, "version", 0, INT64_MIN, INT64_MAX, "the session file");
+        if (version != kSessionVersion)
+            throw Error("session version " + std::to_string(version) + " is not " +
                         std::to_string(kSessionVersion) + ": delete the file to start fresh");
         load_panels(app, j);
         app.pending_layout = j.value("layout", "");

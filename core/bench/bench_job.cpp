@@ -4,7 +4,7 @@ namespace attnscope {
 
 void BenchJob::run(JobContext& ctx) {
     BenchCallbacks cb;
-    cb.cancel_requested = [this, &ctx] {
+    cb.cancel_requested = [&ctx] {
         ctx.between_steps();
         return ctx.cancelled();
     };

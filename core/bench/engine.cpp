@@ -11,7 +11,7 @@
 
 #include "../memory.h"
 #include "../backend/cost_meter.h"
-#include "device_guard.h"
+#include "memory_guard.h"
 #include "../variants/registry.h"
 #include "memory_probe.h"
 #include "../format.h"

@@ -4,31 +4,8 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
-#include <string>
 
 namespace attnscope {
-
-namespace {
-
-/// Value in kB of a "Key:   123 kB" line of a /proc file, in bytes; -1 when absent.
-int64_t proc_kb_field(const char* path, const std::string& key) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() || line[key.size()] != ':') continue;
-        std::istringstream fields(line.substr(key.size() + 1));
-        int64_t kb = -1;
-        if (fields >> kb) return kb * 1024;
-    }
-    return -1;
-}
-
-}  // namespace
-
-int64_t available_memory_bytes() { return proc_kb_field("/proc/meminfo", "MemAvailable"); }
-
-int64_t total_memory_bytes() { return proc_kb_field("/proc/meminfo", "MemTotal"); }
 
 int64_t resident_bytes() {
     std::ifstream in("/proc/self/statm");

@@ -5,12 +5,10 @@
 #pragma once
 #include <cstdint>
 
+#include "../host_memory.h"  // available_memory_bytes, total_memory_bytes
+
 namespace attnscope {
 
-/// MemAvailable from /proc/meminfo in bytes, or -1 when unknown.
-int64_t available_memory_bytes();
-/// MemTotal from /proc/meminfo in bytes, or -1 when unknown.
-int64_t total_memory_bytes();
 /// The process's resident set now (/proc/self/statm), in bytes, or -1 when unknown.
 int64_t resident_bytes();
 

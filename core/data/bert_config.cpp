@@ -24,8 +24,20 @@ BertConfig read_bert_config(const std::string& dir) {
     } catch (const nlohmann::json::exception& e) {
         throw Error(path.string() + " is not valid JSON (" + e.what() + "); reinstall the model with scripts/setup.sh");
     }
+    if (!j.is_object()) throw Error(path.string() + " is not a JSON object of settings; reinstall the model with scripts/setup.sh");
+    // A value of the wrong type names its key (nlohmann's own message would not).
+    auto text = [&](const char* key, const std::string& fallback) {
+        if (!j.contains(key)) return fallback;
+        if (!j[key].is_string()) throw Error(path.string() + ": '" + key + "' must be a string");
+        return j[key].get<std::string>();
+    };
+    auto flag = [&](const char* key) {
+        if (!j.contains(key) || j[key].is_null()) return false;
+        if (!j[key].is_boolean()) throw Error(path.string() + ": '" + key + "' must be true or false");
+        return j[key].get<bool>();
+    };
     BertConfig c;
-    c.model_type = j.value("model_type", std::string());
+    c.model_type = text("model_type", "");
     if (c.model_type != "bert")
         throw Error(path.string() + ": model_type '" + c.model_type +
                     "' is not supported; attnscope runs BERT encoders (model_type \"bert\"), e.g. all-MiniLM-L6-v2 "
@@ -42,18 +54,23 @@ BertConfig read_bert_config(const std::string& dir) {
     c.intermediate = need_int("intermediate_size");
     c.max_positions = need_int("max_position_embeddings");
     c.type_vocab = j.contains("type_vocab_size") ? need_int("type_vocab_size") : 2;
-    c.layer_norm_eps = j.value("layer_norm_eps", 1e-12);
+    if (j.contains("layer_norm_eps")) {
+        const nlohmann::json& eps = j["layer_norm_eps"];
+        if (!eps.is_number() || !(eps.get<double>() > 0) || eps.get<double>() > 1)
+            throw Error(path.string() + ": 'layer_norm_eps' must be a number in (0, 1]");
+        c.layer_norm_eps = eps.get<double>();
+    }
     if (c.hidden % c.heads != 0)
         throw Error(path.string() + ": hidden_size " + std::to_string(c.hidden) + " is not a multiple of " +
                     std::to_string(c.heads) + " heads");
-    const std::string act = j.value("hidden_act", std::string("gelu"));
+    const std::string act = text("hidden_act", "gelu");
     if (act == "gelu_new" || act == "gelu_pytorch_tanh") c.gelu_tanh = true;
     else if (act != "gelu")
         throw Error(path.string() + ": hidden_act '" + act + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh)");
-    const std::string pos = j.value("position_embedding_type", std::string("absolute"));
+    const std::string pos = text("position_embedding_type", "absolute");
     if (pos != "absolute")
         throw Error(path.string() + ": position_embedding_type '" + pos + "' is not supported (absolute only)");
-    if (j.value("is_decoder", false) || j.value("add_cross_attention", false))
+    if (flag("is_decoder") || flag("add_cross_attention"))
         throw Error(path.string() + ": decoder BERT configurations are not supported; use an encoder");
     return c;
 }

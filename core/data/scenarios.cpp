@@ -4,6 +4,8 @@
 // (rows are clearly shaped but not one-hot); temperature T divides every logit.
 #include "scenarios.h"
 
+#include "../host_memory.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -155,6 +157,11 @@ Heads make_scenario(const ScenarioSpec& spec) {
     const uint64_t seed = spec.seed;
     const float inv_t = static_cast<float>(1.0 / spec.temperature);
     const float sqrt_d = std::sqrt(static_cast<float>(d));
+    // Q, K, V plus the generators' temporaries of the same size.
+    require_host_memory(2 * int64_t(sizeof(float)) * H * n * (2ll * d + dv),
+                        "the synthetic input (n = " + std::to_string(n) + ", H = " + std::to_string(H) +
+                            ", d = " + std::to_string(d) + ")",
+                        "lower n, the number of heads or d");
     Heads out;
     out.source = "synthetic:" + scenario_id(spec.kind);
     out.Q = Tensor3(H, n, d);

@@ -1,5 +1,6 @@
 #include "lessons.h"
 
+#include "../json_fields.h"
 #include "attnscope_embedded_lessons.h"
 #include "checks.h"
 
@@ -24,24 +25,33 @@ std::string text_of(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+Lesson parse_lesson(const std::string& json_text) {
+    try {
+        const nlohmann::json j = nlohmann::json::parse(json_text);
+        Lesson l;
+        l.id = j.at("id").get<std::string>();
+        if (!j.contains("order")) throw Error("its \"order\" is missing");
+        l.order = json_int(j, "order", 0, 0, 1000, "the lesson");
+        l.title = j.at("title").get<std::string>();
+        l.explanation = text_of(j, "explanation");
+        l.look_at = text_of(j, "look_at");
+        l.preset = j.value("preset", nlohmann::json::object());
+        if (!l.preset.is_object()) throw Error("its \"preset\" is not an object");
+        l.check = j.at("check").at("id").get<std::string>();
+        l.check_params = j.at("check");
+        return l;
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(e.what());
+    }
+}
+
 const std::vector<Lesson>& all_lessons() {
     static const std::vector<Lesson> lessons = [] {
         std::vector<Lesson> out;
         for (std::size_t k = 0; k < assets::kLessons_count; ++k) {
-            nlohmann::json j;
             try {
-                j = nlohmann::json::parse(assets::kLessons[k]);
-                Lesson l;
-                l.id = j.at("id").get<std::string>();
-                l.order = j.at("order").get<int>();
-                l.title = j.at("title").get<std::string>();
-                l.explanation = text_of(j, "explanation");
-                l.look_at = text_of(j, "look_at");
-                l.preset = j.value("preset", nlohmann::json::object());
-                l.check = j.at("check").at("id").get<std::string>();
-                l.check_params = j.at("check");
-                out.push_back(std::move(l));
-            } catch (const nlohmann::json::exception& e) {
+                out.push_back(parse_lesson(assets::kLessons[k]));
+            } catch (const Error& e) {
                 throw Error("lesson file #" + std::to_string(k) + " in assets/lessons is malformed: " + e.what());
             }
         }

@@ -29,6 +29,8 @@ struct Lesson {
     nlohmann::json check_params;  // thresholds and sizes of the check
 };
 
+/// Reads one lesson file's JSON; throws Error saying which key is missing or of the wrong type.
+Lesson parse_lesson(const std::string& json_text);
 /// Every lesson, in their own order (the "order" field); throws Error when an embedded file is malformed.
 const std::vector<Lesson>& all_lessons();
 /// The lesson with this id; throws Error listing the ids when there is none.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../json_fields.h"
 #include "../data/samples.h"
 #include "../format.h"
 #include "../variants/registry.h"
@@ -31,19 +32,19 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
         if (mode == "text") {
             spec.mode = InputMode::Text;
             spec.text = preset_text(in);
-            spec.layer = in.value("layer", 0);
+            spec.layer = json_int(in, "layer", 0, 0, 1000, "the lesson preset's input");
             spec.truncate = in.value("truncate", false);
         } else if (mode == "synthetic") {
             spec.mode = InputMode::Synthetic;
             ScenarioSpec& sc = spec.scenario;
             sc.kind = parse_scenario(in.value("scenario", "gaussian"));
-            sc.n = in.value("n", 256);
-            sc.heads = in.value("heads", 4);
-            sc.dim = in.value("dim", 64);
-            sc.temperature = in.value("temperature", 1.0);
-            sc.seed = in.value("seed", uint64_t(0));
+            sc.n = json_int(in, "n", 256, 1, 1 << 20, "the lesson preset's input");
+            sc.heads = json_int(in, "heads", 4, 1, 64, "the lesson preset's input");
+            sc.dim = json_int(in, "dim", 64, 1, 1024, "the lesson preset's input");
+            sc.temperature = json_number(in, "temperature", 1.0, 0, 100, "the lesson preset's input");
+            sc.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the lesson preset's input"));
             if (const std::string& name = scenario_info(sc.kind).param.name; !name.empty())
-                sc.structure = in.value(name, 0);  // e.g. "band": 16; absent = the scenario's default
+                sc.structure = json_int(in, name.c_str(), 0, 0, 1 << 20, "the lesson preset's input");  // e.g. "band": 16; absent = the scenario's default
         } else {
             throw Error("the lesson preset's input mode '" + mode + "' is not synthetic or text");
         }
@@ -55,25 +56,34 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
 
 std::vector<VariantRequest> preset_variants(const nlohmann::json& preset) {
     std::vector<VariantRequest> out;
-    for (const auto& v : preset.value("variants", nlohmann::json::array())) {
-        const std::string id = v.at("id").get<std::string>();
+    const nlohmann::json variants = preset.value("variants", nlohmann::json::array());
+    if (!variants.is_array()) throw Error("the lesson preset's \"variants\" is not a list of {\"id\", \"params\"}");
+    for (const auto& v : variants) {
+        std::string id;
         // Every value as the text a user would type after --set, so one parser validates and names what is wrong.
         std::vector<std::pair<std::string, std::string>> assignments;
-        const nlohmann::json params = v.value("params", nlohmann::json::object());
-        for (auto it = params.begin(); it != params.end(); ++it) {
-            const nlohmann::json& value = it.value();
-            std::string text;
-            if (value.is_array()) {
-                for (const auto& x : value) text += (text.empty() ? "" : ",") + x.dump();
-                if (text.empty()) text = "none";
-            } else if (value.is_string()) {
-                text = value.get<std::string>();
-            } else if (value.is_boolean()) {
-                text = value.get<bool>() ? "1" : "0";
-            } else {
-                text = value.dump();
+        try {
+            id = v.at("id").get<std::string>();
+            const nlohmann::json params = v.value("params", nlohmann::json::object());
+            if (!params.is_object()) throw Error("the lesson preset's variant '" + id + "' has \"params\" that are not an object");
+            for (auto it = params.begin(); it != params.end(); ++it) {
+                const nlohmann::json& value = it.value();
+                std::string text;
+                if (value.is_array()) {
+                    for (const auto& x : value) text += (text.empty() ? "" : ",") + x.dump();
+                    if (text.empty()) text = "none";
+                } else if (value.is_string()) {
+                    text = value.get<std::string>();
+                } else if (value.is_boolean()) {
+                    text = value.get<bool>() ? "1" : "0";
+                } else {
+                    text = value.dump();
+                }
+                assignments.emplace_back(it.key(), text);
             }
-            assignments.emplace_back(it.key(), text);
+        } catch (const nlohmann::json::exception& e) {
+            throw Error("the lesson preset's variant #" + std::to_string(out.size() + 1) +
+                        " is not {\"id\": \"...\", \"params\": {...}} (" + e.what() + ")");
         }
         out.push_back(parse_variant_request(id, assignments));  // throws naming the variant and the key
     }

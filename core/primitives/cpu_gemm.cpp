@@ -8,7 +8,7 @@ namespace attnscope {
 
 void cpu_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
     const int H = C.heads();
-    const auto [r, k, c] = validate_gemm(A, ta, B, tb, C);
+    const int r = validate_gemm(A, ta, B, tb, C).rows;
     // Many heads: one head per thread. Few heads: split the rows of C over the threads, each block a sequential
     // Eigen product (Eigen's own threaded GEMM spin-waits between its threads, which stalls for whole scheduler
     // slices when the cores are shared — measured 20× slower for Linformer's E·K under load).

@@ -1,6 +1,7 @@
 #include "experiment.h"
 
-#include "../bench/device_guard.h"
+#include "../bench/memory_guard.h"
+#include "../host_memory.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -13,6 +14,10 @@ VariantRequest parse_variant_request(const std::string& id,
 
 const Reference& ReferenceCache::get(bool causal, Backend& backend) {
     auto it = m_refs.find(causal);
+    if (it == m_refs.end() && m_want_P)
+        require_host_memory(int64_t(sizeof(float)) * m_heads.heads() * m_heads.n() * m_heads.n(),
+                            "the exact reference P (for rel_err_attn and row KL) at n = " + std::to_string(m_heads.n()),
+                            "lower n or the number of heads");
     if (it == m_refs.end()) it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
     return it->second;
 }
@@ -42,7 +47,7 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
                       Backend& backend, ReferenceCache* refs) {
     validate_heads(heads);
     const Params params = variant.resolve(request_params, heads.shape());
-    require_device_fit(variant, heads, params, backend);  // estimated before launch (no-op on the CPU)
+    require_fit(variant, heads, params, options, backend);  // estimated before anything is allocated
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
     if (refs) {
@@ -57,7 +62,7 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
 RunResult run_variant_timed(const Heads& heads, const Variant& variant, const Params& request_params, Backend& backend) {
     validate_heads(heads);
     const Params params = variant.resolve(request_params, heads.shape());
-    require_device_fit(variant, heads, params, backend);
+    require_fit(variant, heads, params, RunOptions{}, backend);
     const std::unique_ptr<Plan> plan = variant.plan(heads, params, nullptr);
     RunResult result = make_result(variant, *plan, execute_timed(variant, *plan, heads, backend));
     result.backend = backend.name();

@@ -122,6 +122,10 @@ if "$app" run --variant full --text "a test" >/dev/null 2>&1; then
 else
   echo "[skip] text cases: the encoder model is not set up here (scripts/setup.sh installs it)"
 fi
+# Memory: a request whose estimate exceeds what the host can give is refused before it allocates, naming both.
+expect 2 "the synthetic input (n = 1048576, H = 64, d = 1024) needs an estimated" run --variant flash --n 1048576 --heads 64 --dim 1024
+expect 2 "full at n = 200000, H = 4 needs an estimated" run --variant full --n 200000 --heads 4 --dim 8
+expect 2 "the synthetic input (n = 1048576, H = 64, d = 1024) needs an estimated" sweep --variant lsh --param rounds=1:2 --n 1048576 --heads 64 --dim 1024
 expect 2 "no_such.txt" run --variant full --text-file no_such.txt
 mkdir -p broken_model; printf '{"hidden_size": ' > broken_model/config.json; : > broken_model/vocab.txt
 expect 2 "config.json" run --variant full --text "a test" --model broken_model
@@ -139,6 +143,9 @@ expect 2 "-2 is negative: give a whole number ≥ 0" gui --seed -2 --frames 1
 expect 2 "not valid JSON" gui --session half.json --frames 1 --screenshot shot.png
 printf '{"version": 99}' > future.json
 expect 2 "version" gui --session future.json --frames 1 --screenshot shot.png
+# A session asking for more memory than there is: the GUI opens, shows why in its banner (exit 3 on a screenshot).
+printf '{"version": 1, "input": {"mode": "synthetic", "n": 1048576, "heads": 64, "dim": 1024}, "variants": [{"id": "flash"}]}' > huge.json
+expect 3 "needs an estimated" gui --session huge.json --frames 5 --screenshot shot.png
 
 echo "bad-input matrix: $cases cases, $failures failed"
 [ "$failures" -eq 0 ]

@@ -6,7 +6,8 @@
 #   3. a bad input must show the error banner (exit 3) without crashing; text longer than 512 tokens shows the
 #      truncation message (exit 3), its truncated session does not; no model: install hint + synthetic fallback;
 #      loaded tensors (.npy written here) show, round-trip through the session, and a missing file is a sentence;
-#   4. a random-interaction run (--self-test-frames) must finish without a crash.
+#   4. a random-interaction run (--self-test-frames) must finish with every invariant held, and each invariant
+#      must stop a run whose bound is set so that it cannot hold.
 # usage: smoke_session.sh ATTNSCOPE_BINARY OUT_DIR PNG_STATS
 set -euo pipefail
 app="$1"; out="$2"; stats="$3"
@@ -120,3 +121,16 @@ ATTNSCOPE_EXPORT_DIR="$out/exports" "$app" gui --self-test-frames "${ATTNSCOPE_S
 for f in self-test-window.png self-test-corner.png; do "$stats" "$out/exports/$f" 8; done
 ls "$out/exports"/*_P_h0.csv "$out/exports"/*_P.npy >/dev/null || { echo "self-test: CSV/NPY exports missing"; ls -la "$out/exports"; exit 1; }
 head -c 10 "$out/exports"/*_P.npy | grep -q NUMPY || { echo "self-test: NPY export has no NUMPY header"; exit 1; }
+# The self-test's invariants can fail: with a bound no run meets, each must stop the run with exit 4 and say which.
+self_test_must_break() {  # self_test_must_break WORDS ENV=VALUE
+  set +e
+  env "$2" ATTNSCOPE_EXPORT_DIR="$out/exports" "$app" gui --self-test-frames 400 --seed 7 --width 1024 --height 700 \
+    >/dev/null 2> "$out/broken.err"
+  local rc=$?
+  set -e
+  [ "$rc" -eq 4 ] && grep -q "invariant broken.*$1" "$out/broken.err" || {
+    echo "self-test with $2: expected exit 4 and '$1', got $rc"; cat "$out/broken.err"; exit 1; }
+  echo "self-test with $2: $(cat "$out/broken.err")"
+}
+self_test_must_break "resident set" ATTNSCOPE_SELF_TEST_MAX_RSS_MIB=1
+self_test_must_break "wedged" ATTNSCOPE_SELF_TEST_WEDGE_S=0

@@ -12,7 +12,7 @@
 #include "core/analysis/spectrum.h"
 #include "core/primitives/cpu_backend.h"
 #include "core/backend/cost_meter.h"
-#include "core/bench/device_guard.h"
+#include "core/bench/memory_guard.h"
 #include "core/bench/report.h"
 #include "core/bench/engine.h"
 #include "core/data/scenarios.h"

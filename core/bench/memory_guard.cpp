@@ -1,5 +1,6 @@
-#include "device_guard.h"
+#include "memory_guard.h"
 #include "../format.h"
+#include "../host_memory.h"
 
 #include <cstdio>
 
@@ -26,6 +27,21 @@ void require_device_fit(const Variant& variant, const Heads& h, const Params& re
         device_memory_shortfall(need, backend, variant.info().id + " at n = " + std::to_string(h.n()) + ", H = " +
                                                    std::to_string(h.heads()));
     if (!why.empty()) throw DeviceMemoryError(why);
+}
+
+int64_t host_estimate_bytes(const Variant& variant, const Heads& h, const Params& resolved, bool explain_matrices) {
+    int64_t bytes = variant.estimate_peak_bytes(h.heads(), h.n(), h.d(), h.dv(), resolved);
+    if (explain_matrices) bytes += int64_t(h.heads()) * h.n() * h.n() * int64_t(sizeof(float) + 1);  // P̃ + reasons
+    return bytes;
+}
+
+void require_fit(const Variant& variant, const Heads& h, const Params& resolved, const RunOptions& options,
+                 Backend& backend) {
+    if (backend.has_device()) return require_device_fit(variant, h, resolved, backend);
+    const bool matrices = options.explain && h.n() <= options.max_matrix_n;
+    require_host_memory(host_estimate_bytes(variant, h, resolved, matrices),
+                        variant.info().id + " at n = " + std::to_string(h.n()) + ", H = " + std::to_string(h.heads()),
+                        "lower n or the number of heads, or choose a variant with less memory (flash is exact in O(n))");
 }
 
 }  // namespace attnscope
