@@ -37,8 +37,9 @@ printf '%-14s %14s %10s %8s  %s\n' target executions exec/s corpus result >&2
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t" findings="$build/findings/$t" log="$build/logs/$t.log"
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
-  # Scratch files of the targets go to a folder of their own, removed afterwards.
-  scratch="$(mktemp -d)"
+  # Scratch files of the targets (the readers take paths) go to a folder of their own in memory when /dev/shm is
+  # there, removed afterwards.
+  scratch="$(mktemp -d -p "$([ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")"
   result=ok
   TMPDIR="$scratch" "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$root/tests/fuzz/corpus/$t" \

@@ -23,8 +23,6 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -D
   -DATTNSCOPE_CUDA=OFF -DATTNSCOPE_BENCH=OFF -DATTNSCOPE_SANITIZE="$sanitizers" "${launcher_flags[@]}" >/dev/null
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
-# Mesa's software renderer and the X libraries keep allocations until exit by design; they are not ours.
-export LSAN_OPTIONS="suppressions=$root/tests/gui/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 status=0
 if [ "$kind" = address ]; then

@@ -368,6 +368,7 @@ int run_gui(const GuiOptions& o) {
         SelfTestLimits limits;  // tests tighten them to prove each invariant can fail (tests/gui/smoke_session.sh)
         if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_WEDGE_S")) limits.wedge_seconds = std::atof(v);
         if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_RSS_MIB")) limits.max_resident_bytes = std::atoll(v) << 20;
+        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_TRACKED_MIB")) limits.max_tracked_bytes = std::atoll(v) << 20;
         SelfTest self_test(o.seed, limits);
         Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();

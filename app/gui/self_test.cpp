@@ -12,6 +12,7 @@
 #include "core/data/samples.h"
 #include "core/data/scenarios.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/preset.h"
 #include "core/memory.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
@@ -58,14 +59,20 @@ void SelfTest::inject(App& app, int width, int height) {
     const bool waiting = m_unanswered_since >= 0 && now_seconds() - m_unanswered_since > kPauseEditsAfterSeconds;
     // From frame 80, edits pause until the exports below have run, so a result is sure to arrive.
     if (app.frame % 12 == 0 && (app.frame < 80 || m_exported) && !waiting) edit(app);
-    const bool ready = app.snap && !app.snap->variants.empty() && app.snap->variants[0].matrix;
-    if (!m_exported && app.frame >= 90 && ready) {  // every export path once, early
+    const VariantView* shown = nullptr;  // the first variant with a matrix to export
+    if (app.snap)
+        for (const VariantView& v : app.snap->variants)
+            if (v.matrix && !shown) shown = &v;
+    if (!m_exported && app.frame >= 90 && shown) {  // every export path once, early
         m_exported = true;
-        export_matrix(app, app.snap->variants[0], 0, "csv");
-        export_matrix(app, app.snap->variants[0], 0, "npy");
+        export_matrix(app, *shown, 0, "csv");
+        export_matrix(app, *shown, 0, "npy");
         app.captures.push_back({export_path(app, "self-test-window.png"), ImVec4(0, 0, 0, 0)});
         app.captures.push_back({export_path(app, "self-test-corner.png"), ImVec4(0, 0, 200, 100)});
     }
+    // Edits never stop for good: when nothing exportable has shown by frame 600, carry on without the exports
+    // (the smoke test, whose first batch always shows, still checks that they were written).
+    if (!m_exported && app.frame >= 600) m_exported = true;
     if (app.frame == m_cancel_at) {
         cancel_metric_sweep(app);
         if (app.bench) app.bench->cancel();
@@ -214,7 +221,7 @@ std::string SelfTest::check(App& app) {
         else if (now - m_unanswered_since > m_limits.wedge_seconds)
             return "the worker looks wedged: batch " + std::to_string(posted) + " was posted " +
                    std::to_string(int(now - m_unanswered_since)) + " s ago (edits paused) and the newest shown is " +
-                   std::to_string(shown);
+                   std::to_string(shown) + "; " + describe_state(app);
     } else {
         m_unanswered_since = -1;
     }
@@ -229,12 +236,24 @@ std::string SelfTest::check(App& app) {
         m_peak_tracked = std::max(m_peak_tracked, tracked), m_peak_resident = std::max(m_peak_resident, resident);
         if (tracked > m_limits.max_tracked_bytes)
             return "tracked tensors hold " + std::to_string(tracked >> 20) + " MiB, above the bound of " +
-                   std::to_string(m_limits.max_tracked_bytes >> 20) + " MiB";
+                   std::to_string(m_limits.max_tracked_bytes >> 20) + " MiB; " + describe_state(app);
         if (resident > m_limits.max_resident_bytes)
             return "the resident set is " + std::to_string(resident >> 20) + " MiB, above the bound of " +
-                   std::to_string(m_limits.max_resident_bytes >> 20) + " MiB";
+                   std::to_string(m_limits.max_resident_bytes >> 20) + " MiB; " + describe_state(app);
     }
     return "";
+}
+
+std::string SelfTest::describe_state(const App& app) const {
+    const std::shared_ptr<const Job> job = app.runs.running_job();
+    std::string s = "on the worker: " + (job ? job->kind() : std::string("a batch")) + " at " +
+                    std::to_string(int(100 * app.runs.progress())) + "%, " + std::to_string(app.runs.queued_jobs()) +
+                    " jobs queued; input: " + describe_input(app.effective_input()) + "; variants:";
+    for (const auto& slot : app.variants.slots) {
+        s += " " + slot.id;
+        for (const auto& [name, value] : slot.params.numbers()) s += " " + name + "=" + std::to_string(value);
+    }
+    return s;
 }
 
 std::string SelfTest::check_banner_cause(const App& app) {

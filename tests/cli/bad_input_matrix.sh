@@ -14,7 +14,10 @@ expect() {
   local status="$1" words="$2"; shift 2
   cases=$((cases + 1))
   local start=$SECONDS rc
-  if [ -n "$sanitized" ]; then
+  if [ -n "$sanitized" ] && [ "$1" = gui ]; then
+    # Mesa's driver is unloaded before LeakSanitizer runs: its allocations show as leaks from an unknown module.
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 60 "$app" "$@" >out.txt 2>err.txt; rc=$?
+  elif [ -n "$sanitized" ]; then
     timeout 60 "$app" "$@" >out.txt 2>err.txt; rc=$?
   else
     (ulimit -v 4194304; exec timeout 60 "$app" "$@") >out.txt 2>err.txt; rc=$?

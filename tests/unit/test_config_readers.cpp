@@ -7,6 +7,7 @@
 
 #include "core/data/bert_config.h"
 #include "core/error.h"
+#include "core/json_fields.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 
@@ -52,6 +53,24 @@ TEST(LessonReader, AMalformedPresetVariantIsAnErrorNamingIt) {
     EXPECT_THROW(preset_variants(nlohmann::json::parse(R"({"variants": [{"id": "full", "params": [1]}]})")), Error);
     EXPECT_THROW(parse_lesson(R"({"id": "x", "order": "first"})"), Error);
     EXPECT_THROW(parse_lesson(R"({"id": "x", "order": 1, "title": "t", "preset": 4, "check": {"id": "c"}})"), Error);
+}
+
+TEST(JsonFields, AFloatWhereAWholeNumberBelongsIsAnErrorNamingTheKey) {
+    // fuzz finding: "order": 1e90 reached nlohmann's get<int>, an undefined float-to-int conversion (UBSan).
+    try {
+        parse_lesson(R"({"id": "x", "order": 1e90, "title": "t", "check": {"id": "c"}})");
+        FAIL() << "accepted order 1e90";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'order' is 1e+90; it must be a whole number in [0, 1000]"), std::string::npos)
+            << e.what();
+    }
+    const auto j = nlohmann::json::parse(R"({"n": 2.5, "big": 18446744073709551615, "neg": -3, "ok": 7, "t": "x"})");
+    EXPECT_THROW(json_int(j, "n", 0, 1, 100, "here"), Error);
+    EXPECT_THROW(json_int(j, "big", 0, 1, 100, "here"), Error);
+    EXPECT_THROW(json_int(j, "neg", 0, 0, 100, "here"), Error);
+    EXPECT_THROW(json_number(j, "t", 0, 0, 1, "here"), Error);
+    EXPECT_EQ(json_int(j, "ok", 0, 1, 100, "here"), 7);
+    EXPECT_EQ(json_int(j, "absent", 5, 1, 100, "here"), 5);
 }
 
 }  // namespace
