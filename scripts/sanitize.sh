@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the CPU code (no GUI, no CUDA, no micro-benchmarks) with sanitizers in its own tree and runs what CI
-# checks under them; any report is fatal (-fno-sanitize-recover), so it fails the test that met it.
+# Builds the code without CUDA and micro-benchmarks (the GUI only for `address`) with sanitizers in its own tree and
+# runs what CI checks under them; any report is fatal (-fno-sanitize-recover), so it fails the test that met it.
 #   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI smoke excluded: timing
 #            claims, the installer and screenshots, not memory safety), then a random GUI session of
 #            ATTNSCOPE_SELF_TEST_FRAMES frames (default 1500) with its invariants (scripts/gui-soak.sh)

@@ -1,8 +1,7 @@
 #include "memory_guard.h"
+
 #include "../format.h"
 #include "../host_memory.h"
-
-#include <cstdio>
 
 namespace attnscope {
 

@@ -14,11 +14,13 @@ VariantRequest parse_variant_request(const std::string& id,
 
 const Reference& ReferenceCache::get(bool causal, Backend& backend) {
     auto it = m_refs.find(causal);
-    if (it == m_refs.end() && m_want_P)
-        require_host_memory(int64_t(sizeof(float)) * m_heads.heads() * m_heads.n() * m_heads.n(),
-                            "the exact reference P (for rel_err_attn and row KL) at n = " + std::to_string(m_heads.n()),
-                            "lower n or the number of heads");
-    if (it == m_refs.end()) it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
+    if (it == m_refs.end()) {
+        if (m_want_P)
+            require_host_memory(int64_t(sizeof(float)) * m_heads.heads() * m_heads.n() * m_heads.n(),
+                                "the exact reference P (for rel_err_attn and row KL) at n = " + std::to_string(m_heads.n()),
+                                "lower n or the number of heads");
+        it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
+    }
     return it->second;
 }
 
