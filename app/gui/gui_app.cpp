@@ -369,6 +369,7 @@ int run_gui(const GuiOptions& o) {
         if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_WEDGE_S")) limits.wedge_seconds = std::atof(v);
         if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_RSS_MIB")) limits.max_resident_bytes = std::atoll(v) << 20;
         if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_TRACKED_MIB")) limits.max_tracked_bytes = std::atoll(v) << 20;
+        limits.inject_false_error = std::getenv("ATTNSCOPE_SELF_TEST_INJECT_FALSE_ERROR") != nullptr;
         SelfTest self_test(o.seed, limits);
         Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();

@@ -226,6 +226,7 @@ std::string SelfTest::check(App& app) {
         m_unanswered_since = -1;
     }
     if (app.snap && app.snap->generation != m_checked_generation) {
+        if (m_limits.inject_false_error) inject_false_error(app);
         m_checked_generation = app.snap->generation;
         ++m_snapshots;
         if (std::string why = check_banner_cause(app); !why.empty()) return why;
@@ -254,6 +255,18 @@ std::string SelfTest::describe_state(const App& app) const {
         for (const auto& [name, value] : slot.params.numbers()) s += " " + name + "=" + std::to_string(value);
     }
     return s;
+}
+
+void SelfTest::inject_false_error(App& app) {
+    if (!m_posted.count(app.snap->generation)) return;  // the check could not compare it: wait for one it can
+    auto faulty = std::make_shared<RunSnapshot>(*app.snap);
+    for (VariantView& v : faulty->variants) {
+        if (v.auxiliary || !v.error.empty()) continue;
+        v.error = "injected fault: this variant ran but the view says it failed";
+        app.snap = std::move(faulty);
+        m_limits.inject_false_error = false;
+        return;
+    }
 }
 
 std::string SelfTest::check_banner_cause(const App& app) {

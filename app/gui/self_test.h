@@ -17,6 +17,8 @@ struct SelfTestLimits {
     int64_t max_tracked_bytes = 8ll << 30;  // tracked tensor bytes held at any frame (a lesson at n = 4096 with
                                             // four variants, a sweep and a direct re-run beside it holds ~1–4 GiB)
     int64_t max_resident_bytes = 12ll << 30;  // resident set of the process at any frame (half of this machine)
+    bool inject_false_error = false;  // tests only: once, mark a variant of a shown batch failed although its
+                                      // request runs, so the banner check must fire (the fault it exists to catch)
 };
 
 /// Drives the app with random mouse input and edits (input switches, variant add/remove/reorder, every
@@ -38,6 +40,8 @@ private:
     void edit(App& app);
     void start_and_cancel_jobs(App& app);
     std::string check_banner_cause(const App& app);
+    /// SelfTestLimits::inject_false_error: replaces the shown snapshot by a copy with one healthy view failed.
+    void inject_false_error(App& app);
     /// What the worker runs and what the app asks for, for an invariant's message.
     std::string describe_state(const App& app) const;
     std::string write_tensor_folder_in(App& app) const;

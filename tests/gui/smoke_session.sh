@@ -134,3 +134,4 @@ self_test_must_break() {  # self_test_must_break WORDS ENV=VALUE
 }
 self_test_must_break "resident set" ATTNSCOPE_SELF_TEST_MAX_RSS_MIB=1
 self_test_must_break "wedged" ATTNSCOPE_SELF_TEST_WEDGE_S=0
+self_test_must_break "error banner without a cause: .*injected fault" ATTNSCOPE_SELF_TEST_INJECT_FALSE_ERROR=1
