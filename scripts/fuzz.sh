@@ -5,21 +5,29 @@
 # BUILD_DIR/findings/<target>/ and fails the script. Prints executions per target (docs/RELIABILITY.md).
 #   scripts/fuzz.sh 30             the CI smoke: 30 s per target
 #   scripts/fuzz.sh 3600 "" npy    a long campaign of one target (BUILD_DIR "" = default)
-# usage: scripts/fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET ...]
+#   scripts/fuzz.sh 600 "" npy session=3000   TARGET=SECONDS gives that target its own time
+# usage: scripts/fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET[=SECONDS] ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-}"
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || {
-  echo "usage: scripts/fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET ...]" >&2; exit 2; }
+  echo "usage: scripts/fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET[=SECONDS] ...]" >&2; exit 2; }
 build="${2:-}"; build="${build:-$root/build-fuzz}"
 shift $(($# < 2 ? $# : 2))
+targets=()
+declare -A seconds_of=()
+for spec in "$@"; do
+  t="${spec%%=*}"; targets+=("$t")
+  [[ "$spec" != *=* ]] && continue
+  seconds_of[$t]="${spec#*=}"
+  [[ "${seconds_of[$t]}" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: '$spec': the seconds after = must be a whole number" >&2; exit 2; }
+done
 start=$SECONDS
 "$root/scripts/setup.sh"
 source "$root/scripts/build-env.sh"
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON \
   -DATTNSCOPE_CUDA=OFF -DATTNSCOPE_TESTS=OFF -DATTNSCOPE_BENCH=OFF -DATTNSCOPE_FUZZ=ON \
   -DATTNSCOPE_SANITIZE=address,undefined "${launcher_flags[@]}" >/dev/null
-targets=("$@")
 if ((${#targets[@]} == 0)); then
   for f in "$root"/tests/fuzz/fuzz_*.cpp; do
     t="$(basename "$f" .cpp)"; t="${t#fuzz_}"
@@ -41,7 +49,7 @@ for t in "${targets[@]}"; do
   # there, removed afterwards.
   scratch="$(mktemp -d -p "$([ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")"
   result=ok
-  TMPDIR="$scratch" "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 \
+  TMPDIR="$scratch" "$build/fuzz/fuzz_$t" -max_total_time="${seconds_of[$t]:-$seconds}" -timeout=20 -rss_limit_mb=3072 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$root/tests/fuzz/corpus/$t" \
     >"$log" 2>&1 || { result="FAILED (input and log: $findings, $log)"; status=1; }
   rm -rf "$scratch"
