@@ -137,7 +137,7 @@ std::vector<float> SafetensorsFile::read_float(const std::string& name) const {
     std::vector<float> out(count);
     const uint8_t* src = m_file->data() + e.offset;
     if (e.dtype == "F32") {
-        std::memcpy(out.data(), src, count * sizeof(float));
+        if (count > 0) std::memcpy(out.data(), src, count * sizeof(float));  // an empty vector's data() may be null
     } else if (e.dtype == "F16" || e.dtype == "BF16") {
         const bool bf = e.dtype == "BF16";
         for (size_t k = 0; k < count; ++k) {

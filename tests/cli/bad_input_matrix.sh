@@ -112,6 +112,10 @@ expect 2 "broken.safetensors" run --variant full --tensors broken.safetensors
 printf '\xff\xff\xff\xff\xff\xff\xff\x7f{}' > huge_header.safetensors
 expect 2 "huge_header.safetensors" run --variant full --tensors huge_header.safetensors
 expect 2 "does not exist" run --variant full --tensors nothing_here.safetensors
+# A key tensor of shape (0, 3): the empty read once reached memcpy with a null pointer (found by fuzzing).
+h='{"q":{"dtype":"F32","shape":[1,3],"data_offsets":[0,12]},"k":{"dtype":"F32","shape":[0,3],"data_offsets":[12,12]},"v":{"dtype":"F32","shape":[1,3],"data_offsets":[12,24]}}'
+{ printf "$(printf '\\x%02x' ${#h})\x00\x00\x00\x00\x00\x00\x00"; printf '%s' "$h"; head -c 24 /dev/zero; } > zero_k.safetensors
+expect 2 "tensor 'k' has shape (0, 3)" run --variant full --tensors zero_k.safetensors
 
 # Text: invalid UTF-8, empty, over-long, a missing file, a broken model folder (only where the model is set up).
 printf 'caf\xc3 au lait' > invalid.txt

@@ -4,6 +4,7 @@
 
 #include "core/data/npy.h"
 #include "core/data/safetensors.h"
+#include "core/data/tensor_import.h"
 #include "core/primitives/random.h"
 #include "text_test_util.h"
 
@@ -42,6 +43,26 @@ TEST(Safetensors, ReadsF32F16Bf16AndMetadata) {
     EXPECT_EQ(f.entry("h").shape, (std::vector<int64_t>{2, 2}));
     EXPECT_EQ(f.metadata().at("tokens"), "[\"a\",\"b\"]");
     EXPECT_THROW(f.entry("zzz"), Error);
+}
+
+// Found by the tensor_import fuzz target: a tensor with a 0 in its shape reached memcpy with a null destination
+// (undefined behaviour, reported by UBSan). It reads as no values, and the importer refuses the shape.
+TEST(Safetensors, ZeroElementTensorReadsEmptyAndImportRefusesIt) {
+    TempDir dir("st");
+    const std::string q = f32_bytes({0.5f, -1.0f, 2.0f, 0.25f, 3.0f, -0.5f});
+    const std::string header =
+        R"({"q":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"k":{"dtype":"F32","shape":[0,3],"data_offsets":[24,24]},)"
+        R"("v":{"dtype":"F32","shape":[2,3],"data_offsets":[24,48]}})";
+    write_bytes(dir.file("empty_k.safetensors"), safetensors_bytes(header, q + q));
+    std::cout << "[case] F32 tensor of shape (0, 3): no values; importing it is an Error naming k\n";
+    const SafetensorsFile f(dir.file("empty_k.safetensors"));
+    EXPECT_TRUE(f.read_float("k").empty());
+    try {
+        load_tensor_input(dir.file("empty_k.safetensors"));
+        ADD_FAILURE() << "a (0, 3) key tensor was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'k'"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Safetensors, RejectsTruncatedFiles) {
