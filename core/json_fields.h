@@ -39,4 +39,21 @@ inline double json_number(const nlohmann::json& j, const char* key, double fallb
                 std::to_string(hi) + "]");
 }
 
+/// j[key] as true/false, or `fallback` when absent; throws Error naming `where`, the key and the expected type.
+inline bool json_bool(const nlohmann::json& j, const char* key, bool fallback, const std::string& where) {
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    const nlohmann::json& v = j.at(key);
+    if (v.is_boolean()) return v.get<bool>();
+    throw Error(where + ": '" + key + "' is " + v.dump() + "; it must be true or false");
+}
+
+/// j[key] as a string, or `fallback` when absent; throws Error naming `where`, the key and the expected type.
+inline std::string json_string(const nlohmann::json& j, const char* key, const std::string& fallback,
+                               const std::string& where) {
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    const nlohmann::json& v = j.at(key);
+    if (v.is_string()) return v.get<std::string>();
+    throw Error(where + ": '" + key + "' is " + v.dump() + "; it must be a string in quotes");
+}
+
 }  // namespace attnscope

@@ -1,6 +1,7 @@
 // attnscope — why a cell (query i, key j) is allowed, and a whole mask of such reasons: the colour and tooltip of
 // every mask cell, and what reachability and metrics read.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,10 @@ enum class Reason : uint8_t {
 
 /// Lower-case name of a reason, e.g. "window".
 const char* reason_name(Reason r);
+
+/// RGB colour in [0, 1] of a reason in mask views: distinct hues (Okabe–Ito-like) that stay apart on a projected
+/// slide; Dense is neutral and None is the dimmed colour of a dark theme. The GUI and figures share it.
+std::array<float, 3> reason_rgb(Reason r);
 
 /// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
 struct ReasonMask {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "commands.h"
@@ -17,7 +18,10 @@
 #include "core/session/npy_bundle.h"
 #include "core/session/result_json.h"
 #include "core/variants/registry.h"
+#include "figure_cli.h"
 #include "input_options.h"
+#include "core/figure/render.h"
+#include "core/variants/instance_label.h"
 
 namespace attnscope::cli {
 
@@ -32,6 +36,7 @@ struct RunOptionsCli {
     std::string json_path;
     std::string png_dir;
     std::string npy_dir;
+    std::string csv_dir;
     int matrix_limit = 2048;
     std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
 };
@@ -51,16 +56,20 @@ std::string params_text(const RunResult& r) {
     return s;
 }
 
+std::string label_of(const RunResult& r) { return instance_label(find_variant(r.variant).info(), r.params); }
+
 void print_table(const Heads& heads, const std::string& backend, const std::vector<RunResult>& results) {
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
               << " dv=" << heads.dv() << "   backend " << backend << "\n";
-    std::cout << std::left << std::setw(12) << "variant" << std::right << std::setw(12) << "rel_err_out" << std::setw(14)
+    size_t width = 12;  // the instance column fits the longest label ("Performer m = 256, orthogonal")
+    for (const RunResult& r : results) width = std::max(width, label_of(r).size() + 2);
+    std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "rel_err_out" << std::setw(14)
               << "rel_err_model" << std::setw(13) << "rel_err_attn" << std::setw(10) << "row_kl" << std::setw(11)
               << "row_kl_rev" << std::setw(12) << "mass_recall" << std::setw(10) << "density" << std::setw(11) << "time_ms"
               << std::setw(11) << "peak_MiB" << "  params\n";
     for (const RunResult& r : results) {
         const Metrics& m = r.metrics;
-        std::cout << std::left << std::setw(12) << r.variant << std::right << std::setw(12) << format_metric(m.rel_err_out)
+        std::cout << std::left << std::setw(int(width)) << label_of(r) << std::right << std::setw(12) << format_metric(m.rel_err_out)
                   << std::setw(14) << format_metric(m.rel_err_model) << std::setw(13) << format_metric(m.rel_err_attn)
                   << std::setw(10) << format_metric(m.row_kl) << std::setw(11) << format_metric(m.row_kl_rev)
                   << std::setw(12) << format_metric(m.mass_recall) << std::setw(10) << format_metric(m.density)
@@ -95,36 +104,70 @@ void print_text_summary(const LoadedInput& input) {
 }
 
 /// Embedding cosine of each variant when it replaces the encoder's attention.
-void print_whatif(const std::vector<WhatIfResult>& whatifs) {
+void print_whatif(const std::vector<WhatIfResult>& whatifs, const std::vector<RunResult>& results) {
     if (whatifs.empty()) return;
     const int layer = whatifs.front().layer;
     std::cout << "what-if through the encoder: attention of "
               << (layer == kAllLayers ? std::string("every layer") : "layer " + std::to_string(layer))
               << " replaced; cosine of the sentence embedding to the exact one\n";
-    std::cout << std::left << std::setw(12) << "variant" << std::right << std::setw(18) << "embedding_cosine"
+    size_t width = 12;  // the instance column fits the longest label ("Performer m = 256, orthogonal")
+    for (const RunResult& r : results) width = std::max(width, label_of(r).size() + 2);
+    std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(18) << "embedding_cosine"
               << std::setw(11) << "time_ms" << "\n";
-    for (const WhatIfResult& w : whatifs)
-        std::cout << std::left << std::setw(12) << w.variant << std::right << std::setw(18) << std::setprecision(8)
+    for (size_t k = 0; k < whatifs.size(); ++k) {
+        const WhatIfResult& w = whatifs[k];
+        std::cout << std::left << std::setw(int(width)) << (k < results.size() ? label_of(results[k]) : w.variant) << std::right << std::setw(18) << std::setprecision(8)
                   << w.embedding_cosine << std::setw(11) << std::fixed << std::setprecision(2) << w.time_ms
                   << std::defaultfloat << "\n";
+    }
+}
+
+/// Creates an output folder (when asked for) and checks it is writable before anything is computed.
+void prepare_folder(const std::string& dir) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error("cannot create the folder '" + dir + "': " + ec.message());
+    require_writable((std::filesystem::path(dir) / "probe").string());
+}
+
+/// --png: one figure per instance and head (axes with tokens, colour bar, metric lines); --csv: the matrix with
+/// token headers. Files are named by instance and by the input's own head number (svd-r8-head3.png).
+void write_matrix_files(const RunOptionsCli& o, const LoadedInput& input, const std::vector<RunResult>& results) {
+    const Heads& heads = input.heads;
+    std::map<std::string, int> seen;
+    for (const RunResult& r : results) {
+        const VariantInfo& info = find_variant(r.variant).info();
+        std::string stem = instance_slug(info, r.params);
+        if (const int repeat = ++seen[stem]; repeat > 1) stem += "-" + std::to_string(repeat);
+        if (!r.P_eff) {
+            std::cerr << "note: " << instance_label(info, r.params) << " has no effective matrix at n = " << heads.n()
+                      << " (raise --matrix-limit to materialise it)\n";
+            continue;
+        }
+        for (int h = 0; h < r.P_eff->heads(); ++h) {
+            // With text --head H the input holds that one head: name the file by the encoder's head, not by 0.
+            const int shown_head = input.kind == InputKind::Text && input.head >= 0 ? input.head : h;
+            const std::string name = stem + "-head" + std::to_string(shown_head);
+            if (!o.csv_dir.empty())
+                write_matrix_csv((std::filesystem::path(o.csv_dir) / (name + ".csv")).string(), *r.P_eff, h, heads.tokens);
+            if (o.png_dir.empty()) continue;
+            figure::RunFigureOptions f;
+            f.view = figure::View::Weights;
+            f.head = h;
+            f.width = 900;
+            f.title = describe_loaded_input(input);
+            const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(heads, {r}, f, {}));
+            figure::write_canvas((std::filesystem::path(o.png_dir) / (name + ".png")).string(), canvas, 1.5f);
+        }
+    }
 }
 
 int execute(const RunOptionsCli& o) {
     if (o.matrix_limit < 0) throw Error("--matrix-limit must be ≥ 0");
     const std::vector<VariantRequest> requests = build_variant_requests(o.variants, o.sets, o.causal);
     if (!o.json_path.empty()) require_writable(o.json_path);
-    if (!o.png_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.png_dir, ec);
-        if (ec) throw Error("cannot create --png folder '" + o.png_dir + "': " + ec.message());
-        require_writable((std::filesystem::path(o.png_dir) / "probe").string());
-    }
-    if (!o.npy_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.npy_dir, ec);
-        if (ec) throw Error("cannot create --npy folder '" + o.npy_dir + "': " + ec.message());
-        require_writable((std::filesystem::path(o.npy_dir) / "probe").string());
-    }
+    for (const std::string* dir : {&o.png_dir, &o.npy_dir, &o.csv_dir}) prepare_folder(*dir);
     const bool whatif = !o.whatif_layer.empty();
     int whatif_layer = kAllLayers;
     if (whatif) {
@@ -160,7 +203,7 @@ int execute(const RunOptionsCli& o) {
         const std::vector<float> exact = exact_text_embedding(*model, input.token_ids);
         for (const VariantRequest& request : requests)
             whatifs.push_back(run_text_whatif(*model, input.token_ids, exact, whatif_layer, request, *backend));
-        print_whatif(whatifs);
+        print_whatif(whatifs, results);
     }
     if (!o.json_path.empty()) {
         nlohmann::json in = input_to_json(heads);
@@ -196,21 +239,7 @@ int execute(const RunOptionsCli& o) {
         }
         std::cerr << "wrote " << files << " .npy files and index.json to " << o.npy_dir << "\n";
     }
-    if (!o.png_dir.empty()) {
-        for (const RunResult& r : results) {
-            if (!r.P_eff) {
-                std::cerr << "note: " << r.variant << " has no effective matrix at n = " << heads.n()
-                          << " (raise --matrix-limit to materialise it)\n";
-                continue;
-            }
-            for (int h = 0; h < r.P_eff->heads(); ++h) {
-                const auto path = std::filesystem::path(o.png_dir) / (r.variant + "-head" + std::to_string(h) + ".png");
-                HeatmapStyle style;
-                style.log_scale = true;
-                write_heatmap_png(path.string(), *r.P_eff, h, style);
-            }
-        }
-    }
+    if (!o.png_dir.empty() || !o.csv_dir.empty()) write_matrix_files(o, input, results);
     return 0;
 }
 
@@ -219,13 +248,18 @@ int execute(const RunOptionsCli& o) {
 void add_run_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<RunOptionsCli>();
     auto* sub = app.add_subcommand("run", "Run variants on one input and report errors against exact softmax and costs");
-    sub->add_option("--variant", o->variants, "Variant id(s), comma-separated (see `attnscope variants`)")->required();
+    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated or repeated (e.g. svd:rank=8,svd:rank=32; see `attnscope variants`)")->required();
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the results as JSON to this file");
-    sub->add_option("--png", o->png_dir, "Write each variant's effective matrix as PNG heatmaps into this folder");
+    sub->add_option("--png", o->png_dir,
+                    "Write each instance's effective matrix, per head, as a PNG figure (token axes, colour bar, metrics) "
+                    "into this folder, named like svd-r8-head3.png");
+    sub->add_option("--csv", o->csv_dir,
+                    "Write each instance's effective matrix, per head, as CSV with token row and column headers into "
+                    "this folder (svd-r8-head3.csv)");
     sub->add_option("--npy", o->npy_dir,
                     "Write q, k, v (and tokens.txt for text), each variant's O and P_eff (up to --matrix-limit) as .npy "
                     "files with an index.json into this folder (also readable back with --tensors)");

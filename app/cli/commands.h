@@ -16,6 +16,8 @@ constexpr int kExitBadInput = 2;
 void add_variants_command(CLI::App& app, CommandAction& action);
 /// `attnscope run --variant ID[,ID...] ...`
 void add_run_command(CLI::App& app, CommandAction& action);
+/// `attnscope figure --variant ID[,ID...] --out FILE.png|svg ...` or `attnscope figure --session FILE --out ...`
+void add_figure_command(CLI::App& app, CommandAction& action);
 /// `attnscope spectrum [--variant ID[,ID...]] [--top K] [--spectrum-head H] [--json FILE] ...`
 void add_spectrum_command(CLI::App& app, CommandAction& action);
 /// `attnscope bench --variants ID[,ID...] --n 1024:65536 ...`

@@ -162,9 +162,32 @@ void require_writable(const std::string& path) {
 
 std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
                                                    const std::vector<std::string>& sets, bool causal) {
-    const std::vector<std::string> ids = split_commas(variant_lists);
+    // Each entry is ID or ID:NAME=VALUE[:NAME=VALUE…], one instance each (two instances of one variant differ
+    // in their own values). A comma splits instances, except inside a list value ("longformer:global=0,5").
+    std::vector<std::string> ids;
+    std::vector<std::vector<std::pair<std::string, std::string>>> assigned;
+    for (const std::string& piece : split_commas(variant_lists)) {
+        const bool continues_list = !ids.empty() && !assigned.back().empty() &&
+                                    piece.find_first_not_of("0123456789") == std::string::npos;
+        if (continues_list) {
+            assigned.back().back().second += "," + piece;
+            continue;
+        }
+        const size_t colon = piece.find(':');
+        ids.push_back(piece.substr(0, colon));
+        assigned.emplace_back();
+        find_variant(ids.back());  // unknown ids fail here, naming the known ones
+        for (size_t at = colon; at != std::string::npos;) {
+            const size_t next = piece.find(':', at + 1);
+            const std::string text = piece.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+            const auto eq = text.find('=');
+            if (eq == std::string::npos || eq == 0)
+                throw Error("--variant " + piece + ": '" + text + "' is not NAME=VALUE (e.g. --variant svd:rank=8)");
+            assigned.back().emplace_back(text.substr(0, eq), text.substr(eq + 1));
+            at = next;
+        }
+    }
     if (ids.empty()) throw Error("no variant given: pass --variant ID[,ID...] (see `attnscope variants`)");
-    std::vector<std::vector<std::pair<std::string, std::string>>> assigned(ids.size());
     for (const std::string& text : sets) {
         auto [name, value] = split_assignment(text);
         std::string only;
@@ -173,7 +196,9 @@ std::vector<VariantRequest> build_variant_requests(const std::vector<std::string
         for (size_t k = 0; k < ids.size(); ++k) {
             if (!only.empty() && ids[k] != only) continue;
             const VariantInfo& info = find_variant(ids[k]).info();
-            if (find_param(info.params, name) || !only.empty()) assigned[k].emplace_back(name, value), used = true;
+            // An instance's own values (ID:NAME=VALUE) come last so they win over a --set for every instance.
+            if (find_param(info.params, name) || !only.empty())
+                assigned[k].insert(assigned[k].begin(), {name, value}), used = true;
         }
         if (!used)
             throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +

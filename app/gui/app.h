@@ -17,6 +17,7 @@
 #include "core/bench/bench_job.h"
 #include "core/bench/cost_model.h"
 #include "backends/registry.h"
+#include "core/figure/figure.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
 #include "gui_app.h"
@@ -80,8 +81,13 @@ struct MatrixViewState {
     int columns = 0;               // 0 = automatic
     DisplayOrder order = DisplayOrder::Positions;  // how both axes are ordered (LSH's sorted order, clusters)
     int order_round = 0;           // the lsh round whose sorted order is shown
+    bool presentation = false;     // F5: only the matrices (and a lesson window), for a projector
+    float font_scale = 1.0f;       // Ctrl + / Ctrl − / Ctrl 0: every font, saved in the session
     void reset() { *this = MatrixViewState{}; }
 };
+
+/// Smallest and largest font scale (Ctrl −/+): 60% keeps labels legible on a laptop, 300% reads across a room.
+inline constexpr float kMinFontScale = 0.6f, kMaxFontScale = 3.0f;
 
 /// LSH panel.
 struct LshState {
@@ -307,6 +313,9 @@ std::string position_label(const Heads* heads, int i);
 /// Starts writing head `head` of v's P_eff as "csv" or every head as "npy" off the UI thread; the status bar
 /// reports the result. Throws Error when the export folder cannot be created.
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format);
+/// File → Export figure: the Matrices panels as they are toggled (weights, mask or difference; head; log scale) as a
+/// slide figure, PNG and SVG, in the export folder (built on the worker like every export).
+void export_figure(App& app, figure::Theme theme);
 /// A file name in the export directory (created when missing).
 std::string export_path(App& app, const std::string& name);
 

@@ -9,23 +9,8 @@
 namespace attnscope::gui {
 
 ImVec4 reason_color(Reason r) {
-    // Distinct hues (Okabe–Ito-like) so a projected slide keeps them apart; Dense stays neutral.
-    switch (r) {
-        case Reason::None: return {0.10f, 0.10f, 0.12f, 1};
-        case Reason::Dense: return {0.55f, 0.75f, 0.85f, 1};
-        case Reason::Local: return {0.00f, 0.62f, 0.45f, 1};
-        case Reason::Stride: return {0.90f, 0.62f, 0.00f, 1};
-        case Reason::Summary: return {0.80f, 0.47f, 0.65f, 1};
-        case Reason::Window: return {0.34f, 0.71f, 0.91f, 1};
-        case Reason::Dilated: return {0.00f, 0.45f, 0.70f, 1};
-        case Reason::Global: return {0.84f, 0.15f, 0.16f, 1};
-        case Reason::Random: return {0.94f, 0.89f, 0.26f, 1};
-        case Reason::Segment: return {0.40f, 0.65f, 0.12f, 1};
-        case Reason::Memory: return {0.58f, 0.40f, 0.74f, 1};
-        case Reason::Bucket: return {0.84f, 0.37f, 0.00f, 1};
-        case Reason::Count: break;
-    }
-    return {1, 1, 1, 1};
+    const auto c = reason_rgb(r);
+    return {c[0], c[1], c[2], 1};
 }
 
 void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,

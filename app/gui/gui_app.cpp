@@ -3,6 +3,8 @@
 //        [SECTION] Self-test  [SECTION] Main loop
 #include "gui_app.h"
 #include "panels.h"
+#include "core/bench/timing.h"
+#include "core/figure/run_figure.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
 
@@ -225,6 +227,13 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
                 app.exports.message = e.what(), app.exports.message_is_error = true;
             }
         }
+        if (ImGui::BeginMenu("Export figure (PNG + SVG)")) {
+            if (ImGui::MenuItem("Light (slides, print)")) export_figure(app, figure::Theme::Light);
+            if (ImGui::MenuItem("Dark")) export_figure(app, figure::Theme::Dark);
+            ImGui::EndMenu();
+        }
+        ImGui::SetItemTooltip("the Matrices panels as toggled (weights, mask by reason or difference; head; log scale) "
+                              "with token axes, colour bar and metric lines — no buttons (also: attnscope figure)");
         ImGui::Separator();
         if (ImGui::MenuItem("Reset everything to defaults")) reset_all_panels(app);
         if (ImGui::MenuItem("Quit") && app.options.self_test_frames == 0) glfwSetWindowShouldClose(window, 1);
@@ -233,6 +242,11 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
     if (ImGui::BeginMenu("View")) {
         if (ImGui::MenuItem("Reset layout")) build_default_layout(ImGui::GetID("attnscope-dockspace"));
         if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
+        ImGui::MenuItem("Presentation mode", "F5", &app.view.presentation);
+        ImGui::SetItemTooltip("only the matrices, filling the window (for a projector); F5 again to leave");
+        if (ImGui::MenuItem("Larger text", "Ctrl +")) app.view.font_scale = std::min(kMaxFontScale, app.view.font_scale * 1.1f);
+        if (ImGui::MenuItem("Smaller text", "Ctrl -")) app.view.font_scale = std::max(kMinFontScale, app.view.font_scale / 1.1f);
+        if (ImGui::MenuItem("Text size 100%", "Ctrl 0")) app.view.font_scale = 1.0f;
         for (const PanelEntry& p : panels())
             if (ImGui::MenuItem(p.window)) ImGui::SetWindowFocus(p.window);
         ImGui::EndMenu();
@@ -271,7 +285,22 @@ void draw_status_bar(App& app) {
     ImGui::End();
 }
 
+/// F5 toggles presentation mode; Ctrl + / Ctrl − / Ctrl 0 scale every font (the scale is saved in the session).
+void handle_presentation_keys(App& app) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.WantTextInput && ImGui::IsKeyPressed(ImGuiKey_F5, false)) app.view.presentation = !app.view.presentation;
+    if (io.KeyCtrl) {
+        float& scale = app.view.font_scale;
+        if (ImGui::IsKeyPressed(ImGuiKey_Equal) || ImGui::IsKeyPressed(ImGuiKey_KeypadAdd)) scale *= 1.1f;
+        if (ImGui::IsKeyPressed(ImGuiKey_Minus) || ImGui::IsKeyPressed(ImGuiKey_KeypadSubtract)) scale /= 1.1f;
+        if (ImGui::IsKeyPressed(ImGuiKey_0) || ImGui::IsKeyPressed(ImGuiKey_Keypad0)) scale = 1.0f;
+    }
+    app.view.font_scale = std::clamp(app.view.font_scale, kMinFontScale, kMaxFontScale);
+    ImGui::GetStyle().FontScaleMain = app.view.font_scale;
+}
+
 void draw_frame(App& app, GLFWwindow* window) {
+    handle_presentation_keys(app);
     draw_menu_bar(app, window);
     draw_status_bar(app);
     const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
@@ -322,6 +351,7 @@ int run_gui(const GuiOptions& o) {
     std::string focus;
     if (!o.panel.empty()) focus = find_panel(o.panel).window;  // reject a bad --panel before opening a window
     if (!o.lesson.empty()) find_lesson(o.lesson);  // likewise a bad --lesson
+    if (!o.export_figure.empty()) figure::parse_theme(o.export_figure);  // and a bad --export-figure theme
     GLFWwindow* window = open_window(o);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -360,6 +390,7 @@ int run_gui(const GuiOptions& o) {
             if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
         }
         if (!o.lesson.empty()) apply_lesson(*app, o.lesson);  // on top of any session
+        if (o.presentation) app->view.presentation = true;
         if (!app->pending_layout.empty()) {
             app->layout_loaded = true;
             ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
@@ -374,6 +405,7 @@ int run_gui(const GuiOptions& o) {
         Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();
         int settled = 0;
+        bool figure_exported = false;  // --export-figure done
         for (app->frame = 0; status == 0 && !glfwWindowShouldClose(window); ++app->frame) {
             const double frame_start = glfwGetTime();
             glfwPollEvents();
@@ -429,9 +461,15 @@ int run_gui(const GuiOptions& o) {
                 }
             }
             app->captures.clear();
+            if (!o.export_figure.empty() && !figure_exported && app->snap && app->frame + 1 >= o.frames &&
+                app->runs.state() != WorkerState::Running && !app->dirty) {
+                export_figure(*app, figure::parse_theme(o.export_figure));
+                figure_exported = true;
+            }
             if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
-                const bool busy = app->runs.state() == WorkerState::Running ||
+                const bool busy = app->runs.state() == WorkerState::Running || !app->export_jobs.empty() ||
+                                  (!o.export_figure.empty() && !figure_exported) ||
                                   (app->bench && !app->bench->finished()) || app->dirty ||
                                   app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -459,11 +497,11 @@ int run_gui(const GuiOptions& o) {
                                         ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y,
                                         GImGui->HoveredWindow ? GImGui->HoveredWindow->Name : "none", app->view.shown_i,
                                         app->view.shown_j);
-                        auto& ms = app->busy_frame_ms;
+                        const auto& ms = app->busy_frame_ms;
                         if (!ms.empty()) {
-                            std::sort(ms.begin(), ms.end());
+                            const TimingStats t = summarize_times(std::vector<double>(ms.begin(), ms.end()));
                             std::printf("gui: %zu frames drawn while computing: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
-                                        ms.size(), ms[ms.size() / 2], ms[size_t(0.95 * double(ms.size() - 1))], ms.back());
+                                        ms.size(), t.median_ms, t.p95_ms, t.max_ms);
                         }
                     }
                     break;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app.h"
+#include "core/bench/timing.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
 #include "core/variants/registry.h"
@@ -13,21 +14,8 @@ namespace attnscope::gui {
 
 namespace {
 
-struct Stats {
-    float median = 0, p95 = 0, max = 0;
-    size_t count = 0;
-};
-
-Stats stats_of(std::vector<float> v) {
-    Stats s;
-    s.count = v.size();
-    if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
-    s.median = v[v.size() / 2];
-    s.p95 = v[size_t(0.95 * double(v.size() - 1) + 0.5)];
-    s.max = v.back();
-    return s;
-}
+/// The shared summary (median ≤ p95 ≤ max for any sample count) of float frame or latency times.
+TimingStats stats_of(const std::vector<float>& v) { return summarize_times(std::vector<double>(v.begin(), v.end())); }
 
 /// The six variants of the latency claim: exact, tiled exact, sparse, hashing, low-rank, kernel.
 const char* const kLatencyVariants[] = {"full", "flash", "bigbird", "lsh", "linformer", "performer"};
@@ -136,18 +124,18 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         if (m_phase < m_warmup + m_count || !result_on_screen(app)) return false;
         const auto& all = app.latency.samples_ms;
         const std::vector<float> lat(all.begin() + long(std::min(m_first_sample, all.size())), all.end());
-        const Stats l = stats_of(lat), b = stats_of(m_batch_ms);
+        const TimingStats l = stats_of(lat), b = stats_of(m_batch_ms);
         const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
-        std::printf("measure-latency: %zu edits (after %d warm-up), text of %d tokens, %zu variants (", l.count, m_warmup, n,
+        std::printf("measure-latency: %zu edits (after %d warm-up), text of %d tokens, %zu variants (", l.samples_ms.size(), m_warmup, n,
                     app.variants.slots.size());
         for (size_t k = 0; k < app.variants.slots.size(); ++k)
             std::printf("%s%s", k ? ", " : "", app.variants.slots[k].id.c_str());
         std::printf("), encoder layer %d, spectrum panel %s\n", app.input.spec.layer,
                     app.spectrum.visible && app.spectrum.enabled ? "visible (spectra computed)" : "hidden");
-        std::printf("measure-latency: edit -> views on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n", l.median, l.p95,
-                    l.max);
+        std::printf("measure-latency: edit -> views on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n", l.median_ms,
+                    l.p95_ms, l.max_ms);
         std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms\n",
-                    b.median, b.p95);
+                    b.median_ms, b.p95_ms);
         if (!app.snap->input_error.empty()) {
             std::fprintf(stderr, "measure-latency: the input failed: %s\n", app.snap->input_error.c_str());
             m_status = 3;
@@ -174,8 +162,9 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     const char* names[4] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",
                             "idle (no pan)"};
     for (int p = 1; p <= 3; ++p) {
-        const Stats f = stats_of(m_frame_ms[p]);
-        std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median, f.p95, f.max);
+        const TimingStats f = stats_of(m_frame_ms[p]);
+        std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median_ms, f.p95_ms,
+                    f.max_ms);
     }
     if (app.snap && !app.snap->input_error.empty()) m_status = 3;
     return true;

@@ -331,11 +331,11 @@ void load_input_session(App& app, const nlohmann::json& j) {
     input.reset();
     if (j.contains("input")) {
         const auto& in = j["input"];
-        const std::string mode = in.value("mode", "synthetic");
+        const std::string mode = json_string(in, "mode", "synthetic", "the session's input");
         if (mode != "synthetic" && mode != "text" && mode != "tensors")
             throw Error("input mode '" + mode + "' is not synthetic, text or tensors: fix the session file");
         input.spec.mode = mode == "text" ? InputMode::Text : mode == "tensors" ? InputMode::Tensors : InputMode::Synthetic;
-        input.spec.scenario.kind = parse_scenario(in.value("scenario", "local"));
+        input.spec.scenario.kind = parse_scenario(json_string(in, "scenario", "local", "the session's input"));
         input.spec.scenario.n = json_int(in, "n", 256, 1, 1 << 20, "the session's input");
         input.spec.scenario.heads = json_int(in, "heads", 4, 1, 64, "the session's input");
         input.spec.scenario.dim = json_int(in, "dim", 64, 1, 1024, "the session's input");
@@ -343,16 +343,16 @@ void load_input_session(App& app, const nlohmann::json& j) {
         input.spec.scenario.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the session's input"));
         const std::string& structure = scenario_info(input.spec.scenario.kind).param.name;
         input.spec.scenario.structure = structure.empty() ? 0 : json_int(in, structure.c_str(), 0, 0, 1 << 20, "the session's input");
-        input.spec.text = in.value("text", input.spec.text);
-        input.spec.model_dir = in.value("model_dir", "");
+        input.spec.text = json_string(in, "text", input.spec.text, "the session's input");
+        input.spec.model_dir = json_string(in, "model_dir", "", "the session's input");
         input.spec.layer = json_int(in, "layer", 0, 0, 1000, "the session's input");
-        input.spec.truncate = in.value("truncate", false);
-        input.spec.tensors_path = in.value("tensors_path", "");
+        input.spec.truncate = json_bool(in, "truncate", false, "the session's input");
+        input.spec.tensors_path = json_string(in, "tensors_path", "", "the session's input");
         input.tensors_edit = input.spec.tensors_path;
         input.max_matrix_n = json_int(in, "max_matrix_n", 4096, 1, 1 << 20, "the session's input");
         input.view_size = json_int(in, "view_size", 1024, 1, 1 << 20, "the session's input");
     }
-    const std::string export_dir = j.contains("view") ? j["view"].value("export_dir", app.exports.dir) : app.exports.dir;
+    const std::string export_dir = j.contains("view") ? json_string(j["view"], "export_dir", app.exports.dir, "the session's view") : app.exports.dir;
     app.input = input;
     app.exports.dir = export_dir;
 }

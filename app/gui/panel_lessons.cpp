@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app.h"
+#include "core/json_fields.h"
 #include "panels.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/samples.h"
@@ -93,17 +94,18 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     std::vector<std::string> focus;
     for (const auto& p : preset.value("panels", nlohmann::json::array())) focus.push_back(preset_window(p.get<std::string>()));
     MatrixViewState view;  // the lesson's view from the defaults: what its text names is switched on
+    view.presentation = app.view.presentation, view.font_scale = app.view.font_scale;  // the room's, not the lesson's
     const nlohmann::json v = preset.value("view", nlohmann::json::object());
-    view.show_diff = v.value("diff", false);
-    view.show_mask = v.value("mask", true);
-    view.log_scale = v.value("log", true);
-    const std::string order = v.value("order", "positions");
+    view.show_diff = json_bool(v, "diff", false, "the lesson preset");
+    view.show_mask = json_bool(v, "mask", true, "the lesson preset");
+    view.log_scale = json_bool(v, "log", true, "the lesson preset");
+    const std::string order = json_string(v, "order", "positions", "the lesson preset");
     view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                               : DisplayOrder::Positions;
     app.input = input;
     app.variants = vars;
     app.view = view;
-    app.spectrum.enabled = v.value("spectrum", app.spectrum.enabled);
+    app.spectrum.enabled = json_bool(v, "spectrum", app.spectrum.enabled, "the lesson preset");
     app.lsh.variant = 0;
     app.lesson.focus = focus;
     app.dirty = true;
@@ -335,14 +337,18 @@ void lessons_to_json(const App& app, nlohmann::json& j) {
 }
 
 void lessons_from_json(App& app, const nlohmann::json& j) {
-    if (j.contains("lesson")) {  // the saved input and variants already hold the preset: only show the window
+    if (j.contains("lesson")) {
         const auto& l = j.at("lesson");
-        const std::string id = l.at("id").get<std::string>();
+        if (!l.is_object()) throw Error("the session file: 'lesson' is " + l.dump() + "; it must be {\"id\": \"...\"}");
+        const std::string id = json_string(l, "id", "", "the session's lesson");
         find_lesson(id);  // throws listing the ids
+        // A saved session holds the lesson's input and variants (perhaps edited): keep them. A session written by
+        // hand that names only the lesson gets the lesson's own setup.
+        if (!j.contains("input") && !j.contains("variants")) apply_lesson(app, id);
         app.lesson.id = id;
         app.lesson.open = true;
         app.lesson.dock_pending = true;
-        app.lesson.run_check_on_start = l.value("check", false);
+        app.lesson.run_check_on_start = json_bool(l, "check", false, "the session's lesson");
     }
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "core/json_fields.h"
 #include "core/primitives/random.h"
 
 namespace attnscope::gui {
@@ -194,7 +195,7 @@ void draw_lsh_panel(App& app) {
 void save_lsh_session(const App& app, nlohmann::json& j) { j["view"]["lsh_preview"] = app.lsh.preview; }
 
 void load_lsh_session(App& app, const nlohmann::json& j) {
-    if (j.contains("view")) app.lsh.preview = j["view"].value("lsh_preview", false);
+    if (j.contains("view")) app.lsh.preview = json_bool(j["view"], "lsh_preview", false, "the session's view");
 }
 
 }  // namespace attnscope::gui

@@ -17,6 +17,9 @@
 #include "core/session/metrics.h"
 #include "core/backend/lsh_rules.h"
 #include "core/session/export.h"
+#include "core/figure/render.h"
+#include "core/figure/run_figure.h"
+#include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
 
@@ -340,14 +343,53 @@ void export_matrix(App& app, const VariantView& v, int head, const std::string& 
     for (const DisplayMatrix& shown : v.result->structure.display_matrices)
         if (v.auxiliary && shown.title == v.title) matrix = std::shared_ptr<const Tensor3>(v.result, &shown.matrix);
     if (!matrix) return;
-    const std::string stem = v.id + (v.auxiliary ? "_aux" : "_P");
+    // Named by instance (svd-r8-head3.csv), so two panels of one variant never overwrite each other.
+    const std::string stem = instance_slug(find_variant(v.id).info(), v.result->params) + (v.auxiliary ? "-aux" : "");
+    std::vector<std::string> tokens = app.snap && app.snap->heads ? app.snap->heads->tokens : std::vector<std::string>{};
     if (format == "csv") {
-        const std::string path = export_path(app, stem + "_h" + std::to_string(head) + ".csv");
-        start_export(app, [matrix, path, head] { write_matrix_csv(path, *matrix, head); }, path);
+        const std::string path = export_path(app, stem + "-head" + std::to_string(head) + ".csv");
+        start_export(app, [matrix, path, head, tokens] { write_matrix_csv(path, *matrix, head, tokens); }, path);
     } else {
         const std::string path = export_path(app, stem + ".npy");
-        start_export(app, [matrix, path] { write_npy(path, *matrix); }, path);
+        const std::string tokens_path = export_path(app, stem + ".tokens.txt");
+        start_export(app, [matrix, path, tokens, tokens_path] {
+            write_npy(path, *matrix);
+            if (tokens.empty()) return;
+            std::string lines;  // row i of every head is token i
+            for (const std::string& t : tokens) lines += t + "\n";
+            write_file_atomically(tokens_path, lines);
+        }, path);
     }
+}
+
+void export_figure(App& app, figure::Theme theme) {
+    const auto snap = app.snap;
+    if (!snap || !snap->heads) {
+        app.exports.message = "no result to draw yet", app.exports.message_is_error = true;
+        return;
+    }
+    figure::RunFigureOptions f;
+    f.view = app.view.show_diff ? figure::View::Difference : app.view.show_mask ? figure::View::Mask : figure::View::Weights;
+    f.head = std::clamp(app.view.head, 0, snap->heads->heads() - 1);
+    f.log_scale = app.view.log_scale, f.decades = app.view.decades, f.theme = theme;
+    const InputSpec& in = app.input.spec;
+    f.title = in.mode == InputMode::Text ? "text, " + std::to_string(snap->heads->n()) + " tokens, encoder layer " + std::to_string(in.layer)
+                                         : snap->heads->source + ", n = " + std::to_string(snap->heads->n());
+    const std::string stem = std::string("figure-") + (theme == figure::Theme::Dark ? "dark" : "light") + "-head" + std::to_string(f.head);
+    const std::string png = export_path(app, stem + ".png"), svg = export_path(app, stem + ".svg");
+    start_export(app, [snap, f, png, svg] {
+        std::vector<RunResult> results;  // the figure reads P_eff in position order from each run
+        for (const VariantView& v : snap->variants)
+            if (v.result && !v.auxiliary) results.push_back(*v.result);
+        // The snapshot's exact P is in display order; a difference figure needs it by position.
+        const figure::ExactMatrix exact = [snap](bool causal) -> const Tensor3* {
+            const auto it = snap->exact_P.find(causal);
+            return it != snap->exact_P.end() && snap->display_perm.empty() ? it->second.get() : nullptr;
+        };
+        const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(*snap->heads, results, f, exact));
+        figure::write_canvas(png, canvas, 1.5f);
+        figure::write_canvas(svg, canvas, 1.0f);
+    }, png + " and .svg");
 }
 
 namespace {
@@ -360,10 +402,10 @@ void export_row(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
         if (v.matrix) {
             ImGui::SameLine();
             if (ImGui::SmallButton("CSV")) export_matrix(app, v, head, "csv");
-            ImGui::SetItemTooltip("save P_eff of head %d as CSV (full resolution, one row per query)", head);
+            ImGui::SetItemTooltip("save P_eff of head %d as CSV (full resolution, one row per query; token headers for text)", head);
             ImGui::SameLine();
             if (ImGui::SmallButton("NPY")) export_matrix(app, v, head, "npy");
-            ImGui::SetItemTooltip("save P_eff of every head as float32 .npy, shape (H, n, n)");
+            ImGui::SetItemTooltip("save P_eff of every head as float32 .npy, shape (H, n, n), with the tokens beside it (.tokens.txt)");
         }
     } catch (const Error& e) {
         app.exports.message = e.what(), app.exports.message_is_error = true;
@@ -380,7 +422,9 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const int n = snap.heads->n();
     const int head = std::clamp(app.view.head, 0, snap.heads->heads() - 1);
     const bool diff = app.view.show_diff;
-    ImGui::Text("%s", v.auxiliary ? v.title.c_str() : v.name.empty() ? v.id.c_str() : v.name.c_str());
+    // The instance names itself ("SVD r = 8"), so two panels of one variant are told apart.
+    ImGui::Text("%s", v.auxiliary ? v.title.c_str() : v.result ? instance_label(find_variant(v.id).info(), v.result->params).c_str()
+                                                  : v.name.empty() ? v.id.c_str() : v.name.c_str());
     ImGui::SameLine();
     if (v.auxiliary)
         ImGui::TextDisabled("(%s) head %d", v.id.c_str(), head);
@@ -524,15 +568,17 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
          lo = -vmax;
     ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
     if (!signed_head && !diff && head < int(v.head_min.size()) && v.head_min[head] < 0)
-        ImGui::TextDisabled("P_eff has tiny negative entries (min %.1e, under 0.1%% of its largest): drawn as the "
-                            "lowest colour", v.head_min[head]);
+        ImGui::TextDisabled("P_eff has negative entries (min %.1e): an approximation of weights; drawn as the lowest "
+                            "colour (see difference to exact)", v.head_min[head]);
     if (signed_head && !diff)
         ImGui::TextDisabled("%s has negative entries (min %.2g): diverging colours, linear scale",
                             v.auxiliary || !v.result->structure.matrix_title.empty() ? "the matrix" : "P_eff",
                             head < int(v.head_min.size()) ? v.head_min[head] : 0.0f);
-    if (diff) {
-        if (vmax <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0): nothing to colour");
-        else ImGui::TextDisabled("max |P_eff − P| = %.2e (blue: less weight than exact, red: more)", vmax);
+    if (diff) {  // this panel's own maximum; the shared scale may reach further (another panel's)
+        const float own = pooled->head(head).cwiseAbs().maxCoeff();
+        if (own <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0)");
+        else ImGui::TextDisabled("max |P_eff − P| = %.2e in this panel%s (blue: less weight than exact, red: more)", own,
+                                 app.view.shared_scale && vmax > own * 1.0001f ? " (scale shared with the other panels)" : "");
     }
     if (s < n && app.textures[k][1].key)
         ImGui::TextDisabled("zoomed in: true cells at full resolution (n = %d)", n);
@@ -695,6 +741,8 @@ void save_matrices_session(const App& app, nlohmann::json& j) {
     view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
     view["order_round"] = v.order_round;
     view["zoom"] = {v.x_min, v.x_max, v.y_min, v.y_max};
+    view["zoom_n"] = v.fitted_n;  // the length the zoom belongs to: kept on load when the input has it again
+    view["presentation"] = v.presentation, view["font_scale"] = std::round(double(v.font_scale) * 100) / 100;
 }
 
 void load_matrices_session(App& app, const nlohmann::json& j) {
@@ -702,22 +750,29 @@ void load_matrices_session(App& app, const nlohmann::json& j) {
     if (j.contains("view")) {
         const auto& v = j["view"];
         view.head = json_int(v, "head", 0, 0, 1 << 20, "the session's view");
-        view.show_mask = v.value("mask", true);
-        view.show_diff = v.value("diff", false);
-        view.log_scale = v.value("log", true);
+        view.show_mask = json_bool(v, "mask", true, "the session's view");
+        view.show_diff = json_bool(v, "diff", false, "the session's view");
+        view.log_scale = json_bool(v, "log", true, "the session's view");
         view.decades = float(json_number(v, "decades", 4.0, 0, 1000, "the session's view"));
-        view.shared_scale = v.value("shared_scale", true);
-        const std::string order = v.value("order", "positions");
+        view.shared_scale = json_bool(v, "shared_scale", true, "the session's view");
+        const std::string order = json_string(v, "order", "positions", "the session's view");
         if (order != "positions" && order != "lsh" && order != "clusters")
             throw Error("view.order '" + order + "' is not positions, lsh or clusters: fix the session file");
         view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                                   : DisplayOrder::Positions;
         view.order_round = json_int(v, "order_round", 0, 0, 1 << 20, "the session's view");
-        if (v.contains("zoom") && v["zoom"].size() == 4) {  // keys x_min, x_max; queries y_min, y_max
-            view.x_min = v["zoom"][0], view.x_max = v["zoom"][1], view.y_min = v["zoom"][2], view.y_max = v["zoom"][3];
+        view.presentation = json_bool(v, "presentation", false, "the session's view");
+        view.font_scale = float(json_number(v, "font_scale", 1.0, kMinFontScale, kMaxFontScale, "the session's view"));
+        if (v.contains("zoom")) {  // keys x_min, x_max; queries y_min, y_max
+            const nlohmann::json& z = v["zoom"];
+            if (!z.is_array() || z.size() != 4 || !std::all_of(z.begin(), z.end(), [](const nlohmann::json& x) { return x.is_number(); }))
+                throw Error("the session's view: 'zoom' is " + z.dump() + "; it must be [x_min, x_max, y_min, y_max] (numbers)");
+            view.x_min = z[0], view.x_max = z[1], view.y_min = z[2], view.y_max = z[3];
             view.fit_next = false;
-            // The Input panel loads first (panels.cpp): a zoom saved for this scenario's n is kept.
-            view.fitted_n = app.input.spec.mode == InputMode::Synthetic ? app.input.spec.scenario.n : 0;
+            // Kept when the input comes back with the n it was saved for (any input kind: text, tensors,
+            // synthetic); a different n refits. Older sessions without zoom_n: a synthetic scenario's own n.
+            view.fitted_n = json_int(v, "zoom_n", app.input.spec.mode == InputMode::Synthetic ? app.input.spec.scenario.n : 0,
+                                     0, 1 << 24, "the session's view");
         }
     }
     app.view = view;

@@ -469,8 +469,8 @@ void load_performance_session(App& app, const nlohmann::json& j) {
     perf.dim = json_int(p, "dim", perf.dim, 1, 1024, "the session's performance panel");
     perf.runs = json_int(p, "runs", perf.runs, 1, 1000, "the session's performance panel");
     perf.budget_s = json_number(p, "budget_s", perf.budget_s, 0, 1e6, "the session's performance panel");
-    perf.references = p.value("references", perf.references);
-    perf.run_on_start = p.value("run", false);
+    perf.references = json_bool(p, "references", perf.references, "the session's performance panel");
+    perf.run_on_start = json_bool(p, "run", false, "the session's performance panel");
     app.perf = perf;
 }
 

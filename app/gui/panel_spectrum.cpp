@@ -306,7 +306,7 @@ void save_spectrum_session(const App& app, nlohmann::json& j) {
 
 void load_spectrum_session(App& app, const nlohmann::json& j) {
     if (!j.contains("view")) return;
-    const bool enabled = j["view"].value("spectrum", true);
+    const bool enabled = json_bool(j["view"], "spectrum", true, "the session's view");
     const int grid_index = json_int(j["view"], "grid_index", 0, 0, 1 << 20, "the session's view");
     app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index;
 }

@@ -473,15 +473,15 @@ void load_sweep_session(App& app, const nlohmann::json& j) {
         const auto& p = j.at("sweep");
         MetricSweepState s;
         s.variants = p.value("variants", s.variants);
-        s.param = p.value("param", s.param);
+        s.param = json_string(p, "param", s.param, "the session's sweep panel");
         s.start = json_number(p, "start", s.start, -1e300, 1e300, "the session's sweep"), s.stop = json_number(p, "stop", s.stop, -1e300, 1e300, "the session's sweep");
-        s.geometric = p.value("geometric", s.geometric);
+        s.geometric = json_bool(p, "geometric", s.geometric, "the session's sweep panel");
         s.factor = json_number(p, "factor", s.factor, -1e300, 1e300, "the session's sweep"), s.step = json_number(p, "step", s.step, -1e300, 1e300, "the session's sweep");
-        s.metric = p.value("metric", s.metric);
+        s.metric = json_string(p, "metric", s.metric, "the session's sweep panel");
         parse_sweep_metric(s.metric);  // throws listing the metrics
         s.seeds = json_int(p, "seeds", s.seeds, 1, 1000, "the session's sweep");
-        s.log_x = p.value("log_x", s.log_x), s.log_y = p.value("log_y", s.log_y);
-        s.run_on_start = p.value("run", false);
+        s.log_x = json_bool(p, "log_x", s.log_x, "the session's sweep panel"), s.log_y = json_bool(p, "log_y", s.log_y, "the session's sweep panel");
+        s.run_on_start = json_bool(p, "run", false, "the session's sweep panel");
         app.metric_sweep = std::move(s);
     }
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "core/session/variant_json.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::gui {
@@ -220,12 +221,7 @@ void draw_variants_panel(App& app) {
 
 void save_variants_session(const App& app, nlohmann::json& j) {
     nlohmann::json vars = nlohmann::json::array();
-    for (const auto& s : app.variants.slots) {
-        nlohmann::json p = nlohmann::json::object();
-        for (const auto& [k, v] : s.params.numbers()) p[k] = v;
-        for (const auto& [k, v] : s.params.lists()) p[k] = v;
-        vars.push_back({{"id", s.id}, {"params", p}});
-    }
+    for (const auto& s : app.variants.slots) vars.push_back(variant_to_json({s.id, s.params}));
     j["variants"] = vars;
 }
 
@@ -236,27 +232,9 @@ void load_variants_session(App& app, const nlohmann::json& j) {
         app.variants = vars;
         return;
     }
-    for (const auto& v : j["variants"]) {
-        const std::string id = v.at("id").get<std::string>();
-        const Variant* variant = nullptr;
-        for (const auto& candidate : all_variants())
-            if (candidate->info().id == id) variant = candidate.get();
-        if (!variant) continue;  // a variant from a build that had more: skip it, keep the rest
-        vars.add(id);
-        Params p = vars.slots.back().params;  // defaults, then the saved values on top
-        const nlohmann::json params = v.value("params", nlohmann::json::object());
-        for (auto it = params.begin(); it != params.end(); ++it) {
-            const std::string& k = it.key();
-            const nlohmann::json& val = it.value();
-            const ParamSpec* spec = find_param(variant->info().params, k);
-            if (!spec) continue;
-            if (val.is_array()) p.set_list(k, val.get<std::vector<int>>());
-            else {
-                validate_param(id, *spec, val.get<double>());
-                p.set(k, val.get<double>());
-            }
-        }
-        vars.slots.back().params = p;
+    for (VariantRequest& request : variants_from_json(j["variants"], "the session file", true)) {
+        vars.add(request.id);
+        vars.slots.back().params = std::move(request.params);
     }
     app.variants = vars;
 }

@@ -49,7 +49,10 @@ const PanelEntry& find_panel(const std::string& name) {
 }
 
 void draw_panels(App& app) {
-    for (const PanelEntry& p : kPanels) p.draw(app);
+    // Presentation mode submits only the matrices: ImGui hides the dock nodes of windows not submitted this
+    // frame, so the matrices take the whole height and width.
+    for (const PanelEntry& p : kPanels)
+        if (!app.view.presentation || std::string(p.window) == kMatricesWindow) p.draw(app);
 }
 
 void save_panels(const App& app, nlohmann::json& session) {

@@ -186,6 +186,10 @@ void SelfTest::edit(App& app) {
             note("export");
             const auto& v = app.snap->variants[any(app.snap->variants.size())];
             if (v.matrix) export_matrix(app, v, 0, u01(m_rng) < 0.5 ? "csv" : "npy");
+            // And the classroom paths: a slide figure, presentation mode, a font scale (Ctrl +/−).
+            if (u01(m_rng) < 0.3) export_figure(app, u01(m_rng) < 0.5 ? figure::Theme::Light : figure::Theme::Dark);
+            if (u01(m_rng) < 0.3) app.view.presentation = !app.view.presentation;
+            if (u01(m_rng) < 0.3) app.view.font_scale = float(kMinFontScale + u01(m_rng) * (kMaxFontScale - kMinFontScale));
             break;
         }
         case 16: case 17: {  // what a user does about an error: reset the parameters of the variant that failed

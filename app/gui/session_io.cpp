@@ -57,7 +57,7 @@ void session_from_json(App& app, const std::string& text) {
             throw Error("session version " + std::to_string(version) + " is not " +
                         std::to_string(kSessionVersion) + ": delete the file to start fresh");
         load_panels(app, j);
-        app.pending_layout = j.value("layout", "");
+        app.pending_layout = json_string(j, "layout", "", "the session file");
         lessons_from_json(app, j);
     } catch (const Error&) {
         throw;

@@ -1,6 +1,7 @@
 #include "colormap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -29,6 +30,15 @@ const std::array<std::array<float, 3>, 256>& colormap_table(Colormap map) {
     static const auto viridis = parse_table(assets::kViridisCsv);
     static const auto diverging = parse_table(assets::kDivergingCsv);
     return map == Colormap::Viridis ? viridis : diverging;
+}
+
+float ValueScale::position(float v) const {
+    const float top = std::max(vmax, 1e-30f);
+    float t = 0;
+    if (kind == Kind::Linear) t = v / top;
+    else if (kind == Kind::Signed) t = 0.5f + 0.5f * v / top;
+    else t = v > 0 ? (std::log10(v) - (std::log10(top) - decades)) / decades : 0.0f;
+    return std::clamp(t, 0.0f, 1.0f);
 }
 
 std::array<uint8_t, 3> colormap_rgb(Colormap map, float t) {

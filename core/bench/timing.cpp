@@ -45,6 +45,9 @@ TimingStats summarize_times(const std::vector<double>& samples_ms) {
     s.median_ms = k % 2 ? sorted[k / 2] : 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]);
     s.min_ms = sorted.front();
     s.max_ms = sorted.back();
+    const double rank = 0.95 * double(k - 1);
+    const size_t lo = size_t(rank);
+    s.p95_ms = lo + 1 < k ? sorted[lo] + (rank - double(lo)) * (sorted[lo + 1] - sorted[lo]) : sorted[lo];
     s.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(k);
     return s;
 }

@@ -14,6 +14,7 @@ struct TimingStats {
     double min_ms = 0;                // fastest timed run
     double max_ms = 0;                // slowest timed run
     double mean_ms = 0;               // arithmetic mean of samples
+    double p95_ms = 0;                // 95th percentile, linearly interpolated (so median ≤ p95 ≤ max always)
     double warmup_ms = 0;             // total duration of the warm-up runs
     int warmup = 0;                   // warm-up runs done
     std::vector<double> samples_ms;   // every timed run in order
@@ -26,7 +27,7 @@ struct TimingPlan {
     int runs = 5;    // timed runs summarised by the median
 };
 
-/// Median/min/max/mean of `samples_ms` (may be empty: all zero). Sorting is done on a copy.
+/// Median/p95/min/max/mean of `samples_ms` (may be empty: all zero). Sorting is done on a copy.
 TimingStats summarize_times(const std::vector<double>& samples_ms);
 
 /// Calls `run_once` plan.warmup + plan.runs times (it returns its own duration in ms) and summarises the

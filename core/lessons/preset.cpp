@@ -5,6 +5,7 @@
 #include "../json_fields.h"
 #include "../data/samples.h"
 #include "../format.h"
+#include "../session/variant_json.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -14,7 +15,7 @@ namespace {
 /// The text of a preset's "sample": "default", a sample id, or literal text under "text".
 std::string preset_text(const nlohmann::json& in) {
     if (in.contains("text")) return in.at("text").get<std::string>();
-    const std::string sample = in.value("sample", "default");
+    const std::string sample = json_string(in, "sample", "default", "the lesson preset's input");
     if (sample == "default") return default_sample_text();
     for (const SampleText& s : sample_texts())
         if (s.id == sample) return s.text;
@@ -28,16 +29,16 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
     if (!preset.contains("input")) return spec;
     const nlohmann::json& in = preset.at("input");
     try {
-        const std::string mode = in.value("mode", "synthetic");
+        const std::string mode = json_string(in, "mode", "synthetic", "the lesson preset's input");
         if (mode == "text") {
             spec.mode = InputMode::Text;
             spec.text = preset_text(in);
             spec.layer = json_int(in, "layer", 0, 0, 1000, "the lesson preset's input");
-            spec.truncate = in.value("truncate", false);
+            spec.truncate = json_bool(in, "truncate", false, "the lesson preset's input");
         } else if (mode == "synthetic") {
             spec.mode = InputMode::Synthetic;
             ScenarioSpec& sc = spec.scenario;
-            sc.kind = parse_scenario(in.value("scenario", "gaussian"));
+            sc.kind = parse_scenario(json_string(in, "scenario", "gaussian", "the lesson preset's input"));
             sc.n = json_int(in, "n", 256, 1, 1 << 20, "the lesson preset's input");
             sc.heads = json_int(in, "heads", 4, 1, 64, "the lesson preset's input");
             sc.dim = json_int(in, "dim", 64, 1, 1024, "the lesson preset's input");
@@ -55,39 +56,8 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
 }
 
 std::vector<VariantRequest> preset_variants(const nlohmann::json& preset) {
-    std::vector<VariantRequest> out;
-    const nlohmann::json variants = preset.value("variants", nlohmann::json::array());
-    if (!variants.is_array()) throw Error("the lesson preset's \"variants\" is not a list of {\"id\", \"params\"}");
-    for (const auto& v : variants) {
-        std::string id;
-        // Every value as the text a user would type after --set, so one parser validates and names what is wrong.
-        std::vector<std::pair<std::string, std::string>> assignments;
-        try {
-            id = v.at("id").get<std::string>();
-            const nlohmann::json params = v.value("params", nlohmann::json::object());
-            if (!params.is_object()) throw Error("the lesson preset's variant '" + id + "' has \"params\" that are not an object");
-            for (auto it = params.begin(); it != params.end(); ++it) {
-                const nlohmann::json& value = it.value();
-                std::string text;
-                if (value.is_array()) {
-                    for (const auto& x : value) text += (text.empty() ? "" : ",") + x.dump();
-                    if (text.empty()) text = "none";
-                } else if (value.is_string()) {
-                    text = value.get<std::string>();
-                } else if (value.is_boolean()) {
-                    text = value.get<bool>() ? "1" : "0";
-                } else {
-                    text = value.dump();
-                }
-                assignments.emplace_back(it.key(), text);
-            }
-        } catch (const nlohmann::json::exception& e) {
-            throw Error("the lesson preset's variant #" + std::to_string(out.size() + 1) +
-                        " is not {\"id\": \"...\", \"params\": {...}} (" + e.what() + ")");
-        }
-        out.push_back(parse_variant_request(id, assignments));  // throws naming the variant and the key
-    }
-    return out;
+    return variants_from_json(preset.contains("variants") ? preset.at("variants") : nlohmann::json::array(),
+                              "the lesson preset", false);
 }
 
 std::string describe_input(const InputSpec& spec) {

@@ -78,17 +78,43 @@ void write_heatmap_png(const std::string& path, const Tensor3& M, int h, const H
     write_rgb_png(path, cols, rows, rgb.data());
 }
 
-void write_rgb_png(const std::string& path, int width, int height, const unsigned char* rgb) {
+std::string encode_rgb_png(int width, int height, const unsigned char* rgb) {
     std::string png;
     if (!stbi_write_png_to_func(stb_append, &png, width, height, 3, rgb, width * 3))
-        throw Error("cannot encode the PNG for '" + path + "'");
-    write_file_atomically(path, png);
+        throw Error("cannot encode a PNG of " + std::to_string(width) + "×" + std::to_string(height) + " pixels");
+    return png;
 }
 
-void write_matrix_csv(const std::string& path, const Tensor3& M, int h) {
+void write_rgb_png(const std::string& path, int width, int height, const unsigned char* rgb) {
+    write_file_atomically(path, encode_rgb_png(width, height, rgb));
+}
+
+namespace {
+
+/// One CSV field: quoted (inner quotes doubled) when it holds a comma, quote, line break or edge space.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+}  // namespace
+
+void write_matrix_csv(const std::string& path, const Tensor3& M, int h, const std::vector<std::string>& labels) {
+    const bool labelled = !labels.empty();
+    if (labelled && (int(labels.size()) != M.rows() || M.rows() != M.cols()))
+        throw Error("cannot label a " + std::to_string(M.rows()) + "×" + std::to_string(M.cols()) + " matrix with " +
+                    std::to_string(labels.size()) + " tokens");
     std::ostringstream out;
     out.precision(9);
+    if (labelled) {
+        out << "query\\key";
+        for (const std::string& l : labels) out << ',' << csv_field(l);
+        out << '\n';
+    }
     for (int i = 0; i < M.rows(); ++i) {
+        if (labelled) out << csv_field(labels[size_t(i)]) << ',';
         for (int j = 0; j < M.cols(); ++j) out << (j ? "," : "") << M.at(h, i, j);
         out << '\n';
     }

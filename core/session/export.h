@@ -2,6 +2,7 @@
 // temporary name and renamed, so an interrupted export never leaves a half-written file behind.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "../analysis/colormap.h"
 #include "../tensor.h"
@@ -19,11 +20,16 @@ struct HeatmapStyle {
 /// Throws Error when the file cannot be written, naming the path.
 void write_heatmap_png(const std::string& path, const Tensor3& M, int h, const HeatmapStyle& style);
 
+/// An 8-bit RGB image (rows top to bottom) encoded as PNG bytes; throws Error when encoding fails.
+std::string encode_rgb_png(int width, int height, const unsigned char* rgb);
+
 /// Writes an 8-bit RGB image (rows top to bottom) as PNG; throws Error when it cannot be written.
 void write_rgb_png(const std::string& path, int width, int height, const unsigned char* rgb);
 
-/// Writes head h of M as CSV (one row per line). Throws Error when the file cannot be written.
-void write_matrix_csv(const std::string& path, const Tensor3& M, int h);
+/// Writes head h of M as CSV, one query row per line. With `labels` (one per row and column, e.g. tokens), the first
+/// line is a header of column labels and each row starts with its label (RFC 4180 quoting); without, bare
+/// numbers. Throws Error when the labels do not match the matrix or the file cannot be written.
+void write_matrix_csv(const std::string& path, const Tensor3& M, int h, const std::vector<std::string>& labels = {});
 
 /// Writes the whole tensor as a little-endian float32 .npy of shape (H, rows, cols).
 void write_npy(const std::string& path, const Tensor3& M);

@@ -6,6 +6,8 @@
 #include "../error.h"
 #include "export.h"
 #include "result_json.h"
+#include "../variants/instance_label.h"
+#include "../variants/registry.h"
 
 namespace attnscope {
 
@@ -37,10 +39,14 @@ nlohmann::json write_npy_bundle(const std::string& dir, const Heads& heads, cons
                             {"results", nlohmann::json::array()}};
     std::map<std::string, int> seen;
     for (const RunResult& r : results) {
-        const int repeat = ++seen[r.variant];
-        const std::string label = repeat == 1 ? r.variant : r.variant + "-" + std::to_string(repeat);
+        // Named by instance (svd-r8), so two instances of one variant never share a file; an exact repeat gets -2, -3.
+        const VariantInfo& info = find_variant(r.variant).info();
+        const std::string slug = instance_slug(info, r.params);
+        const int repeat = ++seen[slug];
+        const std::string label = repeat == 1 ? slug : slug + "-" + std::to_string(repeat);
         nlohmann::json entry = result_to_json(r);
         entry["label"] = label;
+        entry["instance"] = instance_label(info, r.params);
         entry["O"] = "O-" + label + ".npy";
         write_npy(path(entry["O"]), r.O);
         if (r.P_eff) {

@@ -131,10 +131,10 @@ void pool_for_display(VariantView& view, int view_size, Backend& backend) {
     for (int h = 0; h < M.heads(); ++h) {
         view.head_min.push_back(M.head(h).minCoeff());
         view.head_max.push_back(M.head(h).maxCoeff());
-        // Negatives count when they matter on the matrix's own scale: a truncated SVD's −1e−4 rounding beside
-        // weights of 0.5 would otherwise switch the whole view to a diverging map and wash it out.
-        const float scale = std::max(std::abs(view.head_min.back()), std::abs(view.head_max.back()));
-        view.head_signed.push_back(view.head_min.back() < -kSignificantNegative * scale);
+        // The map follows what the matrix means, not the sign of its entries: a mixing matrix (FNet) is signed by
+        // definition; every other P̃ stands for attention weights, so an approximation's negatives (a truncated
+        // SVD's −0.001) stay on the weights' map, drawn as its lowest colour with a note.
+        view.head_signed.push_back(find_variant(view.id).info().signed_matrix);
         view.signed_matrix = view.signed_matrix || view.head_signed.back();
     }
     Tensor3 pooled;

@@ -82,9 +82,6 @@ struct SpectrumView {
     std::string note;                     // why it is missing, when empty
 };
 
-/// Share of a matrix's largest magnitude below which negative entries are rounding, not sign (views stay sequential).
-inline constexpr float kSignificantNegative = 1e-3f;
-
 /// What the UI needs of one variant's run.
 struct VariantView {
     std::string id;                                   // variant id
@@ -97,8 +94,8 @@ struct VariantView {
     std::string title;                                // auxiliary view: what its matrix is, e.g. "S_n = sin(2πij/n)"
     bool auxiliary = false;                           // a display matrix of the variant in the view before it
     std::optional<Tensor3> pooled;                    // (H, s, s) `matrix` for display: max-pooled, mean-pooled when signed
-    bool signed_matrix = false;                       // some head's P̃ has negatives beyond kSignificantNegative of its scale
-    std::vector<char> head_signed;                    // per head: the same test (that head is drawn diverging)
+    bool signed_matrix = false;                       // the matrix is signed by meaning (VariantInfo::signed_matrix)
+    std::vector<char> head_signed;                    // per head: drawn diverging (today the same for every head)
     /// Whether head h is drawn as a signed matrix (diverging colours, linear scale).
     bool is_signed(int h) const { return h < int(head_signed.size()) ? head_signed[h] != 0 : signed_matrix; }
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃

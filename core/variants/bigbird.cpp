@@ -110,7 +110,9 @@ public:
                        2, 0, 4096),
              int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
              seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
-            .has_mask = true};
+            .has_mask = true,
+            .short_name = "BigBird",
+            .key_params = {"block", "random_blocks"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

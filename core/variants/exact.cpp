@@ -33,7 +33,9 @@ public:
             .name = "Full softmax",
             .paper = "Vaswani et al. 2017",
             .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
-            .params = {scale_param(), causal_param(false)}};
+            .params = {scale_param(), causal_param(false)},
+            .short_name = "Full softmax",
+            .key_params = {}};
     }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         const double p_bytes = 4.0 * h.heads() * double(h.n()) * h.n();
@@ -79,7 +81,9 @@ public:
                    choice_param("precision", "prec",
                                 "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
                                 "relative error); the CPU computes fp32 either way",
-                                {"fp32", "tf32"}, 0)}};
+                                {"fp32", "tf32"}, 0)},
+            .short_name = "Flash",
+            .key_params = {}};
     }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         auto e = std::make_unique<Execution>();

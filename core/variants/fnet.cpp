@@ -35,7 +35,10 @@ public:
             .summary = "Y = Re(F_n·X·F_d) = C_n·Re(X·F_d) + S_n·Im(X·F_d): Fourier mixing instead of attention; X = the "
                   "layer input (text) or V (synthetic)",
             .params = {},
-            .normalised = false};
+            .normalised = false,
+            .short_name = "FNet",
+            .key_params = {},
+            .signed_matrix = true};
     }
     /// For the V path (synthetic inputs, what benchmarks run): Y (H, n, dv) and cpu_fft2_real's per-thread
     /// complex half spectrum (n, 2·(dv/2 + 1)).

@@ -100,7 +100,9 @@ public:
             .paper = "Katharopoulos et al. 2020",
             .summary = "φ(x) = elu(x)+1; O_i = φ(Q_i)ᵀΣφ(K_j)V_jᵀ / (φ(Q_i)ᵀΣφ(K_j) + ε)",
             .params = {eps_param("ε added to the denominator φ(Q_i)ᵀΣ_j φ(K_j)"),
-                   causal_param(false, "; running sums S_i, Z_i (the RNN view)")}};
+                   causal_param(false, "; running sums S_i, Z_i (the RNN view)")},
+            .short_name = "Linear (elu+1)",
+            .key_params = {}};
     }
     KernelRecipe recipe(const Params& p) const override {
         KernelRecipe k{FeatureMap::EluPlusOne, FeatureMap::EluPlusOne};
@@ -121,7 +123,9 @@ public:
             .paper = "Shen et al. 2018",
             .summary = "E = ρ_q(Q)·(ρ_k(K)ᵀV): ρ_q softmax over each row's features, ρ_k softmax over positions; no 1/√d; "
                   "non-causal",
-            .params = {}};
+            .params = {},
+            .short_name = "Efficient",
+            .key_params = {}};
     }
     KernelRecipe recipe(const Params&) const override {
         KernelRecipe k{FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions};
@@ -139,7 +143,9 @@ public:
             .paper = "Li et al. 2020",
             .summary = "sim(q,k) = 1 + q̂·k̂ (L2-normalised); O_i = (Σv_j + (Σv_jk̂_jᵀ)q̂_i) / (n + q̂_i·(Σk̂_j + ε))",
             .params = {eps_param("ε added to every component of Σ_j k̂_j in the denominator"),
-                   causal_param(false, "; prefix sums over j ≤ i (n becomes i + 1)")}};
+                   causal_param(false, "; prefix sums over j ≤ i (n becomes i + 1)")},
+            .short_name = "Taylor",
+            .key_params = {}};
     }
     KernelRecipe recipe(const Params& p) const override {
         KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};

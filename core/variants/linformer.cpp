@@ -346,7 +346,9 @@ public:
                                 {"softmax", "elu+1"}, 0),
                    choice_param("sharing", "sharing", "random projections only: E_h, F_h per head (none), one E, F for "
                                 "all heads (headwise), E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
-                   seed_param()}};
+                   seed_param()},
+            .short_name = "Linformer",
+            .key_params = {"k", "projection"}};
         // normalised (the default): pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the others
 
     }

@@ -67,7 +67,9 @@ public:
                         "heads see farther)", false),
              list_param("global", "G", "global positions G: rows and columns fully connected (positions ≥ n are skipped with a note; none: no globals)", "0"),
              causal_param(false), scale_param()},
-            .has_mask = true};
+            .has_mask = true,
+            .short_name = "Longformer",
+            .key_params = {"window"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

@@ -385,7 +385,9 @@ public:
                    int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
                    bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
                    causal_param(false), seed_param()},
-            .has_mask = true};
+            .has_mask = true,
+            .short_name = "LSH",
+            .key_params = {"rounds"}};
     }
 
     Params resolve(const Params& params, const Shape& heads) const override {

@@ -78,7 +78,9 @@ public:
                               true),
                    choice_param("norm_scaling", "‖ωᵢ‖", "row norms of orthogonal ω: chi = χ(d) samples, sqrt_d = √d",
                                 kNorms, 0),
-                   causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()}};
+                   causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()},
+            .short_name = "Performer",
+            .key_params = {"features", "orthogonal"}};
         m_info.params[0].log_scale = true;
     }
     Params resolve(const Params& params, const Shape& heads) const override {

@@ -160,7 +160,9 @@ public:
                    bool_param("bidirectional", "bidir",
                               "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
                    head_pattern_param("local", "stride"), scale_param()},
-            .has_mask = true};
+            .has_mask = true,
+            .short_name = "Strided",
+            .key_params = {"stride"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
@@ -291,7 +293,9 @@ public:
              int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
                        1048576),
              causal_param(true), head_pattern_param("block", "summary"), scale_param()},
-            .has_mask = true};
+            .has_mask = true,
+            .short_name = "Fixed",
+            .key_params = {"block", "summary"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

@@ -38,7 +38,9 @@ public:
             .paper = "Wang et al. 2020 §3",
             .summary = "P_r = best rank-r approximation of the exact P (truncated SVD); O = P_r·V (quadratic)",
             .params = {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 65536)},
-            .normalised = false};
+            .normalised = false,
+            .short_name = "SVD",
+            .key_params = {"rank"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         const int rank = params.get_int("rank");

@@ -36,6 +36,9 @@ struct VariantInfo {
     bool normalised = true;         // rows of P̃ are non-negative and sum to 1 (row_kl applies)
     bool has_matrix = true;         // an effective matrix P̃ is defined
     bool always_causal = false;     // causal by construction with no causal parameter (e.g. xl)
+    std::string short_name;         // title of an instance, e.g. "SVD" in "SVD r = 8" (instance_label.h)
+    std::vector<std::string> key_params;  // parameters every instance label names, budget first (e.g. rank)
+    bool signed_matrix = false;     // P̃ is signed by definition (a mixing matrix, not weights): diverging colours
 };
 
 /// The exact model a variant approximates. Most approximate softmax attention itself; some change the model first

@@ -89,7 +89,9 @@ public:
                         "every query attends exactly the last M positions (i − M < j ≤ i)", false),
              scale_param()},
             .has_mask = true,
-            .always_causal = true};
+            .always_causal = true,
+            .short_name = "Transformer-XL",
+            .key_params = {"segment", "memory"}};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

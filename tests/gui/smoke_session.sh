@@ -42,7 +42,7 @@ band='4 points \([1-4] with a band\)'
 shot_expect sweep "performer $band linformer $band lsh $band" --session "$here/sessions/sweep.json" --panel sweep
 # Session round trip: load, save (atomically), load the saved file again; input, variants and layout survive.
 shot roundtrip_a --session "$here/sessions/causal_diff.json" --save-session "$out/roundtrip.json"
-for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": 1.0'; do
+for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": true'; do
   grep -q "$key" "$out/roundtrip.json" || { echo "session round trip: $key missing from $out/roundtrip.json"; exit 1; }
 done
 shot roundtrip_b --session "$out/roundtrip.json"
@@ -105,6 +105,21 @@ if [ "$rc" -ne 3 ]; then echo "bad input: expected exit 3 (error banner), got $r
 grep -q "out of range" "$out/bad_input.err" || { echo "bad input: banner text missing"; cat "$out/bad_input.err"; exit 1; }
 echo "bad input: error banner shown as expected: $(cat "$out/bad_input.err")"
 # A session file that does not parse is kept beside itself (.bad) before anything could save over it.
+# The classroom (issue 18): presentation mode at 1280×720 with a larger font, from a session naming only a lesson
+# (its setup must apply), and File → Export figure writing a PNG with content and an SVG naming every instance.
+rm -rf "$out/classroom"
+mkdir -p "$out/classroom"
+printf '{"version": 1, "lesson": {"id": "windows-globals"}, "view": {"presentation": true, "font_scale": 1.4, "export_dir": "%s"}}' \
+  "$out/classroom" > "$out/classroom.json"
+shot_expect presentation "lesson windows-globals shown" --session "$out/classroom.json" --width 1280 --height 720 \
+  --export-figure light --save-session "$out/classroom_rt.json"
+"$stats" "$out/classroom/figure-light-head0.png" 64
+for title in "Full softmax" "Longformer w = 64" "BigBird b = 16, r = 3" "allowed because:"; do
+  grep -q "$title" "$out/classroom/figure-light-head0.svg" || { echo "figure SVG: '$title' missing"; exit 1; }
+done
+for key in '"presentation": true' '"font_scale": 1.4' '"id": "longformer"'; do  # the lesson's setup applied, the room's view kept
+  grep -q "$key" "$out/classroom_rt.json" || { echo "presentation session: $key missing from $out/classroom_rt.json"; exit 1; }
+done
 rm -f "$out/half_written.json"*
 printf '{"version": 1, "input": {"n": 12' > "$out/half_written.json"
 set +e
@@ -119,8 +134,8 @@ rm -rf "$out/exports"
 ATTNSCOPE_EXPORT_DIR="$out/exports" "$app" gui --self-test-frames "${ATTNSCOPE_SELF_TEST_FRAMES:-2000}" --seed 7 --width 1024 --height 700
 # The self-test exports once through every path (CSV, NPY, window PNG, a panel-sized PNG).
 for f in self-test-window.png self-test-corner.png; do "$stats" "$out/exports/$f" 8; done
-ls "$out/exports"/*_P_h0.csv "$out/exports"/*_P.npy >/dev/null || { echo "self-test: CSV/NPY exports missing"; ls -la "$out/exports"; exit 1; }
-head -c 10 "$out/exports"/*_P.npy | grep -q NUMPY || { echo "self-test: NPY export has no NUMPY header"; exit 1; }
+ls "$out/exports"/*-head0.csv "$out/exports"/*.npy >/dev/null || { echo "self-test: CSV/NPY exports missing"; ls -la "$out/exports"; exit 1; }
+for f in "$out/exports"/*.npy; do head -c 10 "$f" | grep -q NUMPY || { echo "self-test: $f has no NUMPY header"; exit 1; }; done
 # The self-test's invariants can fail: with a bound no run meets, each must stop the run with exit 4 and say which.
 self_test_must_break() {  # self_test_must_break WORDS ENV=VALUE
   set +e

@@ -52,6 +52,20 @@ TEST(BenchTiming, EvenCountMedianIsMeanOfMiddlePair) {
     EXPECT_DOUBLE_EQ(s.warmup_ms, 15);
 }
 
+// The GUI's screenshot summary once printed "median 42.9 ms, p95 31.9 ms" from two samples: the median took
+// the upper middle and the p95 rounded its rank down. The shared summary keeps median ≤ p95 ≤ max at every count.
+TEST(BenchTiming, P95NeverBelowTheMedianAtAnySampleCount) {
+    EXPECT_DOUBLE_EQ(summarize_times({31.9, 42.9}).p95_ms, 31.9 + 0.95 * 11.0);
+    EXPECT_DOUBLE_EQ(summarize_times({5}).p95_ms, 5);
+    std::vector<double> v;
+    for (int k = 0; k < 41; ++k) {
+        v.push_back(double((k * 37) % 23));
+        const TimingStats s = summarize_times(v);
+        EXPECT_LE(s.median_ms, s.p95_ms) << "count " << v.size();
+        EXPECT_LE(s.p95_ms, s.max_ms) << "count " << v.size();
+    }
+}
+
 TEST(BenchTiming, StopRequestEndsEarlyAndMarksIncomplete) {
     ScriptedClock clock{{1, 2, 3, 4, 5, 6}};
     int progress_calls = 0;

@@ -47,7 +47,8 @@ TEST(NpyBundle, WritesInputsOutputsAndAnIndexThatReadsBack) {
     EXPECT_EQ(index["input"]["layer"], 3);
     EXPECT_EQ(index["input"]["files"]["tokens"], "tokens.txt");
     ASSERT_EQ(index["results"].size(), 4u);
-    const std::vector<std::string> labels = {"full", "longformer", "longformer-2", "fnet"};
+    // Files are named by instance; an exact repeat of one instance gets -2.
+    const std::vector<std::string> labels = {"full", "longformer-w64", "longformer-w64-2", "fnet"};
     for (size_t k = 0; k < results.size(); ++k) {
         const auto& entry = index["results"][k];
         EXPECT_EQ(entry["label"], labels[k]);

@@ -1,0 +1,149 @@
+// attnscope — figure jobs and files (see figure_cli.h).
+#include "figure_cli.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/data/utf8.h"
+#include "core/figure/render.h"
+
+#ifdef ATTNSCOPE_HAVE_GUI
+#include "app/gui/app.h"
+#endif
+
+namespace attnscope::cli {
+
+void add_figure_file_options(CLI::App& sub, FigureFileOptions& o) {
+    sub.add_option("--out", o.outputs, "Figure file(s): .png and/or .svg (repeat for both)")->required();
+    sub.add_option("--view", o.view, "weights, mask (tinted by why each cell is allowed) or difference (to exact softmax); "
+                                      "default: the session's toggles, else mask");
+    sub.add_option("--theme", o.theme, "light or dark")->capture_default_str();
+    sub.add_option("--size", o.size, "WIDTH or WIDTHxHEIGHT in logical pixels (height: as the panels need)")->capture_default_str();
+    sub.add_option("--dpi", o.dpi, "PNG resolution: pixels = logical size × dpi / 96")->capture_default_str();
+    sub.add_option("--view-head", o.view_head, "Head drawn in every panel (default: the session's, else 0)");
+    sub.add_flag("--linear", o.linear, "Weights on a linear colour scale (default log10)");
+    sub.add_option("--decades", o.decades, "Decades of the log colour scale (default 4, or the session's)");
+    sub.add_option("--title", o.title, "Title above the panels (default: the input; 'none' for no title)");
+    sub.add_option("--matrix-limit", o.matrix_limit, "Largest n whose n×n matrices are materialised")->capture_default_str();
+}
+
+void parse_figure_size(const std::string& text, float& width, float& height) {
+    const size_t x = text.find('x');
+    try {
+        size_t used = 0;
+        width = std::stof(text.substr(0, x), &used);
+        if (used != (x == std::string::npos ? text.size() : x)) throw std::invalid_argument("trailing");
+        height = 0;
+        if (x != std::string::npos) {
+            height = std::stof(text.substr(x + 1), &used);
+            if (used != text.size() - x - 1) throw std::invalid_argument("trailing");
+        }
+    } catch (const std::exception&) {
+        throw Error("--size '" + text + "' is not WIDTH or WIDTHxHEIGHT (e.g. 1600 or 1920x1080)");
+    }
+    if (!(width >= 320 && width <= 8000) || !(height == 0 || (height >= 200 && height <= 8000)))
+        throw Error("--size '" + text + "' is outside 320…8000 wide and 200…8000 high");
+}
+
+std::string describe_loaded_input(const LoadedInput& in) {
+    const Heads& h = in.heads;
+    if (in.kind == InputKind::Text) {
+        std::string words;
+        for (size_t k = 1; k + 1 < h.tokens.size() && words.size() < 60; ++k) {
+            const std::string& t = h.tokens[k];
+            words += t.rfind("##", 0) == 0 ? t.substr(2) : (words.empty() ? "" : " ") + t;
+        }
+        return "“" + words + (h.tokens.size() > 12 ? "…" : "") + "” — " + std::to_string(h.n()) + " tokens, encoder layer " +
+               std::to_string(in.layer) + (in.head >= 0 ? ", head " + std::to_string(in.head) : std::string());
+    }
+    return h.source + ", n = " + std::to_string(h.n()) + ", H = " + std::to_string(h.heads()) + ", d = " + std::to_string(h.d());
+}
+
+FigureJob figure_job_from_options(const InputOptions& input, const std::vector<std::string>& variants,
+                                  const std::vector<std::string>& sets, bool causal) {
+    FigureJob job;
+    job.requests = build_variant_requests(variants, sets, causal);
+    job.input = load_input_full(input);
+    job.title = describe_loaded_input(job.input);
+    return job;
+}
+
+FigureJob figure_job_from_session(const std::string& path, const std::vector<std::string>* variants) {
+#ifdef ATTNSCOPE_HAVE_GUI
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read the session '" + path + "': check the path");
+    std::stringstream text;
+    text << in.rdbuf();
+    // The GUI's own reader, so a session means the same here as in the app.
+    gui::App app;
+    gui::session_from_json(app, text.str());
+    FigureJob job;
+    if (variants) job.requests = build_variant_requests(*variants, {}, false);
+    else
+        for (const auto& slot : app.variants.slots) job.requests.push_back({slot.id, slot.params});
+    if (job.requests.empty()) throw Error("the session '" + path + "' has no variants: add --variant");
+    InputInfo info;
+    job.input.heads = build_input(app.input.spec, &info);
+    job.input.kind = app.input.spec.mode == InputMode::Text      ? InputKind::Text
+                     : app.input.spec.mode == InputMode::Tensors ? InputKind::Tensors
+                                                                 : InputKind::Synthetic;
+    job.input.layer = app.input.spec.layer;
+    job.input.truncated = info.truncated;
+    job.title = describe_loaded_input(job.input);
+    job.view = app.view.show_diff ? figure::View::Difference : app.view.show_mask ? figure::View::Mask : figure::View::Weights;
+    job.head = app.view.head;
+    job.log_scale = app.view.log_scale;
+    job.decades = app.view.decades;
+    return job;
+#else
+    (void)variants;
+    throw Error("this build has no GUI, so it cannot read the session '" + path + "': give the input and --variant instead");
+#endif
+}
+
+std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
+    figure::RunFigureOptions f;
+    f.view = !o.view.empty() ? figure::parse_view(o.view) : job.view.value_or(figure::View::Mask);
+    f.theme = figure::parse_theme(o.theme);
+    parse_figure_size(o.size, f.width, f.height);
+    if (!(o.dpi >= 48 && o.dpi <= 1200)) throw Error("--dpi " + std::to_string(o.dpi) + " is outside 48…1200");
+    if (o.decades < 0 || o.decades > 12) throw Error("--decades must be in 1…12");
+    f.head = o.view_head >= 0 ? o.view_head : job.head.value_or(0);
+    f.log_scale = o.linear ? false : job.log_scale.value_or(true);
+    f.decades = o.decades > 0 ? float(o.decades) : job.decades.value_or(4.0f);
+    f.title = o.title == "none" ? std::string() : o.title.empty() ? job.title : o.title;
+    utf8_decode(f.title, "--title");  // throws naming the option on invalid UTF-8
+    const Heads& heads = job.input.heads;
+    if (heads.n() > o.matrix_limit)
+        throw Error("n = " + std::to_string(heads.n()) + " is above --matrix-limit " + std::to_string(o.matrix_limit) +
+                    ": a figure draws n×n matrices; raise --matrix-limit or choose a smaller n");
+    if (f.head >= heads.heads())
+        throw Error("--view-head " + std::to_string(f.head) + " does not exist: the input has heads 0…" +
+                    std::to_string(heads.heads() - 1));
+    ReferenceCache refs(heads, true);
+    RunOptions options;
+    options.explain = true;
+    options.max_matrix_n = o.matrix_limit;
+    std::vector<RunResult> results;
+    for (const VariantRequest& request : job.requests) results.push_back(run_variant(heads, request, options, backend, &refs));
+    std::map<bool, Tensor3> exact;
+    const figure::ExactMatrix exact_of = [&](bool causal) -> const Tensor3* {
+        auto it = exact.find(causal);
+        if (it == exact.end()) {
+            refs.get(causal, backend);
+            std::optional<Tensor3> P = refs.take_P(causal);
+            if (!P) return nullptr;
+            it = exact.emplace(causal, std::move(*P)).first;
+        }
+        return &it->second;
+    };
+    const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(heads, results, f, exact_of));
+    std::vector<std::string> written;
+    for (const std::string& path : o.outputs) {
+        figure::write_canvas(path, canvas, float(o.dpi / 96.0));
+        written.push_back(path);
+    }
+    return written;
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,61 @@
+// attnscope — what `attnscope figure` and `run --png` share: the figure file options, the job (input + variant
+// instances + view) built from the CLI options or a GUI session, and writing the files.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/figure/run_figure.h"
+#include "core/session/experiment.h"
+#include "input_options.h"
+
+namespace attnscope::cli {
+
+/// --out, --view, --theme, --size, --dpi, --view-head, --linear, --decades, --title, --matrix-limit.
+struct FigureFileOptions {
+    std::vector<std::string> outputs;  // .png and/or .svg files
+    std::string view;                  // weights, mask or difference ("" = the session's, else mask)
+    std::string theme = "light";
+    std::string size = "1600";         // WIDTH or WIDTHxHEIGHT in logical pixels
+    double dpi = 144;                  // PNG pixels per inch (96 = one pixel per logical pixel)
+    int view_head = -1;                // the head shown (−1 = the session's, else 0)
+    bool linear = false;               // weights on a linear scale instead of log10
+    double decades = 0;                // log scale depth (0 = the session's, else 4)
+    std::string title;                 // overrides the input description above the panels; "none" = no title
+    int matrix_limit = 2048;           // largest n whose matrices are materialised
+};
+
+/// Registers the figure file options on `sub`.
+void add_figure_file_options(CLI::App& sub, FigureFileOptions& options);
+
+/// An input, the instances to draw and the view a session chose.
+struct FigureJob {
+    LoadedInput input;
+    std::vector<VariantRequest> requests;
+    std::string title;                       // describes the input
+    std::optional<figure::View> view;        // from a session
+    std::optional<int> head;                 // from a session
+    std::optional<bool> log_scale;           // from a session
+    std::optional<float> decades;            // from a session
+};
+
+/// The job of the CLI input options and --variant / --set / --causal.
+FigureJob figure_job_from_options(const InputOptions& input, const std::vector<std::string>& variants,
+                                  const std::vector<std::string>& sets, bool causal);
+
+/// The job of a GUI session file (input, variants, head, mask/difference/log toggles); `variants` (may be null)
+/// replaces the session's variants. Throws Error naming the key when the session is unreadable.
+FigureJob figure_job_from_session(const std::string& path, const std::vector<std::string>* variants);
+
+/// One line describing a loaded input for a figure title.
+std::string describe_loaded_input(const LoadedInput& input);
+
+/// Runs the job's variants and writes every --out file; returns the paths written.
+std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& options, Backend& backend);
+
+/// Parses WIDTH or WIDTHxHEIGHT; throws Error saying the accepted forms and ranges.
+void parse_figure_size(const std::string& text, float& width, float& height);
+
+}  // namespace attnscope::cli

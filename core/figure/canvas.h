@@ -1,0 +1,44 @@
+// attnscope — a figure as a list of drawing commands in logical pixels, drawn by two writers (SVG and a PNG
+// rasteriser) so both files show the same layout.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::figure {
+
+using Rgb = std::array<uint8_t, 3>;
+
+/// A filled axis-aligned rectangle.
+struct RectCmd {
+    float x, y, w, h;
+    Rgb colour;
+};
+
+/// An RGB image (rows top to bottom) stretched over a rectangle with nearest-neighbour sampling: the matrix cells.
+struct ImageCmd {
+    float x, y, w, h;
+    int width = 0, height = 0;
+    std::vector<uint8_t> rgb;  // width·height·3 bytes
+};
+
+/// One line of UTF-8 text. (x, y) is the baseline anchor; `vertical` rotates it 90° to read bottom to top.
+struct TextCmd {
+    float x, y, size;
+    std::string text;
+    Rgb colour;
+    enum class Anchor { Start, Middle, End } anchor = Anchor::Start;
+    bool vertical = false;
+};
+
+/// The whole figure: size in logical pixels and its commands in drawing order.
+struct Canvas {
+    float width = 0, height = 0;
+    Rgb background{255, 255, 255};
+    std::vector<RectCmd> rects;   // drawn first
+    std::vector<ImageCmd> images;  // then images
+    std::vector<TextCmd> texts;    // then text on top
+};
+
+}  // namespace attnscope::figure

@@ -1,0 +1,94 @@
+// attnscope — the SVG writer of figures (see render.h).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "../session/export.h"
+#include "font.h"
+#include "render.h"
+
+namespace attnscope::figure {
+
+namespace {
+
+std::string hex(const Rgb& c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c[0], c[1], c[2]);
+    return buf;
+}
+
+std::string escape_xml(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default:
+                // XML 1.0 forbids most control characters even escaped; a token never needs them.
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\t') out += ' ';
+                else out += c;
+        }
+    }
+    return out;
+}
+
+std::string base64(const std::string& bytes) {
+    static const char* const table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (size_t k = 0; k < bytes.size(); k += 3) {
+        const uint32_t a = uint8_t(bytes[k]), b = k + 1 < bytes.size() ? uint8_t(bytes[k + 1]) : 0,
+                       c = k + 2 < bytes.size() ? uint8_t(bytes[k + 2]) : 0;
+        const uint32_t v = (a << 16) | (b << 8) | c;
+        out += table[(v >> 18) & 63];
+        out += table[(v >> 12) & 63];
+        out += k + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+        out += k + 2 < bytes.size() ? table[v & 63] : '=';
+    }
+    return out;
+}
+
+/// The image as PNG bytes, each cell enlarged to k×k pixels so viewers that smooth images keep sharp cells.
+std::string image_png(const ImageCmd& img) {
+    const int k = std::max(1, std::min(8, int(std::ceil(512.0 / std::max(img.width, img.height)))));
+    const int w = img.width * k, h = img.height * k;
+    std::vector<uint8_t> big(size_t(w) * h * 3);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c) big[(size_t(y) * w + x) * 3 + c] = img.rgb[(size_t(y / k) * img.width + x / k) * 3 + c];
+    return encode_rgb_png(w, h, big.data());
+}
+
+}  // namespace
+
+std::string to_svg(const Canvas& canvas) {
+    std::ostringstream o;
+    o.precision(6);
+    const std::string family = std::filesystem::path(Font::get().path()).stem().string();
+    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << canvas.width << "\" height=\"" << canvas.height
+      << "\" viewBox=\"0 0 " << canvas.width << " " << canvas.height << "\" font-family=\"'DejaVu Sans', '" << family
+      << "', Verdana, sans-serif\">\n";
+    o << "<rect width=\"100%\" height=\"100%\" fill=\"" << hex(canvas.background) << "\"/>\n";
+    for (const RectCmd& r : canvas.rects)
+        o << "<rect x=\"" << r.x << "\" y=\"" << r.y << "\" width=\"" << r.w << "\" height=\"" << r.h << "\" fill=\""
+          << hex(r.colour) << "\"/>\n";
+    for (const ImageCmd& img : canvas.images)
+        o << "<image x=\"" << img.x << "\" y=\"" << img.y << "\" width=\"" << img.w << "\" height=\"" << img.h
+          << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
+          << base64(image_png(img)) << "\"/>\n";
+    for (const TextCmd& t : canvas.texts) {
+        const char* anchor = t.anchor == TextCmd::Anchor::Start ? "start" : t.anchor == TextCmd::Anchor::Middle ? "middle" : "end";
+        o << "<text x=\"" << t.x << "\" y=\"" << t.y << "\" font-size=\"" << t.size << "\" fill=\"" << hex(t.colour)
+          << "\" text-anchor=\"" << anchor << "\"";
+        if (t.vertical) o << " transform=\"rotate(-90 " << t.x << " " << t.y << ")\"";
+        o << ">" << escape_xml(t.text) << "</text>\n";
+    }
+    o << "</svg>\n";
+    return o.str();
+}
+
+}  // namespace attnscope::figure

@@ -1,0 +1,132 @@
+// attnscope — figures of variant runs (see run_figure.h).
+#include "run_figure.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "../error.h"
+#include "../session/metrics.h"
+#include "../variants/instance_label.h"
+#include "../variants/registry.h"
+
+namespace attnscope::figure {
+
+namespace {
+
+std::string sci(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2e", v);
+    return buf;
+}
+
+std::string fixed3(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+/// Metric lines of one run, each naming its reference.
+std::vector<std::string> metric_lines(const RunResult& r) {
+    std::vector<std::string> lines;
+    const Metrics& m = r.metrics;
+    if (r.model == ExactModel::Different && m.rel_err_out)
+        lines.push_back("a different model: output differs from softmax attention by " + sci(*m.rel_err_out) + " (relative)");
+    else if (m.rel_err_out)
+        lines.push_back("output error vs exact softmax: " + sci(*m.rel_err_out));
+    if (m.rel_err_model) lines.push_back("output error vs its own exact model (" + std::string(exact_model_id(r.model)) + "): " + sci(*m.rel_err_model));
+    if (m.mass_recall) lines.push_back("exact softmax mass kept: " + fixed3(*m.mass_recall));
+    if (m.density) lines.push_back(std::string("cells scored: ") + fixed3(*m.density) + (r.causal ? " of the causal triangle" : " of n²"));
+    return lines;
+}
+
+}  // namespace
+
+View parse_view(const std::string& text) {
+    if (text == "weights") return View::Weights;
+    if (text == "mask") return View::Mask;
+    if (text == "difference" || text == "diff") return View::Difference;
+    throw Error("figure view '" + text + "' is not weights, mask or difference");
+}
+
+Theme parse_theme(const std::string& text) {
+    if (text == "light") return Theme::Light;
+    if (text == "dark") return Theme::Dark;
+    throw Error("figure theme '" + text + "' is not light or dark");
+}
+
+FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& results, const RunFigureOptions& options,
+                          const ExactMatrix& exact) {
+    const int n = heads.n(), h = options.head;
+    if (h < 0 || h >= heads.heads())
+        throw Error("head " + std::to_string(h) + " does not exist: the input has heads 0…" + std::to_string(heads.heads() - 1));
+    FigureSpec spec;
+    spec.tokens = heads.tokens;
+    spec.title = options.title;
+    spec.show_mask = options.view == View::Mask;
+    spec.theme = options.theme;
+    spec.width = options.width, spec.height = options.height;
+    const bool diff = options.view == View::Difference;
+    float shared_max = 0;  // one scale for every weights panel (equal colours = equal weights) or every difference
+    std::vector<bool> own_scale;  // mixing matrices keep their own signed scale
+    for (const RunResult& r : results) {
+        const VariantInfo& info = find_variant(r.variant).info();
+        if (!r.P_eff) continue;
+        FigurePanel p;
+        p.title = instance_label(info, r.params);
+        p.n = n;
+        p.causal = r.causal;
+        const auto M = r.P_eff->head(h);
+        p.values.assign(M.data(), M.data() + size_t(n) * n);
+        if (r.structure.mask && options.view == View::Mask) {
+            const ReasonMask& mask = *r.structure.mask;
+            const size_t plane = size_t(n) * n;
+            p.reasons.assign(mask.cells.begin() + long(plane * size_t(h % mask.heads)),
+                             mask.cells.begin() + long(plane * size_t(h % mask.heads + 1)));
+        }
+        const std::string head_text = ", head " + std::to_string(h);
+        if (diff && !info.signed_matrix) {
+            const Tensor3* P = exact ? exact(r.causal) : nullptr;
+            if (!P) throw Error("the difference view needs the exact P, which was not materialised at n = " + std::to_string(n));
+            const auto E = P->head(h);
+            float own = 0;
+            for (size_t c = 0; c < p.values.size(); ++c) {
+                p.values[c] -= E.data()[c];
+                own = std::max(own, std::abs(p.values[c]));
+            }
+            p.scale.kind = ValueScale::Kind::Signed;
+            p.subtitle = "P_eff − P (exact softmax" + std::string(r.causal ? ", causal" : "") + ")" + head_text;
+            p.lines.push_back("max |P_eff − P| = " + (own > 0 ? sci(own) : std::string("0 (equal to exact)")));
+            shared_max = std::max(shared_max, own);
+        } else if (info.signed_matrix) {
+            // A mixing matrix is signed by definition: its own diverging scale, whatever the view.
+            float own = 0;
+            for (float v : p.values) own = std::max(own, std::abs(v));
+            p.scale = {ValueScale::Kind::Signed, std::max(own, 1e-12f), options.decades};
+            p.subtitle = (r.structure.matrix_title.empty() ? std::string("mixing matrix") : r.structure.matrix_title) + head_text;
+        } else {
+            const float lo = *std::min_element(p.values.begin(), p.values.end());
+            p.scale.kind = options.log_scale ? ValueScale::Kind::Log : ValueScale::Kind::Linear;
+            p.scale.decades = options.decades;
+            p.subtitle = std::string(options.view == View::Mask ? "P_eff, tinted by why each cell is allowed" : "P_eff (effective attention)") + head_text;
+            if (lo < 0) p.lines.push_back("negative entries down to " + sci(lo) + " (an approximation, not weights): drawn as the lowest colour");
+            shared_max = std::max(shared_max, *std::max_element(p.values.begin(), p.values.end()));
+        }
+        for (std::string& line : metric_lines(r)) p.lines.push_back(std::move(line));
+        own_scale.push_back(info.signed_matrix);
+        spec.panels.push_back(std::move(p));
+    }
+    if (spec.panels.empty())
+        throw Error("none of the variants has an effective matrix at n = " + std::to_string(n) +
+                    " (raise --matrix-limit, or choose variants that define one)");
+    for (size_t k = 0; k < spec.panels.size(); ++k)
+        if (!own_scale[k]) spec.panels[k].scale.vmax = std::max(shared_max, 1e-12f);
+    const FigurePanel& first = spec.panels.front();
+    spec.colour_label = diff ? "P_eff − P"
+                        : first.scale.kind == ValueScale::Kind::Signed ? "value"
+                        : first.scale.kind == ValueScale::Kind::Log   ? "P_eff (log10 scale)"
+                                                                       : "P_eff";
+    return spec;
+}
+
+}  // namespace attnscope::figure
