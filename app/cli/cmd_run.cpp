@@ -77,6 +77,10 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
                   << r.cost.peak_bytes / 1048576.0 << std::defaultfloat << "  " << params_text(r) << "\n";
         if (r.model != ExactModel::Softmax) std::cout << "    model: " << exact_model_sentence(r.model) << "\n";
         for (const std::string& note : r.structure.notes) std::cout << "    note: " << note << "\n";
+        if (!m.dense_warning.empty()) std::cout << "    warning: " << m.dense_warning << "\n";
+        if (m.keys_for_90)
+            std::cout << "    rows: 90% of a row's weight in " << std::setprecision(3) << *m.keys_for_90
+                      << " keys (mean), row entropy " << *m.row_entropy << " nats\n";
     }
     std::cout << "rel_err_out and rel_err_attn: against exact softmax attention; rel_err_model: against the variant's "
                  "own exact model (where it changes the model); row_kl = KL(P‖P̃), row_kl_rev = KL(P̃‖P) (finite for a "

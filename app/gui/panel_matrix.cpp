@@ -143,6 +143,15 @@ void metric_badges(const RunResult& r) {
               "mean_i Σ_{j allowed} P_ij: share of the exact attention mass the pattern keeps");
     if (m.density)
         badge("density", fmt("%.3f", *m.density), neutral, "allowed cells / (n² or n(n+1)/2 when causal)");
+    if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());
+    if (m.keys_for_90)
+        badge("90% in", fmt("%.1f keys", *m.keys_for_90), neutral,
+              "how concentrated this matrix's rows are: the fewest keys that hold 90% of a row's weight, averaged over "
+              "rows and heads (of full attention: how sparse attention could be on this input)");
+    if (m.row_entropy)
+        badge("entropy", fmt("%.2f nats", *m.row_entropy), neutral,
+              "mean row entropy −Σ_j P_ij ln P_ij; exp(entropy) is the number of equally weighted keys with the same "
+              "spread (0: one key; ln n: uniform)");
     badge("time", fmt("%.2f ms", r.cost.time_ms), neutral, "measured wall time of the compute part (noisy)");
     badge("memory", format_bytes(double(r.cost.peak_bytes)), neutral, "peak tracked bytes held during the run");
     ImGui::NewLine();

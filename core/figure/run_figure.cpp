@@ -37,6 +37,14 @@ std::vector<std::string> metric_lines(const RunResult& r) {
     if (m.rel_err_model) lines.push_back("output error vs its own exact model (" + std::string(exact_model_id(r.model)) + "): " + sci(*m.rel_err_model));
     if (m.mass_recall) lines.push_back("exact softmax mass kept: " + fixed3(*m.mass_recall));
     if (m.density) lines.push_back(std::string("cells scored: ") + fixed3(*m.density) + (r.causal ? " of the causal triangle" : " of n²"));
+    if (!m.dense_warning.empty()) lines.push_back("warning: " + m.dense_warning);
+    // How concentrated exact attention is on this input: what any sparse pattern has to catch.
+    if (r.model == ExactModel::Softmax && !m.mass_recall && m.keys_for_90 && m.rel_err_out && *m.rel_err_out < 1e-4) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "90%% of a row's weight in %.1f keys (mean); row entropy %.2f nats", *m.keys_for_90,
+                      m.row_entropy.value_or(0));
+        lines.push_back(buf);
+    }
     return lines;
 }
 

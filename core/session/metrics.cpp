@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <limits>
 
 #include "../backend/block_layout.h"
@@ -146,6 +148,37 @@ bool all_non_negative(const Tensor3& t) {
 
 }  // namespace
 
+namespace {
+
+/// How concentrated the rows of a distribution matrix are: the fewest keys holding 90% of each row and its
+/// entropy, averaged over heads and rows (every row up to 256 per head, else 256 evenly spaced ones: each row is
+/// sorted, and the views must stay fast at n = 4096).
+void row_concentration(const Tensor3& P, Metrics& m) {
+    const int H = P.heads(), n = P.rows(), stride = std::max(1, n / 256);
+    double keys = 0, entropy = 0;
+    int rows = 0;
+    std::vector<float> row(size_t(P.cols()));
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; i += stride, ++rows) {
+            const float* p = P.head_data(h) + size_t(i) * P.cols();
+            std::copy(p, p + P.cols(), row.begin());
+            double total = 0, e = 0;
+            for (float v : row) {
+                total += v;
+                if (v > 0) e -= double(v) * std::log(double(v));
+            }
+            std::sort(row.begin(), row.end(), std::greater<float>());
+            double cumulative = 0;
+            int k = 0;
+            while (k < int(row.size()) && cumulative < 0.9 * total) cumulative += row[size_t(k++)];
+            keys += k, entropy += e;
+        }
+    m.keys_for_90 = keys / std::max(1, rows);
+    m.row_entropy = entropy / std::max(1, rows);
+}
+
+}  // namespace
+
 void compute_metrics(const Reference& ref, const Reference* model_ref, const VariantInfo& info, RunResult& r) {
     Metrics& m = r.metrics;
     m = Metrics{};
@@ -176,6 +209,15 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
         m.mass_recall = total / (double(H) * n);
     }
     m.density = r.structure.density;
+    if (r.P_eff && info.normalised && all_non_negative(*r.P_eff)) row_concentration(*r.P_eff, m);
+    if (info.has_mask && m.density && *m.density >= kDenseShare) {
+        const int n = r.O.rows();
+        char share[16];
+        std::snprintf(share, sizeof share, "%.0f%%", 100 * *m.density);
+        m.dense_warning = "dense at n = " + std::to_string(n) + ": the pattern scores " + share + " of the " +
+                          (r.causal ? "causal cells" : "cells") +
+                          ", so it shows no sparsity here; a longer input or a smaller window / block will";
+    }
 }
 
 }  // namespace attnscope

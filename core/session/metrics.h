@@ -16,6 +16,9 @@ struct Reference {
     std::optional<Tensor3> P;      // (H, n, n) exact probabilities, when materialised
 };
 
+/// Share of cells above which a sparse pattern is called dense at this n (Metrics::dense_warning).
+inline constexpr double kDenseShare = 0.9;
+
 /// Short id of a model for tables and JSON: "softmax", "shared-qk", "different".
 const char* exact_model_id(ExactModel model);
 /// One sentence saying what a variant's errors are measured against under this model.

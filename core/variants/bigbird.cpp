@@ -104,7 +104,9 @@ public:
             .name = "BigBird (ITC)",
             .paper = "Zaheer et al. 2020",
             .summary = "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
-            .params = {int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+            // The paper's b is 64 at n = 4096; the default scales down so a short text keeps a block structure.
+            .params = {with_auto_default(int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+                                         "min(16, ⌊n/16⌋, ≥ 1)"),
              int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
              int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
                        2, 0, 4096),
@@ -116,6 +118,7 @@ public:
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
+        if (!p.has("block")) p.set("block", std::clamp(heads.n() / 16, 1, 16));
         if (p.get_int("window_blocks") % 2 == 0)
             throw Error("bigbird: window_blocks = " + std::to_string(p.get_int("window_blocks")) +
                         " is even: choose an odd number (the block itself plus as many on each side)");

@@ -59,8 +59,10 @@ public:
             .name = "Longformer",
             .paper = "Beltagy et al. 2020",
             .summary = "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
-            .params = {int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every cell)", 64, 0,
-                       2097152),
+            // The paper's w is a model choice (512 for n = 4096); the default stays sparse on a short text.
+            .params = {with_auto_default(int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every "
+                                                   "cell)", 64, 0, 2097152),
+                                         "min(64, n/4 rounded down to even, ≥ 2)"),
              int_param("dilation", "δ", "dilation δ: the window's keys sit δ apart (j = i + δ·t, |t| ≤ w/2), so the reach "
                        "grows to δ·w/2 each side at the same cost", 1, 1, 65536),
              bool_param("dilation_per_head", "δ_h", "dilation per head: head h uses δ_h = (h + 1)·δ (head 0 local, later "
@@ -73,6 +75,7 @@ public:
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
+        if (!p.has("window")) p.set("window", std::clamp(heads.n() / 4 / 2 * 2, 2, 64));
         // Positions past the end are kept in the parameters and skipped in this run (run() notes them): a list of
         // globals belongs to the model, and the same model meets shorter sequences in a sweep over n.
         for (int g : p.get_list("global"))

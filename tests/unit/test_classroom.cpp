@@ -13,6 +13,7 @@
 #include "core/reason.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
+#include "core/session/metrics.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -36,7 +37,7 @@ TEST(InstanceLabel, TwoInstancesOfOneVariantAreToldApart) {
     EXPECT_EQ(slug("performer", {{"features", "256"}, {"orthogonal", "0"}}), "performer-m256-no-orthogonal");
     // A parameter away from its default is named even when it is not a key parameter.
     EXPECT_EQ(label("longformer", {{"window", "16"}, {"causal", "1"}}), "Longformer w = 16, causal");
-    EXPECT_EQ(slug("longformer", {{"global", "0,5"}}), "longformer-w64-G0-5");
+    EXPECT_EQ(slug("longformer", {{"global", "0,5"}, {"window", "64"}}), "longformer-w64-G0-5");
     EXPECT_EQ(label("full", {}), "Full softmax");
     // Every registered variant's default instance has a file-safe stem.
     for (const auto& v : all_variants()) {
@@ -195,6 +196,41 @@ TEST(VariantJson, OneFormatForCliAndSessionAndOldFilesStillRead) {
         EXPECT_NE(std::string(e.what()).find("rank"), std::string::npos) << e.what();
     }
     EXPECT_TRUE(variants_from_json(nlohmann::json::parse(R"([{"id": "not-in-this-build"}])"), "the session file", true).empty());
+}
+
+// Teaching metrics: how concentrated rows are, and a warning when a sparse pattern is dense at this n. Each is
+// shown to fail on purpose: a uniform matrix needs 90% of the keys; a short window on a long input is not dense.
+TEST(TeachingMetrics, ConcentrationOfRowsAndTheDenseWarning) {
+    const Runs r = run_all(64, {{"full", {}}, {"longformer", {{"window", "200"}}}, {"longformer", {{"window", "4"}}}});
+    const Metrics& full = r.results[0].metrics;
+    ASSERT_TRUE(full.keys_for_90 && full.row_entropy);
+    EXPECT_GT(*full.keys_for_90, 1.0);
+    EXPECT_LT(*full.keys_for_90, 0.9 * 64 + 1);
+    EXPECT_LE(*full.row_entropy, std::log(64.0) + 1e-9);
+    EXPECT_TRUE(full.dense_warning.empty());                       // full attention is dense by definition
+    EXPECT_NE(r.results[1].metrics.dense_warning.find("dense at n = 64"), std::string::npos);
+    EXPECT_TRUE(r.results[2].metrics.dense_warning.empty());
+    // Independent check of keys_for_90 and the entropy on a matrix known by construction: uniform rows of n.
+    RunResult uniform;
+    uniform.O = Tensor3(1, 10, 1);
+    uniform.P_eff = Tensor3(1, 10, 10);
+    uniform.P_eff->head(0).setConstant(0.1f);
+    Reference ref;
+    ref.O = uniform.O;
+    compute_metrics(ref, nullptr, find_variant("full").info(), uniform);
+    EXPECT_DOUBLE_EQ(*uniform.metrics.keys_for_90, 9.0);
+    EXPECT_NEAR(*uniform.metrics.row_entropy, std::log(10.0), 1e-6);
+}
+
+// Defaults that stay sparse on short texts: Longformer's window and BigBird's block follow n below their caps.
+TEST(TeachingMetrics, ShortInputsKeepTheirSparsityByDefault) {
+    const Runs r = run_all(40, {{"longformer", {}}, {"bigbird", {}}});
+    EXPECT_EQ(r.results[0].params.get_int("window"), 10);
+    EXPECT_EQ(r.results[1].params.get_int("block"), 2);
+    for (const RunResult& x : r.results) EXPECT_TRUE(x.metrics.dense_warning.empty()) << x.variant << ": " << x.metrics.dense_warning;
+    const Runs big = run_all(1024, {{"longformer", {}}, {"bigbird", {}}});
+    EXPECT_EQ(big.results[0].params.get_int("window"), 64);
+    EXPECT_EQ(big.results[1].params.get_int("block"), 16);
 }
 
 }  // namespace

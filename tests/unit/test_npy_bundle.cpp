@@ -47,8 +47,8 @@ TEST(NpyBundle, WritesInputsOutputsAndAnIndexThatReadsBack) {
     EXPECT_EQ(index["input"]["layer"], 3);
     EXPECT_EQ(index["input"]["files"]["tokens"], "tokens.txt");
     ASSERT_EQ(index["results"].size(), 4u);
-    // Files are named by instance; an exact repeat of one instance gets -2.
-    const std::vector<std::string> labels = {"full", "longformer-w64", "longformer-w64-2", "fnet"};
+    // Files are named by instance (w = 6: the window default at n = 24); an exact repeat gets -2.
+    const std::vector<std::string> labels = {"full", "longformer-w6", "longformer-w6-2", "fnet"};
     for (size_t k = 0; k < results.size(); ++k) {
         const auto& entry = index["results"][k];
         EXPECT_EQ(entry["label"], labels[k]);
