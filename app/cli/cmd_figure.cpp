@@ -27,7 +27,7 @@ struct FigureCli {
 
 int execute(const FigureCli& o) {
     if (o.figure.outputs.empty()) throw Error("give at least one --out FILE.png or FILE.svg");
-    for (const std::string& out : o.figure.outputs) require_writable(out);
+    for (const std::string& out : o.figure.outputs) figure::require_figure_extension(out), require_writable(out);
     FigureJob job = o.session.empty() ? figure_job_from_options(o.input, o.variants, o.sets, o.causal)
                                       : figure_job_from_session(o.session, o.variants.empty() ? nullptr : &o.variants);
     auto backend = make_backend(o.backend);

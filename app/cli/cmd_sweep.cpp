@@ -12,27 +12,38 @@
 #include "core/session/text_whatif.h"
 #include "core/session/export.h"
 #include "input_options.h"
+#include "core/session/variant_json.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::cli {
 
 namespace {
 
 struct SweepOptionsCli {
-    std::string variant, param, metric = "rel_err_out", backend = "auto", json_path;
+    std::vector<std::string> variants;
+    std::string param, metric = "rel_err_out", backend = "auto", json_path;
     std::vector<std::string> sets;
     InputOptions input;
     int seeds = 3;
 };
 
+/// An instance's values as NAME=VALUE text (what run_sweep parses), and its label without the swept parameter.
+std::vector<std::pair<std::string, std::string>> assignments_of(const VariantRequest& request) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const nlohmann::json params = variant_to_json(request)["params"];
+    for (auto it = params.begin(); it != params.end(); ++it)
+        out.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>()
+                                   : it.value().is_boolean() ? std::string(it.value().get<bool>() ? "1" : "0")
+                                                             : it.value().dump());
+    return out;
+}
+
 int execute(const SweepOptionsCli& o) {
-    SweepSpec spec;
-    spec.variant = o.variant;
+    // Several instances (svd:rank=8 is no sweep of rank, but performer:orthogonal=0,performer:orthogonal=1 is two
+    // curves over features), each swept over the same values: one curve per instance.
+    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, false);
     const auto [name, range] = split_assignment(o.param);
-    spec.param = name;
-    spec.range = parse_sweep_range(range);
-    spec.metric = parse_sweep_metric(o.metric);
-    spec.seeds = o.seeds;
-    for (const std::string& s : o.sets) spec.fixed.push_back(split_assignment(s));
     if (!o.json_path.empty()) require_writable(o.json_path);
     auto backend = make_backend(o.backend);
     const InputOptions base = o.input;
@@ -42,31 +53,49 @@ int execute(const SweepOptionsCli& o) {
         if (n_override > 0) in.n = n_override;
         return load_input(in);
     };
-    if (spec.metric == SweepMetric::EmbeddingCosine) {  // the encoder re-run per point with the variant at --layer
+    SweepEvaluator evaluate;
+    if (parse_sweep_metric(o.metric) == SweepMetric::EmbeddingCosine) {  // the encoder re-run per point at --layer
         if (input_kind(o.input) != InputKind::Text)
             throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
         const LoadedInput text = load_input_full(o.input);
-        spec.evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
+        evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
     }
+    nlohmann::json curves = nlohmann::json::array();
     const bool tty = isatty(STDERR_FILENO);
-    const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {
-        if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::flush;
-        return true;
-    });
-    if (tty) std::cerr << "\n";
-    std::cout << std::left << std::setw(14) << spec.param << std::right << std::setw(14) << sweep_metric_name(spec.metric)
-              << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
-    nlohmann::json rows = nlohmann::json::array();
-    for (const MetricSweepPoint& p : points) {
-        std::cout << std::left << std::setw(14) << p.value << std::right << std::setw(14) << p.mean << std::setw(14) << p.min
-                  << std::setw(14) << p.max << std::setw(8) << p.samples << "\n";
-        rows.push_back({{"value", p.value}, {"mean", p.samples ? nlohmann::json(p.mean) : nlohmann::json(nullptr)},
-                        {"min", p.samples ? nlohmann::json(p.min) : nlohmann::json(nullptr)},
-                        {"max", p.samples ? nlohmann::json(p.max) : nlohmann::json(nullptr)}, {"samples", p.samples}});
+    for (const VariantRequest& instance : instances) {
+        SweepSpec spec;
+        spec.variant = instance.id;
+        spec.param = name;
+        spec.range = parse_sweep_range(range);
+        spec.metric = parse_sweep_metric(o.metric);
+        spec.seeds = o.seeds;
+        spec.fixed = assignments_of(instance);
+        spec.evaluate = evaluate;
+        const std::string swept = swept_parameter(find_variant(instance.id).info(), name);
+        const std::string label = curve_label(find_variant(instance.id).info(), instance.params, swept);
+        const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {
+            if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::flush;
+            return true;
+        });
+        if (tty) std::cerr << "\n";
+        const std::string column = name == "budget" ? "budget (" + swept + ")" : name;
+        std::cout << label << "\n";
+        std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << sweep_metric_name(spec.metric)
+                  << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
+        nlohmann::json rows = nlohmann::json::array();
+        for (const MetricSweepPoint& p : points) {
+            std::cout << std::left << std::setw(16) << p.value << std::right << std::setw(14) << p.mean << std::setw(14)
+                      << p.min << std::setw(14) << p.max << std::setw(8) << p.samples << "\n";
+            rows.push_back({{"value", p.value}, {"mean", p.samples ? nlohmann::json(p.mean) : nlohmann::json(nullptr)},
+                            {"min", p.samples ? nlohmann::json(p.min) : nlohmann::json(nullptr)},
+                            {"max", p.samples ? nlohmann::json(p.max) : nlohmann::json(nullptr)}, {"samples", p.samples}});
+        }
+        curves.push_back({{"variant", instance.id}, {"instance", label}, {"param", swept}, {"points", rows}});
     }
     if (!o.json_path.empty()) {
-        const nlohmann::json out = {{"variant", spec.variant}, {"param", spec.param}, {"metric", sweep_metric_name(spec.metric)},
-                                    {"seeds", spec.seeds}, {"points", rows}};
+        // The first curve's fields stay at the top level, so a one-instance sweep reads as before.
+        nlohmann::json out = {{"variant", curves[0]["variant"]}, {"param", name}, {"metric", o.metric},
+                              {"seeds", o.seeds}, {"points", curves[0]["points"]}, {"curves", curves}};
         write_file_atomically(o.json_path, out.dump(2) + "\n");
     }
     return 0;
@@ -77,8 +106,12 @@ int execute(const SweepOptionsCli& o) {
 void add_sweep_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SweepOptionsCli>();
     auto* sub = app.add_subcommand("sweep", "A metric against one parameter (or n), averaged over seeds with a min–max band");
-    sub->add_option("--variant", o->variant, "Variant id")->required();
-    sub->add_option("--param", o->param, "NAME=START:STOP[:xFACTOR|:+STEP] (NAME may be n)")->required();
+    sub->add_option("--variant", o->variants,
+                    "Variant instance(s), one curve each: ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated (e.g. "
+                    "performer:orthogonal=1,performer:orthogonal=0)")->required();
+    sub->add_option("--param", o->param,
+                    "NAME=START:STOP[:xFACTOR|:+STEP]; NAME may be n, or budget: each variant's own budget parameter "
+                    "(svd rank, linformer k, performer features, longformer window, …) on one axis")->required();
     sub->add_option("--metric", o->metric, "rel_err_out, rel_err_model, rel_err_attn, row_kl, row_kl_rev, mass_recall, density, time, memory or embedding_cosine (text input)")
         ->capture_default_str();
     sub->add_option("--seeds", o->seeds, "Seeds averaged per point (input seed + variant seed)")->capture_default_str();

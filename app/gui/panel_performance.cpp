@@ -44,6 +44,9 @@ std::vector<Series> measured_series(const BenchReport& r) {
 }
 
 double time_of(const BenchPoint& p) { return p.time.median_ms; }
+
+/// (max − min) / median of a point's runs above which its slope is flagged as unreliable.
+constexpr double kNoisySpread = 0.25;
 double memory_of(const BenchPoint& p) { return double(p.peak_bytes) / (1 << 20); }
 double time_model(const BenchPoint& p) { return p.flops; }                    // analytic FLOPs
 double memory_model(const BenchPoint& p) { return double(p.estimate_bytes); }  // the variant's estimate
@@ -135,7 +138,10 @@ void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Ser
             if (ImGui::Selectable(std::to_string(n).c_str(), n == n_cmp)) ps.table_n = n;
         ImGui::EndCombo();
     }
-    const auto fits = fit_slopes(r);
+    // Fitted over the upper n of the sweep, where the algorithm rather than fixed costs decides the time.
+    int n_top = 0;
+    for (const BenchPoint& q : r.points) n_top = std::max(n_top, q.n);
+    const auto fits = fit_slopes(r, n_top / 8);
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
     if (!ImGui::BeginTable("cmp", 7, flags)) return;
     ImGui::TableSetupColumn("variant");
@@ -170,8 +176,10 @@ void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Ser
             if (p && !p->reason.empty()) ImGui::SetItemTooltip("%s", p->reason.c_str());
             for (int c = 0; c < 2; ++c) ImGui::TableNextColumn();
         } else {
-            ImGui::Text("%.3g", p->time.median_ms);
-            ImGui::SetItemTooltip("median of %zu runs: min %.3g, max %.3g ms", p->time.samples_ms.size(), p->time.min_ms,
+            const double spread = p->time.median_ms > 0 ? 50 * (p->time.max_ms - p->time.min_ms) / p->time.median_ms : 0;
+            ImGui::Text("%.3g ±%.0f%%", p->time.median_ms, spread);
+            ImGui::SetItemTooltip("median of %zu runs: min %.3g, max %.3g ms (± half the range, in %% of the median); measured "
+                                  "while the window redrew at most 4 times a second", p->time.samples_ms.size(), p->time.min_ms,
                                   p->time.max_ms);
             ImGui::TableNextColumn();
             if (p->speedup_vs_flash) ImGui::Text("%.2f×", *p->speedup_vs_flash);
@@ -188,8 +196,17 @@ void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Ser
         }
         ImGui::TableNextColumn();
         const auto fit = std::find_if(fits.begin(), fits.end(), [&](const SlopeFit& f) { return f.label == s.label; });
-        if (fit != fits.end()) ImGui::Text("%.2f", fit->time_slope);
-        else ImGui::TextDisabled("—");
+        if (fit != fits.end()) {
+            const bool noisy = fit->max_spread > kNoisySpread;
+            if (noisy) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.30f, 1), "%.2f ?", fit->time_slope);
+            else ImGui::Text("%.2f", fit->time_slope);
+            ImGui::SetItemTooltip("log–log fit of the median times over n = %d…%d (%d points)%s", fit->n_lo, fit->n_hi, fit->points,
+                                  noisy ? "; unreliable: a point's runs spread beyond 25% of its median — add runs, or "
+                                          "measure again with nothing else running"
+                                        : "");
+        } else {
+            ImGui::TextDisabled("—");
+        }
         ImGui::TableNextColumn();
         const double m = model_slope(s, time_model);
         if (m > 0) ImGui::Text("%.2f", m);

@@ -15,6 +15,8 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "core/variants/instance_label.h"
+#include "log_ticks.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
@@ -34,7 +36,8 @@ namespace attnscope::gui {
 
 /// What one sweep runs, fixed when Run is pressed.
 struct SweepPlan {
-    std::vector<SweepSpec> specs;  // one per plotted variant (the range holds every value)
+    std::vector<SweepSpec> specs;  // one per plotted instance (the range holds every value)
+    std::vector<std::string> labels;  // per spec: the instance's legend label
     std::vector<double> values;    // parameter values, shared by every variant
     InputSpec input;               // the Input panel's input; n is replaced when n is swept
     std::string param, metric;     // labels
@@ -44,7 +47,8 @@ struct SweepPlan {
 /// A metric sweep as a worker job: every (variant, value) point is published as soon as its seeds ran.
 struct MetricSweepJob final : Job {
     struct Curve {
-        std::string variant;
+        std::string variant;                   // variant id (status lines)
+        std::string label;                     // the instance, without the swept parameter (legend)
         std::vector<MetricSweepPoint> points;  // ascending parameter values, points that ran
         std::vector<std::string> errors;       // why some values gave no point (first few)
     };
@@ -54,7 +58,7 @@ struct MetricSweepJob final : Job {
     std::vector<Curve> curves;   // per plan.specs entry
 
     explicit MetricSweepJob(SweepPlan p) : plan(std::move(p)) {
-        for (const SweepSpec& s : plan.specs) curves.push_back({s.variant, {}, {}});
+        for (size_t k = 0; k < plan.specs.size(); ++k) curves.push_back({plan.specs[k].variant, plan.labels[k], {}, {}});
         total = int(plan.values.size() * plan.specs.size()) * std::max(1, plan.specs.empty() ? 1 : plan.specs[0].seeds);
     }
     std::string kind() const override { return "metric sweep"; }
@@ -170,39 +174,45 @@ SweepPlan make_plan(const App& app, std::string& error) {
             if (sweeps_n && (v != std::floor(v) || v < 1 || v > 1 << 20))
                 throw Error("n = " + std::to_string(v) + " must be a whole number between 1 and 1048576");
         }
-        const Variant& first = find_variant(s.variants[0]);
-        if (!sweeps_n && !find_param(first.info().params, s.param))
-            throw Error(s.variants[0] + " has no parameter '" + s.param + "': choose one of its parameters or n");
+        // The first variant must have the parameter (or a budget); others without it are left out with a note.
+        swept_parameter(find_variant(s.variants[0]).info(), s.param);
         for (const std::string& id : s.variants) {
             const VariantInfo& info = find_variant(id).info();
-            const ParamSpec* spec = sweeps_n ? nullptr : find_param(info.params, s.param);
-            if (!sweeps_n && !spec) {
-                plan.notes.push_back(id + " has no parameter '" + s.param + "': left out of the plot");
+            std::string param;
+            try {
+                param = swept_parameter(info, s.param);  // "budget" becomes this variant's own budget parameter
+            } catch (const Error& e) {
+                plan.notes.push_back(std::string(e.what()) + ": left out of the plot");
                 continue;
             }
+            const ParamSpec* spec = param == "n" ? nullptr : find_param(info.params, param);
             if (spec)
                 for (double v : plan.values) validate_param(id, *spec, v);  // e.g. "out of range; allowed [1, 4096]"
-            SweepSpec sweep;
-            sweep.variant = id;
-            sweep.param = s.param;
-            sweep.metric = metric;
-            sweep.seeds = s.seeds;
-            sweep.range = range;
-            // The other parameters are those set in the Variants panel for this variant, else its defaults.
-            for (const VariantSlot& slot : app.variants.slots) {
-                if (slot.id != id) continue;
+            // One curve per instance of this variant in the Variants panel (orthogonal and i.i.d. Performer side by
+            // side), each keeping its other parameters; the defaults when the panel has none.
+            std::vector<Params> instances;
+            for (const VariantSlot& slot : app.variants.slots)
+                if (slot.id == id) instances.push_back(slot.params);
+            if (instances.empty()) instances.push_back(default_params(info.params));
+            for (const Params& params : instances) {
+                SweepSpec sweep;
+                sweep.variant = id;
+                sweep.param = param;
+                sweep.metric = metric;
+                sweep.seeds = s.seeds;
+                sweep.range = range;
                 for (const ParamSpec& p : info.params) {
-                    if (p.name == s.param || p.name == "seed" || !slot.params.has(p.name)) continue;
-                    if (p.kind == ParamKind::IntList) sweep.fixed.emplace_back(p.name, slot.params.value_text(p));
+                    if (p.name == param || p.name == "seed" || !params.has(p.name)) continue;
+                    if (p.kind == ParamKind::IntList) sweep.fixed.emplace_back(p.name, params.value_text(p));
                     else {
                         char buf[64];
-                        std::snprintf(buf, sizeof buf, "%.17g", slot.params.get(p.name));
+                        std::snprintf(buf, sizeof buf, "%.17g", params.get(p.name));
                         sweep.fixed.emplace_back(p.name, buf);
                     }
                 }
-                break;
+                plan.specs.push_back(std::move(sweep));
+                plan.labels.push_back(curve_label(info, params, param) + (s.param == "budget" ? " (" + param + ")" : ""));
             }
-            plan.specs.push_back(std::move(sweep));
         }
         if (plan.specs.empty()) throw Error("none of the chosen variants has the parameter '" + s.param + "'");
         error.clear();
@@ -248,6 +258,10 @@ void draw_form(App& app) {
     if (ImGui::BeginCombo("parameter", s.param.c_str())) {
         if (ImGui::Selectable("n", s.param == "n")) s.param = "n";
         ImGui::SetItemTooltip("sequence length (synthetic input)");
+        if (ImGui::Selectable("budget", s.param == "budget"))
+            s.param = "budget", s.geometric = true, s.factor = 2, s.start = 4, s.stop = 64;
+        ImGui::SetItemTooltip("one axis across variants: each plots against its own budget parameter — svd rank, linformer "
+                              "k, performer features, longformer window, bigbird block, …");
         if (first)
             for (const ParamSpec& p : first->info().params) {
                 if (p.kind == ParamKind::IntList || p.name == "seed") continue;
@@ -334,6 +348,12 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
     ImPlot::SetupAxes(job.plan.param.c_str(), job.plan.metric.c_str(), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
     if (log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
     if (log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+    double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+    for (const auto& c : curves)
+        for (const auto& p : c.points)
+            x_lo = std::min(x_lo, p.value), x_hi = std::max(x_hi, p.value), y_lo = std::min(y_lo, p.min), y_hi = std::max(y_hi, p.max);
+    if (log_x) setup_log_ticks(ImAxis_X1, x_lo, x_hi);
+    if (log_y) setup_log_ticks(ImAxis_Y1, y_lo, y_hi);
     for (size_t k = 0; k < curves.size(); ++k) {
         const auto& c = curves[k];
         if (c.points.empty()) continue;
@@ -343,13 +363,13 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
         ImPlotSpec band;
         band.FillColor = colour;
         band.FillAlpha = 0.35f;
-        ImPlot::PlotShaded(c.variant.c_str(), x.data(), lo.data(), hi.data(), int(x.size()), band);
+        ImPlot::PlotShaded(c.label.c_str(), x.data(), lo.data(), hi.data(), int(x.size()), band);
         ImPlotSpec line;
         line.LineColor = colour;
         line.LineWeight = 2;
         line.Marker = ImPlotMarker_Circle;
         line.MarkerSize = 3;
-        ImPlot::PlotLine(c.variant.c_str(), x.data(), mean.data(), int(x.size()), line);
+        ImPlot::PlotLine(c.label.c_str(), x.data(), mean.data(), int(x.size()), line);
     }
     ImPlot::EndPlot();
 }

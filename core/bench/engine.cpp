@@ -285,6 +285,7 @@ std::vector<SlopeFit> fit_slopes(const BenchReport& r, int n_min, int n_max) {
             m.push_back(std::log(double(std::max<int64_t>(1, p.peak_bytes))));
             f.n_lo = f.n_lo ? std::min(f.n_lo, p.n) : p.n;
             f.n_hi = std::max(f.n_hi, p.n);
+            f.max_spread = std::max(f.max_spread, (p.time.max_ms - p.time.min_ms) / p.time.median_ms);
         }
         f.points = static_cast<int>(x.size());
         if (f.points < 2 || f.n_lo == f.n_hi) continue;

@@ -175,6 +175,7 @@ struct SlopeFit {
     int points = 0;           // measured points used (a slope needs ≥ 2)
     double time_slope = 0;    // ≈ 2 for quadratic, ≈ 1 for linear variants
     double memory_slope = 0;  // same for the peak tracked bytes
+    double max_spread = 0;    // largest (max − min) / median of the timed runs among the fitted points (noise)
 };
 /// One fit per label with ≥ 2 measured points in [n_min, n_max].
 std::vector<SlopeFit> fit_slopes(const BenchReport& report, int n_min = 0, int n_max = 1 << 30);

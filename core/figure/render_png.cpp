@@ -1,5 +1,6 @@
 // attnscope — the PNG rasteriser of figures and the file writer (see render.h).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "../error.h"
@@ -61,16 +62,24 @@ std::vector<uint8_t> rasterize(const Canvas& canvas, float scale, int& width, in
     return r.rgb;
 }
 
+namespace {
+
+bool ends_with(const std::string& path, const std::string& ext) {
+    if (path.size() < ext.size()) return false;
+    std::string tail = path.substr(path.size() - ext.size());
+    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return tail == ext;
+}
+
+}  // namespace
+
+void require_figure_extension(const std::string& path) {
+    if (!ends_with(path, ".png") && !ends_with(path, ".svg")) throw Error("figure file '" + path + "' must end in .png or .svg");
+}
+
 void write_canvas(const std::string& path, const Canvas& canvas, float scale) {
-    auto ends_with = [&](const char* ext) {
-        const std::string e = ext;
-        if (path.size() < e.size()) return false;
-        std::string tail = path.substr(path.size() - e.size());
-        std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        return tail == e;
-    };
-    if (ends_with(".svg")) return write_file_atomically(path, to_svg(canvas));
-    if (!ends_with(".png")) throw Error("figure file '" + path + "' must end in .png or .svg");
+    require_figure_extension(path);
+    if (ends_with(path, ".svg")) return write_file_atomically(path, to_svg(canvas));
     if (!(scale > 0) || canvas.width * scale > 16384 || canvas.height * scale > 16384)
         throw Error("figure of " + std::to_string(int(canvas.width * scale)) + "×" + std::to_string(int(canvas.height * scale)) +
                     " pixels is outside 1…16384 per side: lower --dpi or --size");

@@ -118,13 +118,24 @@ std::optional<double> sweep_metric_value(SweepMetric m, const RunResult& r) {
     return v;
 }
 
+std::string swept_parameter(const VariantInfo& info, const std::string& name) {
+    if (name == "n") return name;
+    if (name == "budget") {
+        if (info.budget_param.empty())
+            throw Error(info.id + " has no budget parameter (its cost is fixed by n): sweep n, or one of its parameters");
+        return info.budget_param;
+    }
+    if (!find_param(info.params, name))
+        throw Error(info.id + " has no parameter '" + name + "' to sweep (use n, budget, or one of `attnscope variants`)");
+    return name;
+}
+
 std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
                                   const std::function<bool(int, int)>& progress) {
     if (spec.seeds < 1 || spec.seeds > 1000) throw Error("--seeds must be between 1 and 1000");
     const VariantInfo& info = find_variant(spec.variant).info();
-    const bool sweeps_n = spec.param == "n";
-    if (!sweeps_n && !find_param(info.params, spec.param))
-        throw Error(spec.variant + " has no parameter '" + spec.param + "' to sweep (use n or one of `attnscope variants`)");
+    const std::string param = swept_parameter(info, spec.param);
+    const bool sweeps_n = param == "n";
     const bool external = spec.metric == SweepMetric::EmbeddingCosine;
     if (external && !spec.evaluate)
         throw Error("the embedding_cosine metric needs text input (--text or --text-file): the encoder is re-run "
@@ -145,7 +156,7 @@ std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputF
         double sum = 0;
         for (int seed = 0; seed < spec.seeds; ++seed) {
             auto assignments = spec.fixed;
-            if (!sweeps_n) assignments.emplace_back(spec.param, exact_text(value));
+            if (!sweeps_n) assignments.emplace_back(param, exact_text(value));
             if (has_seed) assignments.emplace_back("seed", std::to_string(seed));
             const VariantRequest request = parse_variant_request(spec.variant, assignments);
             if (external) {

@@ -61,12 +61,17 @@ using SweepEvaluator = std::function<std::optional<double>(const VariantRequest&
 struct SweepSpec {
     std::string variant;                                           // variant id
     std::vector<std::pair<std::string, std::string>> fixed;        // other NAME=VALUE assignments
-    std::string param;                                             // swept parameter (a variant param, or "n")
+    std::string param;                                             // swept parameter (a variant param, "n" or "budget")
     SweepRange range;                                              // its values
     SweepMetric metric = SweepMetric::RelErrOut;                   // what is measured
     int seeds = 3;                                                 // seeds 0..seeds-1 (input and variant seed)
     SweepEvaluator evaluate;  // required by embedding_cosine (then no input is made), unused otherwise
 };
+
+/// The parameter a sweep of `name` changes for this variant: "n", a parameter of its card, or "budget" — the
+/// common axis across variants (VariantInfo::budget_param: keys per query, rank, features, projected length).
+/// Throws Error naming what the variant has instead.
+std::string swept_parameter(const VariantInfo& info, const std::string& name);
 
 /// Makes the input for a seed and (when the swept parameter is "n") a sequence length.
 using SweepInputFactory = std::function<Heads(uint64_t seed, int n_override)>;

@@ -114,7 +114,8 @@ public:
              seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
             .has_mask = true,
             .short_name = "BigBird",
-            .key_params = {"block", "random_blocks"}};
+            .key_params = {"block", "random_blocks"},
+            .budget_param = "block"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

@@ -35,7 +35,9 @@ public:
             .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
             .params = {scale_param(), causal_param(false)},
             .short_name = "Full softmax",
-            .key_params = {}};
+            .key_params = {},
+            .signed_matrix = false,
+            .budget_param = ""};
     }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         const double p_bytes = 4.0 * h.heads() * double(h.n()) * h.n();
@@ -83,7 +85,9 @@ public:
                                 "relative error); the CPU computes fp32 either way",
                                 {"fp32", "tf32"}, 0)},
             .short_name = "Flash",
-            .key_params = {}};
+            .key_params = {},
+            .signed_matrix = false,
+            .budget_param = ""};
     }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         auto e = std::make_unique<Execution>();

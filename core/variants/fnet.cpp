@@ -38,7 +38,8 @@ public:
             .normalised = false,
             .short_name = "FNet",
             .key_params = {},
-            .signed_matrix = true};
+            .signed_matrix = true,
+            .budget_param = ""};
     }
     /// For the V path (synthetic inputs, what benchmarks run): Y (H, n, dv) and cpu_fft2_real's per-thread
     /// complex half spectrum (n, 2·(dv/2 + 1)).

@@ -56,6 +56,15 @@ std::string instance_label(const VariantInfo& info, const Params& params) {
     return label;
 }
 
+std::string curve_label(const VariantInfo& info, const Params& params, const std::string& swept) {
+    Params shown;
+    for (const auto& [name, value] : params.numbers())
+        if (name != swept && name != "seed") shown.set(name, value);
+    for (const auto& [name, value] : params.lists())
+        if (name != swept) shown.set_list(name, value);
+    return instance_label(info, shown);
+}
+
 std::string instance_slug(const VariantInfo& info, const Params& params) {
     std::string slug = info.id;
     for (const ParamSpec* spec : named_params(info, params)) {

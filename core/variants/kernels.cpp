@@ -102,7 +102,9 @@ public:
             .params = {eps_param("ε added to the denominator φ(Q_i)ᵀΣ_j φ(K_j)"),
                    causal_param(false, "; running sums S_i, Z_i (the RNN view)")},
             .short_name = "Linear (elu+1)",
-            .key_params = {}};
+            .key_params = {},
+            .signed_matrix = false,
+            .budget_param = ""};
     }
     KernelRecipe recipe(const Params& p) const override {
         KernelRecipe k{FeatureMap::EluPlusOne, FeatureMap::EluPlusOne};
@@ -125,7 +127,9 @@ public:
                   "non-causal",
             .params = {},
             .short_name = "Efficient",
-            .key_params = {}};
+            .key_params = {},
+            .signed_matrix = false,
+            .budget_param = ""};
     }
     KernelRecipe recipe(const Params&) const override {
         KernelRecipe k{FeatureMap::SoftmaxRows, FeatureMap::SoftmaxPositions};
@@ -145,7 +149,9 @@ public:
             .params = {eps_param("ε added to every component of Σ_j k̂_j in the denominator"),
                    causal_param(false, "; prefix sums over j ≤ i (n becomes i + 1)")},
             .short_name = "Taylor",
-            .key_params = {}};
+            .key_params = {},
+            .signed_matrix = false,
+            .budget_param = ""};
     }
     KernelRecipe recipe(const Params& p) const override {
         KernelRecipe k{FeatureMap::L2Normalise, FeatureMap::L2Normalise};

@@ -348,7 +348,8 @@ public:
                                 "all heads (headwise), E = F for all heads (key-value)", {"none", "headwise", "key-value"}, 0),
                    seed_param()},
             .short_name = "Linformer",
-            .key_params = {"k", "projection"}};
+            .key_params = {"k", "projection"},
+            .budget_param = "k"};
         // normalised (the default): pool's P̃ rows are distributions; the KL metrics skip the signed P̃ of the others
 
     }

@@ -71,7 +71,8 @@ public:
              causal_param(false), scale_param()},
             .has_mask = true,
             .short_name = "Longformer",
-            .key_params = {"window"}};
+            .key_params = {"window"},
+            .budget_param = "window"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

@@ -387,7 +387,8 @@ public:
                    causal_param(false), seed_param()},
             .has_mask = true,
             .short_name = "LSH",
-            .key_params = {"rounds"}};
+            .key_params = {"rounds"},
+            .budget_param = "chunk"};
     }
 
     Params resolve(const Params& params, const Shape& heads) const override {

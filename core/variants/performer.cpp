@@ -80,7 +80,8 @@ public:
                                 kNorms, 0),
                    causal_param(false, "; prefix sums of φ(K_j)V_jᵀ"), seed_param()},
             .short_name = "Performer",
-            .key_params = {"features", "orthogonal"}};
+            .key_params = {"features", "orthogonal"},
+            .budget_param = "features"};
         m_info.params[0].log_scale = true;
     }
     Params resolve(const Params& params, const Shape& heads) const override {

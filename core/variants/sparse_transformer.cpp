@@ -162,7 +162,8 @@ public:
                    head_pattern_param("local", "stride"), scale_param()},
             .has_mask = true,
             .short_name = "Strided",
-            .key_params = {"stride"}};
+            .key_params = {"stride"},
+            .budget_param = "stride"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
@@ -295,7 +296,8 @@ public:
              causal_param(true), head_pattern_param("block", "summary"), scale_param()},
             .has_mask = true,
             .short_name = "Fixed",
-            .key_params = {"block", "summary"}};
+            .key_params = {"block", "summary"},
+            .budget_param = "block"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

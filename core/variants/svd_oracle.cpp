@@ -40,7 +40,8 @@ public:
             .params = {int_param("rank", "r", "rank r of the truncated SVD P_r = U_r Σ_r V_rᵀ", 32, 1, 65536)},
             .normalised = false,
             .short_name = "SVD",
-            .key_params = {"rank"}};
+            .key_params = {"rank"},
+            .budget_param = "rank"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         const int rank = params.get_int("rank");

@@ -39,6 +39,8 @@ struct VariantInfo {
     std::string short_name;         // title of an instance, e.g. "SVD" in "SVD r = 8" (instance_label.h)
     std::vector<std::string> key_params;  // parameters every instance label names, budget first (e.g. rank)
     bool signed_matrix = false;     // P̃ is signed by definition (a mixing matrix, not weights): diverging colours
+    std::string budget_param;       // the parameter that sets how much each query mixes (keys per query, rank,
+                                    // features, projected length): the shared axis of a "budget" sweep; "" = none
 };
 
 /// The exact model a variant approximates. Most approximate softmax attention itself; some change the model first

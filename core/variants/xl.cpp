@@ -91,7 +91,8 @@ public:
             .has_mask = true,
             .always_causal = true,
             .short_name = "Transformer-XL",
-            .key_params = {"segment", "memory"}};
+            .key_params = {"segment", "memory"},
+            .budget_param = "memory"};
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);

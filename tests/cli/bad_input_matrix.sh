@@ -139,12 +139,27 @@ expect 2 "config.json" run --variant full --text "a test" --model broken_model
 mkdir -p empty_model
 expect 2 "empty_model" run --variant full --text "a test" --model empty_model
 
+# Figures (issue 18): a bad view, theme, size, format, head or instance is a sentence, before anything runs.
+expect 2 "is not weights, mask or difference" figure --variant full --n 16 --view heat --out f.png
+expect 2 "is not light or dark" figure --variant full --n 16 --theme sepia --out f.png
+expect 2 "is not WIDTH or WIDTHxHEIGHT" figure --variant full --n 16 --size big --out f.png
+expect 2 "must end in .png or .svg" figure --variant full --n 16 --out f.jpg
+expect 2 "--view-head 7 does not exist" figure --variant full --n 16 --heads 2 --view-head 7 --out f.png
+expect 2 "is above --matrix-limit" figure --variant flash --n 4096 --heads 1 --dim 8 --out f.png
+expect 2 "is not NAME=VALUE (e.g. --variant svd:rank=8)" figure --variant svd:rank --n 16 --out f.png
+expect 2 "full has no budget parameter" sweep --variant full --param budget=2:8:x2 --n 16
+
 # Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
 if ! "$app" gui --help 2>&1 | grep -q -- --session; then
   echo "[skip] session cases: this build has no GUI"
   echo "bad-input matrix: $cases cases, $failures failed"
   [ "$failures" -eq 0 ]; exit
 fi
+# A session with a value of the wrong type: the error names the entry or the key (figure reads sessions too).
+printf '{"version": 1, "variants": [{"id": "svd", "params": {"rank": "eight"}}]}' > wrong_type.json
+expect 2 "variant #1: svd" figure --session wrong_type.json --out f.png
+printf '{"version": 1, "view": {"mask": "yes"}}' > wrong_bool.json
+expect 2 "'mask' is \"yes\"; it must be true or false" figure --session wrong_bool.json --out f.png
 printf '{"version": 1, "input": {"n": 1' > half.json
 expect 2 "-2 is negative: give a whole number ≥ 0" gui --seed -2 --frames 1
 expect 2 "not valid JSON" gui --session half.json --frames 1 --screenshot shot.png

@@ -40,6 +40,9 @@ done
 shot_expect lesson_check "lesson factorised shown; check passed" --session "$here/sessions/lesson_check.json" --lesson factorised
 band='4 points \([1-4] with a band\)'
 shot_expect sweep "performer $band linformer $band lsh $band" --session "$here/sessions/sweep.json" --panel sweep
+# Two instances of one variant are two curves, and svd's rank, linformer's k and performer's features share one budget axis.
+shot_expect sweep_instances "vs budget: performer $band performer $band svd $band linformer $band" \
+  --session "$here/sessions/sweep_instances.json" --panel sweep
 # Session round trip: load, save (atomically), load the saved file again; input, variants and layout survive.
 shot roundtrip_a --session "$here/sessions/causal_diff.json" --save-session "$out/roundtrip.json"
 for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": true'; do
