@@ -285,6 +285,13 @@ Canvas layout_figure(const FigureSpec& spec) {
         bottom = ly + 22;
     }
     canvas.height = spec.height > 0 ? spec.height : bottom + kMargin;
+    // A fixed slide size taller than the content: centre it vertically rather than leave a blank bottom.
+    if (const float spare = canvas.height - (bottom + kMargin); spec.height > 0 && spare > 1) {
+        const float dy = spare / 2;
+        for (RectCmd& r : canvas.rects) r.y += dy;
+        for (ImageCmd& i : canvas.images) i.y += dy;
+        for (TextCmd& t : canvas.texts) t.y += dy;
+    }
     return canvas;
 }
 
