@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "commands.h"
@@ -37,6 +38,7 @@ struct RunOptionsCli {
     std::string png_dir;
     std::string npy_dir;
     std::string csv_dir;
+    std::string session;
     int matrix_limit = 2048;
     std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
 };
@@ -169,7 +171,18 @@ void write_matrix_files(const RunOptionsCli& o, const LoadedInput& input, const 
 
 int execute(const RunOptionsCli& o) {
     if (o.matrix_limit < 0) throw Error("--matrix-limit must be ≥ 0");
-    const std::vector<VariantRequest> requests = build_variant_requests(o.variants, o.sets, o.causal);
+    // The instances and the input: from the options, or from a GUI session (its --variant, if given, replaces
+    // the session's variants), so every export a session can show is one command away.
+    std::vector<VariantRequest> requests;
+    std::optional<FigureJob> session;
+    if (!o.session.empty()) {
+        if (!o.whatif_layer.empty()) throw Error("--whatif-layer needs --text or --text-file, not --session");
+        session = figure_job_from_session(o.session, nullptr);
+        requests = o.variants.empty() ? session->requests : build_variant_requests(o.variants, o.sets, o.causal);
+    } else {
+        if (o.variants.empty()) throw Error("no variant given: pass --variant ID[,ID...] or --session FILE (see `attnscope variants`)");
+        requests = build_variant_requests(o.variants, o.sets, o.causal);
+    }
     if (!o.json_path.empty()) require_writable(o.json_path);
     for (const std::string* dir : {&o.png_dir, &o.npy_dir, &o.csv_dir}) prepare_folder(*dir);
     const bool whatif = !o.whatif_layer.empty();
@@ -187,7 +200,7 @@ int execute(const RunOptionsCli& o) {
             }
         }
     }
-    const LoadedInput input = load_input_full(o.input);
+    const LoadedInput input = session ? std::move(session->input) : load_input_full(o.input);
     const Heads& heads = input.heads;
     auto backend = make_backend(o.backend);
     const bool want_matrix = heads.n() <= o.matrix_limit;
@@ -252,7 +265,9 @@ int execute(const RunOptionsCli& o) {
 void add_run_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<RunOptionsCli>();
     auto* sub = app.add_subcommand("run", "Run variants on one input and report errors against exact softmax and costs");
-    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated or repeated (e.g. svd:rank=8,svd:rank=32; see `attnscope variants`)")->required();
+    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated or repeated (e.g. svd:rank=8,svd:rank=32; see `attnscope variants`)");
+    sub->add_option("--session", o->session,
+                    "Take the input and variants from a GUI session file (File → Save session); --variant replaces its variants");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");

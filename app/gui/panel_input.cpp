@@ -140,7 +140,8 @@ void draw_text(App& app) {
     InputSpec& in = app.input.spec;
     const bool model = text_model_present(in);
     if (!model) model_missing_box(app);
-    bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5));
+    bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5),
+                                             ImGuiInputTextFlags_WordWrap);  // a paragraph reads as one, not one long line
     changed |= ImGui::SliderInt("layer", &in.layer, 0, 11);
     changed |= ImGui::InputText("model folder", &in.model_dir);
     ImGui::SetItemTooltip("empty = the default model (~/.cache/attnscope/models/all-MiniLM-L6-v2 or $ATTNSCOPE_MODEL_DIR)");

@@ -159,7 +159,7 @@ void metric_badges(const RunResult& r) {
 
 std::string metrics_csv(const RunSnapshot& s) {
     std::ostringstream o;
-    o << "variant,model,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,density,time_ms,"
+    o << "variant,instance,model,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,density,time_ms,"
          "peak_bytes,flops\n";
     auto opt = [&](const std::optional<double>& v) {
         if (v) o << *v;
@@ -168,7 +168,8 @@ std::string metrics_csv(const RunSnapshot& s) {
     for (const auto& v : s.variants) {
         if (!v.result) continue;
         const Metrics& m = v.result->metrics;
-        o << v.id << "," << exact_model_id(v.result->model) << ",";
+        o << v.id << ",\"" << instance_label(find_variant(v.id).info(), v.result->params) << "\","
+          << exact_model_id(v.result->model) << ",";
         opt(m.rel_err_out), opt(m.rel_err_model), opt(m.rel_err_attn), opt(m.row_kl), opt(m.row_kl_rev);
         opt(m.mass_recall), opt(m.density);
         o << v.result->cost.time_ms << "," << v.result->cost.peak_bytes << "," << v.result->cost.flops << "\n";
@@ -262,7 +263,8 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
         for (const auto& v : snap.variants) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(v.name.empty() ? v.id.c_str() : v.name.c_str());
+            ImGui::TextUnformatted(v.result ? instance_label(find_variant(v.id).info(), v.result->params).c_str()
+                                   : v.name.empty() ? v.id.c_str() : v.name.c_str());
             if (v.auxiliary) {
                 ImGui::TableNextColumn();
                 if (v.matrix && head < v.matrix->heads()) ImGui::Text("%.4g", v.matrix->at(head, i, j));
