@@ -150,7 +150,12 @@ void HeatmapRenderer::render(const HeatmapDraw& d) const {
     glDisable(GL_BLEND);
     glUseProgram(m_program);
     glBindVertexArray(m_vao);
+    // Dear ImGui's OpenGL backend (1.92+) binds a linear sampler object to unit 0, which overrides a texture's own
+    // GL_NEAREST: cells would be smeared into each other when magnified. Unbind it here and restore it after.
+    GLint imgui_sampler = 0;
     glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_SAMPLER_BINDING, &imgui_sampler);
+    glBindSampler(0, 0);
     glBindTexture(GL_TEXTURE_2D, d.texture->values);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, d.texture->mask ? d.texture->mask : m_dummy_mask);
@@ -181,6 +186,7 @@ void HeatmapRenderer::render(const HeatmapDraw& d) const {
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);
     glActiveTexture(GL_TEXTURE0);
+    glBindSampler(0, GLuint(imgui_sampler));
     glEnable(GL_BLEND);
 }
 

@@ -111,7 +111,8 @@ ImVec4 quality(double err) {
     return {0.95f, 0.50f, 0.40f, 1};
 }
 
-void metric_badges(const RunResult& r) {
+/// The metric badges of a run; `compact` (presentation mode) keeps the error, the mass kept and the dense warning.
+void metric_badges(const RunResult& r, bool compact) {
     const Metrics& m = r.metrics;
     const ImVec4 neutral(0.70f, 0.75f, 0.85f, 1);
     if (r.model == ExactModel::Different) {
@@ -126,6 +127,13 @@ void metric_badges(const RunResult& r) {
                   ? "‖O − O_full‖_F / ‖O_full‖_F: relative error of the output against exact softmax attention"
                   : "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention: the change of model (shared QK, "
                     "self masked) plus the approximation; rel_err_model separates the approximation");
+    }
+    if (compact) {
+        if (m.mass_recall)
+            badge("mass kept", fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall), "share of the exact attention mass the pattern keeps");
+        if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());
+        ImGui::NewLine();
+        return;
     }
     if (m.rel_err_model)
         badge("rel_err_model", fmt("%.2e", *m.rel_err_model), quality(*m.rel_err_model), exact_model_sentence(r.model));
@@ -459,7 +467,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     if (v.auxiliary)
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     else if (v.result)
-        metric_badges(*v.result);
+        metric_badges(*v.result, app.view.presentation);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
         hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()
@@ -488,7 +496,8 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
 
     // Plot area: square, leaving room for the colour bar, legend, notes and export row.
     const float bar_w = 78;
-    const float footer = ImGui::GetTextLineHeightWithSpacing() * 3.6f;
+    // Presentation mode drops the export row and notes: the room sees the matrix, the legend and the key numbers.
+    const float footer = ImGui::GetTextLineHeightWithSpacing() * (app.view.presentation ? 1.6f : 3.6f);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(120.0f, std::min(avail.x - bar_w - 8, avail.y - footer));
     const bool text = !snap.heads->tokens.empty();
@@ -597,6 +606,11 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
                             diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
     if (app.view.show_mask && !v.auxiliary) reason_legend(v, head, s);
+    if (app.view.presentation) {
+        ImGui::EndChild();
+        ImGui::PopID();
+        return;
+    }
     export_row(app, v, head, cell_rect);
     if (!v.result->structure.notes.empty()) {  // one line; the full notes on hover (space goes to the matrix)
         ImGui::SameLine();
@@ -730,7 +744,8 @@ void draw_matrices_panel(App& app) {
     float best = -1;
     for (int c = 1; c <= int(k_count); ++c) {
         const int r = int((k_count + c - 1) / c);
-        const float side = std::min(avail.x / float(c) - 110.0f, avail.y / float(r) - 7.5f * line - 24.0f);
+        const float chrome = app.view.presentation ? 4.5f : 7.5f;  // lines of title, badges, legend, buttons
+        const float side = std::min(avail.x / float(c) - 110.0f, avail.y / float(r) - chrome * line - 24.0f);
         if (side > best + 1) best = side, cols = c;
     }
     if (vw.columns > 0) cols = vw.columns;
