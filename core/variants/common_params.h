@@ -23,4 +23,11 @@ inline ParamSpec seed_param() {
                      2147483647.0);
 }
 
+/// The largest power of two ≤ v (1 for v < 2): defaults that follow n keep to round sizes.
+inline int power_of_two_floor(int v) {
+    int p = 1;
+    while (p <= v / 2) p *= 2;
+    return p;
+}
+
 }  // namespace attnscope

@@ -290,9 +290,14 @@ public:
             .paper = "Child et al. 2019",
             .summary = "A: same block of l (⌊j/l⌋ = ⌊i/l⌋) ∪ B: summary columns j mod l ∈ {l−c, …, l−1} in every head (or split "
             "over heads); masked softmax",
-            .params = {int_param("block", "l", "block length l: A attends within the same block of l positions", 64, 1, 1048576),
-             int_param("summary", "c", "summary columns c: B attends the last c positions of every block (c ≤ l)", 8, 1,
-                       1048576),
+            // The paper's l = 128 (c = 8…32) belongs to n in the thousands; the defaults follow n below 512 so a
+            // short input keeps several blocks (unchanged from n = 512 up).
+            .params = {with_auto_default(int_param("block", "l", "block length l: A attends within the same block of l "
+                                                   "positions", 64, 1, 1048576),
+                                         "n/8 rounded down to a power of two, within [8, 64]"),
+             with_auto_default(int_param("summary", "c", "summary columns c: B attends the last c positions of every "
+                                         "block (c ≤ l)", 8, 1, 1048576),
+                               "l/8 within [1, 8]"),
              causal_param(true), head_pattern_param("block", "summary"), scale_param()},
             .has_mask = true,
             .short_name = "Fixed",
@@ -301,6 +306,8 @@ public:
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
+        if (!p.has("block")) p.set("block", std::clamp(power_of_two_floor(heads.n() / 8), 8, 64));
+        if (!p.has("summary")) p.set("summary", std::clamp(p.get_int("block") / 8, 1, 8));
         if (p.get_int("summary") > p.get_int("block"))
             throw Error("fixed: summary c = " + std::to_string(p.get_int("summary")) +
                         " > block l = " + std::to_string(p.get_int("block")) +

@@ -81,7 +81,9 @@ public:
             .paper = "Dai et al. 2019",
             .summary = "segments of L attend causally within themselves and to the last M cached positions; masked softmax "
             "(the recurrence only: the relative-position score terms are not modelled)",
-            .params = {int_param("segment", "L", "segment length L", 128, 1, 1048576),
+            // The default follows n below 512 so a short input still has several segments and a memory to show.
+            .params = {with_auto_default(int_param("segment", "L", "segment length L", 128, 1, 1048576),
+                                         "n/4 rounded down to a power of two, within [4, 128]"),
              with_auto_default(
                  int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
                  "= L"),
@@ -96,6 +98,7 @@ public:
     }
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = Variant::resolve(params, heads);
+        if (!p.has("segment")) p.set("segment", std::clamp(power_of_two_floor(heads.n() / 4), 4, 128));
         if (!p.has("memory")) p.set("memory", p.get("segment"));
         if (p.get_bool("same_length") && p.get_int("memory") < 1)
             throw Error("xl: same_length with memory M = 0 leaves every query without keys: choose M ≥ 1");

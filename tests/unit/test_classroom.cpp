@@ -224,13 +224,19 @@ TEST(TeachingMetrics, ConcentrationOfRowsAndTheDenseWarning) {
 
 // Defaults that stay sparse on short texts: Longformer's window and BigBird's block follow n below their caps.
 TEST(TeachingMetrics, ShortInputsKeepTheirSparsityByDefault) {
-    const Runs r = run_all(40, {{"longformer", {}}, {"bigbird", {}}});
+    const Runs r = run_all(40, {{"longformer", {}}, {"bigbird", {}}, {"fixed", {}}, {"xl", {}}});
     EXPECT_EQ(r.results[0].params.get_int("window"), 10);
     EXPECT_EQ(r.results[1].params.get_int("block"), 2);
+    EXPECT_EQ(r.results[2].params.get_int("block"), 8);
+    EXPECT_EQ(r.results[2].params.get_int("summary"), 1);
+    EXPECT_EQ(r.results[3].params.get_int("segment"), 8);
     for (const RunResult& x : r.results) EXPECT_TRUE(x.metrics.dense_warning.empty()) << x.variant << ": " << x.metrics.dense_warning;
-    const Runs big = run_all(1024, {{"longformer", {}}, {"bigbird", {}}});
+    const Runs big = run_all(1024, {{"longformer", {}}, {"bigbird", {}}, {"fixed", {}}, {"xl", {}}});
     EXPECT_EQ(big.results[0].params.get_int("window"), 64);
     EXPECT_EQ(big.results[1].params.get_int("block"), 16);
+    EXPECT_EQ(big.results[2].params.get_int("block"), 64);
+    EXPECT_EQ(big.results[2].params.get_int("summary"), 8);
+    EXPECT_EQ(big.results[3].params.get_int("segment"), 128);
 }
 
 }  // namespace
