@@ -32,8 +32,9 @@ constexpr uint64_t kRotationStream = 0x4C534800;  // "LSH": stream of round r is
 
 // [SECTION] card and resolve
 
-int auto_buckets(int n) {
-    int nb = static_cast<int>(std::lround(n / 64.0));
+/// n/c rounded to even, ≥ 2: buckets about as large as a chunk, the paper's relation (n_b = n/c).
+int auto_buckets(int n, int chunk) {
+    int nb = static_cast<int>(std::lround(double(n) / chunk));
     if (nb % 2) ++nb;
     return std::max(2, nb);
 }
@@ -380,8 +381,10 @@ public:
             .params = {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
                    with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
                                                2, 1, 65536),
-                                     "n/64 rounded to even, ≥ 2"),
-                   int_param("chunk", "c", "chunk length c of the sorted sequence", 64, 1, 65536),
+                                     "n/c rounded to even, ≥ 2"),
+                   // 64 in the paper (n = 4096 and up); the default follows n below 512 so a short text is not one chunk.
+                   with_auto_default(int_param("chunk", "c", "chunk length c of the sorted sequence", 64, 1, 65536),
+                                     "n/8 rounded down to a power of two, within [4, 64]"),
                    int_param("look_back", "look-back", "previous chunks each chunk attends to (wrapping)", 1, 0, 16),
                    bool_param("shared_qk", "shared-QK", "keys = L2-normalised queries (K unused); self-mask on", true),
                    causal_param(false), seed_param()},
@@ -393,7 +396,8 @@ public:
 
     Params resolve(const Params& params, const Shape& heads) const override {
         Params p = params;
-        if (!p.has("buckets")) p.set("buckets", auto_buckets(heads.n()));
+        if (!p.has("chunk")) p.set("chunk", std::clamp(power_of_two_floor(heads.n() / 8), 4, 64));
+        if (!p.has("buckets")) p.set("buckets", auto_buckets(heads.n(), p.get_int("chunk")));
         const int nb = p.get_int("buckets");
         if (nb > 1 && nb % 2 != 0)
             throw Error("lsh: buckets n_b = " + std::to_string(nb) + " must be 1 or even (h(x) = argmax over [xR; −xR] "

@@ -374,7 +374,11 @@ TEST(LshVariant, RejectsOddBucketsWithAdvice) {
         EXPECT_NE(std::string(e.what()).find("must be 1 or even"), std::string::npos) << e.what();
     }
     const Params p = v.resolve(parse_variant_request("lsh", {}).params, random_heads(1, 1000, 4, 4, 1).shape());
-    EXPECT_EQ(p.get_int("buckets"), 16) << "auto n_b = n/64 rounded to even";
+    EXPECT_EQ(p.get_int("buckets"), 16) << "auto n_b = n/c rounded to even (c = 64 from n = 512 up)";
+    // A short text keeps several chunks: c follows n (n/8 as a power of two), and n_b = n/c.
+    const Params short_text = v.resolve(parse_variant_request("lsh", {}).params, random_heads(1, 81, 4, 4, 1).shape());
+    EXPECT_EQ(short_text.get_int("chunk"), 8);
+    EXPECT_EQ(short_text.get_int("buckets"), 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, LshBackend, testing::ValuesIn(suite_backends()),
