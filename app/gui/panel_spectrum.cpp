@@ -15,6 +15,8 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::gui {
 
@@ -265,7 +267,8 @@ void draw_spectrum_panel(App& app) {
         for (const auto& v : snap->variants) {
             if (!v.spectrum) continue;
             if (v.spectrum->singular_values.empty()) notes.push_back(v.id + ": " + v.spectrum->note);
-            else series.push_back({v.name + " P_eff", &*v.spectrum});
+            else series.push_back({(v.result ? instance_label(find_variant(v.id).info(), v.result->params) : v.name) + " P_eff",
+                                   &*v.spectrum});  // two instances of one variant are two named curves
         }
     const bool text = app.effective_input().mode == InputMode::Text;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
