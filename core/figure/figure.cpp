@@ -33,7 +33,6 @@ Rgb mix(const Rgb& a, const std::array<float, 3>& b, float t) {
     return out;
 }
 
-
 /// Shortens `text` with "…" until it fits `max_width` at `size`.
 std::string fit_text(const std::string& text, float size, float max_width) {
     const Font& font = Font::get();
@@ -73,8 +72,8 @@ std::string tick_text(double v) {
     return buf;
 }
 
-/// The panel's image: one pixel per cell, pooled to kMaxImageSide (max of weights, mean of signed values; the
-/// reason of a pooled block is its most restrictive non-None cell so a thin pattern stays visible).
+/// The panel's image: one pixel per cell, pooled to kMaxImageSide (max of weights, mean of signed values; a pooled
+/// block takes the first specific reason among its allowed cells, so a thin pattern stays visible).
 ImageCmd panel_image(const FigurePanel& p, Colormap map, bool mask, const Colours& c) {
     const int n = p.n, s = std::min(n, kMaxImageSide);
     ImageCmd img;
