@@ -22,6 +22,7 @@ enum class Reason : uint8_t {
     Segment,      // Transformer-XL: inside the current segment
     Memory,       // Transformer-XL: cached memory of the previous segment
     Bucket,       // Reformer: same chunk / look-back chunk after sorting by bucket
+    Sink,         // StreamingLLM: one of the first s positions every query keeps
     Count         // number of reasons (not a reason)
 };
 

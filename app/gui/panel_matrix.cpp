@@ -69,6 +69,7 @@ const char* reason_sentence(Reason r) {
         case Reason::Segment: return "segment: inside the current segment";
         case Reason::Memory: return "memory: cached memory of the previous segment";
         case Reason::Bucket: return "bucket: same LSH chunk or its look-back chunk";
+        case Reason::Sink: return "sink: one of the first s positions every query keeps (StreamingLLM)";
         case Reason::Count: break;
     }
     return "?";

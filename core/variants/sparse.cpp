@@ -1,4 +1,4 @@
-// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl.
+// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink.
 #include "registry.h"
 #include "sparse_common.h"
 
@@ -10,6 +10,7 @@ void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out) {
     out.push_back(make_longformer_variant());
     out.push_back(make_bigbird_variant());
     out.push_back(make_xl_variant());
+    out.push_back(make_sink_variant());
 }
 
 }  // namespace attnscope

@@ -237,5 +237,6 @@ std::unique_ptr<Variant> make_fixed_variant();
 std::unique_ptr<Variant> make_longformer_variant();
 std::unique_ptr<Variant> make_bigbird_variant();
 std::unique_ptr<Variant> make_xl_variant();
+std::unique_ptr<Variant> make_sink_variant();
 
 }  // namespace attnscope

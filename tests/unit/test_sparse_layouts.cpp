@@ -270,6 +270,25 @@ TEST_P(SparseLayoutProperty, XlMatchesDefinition) {
     }
 }
 
+TEST_P(SparseLayoutProperty, SinkMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 5000};
+        const int n = draw(1, 260), H = draw(1, 3), d = draw(1, 16), w = draw(0, n + 4), s = draw(0, 12);
+        std::cout << "[case] backend=" << GetParam() << " sink seed=" << seed << " n=" << n << " H=" << H << " w=" << w
+                  << " s=" << s << "\n";
+        const Heads x = random_heads(H, n, d, 11, seed);
+        // Xiao et al. 2023 (StreamingLLM): causal; the first s positions and the w most recent keys i − w < j ≤ i.
+        const ReasonFn brute = [&](int, int i, int j) {
+            if (j > i) return Reason::None;
+            if (j < s) return Reason::Sink;
+            return j > i - w ? Reason::Window : Reason::None;
+        };
+        check_against_brute("sink", x, {{"window", std::to_string(w)}, {"sinks", std::to_string(s)}}, brute, *backend, true);
+        if (HasFailure()) return;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
