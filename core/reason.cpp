@@ -17,6 +17,7 @@ const char* reason_name(Reason r) {
         case Reason::Memory: return "memory";
         case Reason::Bucket: return "bucket";
         case Reason::Sink: return "sink";
+        case Reason::TopK: return "top-k";
         case Reason::Count: break;
     }
     return "?";
@@ -37,6 +38,7 @@ std::array<float, 3> reason_rgb(Reason r) {
         case Reason::Memory: return {0.58f, 0.40f, 0.74f};
         case Reason::Bucket: return {0.84f, 0.37f, 0.00f};
         case Reason::Sink: return {0.95f, 0.35f, 0.75f};
+        case Reason::TopK: return {0.20f, 0.80f, 0.80f};
         case Reason::Count: break;
     }
     return {1, 1, 1};

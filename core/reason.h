@@ -23,6 +23,7 @@ enum class Reason : uint8_t {
     Memory,       // Transformer-XL: cached memory of the previous segment
     Bucket,       // Reformer: same chunk / look-back chunk after sorting by bucket
     Sink,         // StreamingLLM: one of the first s positions every query keeps
+    TopK,         // the top-k oracle: one of the query's k largest exact scores
     Count         // number of reasons (not a reason)
 };
 

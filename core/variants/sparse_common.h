@@ -238,5 +238,6 @@ std::unique_ptr<Variant> make_longformer_variant();
 std::unique_ptr<Variant> make_bigbird_variant();
 std::unique_ptr<Variant> make_xl_variant();
 std::unique_ptr<Variant> make_sink_variant();
+std::unique_ptr<Variant> make_topk_variant();
 
 }  // namespace attnscope

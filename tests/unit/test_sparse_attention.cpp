@@ -111,6 +111,8 @@ TEST_P(SparseAttention, LimitCasesEqualFull) {
             {"bigbird", {{"block", "16"}, {"global_blocks", "64"}, {"causal", "1"}}, true},
             {"sink", {{"window", N}, {"sinks", "0"}}, true},  // Xiao et al.: exact (causal) when w ≥ n
             {"sink", {{"window", N2p}, {"sinks", "4"}}, true},
+            {"topk", {{"k", N}}, false},  // the oracle keeps every key at k ≥ n
+            {"topk", {{"k", N2p}, {"causal", "1"}}, true},
         };
         const Heads x = random_heads(3, n, 24, 20, 31 + n);
         const Tensor3 full_bidir = dense_output(x, false, *backend), full_causal = dense_output(x, true, *backend);

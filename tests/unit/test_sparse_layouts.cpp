@@ -289,6 +289,39 @@ TEST_P(SparseLayoutProperty, SinkMatchesDefinition) {
     }
 }
 
+TEST_P(SparseLayoutProperty, TopKMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 6000};
+        const int n = draw(1, 200), H = draw(1, 3), d = draw(1, 8), k = draw(1, n + 3);
+        const bool causal = draw(0, 1) == 1;
+        std::cout << "[case] backend=" << GetParam() << " topk seed=" << seed << " n=" << n << " H=" << H << " d=" << d
+                  << " k=" << k << " causal=" << causal << "\n";
+        // Small integer entries: every score is exact in float and many tie, so the tie rule is tested too.
+        Heads x = random_heads(H, n, d, 13, seed);
+        for (Tensor3* t : {&x.Q, &x.K})
+            for (int h = 0; h < H; ++h)
+                for (int i = 0; i < n; ++i)
+                    for (int c = 0; c < d; ++c) t->at(h, i, c) = std::round(std::clamp(t->at(h, i, c) * 2.0f, -3.0f, 3.0f));
+        // The definition: row i keeps the k keys (j ≤ i when causal) with the largest q_i·k_j, ties to the lower j.
+        std::vector<std::vector<std::vector<char>>> kept(H, std::vector<std::vector<char>>(n, std::vector<char>(n, 0)));
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < n; ++i) {
+                std::vector<std::pair<double, int>> scored;
+                for (int j = 0; j <= (causal ? i : n - 1); ++j) {
+                    double dot = 0;
+                    for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                    scored.push_back({-dot, j});  // ascending: largest score first, then lower j
+                }
+                std::sort(scored.begin(), scored.end());
+                for (size_t t = 0; t < scored.size() && int(t) < k; ++t) kept[h][i][scored[t].second] = 1;
+            }
+        const ReasonFn brute = [&](int h, int i, int j) { return kept[h][i][j] ? Reason::TopK : Reason::None; };
+        check_against_brute("topk", x, {{"k", std::to_string(k)}, {"causal", causal ? "1" : "0"}}, brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
