@@ -18,6 +18,7 @@ const char* reason_name(Reason r) {
         case Reason::Bucket: return "bucket";
         case Reason::Sink: return "sink";
         case Reason::TopK: return "top-k";
+        case Reason::Selected: return "selected";
         case Reason::Count: break;
     }
     return "?";
@@ -39,6 +40,7 @@ std::array<float, 3> reason_rgb(Reason r) {
         case Reason::Bucket: return {0.84f, 0.37f, 0.00f};
         case Reason::Sink: return {0.95f, 0.35f, 0.75f};
         case Reason::TopK: return {0.20f, 0.80f, 0.80f};
+        case Reason::Selected: return {0.55f, 0.85f, 0.35f};
         case Reason::Count: break;
     }
     return {1, 1, 1};

@@ -71,6 +71,7 @@ const char* reason_sentence(Reason r) {
         case Reason::Bucket: return "bucket: same LSH chunk or its look-back chunk";
         case Reason::Sink: return "sink: one of the first s positions every query keeps (StreamingLLM)";
         case Reason::TopK: return "top-k: one of this query's k largest exact scores (the oracle)";
+        case Reason::Selected: return "selected: a key block the gate q̄·k̄ chose for this query block";
         case Reason::Count: break;
     }
     return "?";

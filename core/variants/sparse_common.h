@@ -239,5 +239,6 @@ std::unique_ptr<Variant> make_bigbird_variant();
 std::unique_ptr<Variant> make_xl_variant();
 std::unique_ptr<Variant> make_sink_variant();
 std::unique_ptr<Variant> make_topk_variant();
+std::unique_ptr<Variant> make_blocksel_variant();
 
 }  // namespace attnscope

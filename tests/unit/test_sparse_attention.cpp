@@ -113,6 +113,8 @@ TEST_P(SparseAttention, LimitCasesEqualFull) {
             {"sink", {{"window", N2p}, {"sinks", "4"}}, true},
             {"topk", {{"k", N}}, false},  // the oracle keeps every key at k ≥ n
             {"topk", {{"k", N2p}, {"causal", "1"}}, true},
+            {"blocksel", {{"block", "8"}, {"top_blocks", std::to_string((n + 7) / 8)}}, true},  // every block kept
+            {"blocksel", {{"block", "16"}, {"top_blocks", "64"}, {"causal", "0"}}, false},
         };
         const Heads x = random_heads(3, n, 24, 20, 31 + n);
         const Tensor3 full_bidir = dense_output(x, false, *backend), full_causal = dense_output(x, true, *backend);

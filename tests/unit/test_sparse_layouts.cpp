@@ -322,6 +322,55 @@ TEST_P(SparseLayoutProperty, TopKMatchesDefinition) {
     }
 }
 
+TEST_P(SparseLayoutProperty, BlockSelMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 7000};
+        const int n = draw(1, 220), H = draw(1, 3), d = draw(1, 8), b = draw(1, 40), top = draw(0, 6);
+        const bool causal = draw(0, 2) != 0;
+        std::cout << "[case] backend=" << GetParam() << " blocksel seed=" << seed << " n=" << n << " H=" << H << " b=" << b
+                  << " n_top=" << top << " causal=" << causal << "\n";
+        // Integer entries whose block means are exact in float, so the gate's ties (to the lower J) are tested too.
+        Heads x = random_heads(H, n, d, 17, seed);
+        for (Tensor3* t : {&x.Q, &x.K})
+            for (int h = 0; h < H; ++h)
+                for (int i = 0; i < n; ++i)
+                    for (int c = 0; c < d; ++c) t->at(h, i, c) = std::round(std::clamp(t->at(h, i, c) * 2.0f, -2.0f, 2.0f));
+        // MoBA / NSA selection: block I keeps its own block, block 0 and its top n other blocks by q̄_I·k̄_J.
+        const int nb = (n + b - 1) / b;
+        auto mean_row = [&](const Tensor3& t, int h, int B, int c) {
+            double sum = 0;
+            const int i0 = B * b, i1 = std::min(n, i0 + b);
+            for (int i = i0; i < i1; ++i) sum += t.at(h, i, c);
+            return sum / (i1 - i0);
+        };
+        std::vector<std::vector<std::vector<char>>> keep(H, std::vector<std::vector<char>>(nb, std::vector<char>(nb, 0)));
+        for (int h = 0; h < H; ++h)
+            for (int I = 0; I < nb; ++I) {
+                std::vector<std::pair<double, int>> gate;
+                for (int J = 1; J < (causal ? I : nb); ++J) {
+                    if (J == I) continue;
+                    double g = 0;
+                    for (int c = 0; c < d; ++c) g += mean_row(x.Q, h, I, c) * mean_row(x.K, h, J, c);
+                    gate.push_back({-g, J});
+                }
+                std::sort(gate.begin(), gate.end());
+                for (size_t t = 0; t < gate.size() && int(t) < top; ++t) keep[h][I][gate[t].second] = 1;
+            }
+        const ReasonFn brute = [&](int h, int i, int j) {
+            if (causal && j > i) return Reason::None;
+            const int I = i / b, J = j / b;
+            if (J == I) return Reason::Local;
+            if (J == 0) return Reason::Sink;
+            return keep[h][I][J] ? Reason::Selected : Reason::None;
+        };
+        check_against_brute("blocksel", x,
+                            {{"block", std::to_string(b)}, {"top_blocks", std::to_string(top)}, {"causal", causal ? "1" : "0"}},
+                            brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 

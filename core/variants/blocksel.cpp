@@ -1,0 +1,146 @@
+// attnscope — `blocksel`: block selection as in MoBA (Lu et al. 2025) and the selected branch of NSA (Yuan et al.
+// 2025). Keys come in blocks of b; query block I scores every key block J by q̄_I·k̄_J (the mean-pooled query and
+// key of each block) and keeps its top n blocks, plus its own block and block 0; attention is exact inside the
+// kept blocks.
+//   Local:    J = I (the own block; j ≤ i when causal)
+//   Sink:     J = 0 (the first block, kept by every query block)
+//   Selected: one of the n best-scoring other blocks (J < I when causal; ties to the lower J)
+// The gate costs O((n/b)²·d) beside O(n·d) pooling; it runs in the plan. Exact when the kept blocks cover every
+// key block (n_top + 2 ≥ ⌈n/b⌉).
+#include <algorithm>
+#include <numeric>
+
+#include <Eigen/Dense>
+
+#include "common_params.h"
+#include "sparse_common.h"
+
+namespace attnscope {
+
+namespace {
+
+struct BlockSelPattern {
+    int n, b, nb, top;        // top = selected blocks per query block (beyond the own block and block 0)
+    bool causal;
+    std::vector<int> chosen;  // (H, nb, top) selected key blocks, ascending, −1 when fewer exist
+
+    const int* row(int h, int I) const { return chosen.data() + (size_t(h) * nb + I) * top; }
+    bool selected(int h, int I, int J) const {
+        const int* r = row(h, I);
+        return std::find(r, r + top, J) != r + top;
+    }
+    Reason reason(int h, int i, int j) const {
+        if (causal && j > i) return Reason::None;
+        const int I = i / b, J = j / b;
+        if (J == I) return Reason::Local;
+        if (J == 0) return Reason::Sink;
+        return top > 0 && selected(h, I, J) ? Reason::Selected : Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        out.push_back({I, !causal});
+        if (I != 0) out.push_back({0, true});
+        for (const int* r = row(h, I); r < row(h, I) + top && *r >= 0; ++r) out.push_back({*r, true});
+    }
+};
+
+/// For every head and query block, the `top` key blocks (J ∉ {0, I}; J < I when causal) with the largest
+/// q̄_I·k̄_J, ascending; ties go to the lower J.
+std::vector<int> choose_blocks(const Heads& x, int b, int top, bool causal) {
+    const int H = x.heads(), n = x.n(), nb = (n + b - 1) / b;
+    std::vector<int> chosen(size_t(H) * nb * std::max(top, 1), -1);
+    if (top == 0) return chosen;
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < H; ++h) {
+        Eigen::MatrixXf qbar(nb, x.d()), kbar(nb, x.d());
+        for (int I = 0; I < nb; ++I) {
+            const int i0 = I * b, rows = std::min(b, n - i0);
+            qbar.row(I) = x.Q.head(h).middleRows(i0, rows).colwise().mean();
+            kbar.row(I) = x.K.head(h).middleRows(i0, rows).colwise().mean();
+        }
+        const Eigen::MatrixXf gate = qbar * kbar.transpose();
+        std::vector<int> order;
+        for (int I = 0; I < nb; ++I) {
+            order.clear();
+            for (int J = 1; J < (causal ? I : nb); ++J)
+                if (J != I) order.push_back(J);
+            const int keep = std::min<int>(top, int(order.size()));
+            if (keep == 0) continue;
+            const auto better = [&](int a, int c) { return gate(I, a) > gate(I, c) || (gate(I, a) == gate(I, c) && a < c); };
+            std::nth_element(order.begin(), order.begin() + (keep - 1), order.end(), better);
+            std::sort(order.begin(), order.begin() + keep);
+            std::copy(order.begin(), order.begin() + keep, chosen.begin() + long((size_t(h) * nb + I) * top));
+        }
+    }
+    return chosen;
+}
+
+class BlockSelVariant : public SparseVariant {
+public:
+    BlockSelVariant() {
+        m_info = {
+            .id = "blocksel",
+            .name = "Block selection (MoBA / NSA)",
+            .paper = "Lu et al. 2025; Yuan et al. 2025",
+            .summary = "key blocks of b; each query block keeps its top n blocks by q̄·k̄ (mean-pooled), its own block and "
+                       "block 0; exact attention inside the kept blocks",
+            // 64 in the papers (n in the thousands); the default follows n below 1024 so a short text has blocks to choose.
+            .params = {with_auto_default(int_param("block", "b", "block size b of keys (and of the query blocks)", 64, 1, 4096),
+                                         "n/16 rounded down to a power of two, within [4, 64]"),
+                       int_param("top_blocks", "n", "selected key blocks per query block, beyond its own block and block 0",
+                                 4, 0, 65536),
+                       causal_param(true, "; only earlier blocks are selected"), scale_param()},
+            .has_mask = true,
+            .short_name = "Block selection",
+            .key_params = {"block", "top_blocks"},
+            .signed_matrix = false,
+            .budget_param = "top_blocks"};
+    }
+    Params resolve(const Params& params, const Shape& heads) const override {
+        Params p = Variant::resolve(params, heads);
+        if (!p.has("block")) p.set("block", std::clamp(power_of_two_floor(heads.n() / 16), 4, 64));
+        return p;
+    }
+    std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
+                               const std::shared_ptr<const VariantWeights>&) const override {
+        BlockSelPattern pat;
+        pat.n = x.n(), pat.b = p.get_int("block"), pat.nb = (pat.n + pat.b - 1) / pat.b;
+        pat.top = p.get_int("top_blocks"), pat.causal = p.get_bool("causal");
+        pat.chosen = choose_blocks(x, pat.b, pat.top, pat.causal);
+        SparseSetup s;
+        s.block = pat.b;
+        s.causal = pat.causal;
+        s.scale = static_cast<float>(p.get("scale"));
+        s.layout_heads = x.heads();
+        s.notes.push_back("gate: every query block scored the " + std::to_string(pat.nb) + " key blocks by mean-pooled q̄·k̄ "
+                          "in the plan (O((n/b)²·d), untimed)");
+        if (pat.top + 2 >= pat.nb) s.notes.push_back("n + 2 ≥ ⌈n/b⌉ = " + std::to_string(pat.nb) + ": every block is kept (equals full)");
+        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+    }
+    /// The attention over the kept blocks (own, block 0 and n selected per query block), as execute() reports it;
+    /// exact when causal (selected blocks are earlier, so whole), an upper bound otherwise (a selected last block
+    /// may be partial).
+    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
+        const int b = p.get_int("block"), nb = (n + b - 1) / b, top = p.get_int("top_blocks");
+        const bool causal = p.get_bool("causal");
+        double cells = 0;
+        for (int I = 0; I < nb; ++I) {
+            const double rows = std::min(b, n - I * b);
+            const int available = causal ? std::max(0, I - 1) : nb - 1 - (I != 0 ? 1 : 0);  // J ∉ {0, I}
+            const int others = std::min(top, available);
+            cells += rows * (causal ? (rows + 1) / 2 : rows);                   // own block
+            if (I != 0) cells += rows * std::min(b, n);                         // block 0
+            cells += rows * b * others;                                         // selected (full blocks; a
+        }                                                                       // partial last block is an upper bound)
+        return heads * cells * 2.0 * (d + dv);
+    }
+    int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params& p) const override {
+        const int64_t b = p.get_int("block"), nb = (n + b - 1) / b, kept = std::min<int64_t>(nb, p.get_int("top_blocks") + 2);
+        return int64_t(heads) * n * (dv + 3) * 4 + int64_t(heads) * nb * kept * (8 + 8 * b) + (16ll << 20);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_blocksel_variant() { return std::make_unique<BlockSelVariant>(); }
+
+}  // namespace attnscope
