@@ -19,6 +19,8 @@ const char* reason_name(Reason r) {
         case Reason::Sink: return "sink";
         case Reason::TopK: return "top-k";
         case Reason::Selected: return "selected";
+        case Reason::Vertical: return "vertical";
+        case Reason::Slash: return "slash";
         case Reason::Count: break;
     }
     return "?";
@@ -41,6 +43,8 @@ std::array<float, 3> reason_rgb(Reason r) {
         case Reason::Sink: return {0.95f, 0.35f, 0.75f};
         case Reason::TopK: return {0.20f, 0.80f, 0.80f};
         case Reason::Selected: return {0.55f, 0.85f, 0.35f};
+        case Reason::Vertical: return {0.95f, 0.55f, 0.20f};
+        case Reason::Slash: return {0.45f, 0.55f, 0.95f};
         case Reason::Count: break;
     }
     return {1, 1, 1};

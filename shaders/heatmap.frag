@@ -14,7 +14,7 @@ uniform int u_has_mask;          // 0: no mask texture; every cell is allowed (c
 uniform int u_causal;            // 1: cells with j > i are forbidden when there is no mask texture
 uniform vec4 u_cells;            // matrix region of this texture in cells: col0, row0, col1, row1
 uniform float u_mask_alpha;      // how strongly reason colours tint allowed cells
-uniform vec3 u_reason_colors[16];
+uniform vec3 u_reason_colors[32];  // core/reason.h: Reason::Count must stay ≤ 32
 
 float log10f(float x) { return log(x) / log(10.0); }
 
@@ -43,7 +43,7 @@ void main() {
             r = j > i ? 0u : 1u;
         }
         if (r == 0u) c = mix(c, vec3(0.10, 0.10, 0.12), 0.85);
-        else if (r != 1u) c = mix(c, u_reason_colors[min(r, 15u)], u_mask_alpha);  // 1 = dense: nothing to explain
+        else if (r != 1u) c = mix(c, u_reason_colors[min(r, 31u)], u_mask_alpha);  // 1 = dense: nothing to explain
     }
     frag = vec4(c, 1.0);
 }

@@ -175,12 +175,13 @@ void HeatmapRenderer::render(const HeatmapDraw& d) const {
     glUniform1i(loc("u_causal"), d.causal ? 1 : 0);
     glUniform4f(loc("u_cells"), d.texture->cells.x, d.texture->cells.y, d.texture->cells.z, d.texture->cells.w);
     glUniform1f(loc("u_mask_alpha"), d.tint ? 0.55f : 0.0f);
-    float colors[16 * 3] = {};
-    for (int r = 0; r < static_cast<int>(Reason::Count) && r < 16; ++r) {
+    static_assert(static_cast<int>(Reason::Count) <= 32, "shaders/heatmap.frag holds 32 reason colours");
+    float colors[32 * 3] = {};
+    for (int r = 0; r < static_cast<int>(Reason::Count); ++r) {
         const ImVec4 c = reason_color(static_cast<Reason>(r));
         colors[3 * r] = c.x, colors[3 * r + 1] = c.y, colors[3 * r + 2] = c.z;
     }
-    glUniform3fv(loc("u_reason_colors"), 16, colors);
+    glUniform3fv(loc("u_reason_colors"), 32, colors);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindTexture(GL_TEXTURE_1D, 0);
     glActiveTexture(GL_TEXTURE1);

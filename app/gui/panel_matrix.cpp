@@ -72,6 +72,8 @@ const char* reason_sentence(Reason r) {
         case Reason::Sink: return "sink: one of the first s positions every query keeps (StreamingLLM)";
         case Reason::TopK: return "top-k: one of this query's k largest exact scores (the oracle)";
         case Reason::Selected: return "selected: a key block the gate q̄·k̄ chose for this query block";
+        case Reason::Vertical: return "vertical: a key column the last queries' probabilities chose";
+        case Reason::Slash: return "slash: a diagonal i − j the last queries' probabilities chose";
         case Reason::Count: break;
     }
     return "?";

@@ -116,9 +116,10 @@ public:
         if (pat.top + 2 >= pat.nb) s.notes.push_back("n + 2 ≥ ⌈n/b⌉ = " + std::to_string(pat.nb) + ": every block is kept (equals full)");
         return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
     }
+    bool flops_estimate_is_bound(const Params& p) const override { return !p.get_bool("causal"); }
     /// The attention over the kept blocks (own, block 0 and n selected per query block), as execute() reports it;
     /// exact when causal (selected blocks are earlier, so whole), an upper bound otherwise (a selected last block
-    /// may be partial).
+    /// may be partial, and which blocks are selected depends on Q, K).
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
         const int b = p.get_int("block"), nb = (n + b - 1) / b, top = p.get_int("top_blocks");
         const bool causal = p.get_bool("causal");

@@ -1,4 +1,4 @@
-// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink, blocksel, topk (the oracle).
+// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink, vslash, blocksel, topk (the oracle).
 #include "registry.h"
 #include "sparse_common.h"
 
@@ -11,6 +11,7 @@ void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out) {
     out.push_back(make_bigbird_variant());
     out.push_back(make_xl_variant());
     out.push_back(make_sink_variant());
+    out.push_back(make_vslash_variant());
     out.push_back(make_blocksel_variant());
     out.push_back(make_topk_variant());
 }

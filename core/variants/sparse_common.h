@@ -240,5 +240,6 @@ std::unique_ptr<Variant> make_xl_variant();
 std::unique_ptr<Variant> make_sink_variant();
 std::unique_ptr<Variant> make_topk_variant();
 std::unique_ptr<Variant> make_blocksel_variant();
+std::unique_ptr<Variant> make_vslash_variant();
 
 }  // namespace attnscope

@@ -165,6 +165,9 @@ public:
     /// Performance panel draws before anything is measured. execute() reports the same figure. The
     /// default counts exact attention (exact_attention_flops with the "causal" parameter, off when absent).
     virtual double estimate_flops(int heads, int n, int d, int dv, const Params& resolved) const;
+    /// True when, for these resolved params, the pattern execute() runs depends on the input's values (vslash's
+    /// lines may overlap), so estimate_flops() only bounds what execute() reports from above; false (exact) by default.
+    virtual bool flops_estimate_is_bound(const Params&) const { return false; }
     /// The weights a trained model would hold for these shapes and resolved params (Linformer's E and F), so that
     /// benchmarks can build them before timing and outside the peak, as they do the inputs, and pass them to
     /// plan(). nullptr when the variant has none (the default).

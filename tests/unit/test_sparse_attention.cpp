@@ -114,6 +114,8 @@ TEST_P(SparseAttention, LimitCasesEqualFull) {
             {"topk", {{"k", N}}, false},  // the oracle keeps every key at k ≥ n
             {"topk", {{"k", N2p}, {"causal", "1"}}, true},
             {"blocksel", {{"block", "8"}, {"top_blocks", std::to_string((n + 7) / 8)}}, true},  // every block kept
+            {"vslash", {{"verticals", N}, {"slashes", "0"}}, true},  // every column (Jiang et al.: V ≥ n)
+            {"vslash", {{"verticals", "0"}, {"slashes", N}, {"last_queries", "1"}}, true},  // every diagonal
             {"blocksel", {{"block", "16"}, {"top_blocks", "64"}, {"causal", "0"}}, false},
         };
         const Heads x = random_heads(3, n, 24, 20, 31 + n);

@@ -371,6 +371,63 @@ TEST_P(SparseLayoutProperty, BlockSelMatchesDefinition) {
     }
 }
 
+TEST_P(SparseLayoutProperty, VSlashMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    int checked = 0;
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 8000};
+        const int n = draw(1, 200), H = draw(1, 3), d = draw(1, 16), q = draw(1, n + 2), V = draw(0, 20), S = draw(0, 20);
+        const Heads x = random_heads(H, n, d, 19, seed);
+        // Jiang et al. 2024: the last q queries' causal softmax rows, summed down each column and along each
+        // diagonal i − j = o; keep the V columns and S diagonals with the most mass (ties to the lower index).
+        const double s = 1.0 / std::sqrt(double(d));
+        std::vector<std::vector<char>> col(H, std::vector<char>(n, 0)), off(H, std::vector<char>(n, 0));
+        bool near_tie = false;
+        auto pick = [&](const std::vector<double>& sums, int keep, std::vector<char>& out) {
+            std::vector<std::pair<double, int>> order;
+            for (int j = 0; j < n; ++j) order.push_back({-sums[size_t(j)], j});
+            std::sort(order.begin(), order.end());
+            for (int t = 0; t < std::min(keep, n); ++t) out[size_t(order[size_t(t)].second)] = 1;
+            // A cut between two sums within float rounding could fall either way: such a draw proves nothing.
+            if (keep > 0 && keep < n && std::fabs(order[size_t(keep - 1)].first - order[size_t(keep)].first) < 1e-5) near_tie = true;
+        };
+        for (int h = 0; h < H; ++h) {
+            std::vector<double> column(n, 0.0), slash(n, 0.0);
+            for (int i = std::max(0, n - q); i < n; ++i) {
+                std::vector<double> logits(size_t(i) + 1);
+                for (int j = 0; j <= i; ++j) {
+                    double dot = 0;
+                    for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                    logits[size_t(j)] = s * dot;
+                }
+                const double top = *std::max_element(logits.begin(), logits.end());
+                double total = 0;
+                for (double l : logits) total += std::exp(l - top);
+                for (int j = 0; j <= i; ++j) {
+                    const double prob = std::exp(logits[size_t(j)] - top) / total;
+                    column[size_t(j)] += prob, slash[size_t(i - j)] += prob;
+                }
+            }
+            pick(column, V, col[size_t(h)]);
+            pick(slash, S, off[size_t(h)]);
+        }
+        if (near_tie) continue;
+        ++checked;
+        std::cout << "[case] backend=" << GetParam() << " vslash seed=" << seed << " n=" << n << " H=" << H << " q=" << q
+                  << " V=" << V << " S=" << S << "\n";
+        const ReasonFn brute = [&](int h, int i, int j) {
+            if (j > i) return Reason::None;
+            if (col[size_t(h)][size_t(j)]) return Reason::Vertical;
+            return off[size_t(h)][size_t(i - j)] ? Reason::Slash : Reason::None;
+        };
+        check_against_brute("vslash", x,
+                            {{"last_queries", std::to_string(q)}, {"verticals", std::to_string(V)}, {"slashes", std::to_string(S)}},
+                            brute, *backend, true);
+        if (HasFailure()) return;
+    }
+    EXPECT_GE(checked, kSeeds * 3 / 4) << "too many draws had a near tie at the cut";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 

@@ -32,7 +32,13 @@ TEST(VariantContract, EstimatedFlopsAreTheFlopsRunReports) {
                           << " d = " << d << " dv = " << dv << ": run " << r.cost.flops << ", estimate " << estimate
                           << "\n";
                 EXPECT_GT(r.cost.flops, 0) << info.id;
-                EXPECT_DOUBLE_EQ(estimate, r.cost.flops) << info.id << (sets.empty() ? "" : " causal");
+                if (variant->flops_estimate_is_bound(resolved)) {
+                    // A pattern chosen from the input's values: the cost model bounds the run from above.
+                    EXPECT_LE(r.cost.flops, estimate) << info.id << (sets.empty() ? "" : " causal");
+                    EXPECT_GE(r.cost.flops, 0.25 * estimate) << info.id << (sets.empty() ? "" : " causal");
+                } else {
+                    EXPECT_DOUBLE_EQ(estimate, r.cost.flops) << info.id << (sets.empty() ? "" : " causal");
+                }
             }
         }
     }
