@@ -142,7 +142,7 @@ Canvas layout_figure(const FigureSpec& spec) {
     };
 
     // Columns: the count that gives the largest matrices within the width (and the height when given).
-    const float bar_block = kBarWidth + 70;
+    const float bar_block = kBarWidth + 120;  // the bar, its tick labels and its rotated caption
     int best_cols = 1;
     float best_side = -1;
     for (int cols = 1; cols <= k; ++cols) {
