@@ -18,6 +18,8 @@ void add_variants_command(CLI::App& app, CommandAction& action);
 void add_run_command(CLI::App& app, CommandAction& action);
 /// `attnscope figure --variant ID[,ID...] --out FILE.png|svg ...` or `attnscope figure --session FILE --out ...`
 void add_figure_command(CLI::App& app, CommandAction& action);
+/// `attnscope errmap --variant ID[,ID...] [--param NAME=RANGE] --x time --y rel_err_out ...`
+void add_errmap_command(CLI::App& app, CommandAction& action);
 /// `attnscope spectrum [--variant ID[,ID...]] [--top K] [--spectrum-head H] [--json FILE] ...`
 void add_spectrum_command(CLI::App& app, CommandAction& action);
 /// `attnscope bench --variants ID[,ID...] --n 1024:65536 ...`

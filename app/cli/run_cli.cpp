@@ -35,6 +35,7 @@ int run_cli(int argc, char** argv) {
     add_variants_command(app, action);
     add_run_command(app, action);
     add_figure_command(app, action);
+    add_errmap_command(app, action);
     add_spectrum_command(app, action);
     add_bench_command(app, action);
     add_sweep_command(app, action);

@@ -148,6 +148,8 @@ expect 2 "--view-head 7 does not exist" figure --variant full --n 16 --heads 2 -
 expect 2 "is above --matrix-limit" figure --variant flash --n 4096 --heads 1 --dim 8 --out f.png
 expect 2 "is not NAME=VALUE (e.g. --variant svd:rank=8)" figure --variant svd:rank --n 16 --out f.png
 expect 2 "full has no budget parameter" sweep --variant full --param budget=2:8:x2 --n 16
+expect 2 "is not time, flops or memory" errmap --variant full --n 16 --x speed
+expect 2 "not n" errmap --variant longformer --param n=16:32:x2 --n 16
 
 # Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
 if ! "$app" gui --help 2>&1 | grep -q -- --session; then

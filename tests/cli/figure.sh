@@ -40,4 +40,16 @@ fi
 [ -s scsv/performer-m111-no-orthogonal-head0.csv ] && [ -s scsv/performer-m111-orthogonal-head0.csv ] || fail "run --session: $(ls scsv)"
 "$app" figure --session "$sessions/causal_diff.json" --out sfig.png >/dev/null
 "$stats" sfig.png 64
+# The error–cost map (issue 19): points of every instance and budget value, the Pareto front marked, JSON and CSV.
+"$app" errmap --variant longformer,sink,full --param budget=8:32:x2 --data local --n 256 --heads 2 --dim 16 --y mass_loss \
+  --json map.json --csv map.csv >/dev/null
+python3 - <<'PY' || fail "errmap JSON"
+import json
+m = json.load(open("map.json"))
+names = [p["instance"] for p in m["points"]]
+assert len(names) == 7, names                      # 3 longformer + 3 sink + full
+assert any(p["pareto"] for p in m["points"]), "no Pareto point"
+assert all(p["mass_loss"] is None for p in m["points"] if p["variant"] == "full")
+PY
+[ "$(wc -l < map.csv)" -eq 8 ] || fail "map.csv: $(cat map.csv)"
 echo "figure: all checks passed"

@@ -1,0 +1,129 @@
+// `attnscope errmap`: error against cost for every chosen instance (and every value of a swept parameter), the
+// Pareto front marked, as a table and as JSON / CSV for plotting.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/registry.h"
+#include "commands.h"
+#include "core/session/error_cost.h"
+#include "core/session/export.h"
+#include "core/session/metric_sweep.h"
+#include "core/session/variant_json.h"
+#include "core/variants/registry.h"
+#include "input_options.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+struct ErrmapCli {
+    std::vector<std::string> variants, sets;
+    InputOptions input;
+    bool causal = false;
+    std::string param, x = "time", y = "rel_err_out", backend = "auto", json_path, csv_path;
+};
+
+/// Every instance, or every instance at every value of the swept parameter ("budget": each card's own).
+std::vector<VariantRequest> expand(const ErrmapCli& o) {
+    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, o.causal);
+    if (o.param.empty()) return instances;
+    const auto [name, range] = split_assignment(o.param);
+    const std::vector<double> values = parse_sweep_range(range).values();
+    std::vector<VariantRequest> out;
+    for (const VariantRequest& instance : instances) {
+        std::string swept;
+        try {
+            swept = swept_parameter(find_variant(instance.id).info(), name);
+        } catch (const Error& e) {  // e.g. full has no budget: it stays on the map as one reference point
+            std::cerr << "note: " << e.what() << " — shown as one point\n";
+            out.push_back(instance);
+            continue;
+        }
+        if (swept == "n") throw Error("errmap compares variants on one input: sweep a parameter or budget, not n");
+        for (double v : values) {
+            std::vector<std::pair<std::string, std::string>> assignments;
+            const nlohmann::json params = variant_to_json(instance)["params"];
+            for (auto it = params.begin(); it != params.end(); ++it)
+                if (it.key() != swept)
+                    assignments.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>()
+                                                       : it.value().is_boolean() ? (it.value().get<bool>() ? "1" : "0")
+                                                                                 : it.value().dump());
+            std::ostringstream text;
+            text << std::setprecision(17) << v;
+            assignments.emplace_back(swept, text.str());
+            out.push_back(parse_variant_request(instance.id, assignments));
+        }
+    }
+    return out;
+}
+
+int execute(const ErrmapCli& o) {
+    const CostAxis x = parse_cost_axis(o.x);
+    const ErrorAxis y = parse_error_axis(o.y);
+    if (!o.json_path.empty()) require_writable(o.json_path);
+    if (!o.csv_path.empty()) require_writable(o.csv_path);
+    const std::vector<VariantRequest> requests = expand(o);
+    const LoadedInput input = load_input_full(o.input);
+    auto backend = make_backend(o.backend);
+    std::vector<ErrorCostPoint> points = error_cost_points(input.heads, requests, *backend);
+    mark_pareto_front(points, x, y);
+    std::vector<size_t> order(points.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost_of(points[a], x) < cost_of(points[b], x); });
+    size_t width = 10;
+    for (const ErrorCostPoint& p : points) width = std::max(width, p.instance.size() + 2);
+    std::cout << "error–cost map on " << input.heads.source << " (n = " << input.heads.n() << ", H = " << input.heads.heads()
+              << "): " << o.x << " against " << o.y << " (vs exact softmax); * = on the Pareto front\n";
+    std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "time_ms" << std::setw(14)
+              << "GFLOP" << std::setw(12) << "peak_MiB" << std::setw(14) << "rel_err_out" << std::setw(12) << "mass_loss"
+              << "  pareto\n";
+    nlohmann::json rows = nlohmann::json::array();
+    std::ostringstream csv;
+    csv << "variant,instance,time_ms,flops,peak_bytes,rel_err_out,mass_loss,pareto\n";
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    for (size_t k : order) {
+        const ErrorCostPoint& p = points[k];
+        std::cout << std::left << std::setw(int(width)) << p.instance << std::right << std::fixed << std::setprecision(3)
+                  << std::setw(12) << p.time_ms << std::setw(14) << p.flops / 1e9 << std::setw(12) << p.peak_bytes / 1048576.0
+                  << std::defaultfloat << std::setprecision(4) << std::setw(14)
+                  << (p.rel_err_out ? std::to_string(*p.rel_err_out) : "-") << std::setw(12)
+                  << (p.mass_loss ? std::to_string(*p.mass_loss) : "-") << "  " << (p.pareto ? "*" : "") << "\n";
+        rows.push_back({{"variant", p.variant}, {"instance", p.instance}, {"time_ms", p.time_ms}, {"flops", p.flops},
+                        {"peak_bytes", p.peak_bytes}, {"rel_err_out", opt(p.rel_err_out)}, {"mass_loss", opt(p.mass_loss)},
+                        {"pareto", p.pareto}, {"params", variant_to_json({p.variant, p.params})["params"]}});
+        csv << p.variant << ",\"" << p.instance << "\"," << p.time_ms << "," << p.flops << "," << p.peak_bytes << ",";
+        if (p.rel_err_out) csv << *p.rel_err_out;
+        csv << ",";
+        if (p.mass_loss) csv << *p.mass_loss;
+        csv << "," << (p.pareto ? 1 : 0) << "\n";
+    }
+    if (!o.json_path.empty())
+        write_file_atomically(o.json_path, nlohmann::json{{"input", input.heads.source}, {"n", input.heads.n()},
+                                                          {"x", o.x}, {"y", o.y}, {"points", rows}}.dump(2) + "\n");
+    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv.str());
+    return 0;
+}
+
+}  // namespace
+
+void add_errmap_command(CLI::App& app, CommandAction& action) {
+    auto o = std::make_shared<ErrmapCli>();
+    auto* sub = app.add_subcommand("errmap", "Error against cost for variant instances on one input, Pareto front marked");
+    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated")->required();
+    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
+    sub->add_option("--param", o->param, "Also sweep NAME=START:STOP[:xF|:+S] for every instance (NAME may be budget)");
+    add_input_options(*sub, o->input);
+    sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
+    sub->add_option("--x", o->x, "Cost axis: time, flops or memory")->capture_default_str();
+    sub->add_option("--y", o->y, "Error axis: rel_err_out or mass_loss (1 − mass_recall)")->capture_default_str();
+    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--json", o->json_path, "Write the points as JSON");
+    sub->add_option("--csv", o->csv_path, "Write the points as CSV");
+    sub->callback([&action, o] { action = [o] { return execute(*o); }; });
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,67 @@
+// attnscope — the error–cost map (see error_cost.h).
+#include "error_cost.h"
+
+#include <algorithm>
+
+#include "../variants/instance_label.h"
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+CostAxis parse_cost_axis(const std::string& text) {
+    if (text == "time") return CostAxis::Time;
+    if (text == "flops") return CostAxis::Flops;
+    if (text == "memory") return CostAxis::Memory;
+    throw Error("cost axis '" + text + "' is not time, flops or memory");
+}
+
+ErrorAxis parse_error_axis(const std::string& text) {
+    if (text == "rel_err_out") return ErrorAxis::RelErrOut;
+    if (text == "mass_loss") return ErrorAxis::MassLoss;
+    throw Error("error axis '" + text + "' is not rel_err_out or mass_loss (1 − mass_recall)");
+}
+
+double cost_of(const ErrorCostPoint& p, CostAxis axis) {
+    return axis == CostAxis::Time ? p.time_ms : axis == CostAxis::Flops ? p.flops : p.peak_bytes;
+}
+
+std::optional<double> error_of(const ErrorCostPoint& p, ErrorAxis axis) {
+    return axis == ErrorAxis::RelErrOut ? p.rel_err_out : p.mass_loss;
+}
+
+std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
+                                              Backend& backend) {
+    ReferenceCache refs(heads, false);
+    std::vector<ErrorCostPoint> out;
+    for (const VariantRequest& request : requests) {
+        const RunResult r = run_variant(heads, request, RunOptions{}, backend, &refs);
+        ErrorCostPoint p;
+        p.variant = r.variant;
+        p.instance = instance_label(find_variant(r.variant).info(), r.params);
+        p.params = r.params;
+        p.time_ms = r.cost.time_ms, p.flops = r.cost.flops, p.peak_bytes = double(r.cost.peak_bytes);
+        p.rel_err_out = r.metrics.rel_err_out;
+        if (r.metrics.mass_recall) p.mass_loss = std::max(0.0, 1.0 - *r.metrics.mass_recall);  // recall may round past 1
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+void mark_pareto_front(std::vector<ErrorCostPoint>& points, CostAxis cost, ErrorAxis error) {
+    for (ErrorCostPoint& p : points) {
+        const std::optional<double> e = error_of(p, error);
+        p.pareto = false;
+        if (!e) continue;
+        const double c = cost_of(p, cost);
+        bool dominated = false;
+        for (const ErrorCostPoint& q : points) {
+            const std::optional<double> f = error_of(q, error);
+            if (&q == &p || !f) continue;
+            const double d = cost_of(q, cost);
+            if (d <= c && *f <= *e && (d < c || *f < *e)) dominated = true;
+        }
+        p.pareto = !dominated;
+    }
+}
+
+}  // namespace attnscope
