@@ -63,12 +63,8 @@ std::vector<int> choose_blocks(const Heads& x, int b, int top, bool causal) {
             order.clear();
             for (int J = 1; J < (causal ? I : nb); ++J)
                 if (J != I) order.push_back(J);
-            const int keep = std::min<int>(top, int(order.size()));
-            if (keep == 0) continue;
-            const auto better = [&](int a, int c) { return gate(I, a) > gate(I, c) || (gate(I, a) == gate(I, c) && a < c); };
-            std::nth_element(order.begin(), order.begin() + (keep - 1), order.end(), better);
-            std::sort(order.begin(), order.begin() + keep);
-            std::copy(order.begin(), order.begin() + keep, chosen.begin() + long((size_t(h) * nb + I) * top));
+            const std::vector<int> kept = top_indices(std::move(order), top, [&](int J) { return gate(I, J); });
+            std::copy(kept.begin(), kept.end(), chosen.begin() + long((size_t(h) * nb + I) * top));
         }
     }
     return chosen;

@@ -39,6 +39,21 @@ void band_candidates(int n, int b, int I, int64_t lo, int64_t hi, std::vector<Bl
 /// Appends every key block that intersects the key positions [j_begin, j_end] (inclusive), not full.
 void range_candidates(int n, int b, int64_t j_begin, int64_t j_end, std::vector<BlockCandidate>& out);
 
+/// The `keep` members of `candidates` with the largest score(c) (ties to the lower c), ascending: how the patterns
+/// chosen from the input (topk, blocksel, vslash) pick their keys, blocks or lines.
+template <class Score>
+std::vector<int> top_indices(std::vector<int> candidates, int keep, const Score& score) {
+    keep = std::min<int>(keep, int(candidates.size()));
+    if (keep <= 0) return {};
+    std::nth_element(candidates.begin(), candidates.begin() + (keep - 1), candidates.end(), [&](int a, int c) {
+        const auto sa = score(a), sc = score(c);
+        return sa > sc || (sa == sc && a < c);
+    });
+    candidates.resize(size_t(keep));
+    std::sort(candidates.begin(), candidates.end());
+    return candidates;
+}
+
 /// Largest layout block of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
 constexpr int kDefaultLayoutBlock = 64;
 

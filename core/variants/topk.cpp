@@ -48,15 +48,13 @@ std::vector<int> select_top_keys(const Heads& x, int k, float scale, bool causal
         for (int t = 0; t < tiles; ++t) {
             const int i0 = t * kRows, rows = std::min(kRows, n - i0);
             const Eigen::MatrixXf S = scale * (x.Q.head(h).middleRows(i0, rows) * x.K.head(h).transpose());
-            std::vector<int> order(static_cast<size_t>(n));
+            std::vector<int> order;
             for (int r = 0; r < rows; ++r) {
-                const int i = i0 + r, limit = causal ? i + 1 : n, keep = std::min(k, limit);
+                const int i = i0 + r, limit = causal ? i + 1 : n;
                 order.resize(size_t(limit));
                 std::iota(order.begin(), order.end(), 0);
-                const auto better = [&](int a, int c) { return S(r, a) > S(r, c) || (S(r, a) == S(r, c) && a < c); };
-                std::nth_element(order.begin(), order.begin() + (keep - 1), order.end(), better);
-                std::sort(order.begin(), order.begin() + keep);
-                std::copy(order.begin(), order.begin() + keep, keys.begin() + long((size_t(h) * n + i) * k));
+                const std::vector<int> kept = top_indices(std::move(order), k, [&](int j) { return S(r, j); });
+                std::copy(kept.begin(), kept.end(), keys.begin() + long((size_t(h) * n + i) * k));
             }
         }
     return keys;

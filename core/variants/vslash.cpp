@@ -37,15 +37,9 @@ struct VSlashPattern {
 
 /// The `keep` indices of `sums` with the largest values (ties to the lower index), ascending.
 std::vector<int> largest(const std::vector<double>& sums, int keep) {
-    std::vector<int> order(sums.size());
-    std::iota(order.begin(), order.end(), 0);
-    keep = std::min<int>(keep, int(order.size()));
-    if (keep <= 0) return {};
-    std::nth_element(order.begin(), order.begin() + (keep - 1), order.end(),
-                     [&](int a, int c) { return sums[size_t(a)] > sums[size_t(c)] || (sums[size_t(a)] == sums[size_t(c)] && a < c); });
-    order.resize(size_t(keep));
-    std::sort(order.begin(), order.end());
-    return order;
+    std::vector<int> all(sums.size());
+    std::iota(all.begin(), all.end(), 0);
+    return top_indices(std::move(all), keep, [&](int a) { return sums[size_t(a)]; });
 }
 
 class VSlashVariant : public SparseVariant {
