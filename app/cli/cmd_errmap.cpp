@@ -45,13 +45,7 @@ std::vector<VariantRequest> expand(const ErrmapCli& o) {
         }
         if (swept == "n") throw Error("errmap compares variants on one input: sweep a parameter or budget, not n");
         for (double v : values) {
-            std::vector<std::pair<std::string, std::string>> assignments;
-            const nlohmann::json params = variant_to_json(instance)["params"];
-            for (auto it = params.begin(); it != params.end(); ++it)
-                if (it.key() != swept)
-                    assignments.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>()
-                                                       : it.value().is_boolean() ? (it.value().get<bool>() ? "1" : "0")
-                                                                                 : it.value().dump());
+            std::vector<std::pair<std::string, std::string>> assignments = assignments_of(instance, swept);
             std::ostringstream text;
             text << std::setprecision(17) << v;
             assignments.emplace_back(swept, text.str());

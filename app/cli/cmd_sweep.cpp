@@ -28,17 +28,6 @@ struct SweepOptionsCli {
     int seeds = 3;
 };
 
-/// An instance's values as NAME=VALUE text (what run_sweep parses), and its label without the swept parameter.
-std::vector<std::pair<std::string, std::string>> assignments_of(const VariantRequest& request) {
-    std::vector<std::pair<std::string, std::string>> out;
-    const nlohmann::json params = variant_to_json(request)["params"];
-    for (auto it = params.begin(); it != params.end(); ++it)
-        out.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>()
-                                   : it.value().is_boolean() ? std::string(it.value().get<bool>() ? "1" : "0")
-                                                             : it.value().dump());
-    return out;
-}
-
 int execute(const SweepOptionsCli& o) {
     // Several instances (svd:rank=8 is no sweep of rank, but performer:orthogonal=0,performer:orthogonal=1 is two
     // curves over features), each swept over the same values: one curve per instance.

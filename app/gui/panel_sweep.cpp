@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
 #include "log_ticks.h"
 #include "core/session/metric_sweep.h"
@@ -201,15 +202,8 @@ SweepPlan make_plan(const App& app, std::string& error) {
                 sweep.metric = metric;
                 sweep.seeds = s.seeds;
                 sweep.range = range;
-                for (const ParamSpec& p : info.params) {
-                    if (p.name == param || p.name == "seed" || !params.has(p.name)) continue;
-                    if (p.kind == ParamKind::IntList) sweep.fixed.emplace_back(p.name, params.value_text(p));
-                    else {
-                        char buf[64];
-                        std::snprintf(buf, sizeof buf, "%.17g", params.get(p.name));
-                        sweep.fixed.emplace_back(p.name, buf);
-                    }
-                }
+                for (auto& assignment : assignments_of({id, params}, param))
+                    if (assignment.first != "seed") sweep.fixed.push_back(std::move(assignment));
                 plan.specs.push_back(std::move(sweep));
                 plan.labels.push_back(curve_label(info, params, param) + (s.param == "budget" ? " (" + param + ")" : ""));
             }

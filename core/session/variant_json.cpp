@@ -20,6 +20,25 @@ nlohmann::json variant_to_json(const VariantRequest& request) {
     return {{"id", request.id}, {"params", params}};
 }
 
+namespace {
+
+/// A scalar JSON value as the text typed after --set: strings as they are, switches 1/0, numbers as JSON writes them.
+std::string scalar_text(const nlohmann::json& value) {
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_boolean()) return value.get<bool>() ? "1" : "0";
+    return value.dump();
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> assignments_of(const VariantRequest& request, const std::string& except) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const nlohmann::json params = variant_to_json(request)["params"];
+    for (auto it = params.begin(); it != params.end(); ++it)
+        if (it.key() != except) out.emplace_back(it.key(), scalar_text(it.value()));
+    return out;
+}
+
 std::vector<VariantRequest> variants_from_json(const nlohmann::json& list, const std::string& where, bool skip_unknown) {
     std::vector<VariantRequest> out;
     if (list.is_null()) return out;
@@ -52,12 +71,8 @@ std::vector<VariantRequest> variants_from_json(const nlohmann::json& list, const
                     text += (text.empty() ? "" : ",") + x.dump();
                 }
                 if (text.empty()) text = "none";
-            } else if (value.is_string()) {
-                text = value.get<std::string>();
-            } else if (value.is_boolean()) {
-                text = value.get<bool>() ? "1" : "0";
-            } else if (value.is_number()) {
-                text = value.dump();
+            } else if (value.is_string() || value.is_boolean() || value.is_number()) {
+                text = scalar_text(value);
             } else {
                 throw Error(entry + " (" + id + "): '" + it.key() + "' is " + value.dump() +
                             "; it must be a number, true/false or a string as after --set");

@@ -13,6 +13,10 @@ namespace attnscope {
 /// {"id", "params"} of one instance; only values that are set are written (auto defaults stay absent).
 nlohmann::json variant_to_json(const VariantRequest& request);
 
+/// An instance's set values as the NAME=VALUE text the CLI's parser takes (what a sweep re-parses with one value
+/// changed); `except` (may be empty) is left out.
+std::vector<std::pair<std::string, std::string>> assignments_of(const VariantRequest& request, const std::string& except = "");
+
 /// The instances of a JSON list of {"id", "params"}. `where` names the file in messages ("the session file");
 /// with `skip_unknown`, ids this build does not have are left out (a session from a build with more variants).
 /// Throws Error naming the entry, the key and what was expected. Older files' arrays of positions ([0, 5]) and
