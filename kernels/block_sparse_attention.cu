@@ -49,7 +49,7 @@ void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const Block
     BlockLayoutView view = layout.view();
     view.row_ptr = dRow.get(), view.col_idx = dCol.get(), view.mask_idx = dMaskIdx.get(), view.masks = dMasks.get();
     const BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, view, s.d, s.dv,
-                              s.scale};
+                              s.scale, s.mod};
     launch_block_sparse_attention(ctx.stream(), p, s.H);
     download(ctx, dO.get(), O, v);
     if (lse) download(ctx, dL.get(), lse, l);

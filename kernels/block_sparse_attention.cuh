@@ -31,6 +31,7 @@ struct BlockSparseParams {
     BlockLayoutView layout; // arrays in device memory
     int d, dv;
     float scale;
+    ScoreMod mod;           // applied to every logit before the layout's mask
 };
 
 /// Shared-memory floats of one block: the flash tiles plus the key tile's column map (3 ints per column).
@@ -107,6 +108,7 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
                     const int c = ln.cg + j * kFlashRowLanes;
                     const bool allowed = r < block_rows && c < filled && layout_cell_allowed(L, sBlk[c], r, sCol[c]);
                     if (!allowed) s[i][j] = kMaskedScore;
+                    else s[i][j] = apply_score_mod(p.mod, h, I * b + r, sKey[c], s[i][j]);
                 }
             }
             tile_fold<D, BC>(s, t, sm, ln);

@@ -31,7 +31,7 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     validate_dense_attention(a);
     cuda::AttentionShape s;
     s.H = a.Q->heads(), s.n = a.Q->rows(), s.m = a.K->rows(), s.d = a.Q->cols(), s.dv = a.V->cols();
-    s.scale = a.scale, s.causal = a.causal;
+    s.scale = a.scale, s.causal = a.causal, s.mod = a.score_mod;
     float* lse = a.lse ? a.lse->data() : nullptr;
     if (a.P)
         cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
@@ -52,7 +52,7 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     validate_block_sparse_attention(a);
     const int d = a.Q->cols(), dv = a.V->cols();
     cuda::BlockSparseShape s;
-    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale, s.mod = a.score_mod;
     cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
                                  a.lse ? a.lse->data() : nullptr);
 }

@@ -10,6 +10,7 @@
 
 #include "core/backend/block_layout.h"
 #include "core/backend/pooling.h"
+#include "core/backend/score_mod.h"
 
 namespace attnscope::cuda {
 
@@ -51,6 +52,7 @@ struct AttentionShape {
     int H = 0, n = 0, m = 0, d = 0, dv = 0;  // heads, queries, keys, head dim, value dim
     float scale = 1.0f;                      // s in softmax(s·QKᵀ)
     bool causal = false;                     // key j allowed only when j ≤ i (m == n)
+    ScoreMod mod;                            // applied to every logit before masking (core/backend/score_mod.h)
 };
 
 /// Largest head dim (d and dv) of the flash kernel's buckets; larger ones run the sliced (wide) kernel.
@@ -76,6 +78,7 @@ void pooled_view(Context& ctx, const float* M, int H, int n, int m, int sr, int 
 struct BlockSparseShape {
     int H = 0, n = 0, d = 0, dv = 0;  // heads, sequence length, head dim, value dim
     float scale = 1.0f;               // s in softmax(s·QKᵀ)
+    ScoreMod mod;                     // applied to every logit before the layout's mask
 };
 
 /// Attention restricted to `layout` (host arrays, uploaded by the call); one thread block per (query block,

@@ -1,6 +1,7 @@
 // attnscope — dense attention on CUDA: the tiled flash kernel (flash_attention.cuh) for O and lse, and the
 // materialised path for display: S = s·QKᵀ and O = P·V through cuBLAS around a row-softmax kernel that
 // folds each row with the shared online-softmax functions and merges lanes with online_softmax_merge.
+#include <algorithm>
 #include <string>
 
 #include "flash_attention.cuh"
@@ -52,7 +53,7 @@ void run_flash_from_host(Context& ctx, const AttentionShape& s, const float* Q, 
     DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, k, "K"), dV = upload(ctx, V, v, "V");
     DeviceBuffer<float> dO(o, "O"), dL(l, "lse");
     const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, s.n, s.m, s.d, s.dv,
-                        s.scale, s.causal};
+                        s.scale, s.causal, s.mod};
     launch(ctx.stream(), p, s.H);
     download(ctx, dO.get(), O, o);
     if (lse) download(ctx, dL.get(), lse, l);
@@ -71,6 +72,12 @@ void materialised_attention(Context& ctx, const AttentionShape& s, const float* 
     gemm_device(ctx, {dQ.get(), s.H, s.n, s.d}, false, {dK.get(), s.H, s.m, s.d}, true, s.scale, 0.0f, dP.get(), s.H,
                 s.n, s.m);
     const int64_t rows = int64_t(s.H) * s.n;
+    if (s.mod.kind != ScoreModKind::None) {
+        constexpr int kThreads = 256;
+        const int64_t blocks = std::min<int64_t>(ceil_div(rows * s.m, int64_t(kThreads)), 65535);
+        score_mod_rows_kernel<<<unsigned(blocks), kThreads, 0, ctx.stream()>>>(dP.get(), rows, s.n, s.m, s.mod);
+        ATTNSCOPE_CHECK_LAUNCH("score_mod_rows_kernel");
+    }
     softmax_rows_kernel<<<unsigned(ceil_div(rows, kSoftmaxWarps)), kSoftmaxWarps * kWarpSize, 0, ctx.stream()>>>(
         dP.get(), lse ? dL.get() : nullptr, rows, s.n, s.m, s.causal);
     ATTNSCOPE_CHECK_LAUNCH("softmax_rows_kernel");

@@ -34,6 +34,7 @@ struct FlashParams {
     int n, m, d, dv;
     float scale;
     bool causal;
+    ScoreMod mod;    // applied to every logit before masking
 };
 
 /// The work of one dense block: O columns [c0, c0 + D) and (c0 = 0) the lse of query tile blockIdx.x (last first
@@ -81,6 +82,7 @@ __device__ __forceinline__ void flash_attention_block(const FlashParams& p, int 
             for (int j = 0; j < kCols; ++j) {
                 const int c = ln.cg + j * kFlashRowLanes;
                 if (c >= cols || (p.causal && j0 + c > query)) s[i][j] = kMaskedScore;
+                else s[i][j] = apply_score_mod(p.mod, h, query, j0 + c, s[i][j]);
             }
         }
         tile_fold<D, BC>(s, t, sm, ln);  // padded columns have P = 0 and V = 0

@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(kFlashThreads) flash_attention_tf32_kernel(Fla
 #pragma unroll
             for (int j = 0; j < kCols; ++j) {
                 const int c = cg + j * kFlashRowLanes;
-                s[j] = (c >= cols || (p.causal && j0 + c > query)) ? kMaskedScore : srow[c];
+                s[j] = (c >= cols || (p.causal && j0 + c > query)) ? kMaskedScore
+                                                                    : apply_score_mod(p.mod, h, query, j0 + c, srow[c]);
                 block_max = fmaxf(block_max, s[j]);
             }
             block_max = group_max<kFlashRowLanes>(block_max);

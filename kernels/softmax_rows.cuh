@@ -8,12 +8,23 @@
 #include <cmath>
 
 #include "common.cuh"
+#include "core/backend/score_mod.h"
 #include "core/primitives/online_softmax.h"
 #include "device_util.cuh"
 
 namespace attnscope::cuda {
 
 constexpr int kSoftmaxWarps = 8;  // rows per block of the row-softmax kernel (one warp per row)
+
+/// In place over S (rows = H·n, m): s = mod(s) for head row / n, query row % n and key column j; run before the
+/// row softmax (and before causal masking, which the softmax applies).
+__global__ void score_mod_rows_kernel(float* S, int64_t rows, int n, int m, ScoreMod mod) {
+    const int64_t cells = rows * m, step = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < cells; k += step) {
+        const int64_t row = k / m;
+        S[k] = apply_score_mod(mod, int(row / n), int(row % n), int(k % m), S[k]);
+    }
+}
 
 /// In place over S (rows, m): P = softmax of each row over its allowed keys (j ≤ i when causal), 0 elsewhere;
 /// lse (rows) = log Σ_allowed exp(s) when not null. `n` is the number of queries per head (for causality).

@@ -3,10 +3,25 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "lsh_rules.h"
 
 namespace attnscope {
+
+namespace {
+
+/// Throws Error unless `mod` can run on H heads: a finite positive soft-cap, ALiBi slopes for these heads.
+void validate_score_mod(const ScoreMod& mod, int H, const char* primitive) {
+    if (mod.kind == ScoreModKind::Softcap && !(std::isfinite(mod.cap) && mod.cap > 0))
+        throw Error(std::string(primitive) + ": soft-cap c = " + std::to_string(mod.cap) + " must be finite and > 0");
+    if (mod.kind == ScoreModKind::Alibi && mod.heads != H)
+        throw Error(std::string(primitive) + ": ALiBi slopes are for " + std::to_string(mod.heads) +
+                    " heads but the call has " + std::to_string(H) + " (internal: set ScoreMod::heads)");
+}
+
+}  // namespace
 
 GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, const Tensor3& C) {
     const int H = C.heads();
@@ -45,6 +60,7 @@ void validate_dense_attention(const DenseAttentionArgs& a) {
         throw Error("causal dense attention needs as many keys as queries (n = " + std::to_string(n) +
                     ", m = " + std::to_string(m) + ")");
     if (a.tile_rows < 1 || a.tile_cols < 1) throw Error("attention tiles must have at least one row and column");
+    validate_score_mod(a.score_mod, H, "dense attention");
 }
 
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
@@ -54,6 +70,7 @@ void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     require_shape(*a.V, H, n, dv, "V");
     require_shape(*a.O, H, n, dv, "O");
     if (a.lse) require_shape(*a.lse, H, n, 1, "lse");
+    validate_score_mod(a.score_mod, H, "block-sparse attention");
     const BlockLayout& L = *a.layout;
     if (L.n != n) throw Error("block layout is for n = " + std::to_string(L.n) + " but the input has n = " + std::to_string(n));
     if (L.block < 1) throw Error("block layout has block size " + std::to_string(L.block) + ": it must be ≥ 1");

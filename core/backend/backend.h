@@ -9,6 +9,7 @@
 
 #include "block_layout.h"
 #include "pooling.h"
+#include "score_mod.h"
 #include "../tensor.h"
 
 namespace attnscope {
@@ -19,12 +20,13 @@ enum class AttentionPrecision {
     Tf32,  // CUDA: Q·Kᵀ and P·V on tensor cores with TF32 inputs (10-bit mantissa), fp32 accumulation/softmax
 };
 
-/// Arguments of the dense attention primitive O = softmax(scale·Q·Kᵀ [+ causal mask])·V, per head.
+/// Arguments of the dense attention primitive O = softmax(mod(scale·Q·Kᵀ) [+ causal mask])·V, per head.
 struct DenseAttentionArgs {
     const Tensor3* Q = nullptr;          // (H, n, d)
     const Tensor3* K = nullptr;          // (H, m, d)
     const Tensor3* V = nullptr;          // (H, m, dv)
     float scale = 1.0f;                  // s in softmax(s·QKᵀ)
+    ScoreMod score_mod;                  // applied to every logit s·q_i·k_j before masking (score_mod.h)
     bool causal = false;                 // key j allowed only when j ≤ i (requires m == n)
     int tile_rows = 64;                  // Br: query rows per tile of the online softmax
     int tile_cols = 64;                  // Bc: key columns per tile of the online softmax
@@ -47,16 +49,18 @@ constexpr int kBlockSparseChunkCols = 256;
 /// gathered k (C, d) and v (C, dv), acc (b, dv) and 4 row statistics (b), C = max(b, ⌊256/b⌋·b).
 int64_t block_sparse_scratch_bytes(int block, int d, int dv);
 
-/// Arguments of block-sparse attention: per head h and query i, softmax(scale·q_i·k_j) over the cells (i, j)
-/// the layout allows, times V. Rows with no allowed cell get O = 0 and lse = −inf.
+/// Arguments of block-sparse attention: per head h and query i, softmax(mod(scale·q_i·k_j)) over the cells (i, j)
+/// the layout allows, times V. Rows with no allowed cell get O = 0 and lse = −inf. Positions i, j are the rows of
+/// Q and K as given (a permuted run that uses a positional modifier would see slot distances).
 struct BlockSparseAttentionArgs {
     const Tensor3* Q = nullptr;            // (H, n, d)
     const Tensor3* K = nullptr;            // (H, n, d)
     const Tensor3* V = nullptr;            // (H, n, dv)
     const BlockLayout* layout = nullptr;   // n, block b, 1 or H layout heads
     float scale = 1.0f;                    // s in softmax(s·QKᵀ)
+    ScoreMod score_mod;                    // applied to every logit before the layout's mask (score_mod.h)
     Tensor3* O = nullptr;                  // (H, n, dv) out, required
-    Tensor3* lse = nullptr;                // (H, n, 1) out, optional: log Σ_{j allowed} exp(s·q_i·k_j)
+    Tensor3* lse = nullptr;                // (H, n, 1) out, optional: log Σ_{j allowed} exp(mod(s·q_i·k_j))
 };
 
 /// Arguments of the LSH hash primitive: buckets of every position per round, and the sorted order.

@@ -138,6 +138,12 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
         ConstMatView kc(kp, hi - lo, d), vc(vp, hi - lo, dv);
         MatView s(w.s.head_data(tid), rows, hi - lo);
         s.noalias() = q * kc.transpose();
+        if (contiguous)
+            apply_score_mod_columns(s, a.score_mod, h, i0, 0, hi - lo, j0);
+        else
+            for (int k = k0, off = 0; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+                apply_score_mod_columns(s, a.score_mod, h, i0, off, off + block_extent(n, b, L.col_idx[k]),
+                                        L.col_idx[k] * b);
         if (masked)
             for (int k = k0, off = -lo; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
                 fill_masked(L, k, s, off, block_extent(n, b, L.col_idx[k]), -INFINITY);

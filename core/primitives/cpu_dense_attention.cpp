@@ -52,6 +52,7 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
         const int cols = std::min(a.tile_cols, key_end - j0);
         MatView s(w.s.head_data(tid), rows, cols);
         s.noalias() = q * a.K->head(h).middleRows(j0, cols).transpose();
+        apply_score_mod_columns(s, a.score_mod, h, i0, 0, cols, j0);
         const bool diagonal = a.causal && j0 + cols - 1 > i0;
         if (diagonal) fill_causal_tile(s, i0, j0, -INFINITY);
         online_tile_exp(s, st);
@@ -72,6 +73,7 @@ void materialised_task(const DenseAttentionArgs& a, int h, int i0, int rows) {
     const int m = a.K->rows(), dv = a.V->cols();
     MatView p(a.P->head_data(h) + static_cast<int64_t>(i0) * m, rows, m);
     p.noalias() = (a.scale * a.Q->head(h).middleRows(i0, rows)) * a.K->head(h).transpose();
+    apply_score_mod_columns(p, a.score_mod, h, i0, 0, m, 0);
     for (int r = 0; r < rows; ++r) {
         const int allowed = a.causal ? i0 + r + 1 : m;
         auto row = p.row(r);

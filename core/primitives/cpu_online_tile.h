@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 
+#include "../backend/score_mod.h"
 #include "../tensor.h"
 #include "online_softmax.h"
 
@@ -15,6 +16,20 @@ struct OnlineTileRows {
     Eigen::Map<Eigen::VectorXf> rescale;  // (rows) factor for what was accumulated before this tile
     Eigen::Map<Eigen::VectorXf> shift;    // (rows) what this tile's scores are shifted by before exp
 };
+
+/// Applies `mod` to columns [c_begin, c_end) of score tile s of head h: cell (r, c) is query i0 + r and key
+/// j_begin + (c − c_begin). Call it before masking: soft-capping would lift a −inf cell to −c.
+inline void apply_score_mod_columns(MatView s, const ScoreMod& mod, int h, int i0, int c_begin, int c_end, int j_begin) {
+    if (mod.kind == ScoreModKind::None || c_begin >= c_end) return;
+    auto cols = s.middleCols(c_begin, c_end - c_begin);
+    if (mod.kind == ScoreModKind::Softcap) {
+        cols.array() = mod.cap * (cols.array() / mod.cap).tanh();
+        return;
+    }
+    const float slope = alibi_slope(h, mod.heads);
+    for (int r = 0; r < cols.rows(); ++r)
+        for (int c = 0; c < cols.cols(); ++c) cols(r, c) -= slope * std::fabs(float(i0 + r - (j_begin + c)));
+}
 
 /// Updates the running maxima with score tile s (rows, cols; masked cells −inf) and replaces s by
 /// exp(s − shift). The caller then zeroes masked cells (vectorised exp maps −inf to a tiny positive number).

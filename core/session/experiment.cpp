@@ -32,6 +32,14 @@ const Reference& ReferenceCache::get_model(ExactModel model, bool causal, Backen
     return it->second;
 }
 
+const Reference& ReferenceCache::get_modified(const Modifiers& modifiers, bool causal, Backend& backend) {
+    const auto key = std::make_pair(modifiers.key(), causal);
+    auto it = m_modified_refs.find(key);
+    if (it == m_modified_refs.end())
+        it = m_modified_refs.emplace(key, compute_modified_reference(m_heads, modifiers, causal, backend)).first;
+    return it->second;
+}
+
 std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
     auto it = m_refs.find(causal);
     if (it == m_refs.end() || !it->second.P) return std::nullopt;
@@ -53,9 +61,11 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
     if (refs) {
-        const Reference* model_ref = result.model == ExactModel::SharedQkSelfMasked
-                                         ? &refs->get_model(result.model, result.causal, backend)
-                                         : nullptr;
+        const Reference* model_ref = nullptr;
+        if (result.model == ExactModel::SharedQkSelfMasked)
+            model_ref = &refs->get_model(result.model, result.causal, backend);
+        else if (result.model == ExactModel::Modified)
+            model_ref = &refs->get_modified(modifiers_of(result.params, heads), result.causal, backend);
         compute_metrics(refs->get(result.causal, backend), model_ref, variant.info(), result);
     }
     return result;

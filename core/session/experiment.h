@@ -33,6 +33,8 @@ public:
     const Reference& get(bool causal, Backend& backend);
     /// The reference of a changed model (compute_model_reference) for this causality, computed on first use.
     const Reference& get_model(ExactModel model, bool causal, Backend& backend);
+    /// The reference of softmax attention with these modifiers (compute_modified_reference), computed on first use.
+    const Reference& get_modified(const Modifiers& modifiers, bool causal, Backend& backend);
     /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
     std::optional<Tensor3> take_P(bool causal);
 
@@ -41,6 +43,7 @@ private:
     bool m_want_P;
     std::map<bool, Reference> m_refs;
     std::map<std::pair<ExactModel, bool>, Reference> m_model_refs;
+    std::map<std::pair<std::string, bool>, Reference> m_modified_refs;  // by Modifiers::key()
 };
 
 /// Resolves params against the input, runs the variant and fills its metrics from `refs` (when given).

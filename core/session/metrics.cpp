@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "../backend/block_layout.h"
+#include "../variants/sparse_common.h"
 
 namespace attnscope {
 
@@ -31,6 +32,7 @@ const char* exact_model_id(ExactModel model) {
     switch (model) {
         case ExactModel::Softmax: return "softmax";
         case ExactModel::SharedQkSelfMasked: return "shared-qk";
+        case ExactModel::Modified: return "modified";
         case ExactModel::Different: return "different";
     }
     return "?";
@@ -43,6 +45,9 @@ const char* exact_model_sentence(ExactModel model) {
         case ExactModel::SharedQkSelfMasked:
             return "shared QK changes the model to softmax(s·Q·Q_normᵀ), Q_norm = L2-normalised Q, with the self cell masked: rel_err_model is the "
                    "approximation error against that model, rel_err_out adds the change of model";
+        case ExactModel::Modified:
+            return "score / mask modifiers change the model: rel_err_model and mass_recall are measured against exact "
+                   "attention with the same modifiers, rel_err_out against plain softmax adds the change of model";
         case ExactModel::Different:
             return "a different model with no exact softmax counterpart: its errors against softmax attention say how "
                    "different it is, not how well it approximates";
@@ -97,6 +102,37 @@ Reference compute_model_reference(const Heads& h, ExactModel model, bool causal,
                 ref.O.head(hh).row(i) = h.V.head(hh).row(i);
                 ref.lse.at(hh, i, 0) = a.scale * h.Q.head(hh).row(i).dot(keys.head(hh).row(i));
             }
+    return ref;
+}
+
+namespace {
+
+/// Every cell (j ≤ i when causal) of the n×n matrix: the exact pattern a mask modifier is intersected with.
+struct AllCellsPattern {
+    int n, b;
+    bool causal;
+    Reason reason(int, int i, int j) const { return causal && j > i ? Reason::None : Reason::Window; }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        band_candidates(n, b, I, causal ? 0 : -int64_t(n), n, out);
+    }
+};
+
+}  // namespace
+
+Reference compute_modified_reference(const Heads& h, const Modifiers& modifiers, bool causal, Backend& backend) {
+    const int b = 64, n = h.n();
+    const MaskModdedPattern<AllCellsPattern> pattern{std::make_shared<const AllCellsPattern>(AllCellsPattern{n, b, causal}),
+                                                     std::make_shared<const MaskMod>(modifiers.mask), n, b};
+    const BlockLayout layout = build_layout(pattern, n, b, 1);
+    Reference ref;
+    ref.causal = causal;
+    ref.O = Tensor3(h.heads(), n, h.dv());
+    ref.lse = Tensor3(h.heads(), n, 1);
+    BlockSparseAttentionArgs a;
+    a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.layout = &layout, a.O = &ref.O, a.lse = &ref.lse;
+    a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(h.d())));
+    a.score_mod = modifiers.score;
+    backend.block_sparse_attention(a);
     return ref;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "../backend/backend.h"
+#include "../variants/modifiers.h"
 #include "../variants/variant.h"
 
 namespace attnscope {
@@ -19,7 +20,7 @@ struct Reference {
 /// Share of cells above which a sparse pattern is called dense at this n (Metrics::dense_warning).
 inline constexpr double kDenseShare = 0.9;
 
-/// Short id of a model for tables and JSON: "softmax", "shared-qk", "different".
+/// Short id of a model for tables and JSON: "softmax", "shared-qk", "modified", "different".
 const char* exact_model_id(ExactModel model);
 /// One sentence saying what a variant's errors are measured against under this model.
 const char* exact_model_sentence(ExactModel model);
@@ -31,6 +32,10 @@ Reference compute_reference(const Heads& heads, bool causal, bool want_P, Backen
 /// for SharedQkSelfMasked every key is the L2-normalised query and a query's own cell is used only in rows
 /// where nothing else is allowed (the first row when causal), as Reformer does. No P is materialised.
 Reference compute_model_reference(const Heads& heads, ExactModel model, bool causal, Backend& backend);
+
+/// The exact output and log-sum-exp of softmax attention with `modifiers` (ExactModel::Modified), s = 1/√d: every
+/// cell the mask modifier keeps (and j ≤ i when causal), logits through the score modifier. No P is materialised.
+Reference compute_modified_reference(const Heads& heads, const Modifiers& modifiers, bool causal, Backend& backend);
 
 /// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
 /// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and

@@ -15,6 +15,7 @@
 
 #include "../primitives/random.h"
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -105,13 +106,13 @@ public:
             .paper = "Zaheer et al. 2020",
             .summary = "blocks of b: window of 3 blocks, global first/last blocks (rows + columns), r random key blocks per row",
             // The paper's b is 64 at n = 4096; the default scales down so a short text keeps a block structure.
-            .params = {with_auto_default(int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
+            .params = with_modifier_params({with_auto_default(int_param("block", "b", "block size b (positions per block)", 16, 1, 4096),
                                          "min(16, ⌊n/16⌋, ≥ 1)"),
              int_param("window_blocks", "w", "sliding window in blocks (odd): |I − J| ≤ (w − 1)/2", 3, 1, 4095),
              int_param("global_blocks", "g", "global blocks g: the first ⌈g/2⌉ and last ⌊g/2⌋ blocks, rows and columns",
                        2, 0, 4096),
              int_param("random_blocks", "r", "random key blocks r per query block row (seeded, per head)", 3, 0, 4096),
-             seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()},
+             seed_param(), causal_param(false, "; random key blocks then come from J ≤ I"), scale_param()}, true),
             .has_mask = true,
             .short_name = "BigBird",
             .key_params = {"block", "random_blocks"},
@@ -145,7 +146,7 @@ public:
                 for (int k = 0; k < pat.r; ++k) flat.push_back(pat.random_row(0, I)[k]);
             random = RandomBlocks{pat.nb, pat.r, std::move(flat)};
         }
-        auto plan = make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        auto plan = make_sparse_plan(p, x, std::move(pat), std::move(s));
         plan->random_blocks = std::move(random);
         return plan;
     }

@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -80,11 +81,11 @@ public:
             .summary = "key blocks of b; each query block keeps its top n blocks by q̄·k̄ (mean-pooled), its own block and "
                        "block 0; exact attention inside the kept blocks",
             // 64 in the papers (n in the thousands); the default follows n below 1024 so a short text has blocks to choose.
-            .params = {with_auto_default(int_param("block", "b", "block size b of keys (and of the query blocks)", 64, 1, 4096),
+            .params = with_modifier_params({with_auto_default(int_param("block", "b", "block size b of keys (and of the query blocks)", 64, 1, 4096),
                                          "n/16 rounded down to a power of two, within [4, 64]"),
                        int_param("top_blocks", "n", "selected key blocks per query block, beyond its own block and block 0",
                                  4, 0, 65536),
-                       causal_param(true, "; only earlier blocks are selected"), scale_param()},
+                       causal_param(true, "; only earlier blocks are selected"), scale_param()}, true),
             .has_mask = true,
             .short_name = "Block selection",
             .key_params = {"block", "top_blocks"},
@@ -110,9 +111,11 @@ public:
         s.notes.push_back("gate: every query block scored the " + std::to_string(pat.nb) + " key blocks by mean-pooled q̄·k̄ "
                           "in the plan (O((n/b)²·d), untimed)");
         if (pat.top + 2 >= pat.nb) s.notes.push_back("n + 2 ≥ ⌈n/b⌉ = " + std::to_string(pat.nb) + ": every block is kept (equals full)");
-        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
-    bool flops_estimate_is_bound(const Params& p) const override { return !p.get_bool("causal"); }
+    bool flops_estimate_is_bound(const Params& p) const override {
+        return !p.get_bool("causal") || SparseVariant::flops_estimate_is_bound(p);
+    }
     /// The attention over the kept blocks (own, block 0 and n selected per query block), as execute() reports it;
     /// exact when causal (selected blocks are earlier, so whole), an upper bound otherwise (a selected last block
     /// may be partial, and which blocks are selected depends on Q, K).

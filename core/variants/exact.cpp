@@ -7,6 +7,7 @@
 
 #include "../backend/backend.h"
 #include "common_params.h"
+#include "modifiers.h"
 #include "registry.h"
 
 namespace attnscope {
@@ -33,7 +34,7 @@ public:
             .name = "Full softmax",
             .paper = "Vaswani et al. 2017",
             .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
-            .params = {scale_param(), causal_param(false)},
+            .params = with_modifier_params({scale_param(), causal_param(false)}, false),
             .short_name = "Full softmax",
             .key_params = {},
             .signed_matrix = false,
@@ -50,6 +51,7 @@ public:
         DenseAttentionArgs a;
         a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.O = &e->O, a.P = &e->P;
         a.scale = static_cast<float>(plan.params.get("scale"));
+        a.score_mod = modifiers_of(plan.params, h).score;
         a.causal = plan.causal;
         backend.dense_attention(a);
         exact_cost(h, plan.causal, true, *e);
@@ -64,6 +66,8 @@ public:
         return int64_t(sizeof(float)) * heads * int64_t(n) * (int64_t(dv) + n);
     }
     std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        // The KV-cache decoder scores plain logits: a modified model has none.
+        if (has_modifiers(p)) return nullptr;
         return make_kv_cache_decoder(d, dv, static_cast<float>(p.get("scale")));
     }
     static constexpr double kMaxMaterialisedBytes = 8.0 * (1ull << 30);
@@ -77,13 +81,13 @@ public:
             .name = "FlashAttention (tiled exact)",
             .paper = "Dao et al. 2022/2023",
             .summary = "same result as full, tiled with an online softmax (running max m, sum ℓ); keeps L = m + log ℓ",
-            .params = {int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
+            .params = with_modifier_params({int_param("tile_rows", "B_r", "query rows per tile B_r", 64, 1, 1024),
                    int_param("tile_cols", "B_c", "key columns per tile B_c", 64, 1, 4096),
                    scale_param(), causal_param(false),
                    choice_param("precision", "prec",
                                 "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
                                 "relative error); the CPU computes fp32 either way",
-                                {"fp32", "tf32"}, 0)},
+                                {"fp32", "tf32"}, 0)}, false),
             .short_name = "Flash",
             .key_params = {},
             .signed_matrix = false,
@@ -120,6 +124,8 @@ public:
                tiled_attention_scratch_bytes(p.get_int("tile_rows"), p.get_int("tile_cols"), n, d, dv);
     }
     std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
+        // The KV-cache decoder scores plain logits: a modified model has none.
+        if (has_modifiers(p)) return nullptr;
         return make_kv_cache_decoder(d, dv, static_cast<float>(p.get("scale")));
     }
 
@@ -129,6 +135,7 @@ private:
         DenseAttentionArgs a;
         a.Q = &h.Q, a.K = &h.K, a.V = &h.V;
         a.scale = static_cast<float>(plan.params.get("scale"));
+        a.score_mod = modifiers_of(plan.params, h).score;
         a.causal = plan.causal;
         a.tile_rows = plan.params.get_int("tile_rows");
         a.tile_cols = plan.params.get_int("tile_cols");

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -60,7 +61,7 @@ public:
             .paper = "Beltagy et al. 2020",
             .summary = "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
             // The paper's w is a model choice (512 for n = 4096); the default stays sparse on a short text.
-            .params = {with_auto_default(int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every "
+            .params = with_modifier_params({with_auto_default(int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every "
                                                    "cell)", 64, 0, 2097152),
                                          "min(64, n/4 rounded down to even, ≥ 2)"),
              int_param("dilation", "δ", "dilation δ: the window's keys sit δ apart (j = i + δ·t, |t| ≤ w/2), so the reach "
@@ -68,7 +69,7 @@ public:
              bool_param("dilation_per_head", "δ_h", "dilation per head: head h uses δ_h = (h + 1)·δ (head 0 local, later "
                         "heads see farther)", false),
              list_param("global", "G", "global positions G: rows and columns fully connected (positions ≥ n are skipped with a note; none: no globals)", "0"),
-             causal_param(false), scale_param()},
+             causal_param(false), scale_param()}, true),
             .has_mask = true,
             .short_name = "Longformer",
             .key_params = {"window"},
@@ -110,7 +111,7 @@ public:
                               ") and are not used");
         else if (pat.global_pos.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
-        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         const auto [pat, s] = pattern(n, heads, p);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -37,12 +38,12 @@ public:
             .summary = "causal: the first s positions (sinks) and the w most recent keys i − w < j ≤ i; masked softmax",
             // The paper keeps a cache of a few thousand recent tokens; the default follows n below 256 so a short
             // text shows the window and the sinks apart.
-            .params = {with_auto_default(int_param("window", "w", "recent keys w: query i attends i − w < j ≤ i (w ≥ n: "
+            .params = with_modifier_params({with_auto_default(int_param("window", "w", "recent keys w: query i attends i − w < j ≤ i (w ≥ n: "
                                                    "every earlier key)", 64, 0, 2097152),
                                          "min(64, n/4, ≥ 1)"),
                        int_param("sinks", "s", "sink positions s: every query also attends j < s (the first tokens "
                                  "collect attention the window would drop)", 4, 0, 65536),
-                       scale_param()},
+                       scale_param()}, true),
             .has_mask = true,
             .always_causal = true,
             .short_name = "Sink",
@@ -64,7 +65,7 @@ public:
         if (pat.sinks > x.n())
             s.notes.push_back("sinks s = " + std::to_string(pat.sinks) + " > n = " + std::to_string(x.n()) +
                               ": every position is a sink");
-        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         const auto [pat, s] = pattern(n, p);

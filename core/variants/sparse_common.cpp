@@ -52,10 +52,11 @@ std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
 
 namespace {
 
-/// P̃ = exp(s·q_i·k_j − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
-/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position.
-Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const Tensor3& lse,
-                         const std::function<int(int, int)>& position) {
+/// P̃ = exp(mod(s·q_i·k_j) − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
+/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position (a
+/// positional modifier never runs permuted, so `mod` sees positions).
+Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const ScoreMod& mod,
+                         const Tensor3& lse, const std::function<int(int, int)>& position) {
     const BlockLayoutView v = layout.view();
     const int H = x.heads(), n = x.n(), b = v.block;
     Tensor3 P(H, n, n);
@@ -71,7 +72,7 @@ Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale,
                     for (int c = 0; c < ext; ++c)
                         if (layout_cell_allowed(v, k, r, c))
                             P.at(h, position(h, i0 + r), position(h, j0 + c)) =
-                                std::exp(s(r, c) - lse.at(h, i0 + r, 0));
+                                std::exp(apply_score_mod(mod, h, i0 + r, j0 + c, s(r, c)) - lse.at(h, i0 + r, 0));
             }
         }
     return P;
@@ -125,7 +126,7 @@ std::unique_ptr<Execution> SparseVariant::execute(const Plan& base, const Heads&
     const bool permuted = !setup.perm.empty();
     const int H = x_in.heads(), n = x_in.n(), d = x_in.d(), dv = x_in.dv();
     BlockSparseAttentionArgs a;
-    a.layout = &layout, a.scale = setup.scale;
+    a.layout = &layout, a.scale = setup.scale, a.score_mod = setup.modifiers.score;
     if (permuted) {
         e->permuted.Q = permute_rows(x_in.Q, setup.perm, setup.permuted);
         e->permuted.K = permute_rows(x_in.K, setup.perm, setup.permuted);
@@ -200,7 +201,7 @@ void SparseVariant::analyse(const Plan& base, Execution& execution, const Heads&
     Tensor3 O2(x.heads(), x.n(), x.dv()), lse2(x.heads(), x.n(), 1);
     BlockSparseAttentionArgs a;
     a.layout = e.layout.get(), a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
-    a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale);
+    a.O = &O2, a.lse = &lse2, a.scale = static_cast<float>(exact_scale), a.score_mod = setup.modifiers.score;
     backend.block_sparse_attention(a);
     e.structure.allowed_lse = permuted ? unpermute_rows(lse2, setup.perm, setup.permuted) : std::move(lse2);
 }
@@ -213,7 +214,7 @@ void SparseVariant::explain(const Plan& base, Execution& execution, const Heads&
     const int n = x_in.n();
     if (n > max_matrix_n) return;
     const bool permuted = !setup.perm.empty();
-    e.P_eff = effective_matrix(e.slot_input(x_in), *e.layout, setup.scale, e.lse,
+    e.P_eff = effective_matrix(e.slot_input(x_in), *e.layout, setup.scale, setup.modifiers.score, e.lse,
                                [&](int h, int s) { return permuted && setup.permuted[h] ? setup.perm[s] : s; });
     ReasonMask mask = plan.reason_mask();
     if (n <= kReachabilityNoteMaxN)

@@ -23,6 +23,7 @@
 
 #include "../backend/backend.h"
 #include "../backend/block_layout.h"
+#include "modifiers.h"
 #include "variant.h"
 
 namespace attnscope {
@@ -53,6 +54,34 @@ std::vector<int> top_indices(std::vector<int> candidates, int keep, const Score&
     std::sort(candidates.begin(), candidates.end());
     return candidates;
 }
+
+/// A pattern intersected with a mask modifier: the inner pattern's reason where the modifier keeps the cell, and its
+/// candidate blocks minus those the modifier empties (a `full` hint survives only where the modifier keeps every cell).
+template <class Inner>
+struct MaskModdedPattern {
+    std::shared_ptr<const Inner> inner;
+    std::shared_ptr<const MaskMod> mask;
+    int n = 0, b = 1;  // positions and layout block
+
+    Reason reason(int h, int i, int j) const {
+        const Reason r = inner->reason(h, i, j);
+        return r != Reason::None && mask->allows(i, j) ? r : Reason::None;
+    }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
+        const size_t first = out.size();
+        inner->candidates(h, I, out);
+        size_t kept = first;
+        for (size_t k = first; k < out.size(); ++k) {
+            BlockCandidate c = out[k];
+            if (c.J < 0 || c.J >= block_count(n, b)) continue;
+            const BlockCover cover = mask->cover(n, b, I, c.J);
+            if (cover == BlockCover::None) continue;
+            if (cover == BlockCover::Partial) c.full = false;
+            out[kept++] = c;
+        }
+        out.resize(kept);
+    }
+};
 
 /// Largest layout block of the window-type patterns (strided, fixed, longformer, xl): a GEMM-friendly width.
 constexpr int kDefaultLayoutBlock = 64;
@@ -150,6 +179,8 @@ struct SparseSetup {
     std::vector<std::string> notes;   // variant-specific notes (padding to segment/stride, head split, ...)
     std::vector<int> perm;            // (n) slot → position for permuted heads; empty = no head is permuted
     std::vector<uint8_t> permuted;    // (H) 1 when head h runs in the perm order
+    Modifiers modifiers;              // score modifier the primitive applies, mask modifier already in the layout;
+                                      // set by make_sparse_plan()
 };
 
 /// Upper bound of the bytes SparseVariant::execute() holds at its peak (Variant::estimate_peak_bytes), from
@@ -212,28 +243,56 @@ struct SparsePlan : Plan {
     std::optional<RandomBlocks> random_blocks;  // bigbird's draws, for the views
 };
 
-/// The plan of `pattern` (positions) whose layout is built from `layout_pattern` (slot coordinates; the same
-/// object unless setup.perm is used), for H heads of n positions. Both are shared so a layout pattern may refer to
-/// its pattern.
+/// Sets the two closures of `plan` from a pattern (positions) and its layout pattern (slot coordinates).
 template <class Pattern, class LayoutPattern>
-std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, int H, int n, std::shared_ptr<const Pattern> pattern,
+void set_pattern_closures(SparsePlan& plan, std::shared_ptr<const Pattern> pattern,
+                          std::shared_ptr<const LayoutPattern> layout_pattern, int H, int n) {
+    plan.build_layout = [layout_pattern, n, b = plan.setup.block, heads = plan.setup.layout_heads] {
+        return build_layout(*layout_pattern, n, b, heads);
+    };
+    plan.reason_mask = [pattern, H, n, heads = plan.setup.layout_heads] { return reason_mask(*pattern, H, n, heads); };
+}
+
+/// The plan of `pattern` (positions) whose layout is built from `layout_pattern` (slot coordinates; the same
+/// object unless setup.perm is used), for the heads of input x. Both are shared so a layout pattern may refer to
+/// its pattern. The params' modifiers (modifiers.h) are resolved here: a mask modifier is intersected with both
+/// patterns, a score modifier handed to the primitive; positional modifiers need positions in order, so a variant
+/// must not permute its heads when has_positional_modifiers() (throws Error otherwise).
+template <class Pattern, class LayoutPattern>
+std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, const Heads& x, std::shared_ptr<const Pattern> pattern,
                                              std::shared_ptr<const LayoutPattern> layout_pattern, SparseSetup setup) {
     auto plan = std::make_unique<SparsePlan>();
     plan->params = params;
     plan->causal = setup.causal;
-    plan->build_layout = [pattern, layout_pattern, n, b = setup.block, heads = setup.layout_heads] {
-        return build_layout(*layout_pattern, n, b, heads);
-    };
-    plan->reason_mask = [pattern, H, n, heads = setup.layout_heads] { return reason_mask(*pattern, H, n, heads); };
+    setup.modifiers = modifiers_of(params, x);
+    const Modifiers& mods = setup.modifiers;
+    if (mods.positional() && !setup.perm.empty())
+        throw Error("internal: a positional modifier (" + mods.label() + ") on permuted heads");
+    if (mods.mask.kind == MaskModKind::PrefixLm && setup.causal)
+        setup.notes.push_back("prefix-LM on a causal pattern keeps the pattern as it is (the intersection keeps "
+                              "j ≤ i): turn causal off to see the bidirectional prefix");
+    if (mods.any()) setup.notes.push_back("modifiers: " + mods.label() + " (compared with exact attention with the same "
+                                          "modifiers as well as with plain softmax)");
     plan->setup = std::move(setup);
+    const int H = x.heads(), n = x.n();
+    if (mods.mask.kind == MaskModKind::None) {
+        set_pattern_closures(*plan, pattern, layout_pattern, H, n);
+        return plan;
+    }
+    auto mask = std::make_shared<const MaskMod>(plan->setup.modifiers.mask);
+    const int b = plan->setup.block;
+    set_pattern_closures(*plan, std::make_shared<const MaskModdedPattern<Pattern>>(MaskModdedPattern<Pattern>{pattern, mask, n, b}),
+                         std::make_shared<const MaskModdedPattern<LayoutPattern>>(
+                             MaskModdedPattern<LayoutPattern>{layout_pattern, mask, n, b}),
+                         H, n);
     return plan;
 }
 
 /// make_sparse_plan() for a pattern whose layout is in position order.
 template <class Pattern>
-std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, int H, int n, Pattern pattern, SparseSetup setup) {
+std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, const Heads& x, Pattern pattern, SparseSetup setup) {
     auto shared = std::make_shared<const Pattern>(std::move(pattern));
-    return make_sparse_plan(params, H, n, shared, shared, std::move(setup));
+    return make_sparse_plan(params, x, shared, shared, std::move(setup));
 }
 
 /// The phases every masked variant shares, over the SparsePlan its plan() returns: execute() builds the layout and
@@ -241,6 +300,8 @@ std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, int H, int n,
 /// when the scale is not 1/√d), explain() the reason mask, P̃ and, up to kReachabilityNoteMaxN, reachability.
 class SparseVariant : public Variant {
 public:
+    /// A mask modifier makes the pattern depend on the input (its documents), so the shape-only estimates bound it.
+    bool flops_estimate_is_bound(const Params& p) const override { return int(p.get_or("mask_mod", 0)) != 0; }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& heads, Backend& backend) const override;
     void analyse(const Plan& plan, Execution& execution, const Heads& heads, Backend& backend) const override;
     void explain(const Plan& plan, Execution& execution, const Heads& heads, int max_matrix_n,

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -154,12 +155,12 @@ public:
             .paper = "Child et al. 2019",
             .summary = "A local (i − j < l) ∪ B strided ((i − j) mod l = 0) in every head (or split over heads); causal "
                   "masked softmax",
-            .params = {with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
+            .params = with_modifier_params({with_auto_default(int_param("stride", "l", "stride l: A attends the last l positions, B every l-th",
                                                0, 1, 1048576),
                                      "⌈√n⌉"),
                    bool_param("bidirectional", "bidir",
                               "also attend j > i (|i − j| < l and i ≡ j mod l); not in the paper", false),
-                   head_pattern_param("local", "stride"), scale_param()},
+                   head_pattern_param("local", "stride"), scale_param()}, true),
             .has_mask = true,
             .short_name = "Strided",
             .key_params = {"stride"},
@@ -189,7 +190,7 @@ public:
             s.notes.push_back(
                 "n = " + std::to_string(x.n()) + " padded to " + std::to_string((x.n() + pat.l - 1) / pat.l * pat.l) +
                 " (stride l = " + std::to_string(pat.l) + "): the last stride period is partial, padding masked");
-        return make_sparse_plan(p, x.heads(), x.n(), shared, layout_pat, std::move(s));
+        return make_sparse_plan(p, x, shared, layout_pat, std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         return permuted_plan_peak_bytes<StridedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
@@ -204,7 +205,7 @@ private:
         const int l = p.get_int("stride");
         const HeadUse use{static_cast<HeadPattern>(p.get_int("head_pattern"))};
         std::vector<uint8_t> permuted(H, 0);
-        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h);
+        for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h) && !has_positional_modifiers(p);
         const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
         const int group = (n + l - 1) / l;
         StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
@@ -292,13 +293,13 @@ public:
             "over heads); masked softmax",
             // The paper's l = 128 (c = 8…32) belongs to n in the thousands; the defaults follow n below 512 so a
             // short input keeps several blocks (unchanged from n = 512 up).
-            .params = {with_auto_default(int_param("block", "l", "block length l: A attends within the same block of l "
+            .params = with_modifier_params({with_auto_default(int_param("block", "l", "block length l: A attends within the same block of l "
                                                    "positions", 64, 1, 1048576),
                                          "n/8 rounded down to a power of two, within [8, 64]"),
              with_auto_default(int_param("summary", "c", "summary columns c: B attends the last c positions of every "
                                          "block (c ≤ l)", 8, 1, 1048576),
                                "l/8 within [1, 8]"),
-             causal_param(true), head_pattern_param("block", "summary"), scale_param()},
+             causal_param(true), head_pattern_param("block", "summary"), scale_param()}, true),
             .has_mask = true,
             .short_name = "Fixed",
             .key_params = {"block", "summary"},
@@ -337,7 +338,7 @@ public:
         if (b_heads && pat.causal && pat.l - pat.c > 0)
             s.notes.push_back("causal B (summary) heads: rows i < l − c = " + std::to_string(pat.l - pat.c) +
                               " have no summary column yet, so their output is 0 in those heads");
-        return make_sparse_plan(p, x.heads(), x.n(), shared, layout_pat, std::move(s));
+        return make_sparse_plan(p, x, shared, layout_pat, std::move(s));
     }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         return permuted_plan_peak_bytes<FixedLayoutPattern>(pattern(n, heads, p), heads, n, d, dv);
@@ -361,7 +362,7 @@ private:
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = pat.use.mode == HeadPattern::Split && H > 1 ? H : 1;
         std::vector<uint8_t> permuted(H, 0);
-        for (int h = 0; h < H; ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h);
+        for (int h = 0; h < H; ++h) permuted[h] = pat.c < pat.l && pat.use.b(h) && !pat.use.a(h) && !has_positional_modifiers(p);
         std::vector<uint8_t> layout_permuted(permuted.begin(), permuted.begin() + s.layout_heads);
         return {pat, std::move(s), std::move(permuted), std::move(layout_permuted)};
     }

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -69,8 +70,8 @@ public:
             .paper = "oracle",
             .summary = "each query keeps its k keys with the largest exact scores (ties: lower j); masked softmax; "
                        "O(n²·d) by nature — the best k-sparse pattern, the sparse counterpart of svd",
-            .params = {int_param("k", "k", "keys kept per query (k ≥ n: every key)", 32, 1, 1048576), causal_param(false),
-                       scale_param()},
+            .params = with_modifier_params({int_param("k", "k", "keys kept per query (k ≥ n: every key)", 32, 1, 1048576), causal_param(false),
+                       scale_param()}, true),
             .has_mask = true,
             .short_name = "Top-k",
             .key_params = {"k"},
@@ -90,7 +91,7 @@ public:
         s.notes.push_back("an oracle: the k = " + std::to_string(pat.k) + " keys of each row were chosen from all n² exact "
                           "scores (O(n²·d), untimed); the time shown is the attention over the kept cells");
         if (p.get_int("k") >= x.n()) s.notes.push_back("k ≥ n: every key is kept (equals full attention)");
-        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
     /// The attention over the kept cells, as execute() reports it (the O(n²·d) selection is the plan's, untimed).
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "modifiers.h"
+
 namespace attnscope {
 
 double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
@@ -10,6 +12,10 @@ double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
 }
 
 bool causal_of(const Params& resolved) { return resolved.get_or("causal", 0) != 0; }
+
+ExactModel Variant::exact_model(const Params& resolved) const {
+    return has_modifiers(resolved) ? ExactModel::Modified : ExactModel::Softmax;
+}
 
 Params Variant::resolve(const Params& params, const Shape& shape) const {
     Params p = params;

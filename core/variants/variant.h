@@ -49,6 +49,8 @@ enum class ExactModel {
     Softmax,             // softmax(s·QKᵀ)·V: errors against softmax attention are approximation errors
     SharedQkSelfMasked,  // softmax(s·Q·Q̂ᵀ)·V, Q̂ = L2-normalised Q, self cell only when nothing else is allowed
                          // (Reformer's shared-QK attention): rel_err_model is measured against it
+    Modified,            // softmax attention with the run's score / mask modifiers (ALiBi, soft-cap, prefix-LM,
+                         // document; modifiers.h): rel_err_model is measured against exact attention with them
     Different,           // no exact counterpart here (FNet's Fourier mixing, untrained projections): errors against
                          // softmax measure how different the model is, not how well it approximates
 };
@@ -180,11 +182,9 @@ public:
         (void)d, (void)dv, (void)resolved;
         return nullptr;
     }
-    /// The exact model this variant approximates with these resolved params (softmax attention by default).
-    virtual ExactModel exact_model(const Params& resolved) const {
-        (void)resolved;
-        return ExactModel::Softmax;
-    }
+    /// The exact model this variant approximates with these resolved params: softmax attention by default, Modified
+    /// when the params switch on a score or mask modifier.
+    virtual ExactModel exact_model(const Params& resolved) const;
 
 protected:
     VariantInfo m_info;  // the card info() returns

@@ -11,6 +11,7 @@
 #include <Eigen/Dense>
 
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -51,14 +52,14 @@ public:
             .paper = "Jiang et al. 2024",
             .summary = "causal; the last q queries' probabilities pick V key columns and S diagonals with the most mass; "
                        "every query keeps those; masked softmax",
-            .params = {with_auto_default(int_param("last_queries", "q", "queries (the last q) whose exact probabilities "
+            .params = with_modifier_params({with_auto_default(int_param("last_queries", "q", "queries (the last q) whose exact probabilities "
                                                    "choose the lines", 64, 1, 65536),
                                          "min(64, n)"),
                        with_auto_default(int_param("verticals", "V", "key columns kept (V ≥ n: every key)", 64, 0, 1048576),
                                          "min(64, n/8, ≥ 1)"),
                        with_auto_default(int_param("slashes", "S", "diagonals i − j kept (S ≥ n: every key)", 64, 0, 1048576),
                                          "min(64, n/8, ≥ 1)"),
-                       scale_param()},
+                       scale_param()}, true),
             .has_mask = true,
             .always_causal = true,
             .short_name = "Vertical-slash",
@@ -112,9 +113,9 @@ public:
                           "the plan (O(q·n·d), untimed)");
         if (p.get_int("verticals") >= n || p.get_int("slashes") >= n)
             s.notes.push_back("V ≥ n or S ≥ n: every earlier key is kept (equals causal full attention)");
-        return make_sparse_plan(p, H, n, std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
-    bool flops_estimate_is_bound(const Params&) const override { return true; }
+    bool flops_estimate_is_bound(const Params&) const override { return true; }  // lines chosen by the input
     /// Upper bound of the attention over the kept cells: V columns and S diagonals per row, at most i + 1 (a cell on
     /// a kept column and a kept diagonal counts once in the run, twice here; which lines are kept depends on Q, K).
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {

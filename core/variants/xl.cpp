@@ -16,6 +16,7 @@
 
 #include "../format.h"
 #include "common_params.h"
+#include "modifiers.h"
 #include "sparse_common.h"
 
 namespace attnscope {
@@ -82,14 +83,14 @@ public:
             .summary = "segments of L attend causally within themselves and to the last M cached positions; masked softmax "
             "(the recurrence only: the relative-position score terms are not modelled)",
             // The default follows n below 512 so a short input still has several segments and a memory to show.
-            .params = {with_auto_default(int_param("segment", "L", "segment length L", 128, 1, 1048576),
+            .params = with_modifier_params({with_auto_default(int_param("segment", "L", "segment length L", 128, 1, 1048576),
                                          "n/4 rounded down to a power of two, within [4, 128]"),
              with_auto_default(
                  int_param("memory", "M", "memory M: cached positions before the segment (no gradient)", 0, 0, 1048576),
                  "= L"),
              bool_param("same_length", "same_length",
                         "every query attends exactly the last M positions (i − M < j ≤ i)", false),
-             scale_param()},
+             scale_param()}, true),
             .has_mask = true,
             .always_causal = true,
             .short_name = "Transformer-XL",
@@ -118,7 +119,7 @@ public:
         if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
         s.notes.push_back("only the segment recurrence is shown: scores are s·q·k as in softmax attention, without "
                           "Transformer-XL's relative-position terms (which change the scores, not which keys are seen)");
-        return make_sparse_plan(p, x.heads(), x.n(), std::move(pat), std::move(s));
+        return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
     /// Beside allowed_lse, the evaluation modes timed against each other (cached memory vs recomputing the context):
     /// a measurement for the views, so neither benchmarks nor lesson timings pay for it.

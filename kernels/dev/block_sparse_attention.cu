@@ -157,7 +157,7 @@ int run(int version, int n, int d, int H, int b, bool causal) {
     DeviceBuffer<uint64_t> dMasks = dev::to_device(L.masks, "masks");
     BlockLayoutView view = L.view();
     view.row_ptr = dRow.get(), view.col_idx = dCol.get(), view.mask_idx = dMaskIdx.get(), view.masks = dMasks.get();
-    const BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, d, d, scale};
+    const BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, d, d, scale, ScoreMod{}};
 
     bool ok = true;
     for (int v = 1; v <= 2; ++v) {

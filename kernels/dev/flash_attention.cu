@@ -173,7 +173,7 @@ int run(int version, int n, int d, int H, bool causal, const char* dump_dir) {
     ATTNSCOPE_CUDA_CHECK(cudaMemcpy(dQ.get(), Q.data(), count * sizeof(float), cudaMemcpyHostToDevice));
     ATTNSCOPE_CUDA_CHECK(cudaMemcpy(dK.get(), K.data(), count * sizeof(float), cudaMemcpyHostToDevice));
     ATTNSCOPE_CUDA_CHECK(cudaMemcpy(dV.get(), V.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), n, n, d, d, scale, causal};
+    const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), n, n, d, d, scale, causal, ScoreMod{}};
 
     // Validate every version first (a fast wrong kernel is worthless), then time the chosen one.
     bool ok = true;

@@ -110,7 +110,13 @@ struct FlashCase {
     int H, n, m, d, dv;
     bool causal;
     float q_scale = 1.0f;  // 1e4 for the huge-logit case
+    ScoreMod mod{};        // ALiBi or soft-cap: the kernel applies the same modifier as the CPU backend
 };
+
+/// "_alibi" / "_softcap" for a case's modifier ("" without one).
+std::string mod_suffix(const ScoreMod& mod) {
+    return mod.kind == ScoreModKind::Alibi ? "_alibi" : mod.kind == ScoreModKind::Softcap ? "_softcap" : "";
+}
 
 void PrintTo(const FlashCase& c, std::ostream* os) {
     *os << "H=" << c.H << " n=" << c.n << " m=" << c.m << " d=" << c.d << " dv=" << c.dv
@@ -127,8 +133,9 @@ struct DenseCaseRun {
         const float scale = 1.0f / std::sqrt(float(c.d));
         DenseAttentionArgs a;
         a.Q = &Q, a.K = &K, a.V = &V, a.O = &O_ref, a.lse = &lse_ref, a.scale = scale, a.causal = c.causal;
+        a.score_mod = c.mod;
         cpu_dense_attention(a);
-        p = FlashParams{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal};
+        p = FlashParams{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), c.n, c.m, c.d, c.dv, scale, c.causal, c.mod};
         reset_shared_arena();
     }
     /// The kernel's O (H, n, dv) and lse (H, n, 1) after the launch.
@@ -180,6 +187,9 @@ std::vector<FlashCase> flash_cases() {
         out.push_back({1, 100, 100, 128, 8, causal});  // d > dv
         out.push_back({2, 97, 97, 16, 16, causal, 1e4f});   // huge logits stay finite
         out.push_back({2, 97, 97, 16, 16, causal, -1e4f});
+        // Score modifiers: ALiBi's per-head distance penalty, and a soft-cap that bites (logits up to ~±20, c = 5).
+        out.push_back({3, 97, 97, 32, 32, causal, 1.0f, ScoreMod{ScoreModKind::Alibi, 50.0f, 3}});
+        out.push_back({2, 97, 97, 32, 32, causal, 4.0f, ScoreMod{ScoreModKind::Softcap, 5.0f, 2}});
     }
     out.push_back({2, 70, 150, 64, 64, false});  // more keys than queries
     out.push_back({2, 150, 70, 32, 48, false});  // fewer keys than queries
@@ -192,7 +202,10 @@ INSTANTIATE_TEST_SUITE_P(Cuda, FlashKernelEmulated, testing::ValuesIn(flash_case
                              return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_m" + std::to_string(c.m) +
                                     "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
                                     (c.causal ? "_causal" : "_bidir") +
-                                    (c.q_scale == 1.0f ? "" : (c.q_scale > 0 ? "_huge" : "_hugeneg"));
+                                    (c.q_scale == 1.0f || c.mod.kind != ScoreModKind::None
+                                         ? ""
+                                         : (c.q_scale > 0 ? "_huge" : "_hugeneg")) +
+                                    mod_suffix(c.mod);
                          });
 
 // [SECTION] Wide flash kernel (head dims above 128)
@@ -318,6 +331,7 @@ struct BlockSparseCase {
     double keep;          // probability that a block is stored
     double masked;        // probability that a stored block carries an in-block bitmask
     double empty_row;     // probability that a query block stores nothing (masked-out rows)
+    ScoreMod mod{};       // score modifier applied by both the CPU backend and the kernel
 };
 
 void PrintTo(const BlockSparseCase& c, std::ostream* os) {
@@ -373,6 +387,7 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
     Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
     BlockSparseAttentionArgs a;
     a.Q = &Q, a.K = &K, a.V = &V, a.layout = &L, a.scale = scale, a.O = &O_ref, a.lse = &lse_ref;
+    a.score_mod = c.mod;
     cpu_block_sparse_attention(a);
 
     // The layout arrays as the kernel sees them: exact-size copies, so AddressSanitizer catches stray reads.
@@ -382,7 +397,7 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
     view.row_ptr = row_ptr.data(), view.col_idx = col_idx.data(), view.mask_idx = mask_idx.data();
     view.masks = masks.data();
     Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
-    const cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale};
+    const cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale, c.mod};
     reset_shared_arena();
     cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
         const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
@@ -424,6 +439,9 @@ std::vector<BlockSparseCase> block_sparse_cases() {
         {2, 45, 8, 200, 72, 1, 0.6, 0.4, 0.1},     // d > 128, dv ≤ 128: two feature slices, one output slice
         {1, 70, 16, 24, 300, 1, 0.7, 0.3, 0.1},    // dv > 128: three output slices, one feature slice
         {2, 90, 70, 257, 129, 2, 0.8, 0.5, 0.0},   // both past a slice edge, b > 64 (two query sub-tiles)
+        // Score modifiers on scattered and masked blocks: the kernel must see each column's real key position.
+        {3, 100, 16, 32, 32, 3, 0.5, 0.5, 0.1, ScoreMod{ScoreModKind::Alibi, 50.0f, 3}},
+        {2, 100, 16, 32, 32, 1, 0.5, 0.5, 0.1, ScoreMod{ScoreModKind::Softcap, 0.5f, 2}},
     };
 }
 
@@ -432,7 +450,8 @@ INSTANTIATE_TEST_SUITE_P(Cuda, BlockSparseKernelEmulated, testing::ValuesIn(bloc
                              const BlockSparseCase& c = info.param;
                              return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_b" +
                                     std::to_string(c.b) + "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
-                                    "_lh" + std::to_string(c.layout_heads) + "_i" + std::to_string(info.index);
+                                    "_lh" + std::to_string(c.layout_heads) + "_i" + std::to_string(info.index) +
+                                    mod_suffix(c.mod);
                          });
 
 // [SECTION] LSH hashing and round combination

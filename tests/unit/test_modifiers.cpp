@@ -1,0 +1,271 @@
+// Score modifiers (ALiBi, soft-cap) and mask modifiers (prefix-LM, document) on every backend: the primitives
+// against a double-precision reference written here from the definitions (not from score_mod.h), the masked
+// variants' cells against the definition's predicate, the modified exact model, and the errors a user gets.
+#include <cmath>
+#include <functional>
+
+#include "sparse_test_util.h"
+#include "core/variants/modifiers.h"
+
+namespace attnscope::test {
+namespace {
+
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+/// The modified logit of cell (h, i, j) given its plain logit x.
+using Logit = std::function<double(int, int, int, double)>;
+
+/// Softmax over the allowed cells of the modified logits, in double: O (H, n, dv) and lse (H, n, 1).
+void modified_reference(const Heads& x, double scale, const CellPredicate& allowed, const Logit& logit, Tensor3& O,
+                        Tensor3& lse) {
+    const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
+    O = Tensor3(H, n, dv), lse = Tensor3(H, n, 1);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            std::vector<double> s(size_t(n), -INFINITY);
+            double mx = -INFINITY;
+            for (int j = 0; j < n; ++j) {
+                if (!allowed(h, i, j)) continue;
+                double dot = 0;
+                for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                s[size_t(j)] = logit(h, i, j, scale * dot);
+                mx = std::max(mx, s[size_t(j)]);
+            }
+            double sum = 0;
+            std::vector<double> acc(size_t(dv), 0.0);
+            for (int j = 0; j < n; ++j) {
+                if (s[size_t(j)] == -INFINITY) continue;
+                const double p = std::exp(s[size_t(j)] - mx);
+                sum += p;
+                for (int c = 0; c < dv; ++c) acc[size_t(c)] += p * x.V.at(h, j, c);
+            }
+            for (int c = 0; c < dv; ++c) O.at(h, i, c) = float(acc[size_t(c)] / sum);
+            lse.at(h, i, 0) = float(mx + std::log(sum));
+        }
+}
+
+/// ALiBi as Press et al. define it: head h of H (0-based) has slope 2^(−8(h+1)/H) and adds −slope·|i − j|.
+Logit alibi(int H) {
+    return [H](int h, int i, int j, double x) { return x - std::pow(2.0, -8.0 * (h + 1) / H) * std::abs(i - j); };
+}
+/// Gemma 2's soft-cap: c·tanh(x/c).
+Logit softcap(double c) {
+    return [c](int, int i, int j, double x) { return (void)i, (void)j, c * std::tanh(x / c); };
+}
+
+class Modifiers : public testing::TestWithParam<std::string> {};
+
+TEST_P(Modifiers, DensePrimitiveAppliesTheScoreModifierInBothPaths) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (bool causal : {false, true})
+        for (const ScoreModKind kind : {ScoreModKind::Alibi, ScoreModKind::Softcap}) {
+            const int H = 4, n = 70;
+            Heads x = random_heads(H, n, 16, 12, 5);
+            ScoreMod mod{kind, 1.5f, H};
+            const Logit logit = kind == ScoreModKind::Alibi ? alibi(H) : softcap(1.5);
+            const double scale = 1.0;  // larger logits than 1/√d so the cap bites
+            Tensor3 O_ref, lse_ref;
+            modified_reference(
+                x, scale, [&](int, int i, int j) { return !causal || j <= i; }, logit, O_ref, lse_ref);
+            std::cout << "[case] backend=" << GetParam() << " dense " << (kind == ScoreModKind::Alibi ? "alibi" : "softcap")
+                      << (causal ? " causal" : "") << " tiled and materialised vs the definition, tol=1e-5\n";
+            for (bool materialise : {false, true}) {
+                DenseAttentionArgs a;
+                Tensor3 O(H, n, 12), lse(H, n, 1), P(H, n, n);
+                a.Q = &x.Q, a.K = &x.K, a.V = &x.V, a.O = &O, a.lse = &lse, a.scale = float(scale), a.causal = causal;
+                a.score_mod = mod, a.tile_rows = 16, a.tile_cols = 24;
+                if (materialise) a.P = &P;
+                backend->dense_attention(a);
+                EXPECT_LE(rel_err(O, O_ref), 1e-5) << (materialise ? "materialised" : "tiled");
+                EXPECT_LE(rel_err(lse, lse_ref), 1e-5) << (materialise ? "materialised" : "tiled");
+            }
+            // The modifier matters on this input: without it the output is far from the modified reference.
+            DenseAttentionArgs plain;
+            Tensor3 O(H, n, 12);
+            plain.Q = &x.Q, plain.K = &x.K, plain.V = &x.V, plain.O = &O, plain.scale = float(scale), plain.causal = causal;
+            backend->dense_attention(plain);
+            EXPECT_GT(rel_err(O, O_ref), 1e-2);
+        }
+}
+
+TEST_P(Modifiers, BlockSparsePrimitiveAppliesTheScoreModifierOnScatteredBlocks) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    // bigbird's random blocks make scattered (gathered) chunks; longformer's band makes contiguous trimmed ones.
+    const std::vector<std::pair<std::string, Assignments>> cases = {
+        {"bigbird", {{"block", "8"}, {"score_mod", "alibi"}}},
+        {"bigbird", {{"block", "8"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
+        {"longformer", {{"window", "12"}, {"score_mod", "alibi"}, {"causal", "1"}}},
+        {"sink", {{"window", "9"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
+    };
+    const Heads x = random_heads(3, 90, 16, 8, 9);
+    for (const auto& [id, sets] : cases) {
+        std::optional<BlockLayout> layout;
+        const RunResult r = run_recorded(x, id, sets, *backend, &layout, true);
+        ASSERT_TRUE(r.structure.mask);
+        const bool is_alibi = sets[1].second == "alibi";
+        Tensor3 O_ref, lse_ref;
+        modified_reference(
+            x, 1.0 / std::sqrt(16.0), [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; },
+            is_alibi ? alibi(3) : softcap(0.7), O_ref, lse_ref);
+        std::cout << "[case] backend=" << GetParam() << " " << id << " " << sets[1].second << " vs the definition over "
+                  << "its own mask, tol=1e-5\n";
+        EXPECT_LE(rel_err(r.O, O_ref), 1e-5) << id;
+        // P̃ shows the modified weights: row i of P̃ is exp(logit − lse_i) on the mask.
+        ASSERT_TRUE(r.P_eff);
+        double max_row_err = 0;
+        for (int h = 0; h < 3; ++h)
+            for (int i = 0; i < 90; ++i) {
+                double sum = 0;
+                for (int j = 0; j < 90; ++j) sum += r.P_eff->at(h, i, j);
+                max_row_err = std::max(max_row_err, std::abs(sum - 1.0));
+            }
+        EXPECT_LE(max_row_err, 1e-4) << id << ": P̃ rows must sum to 1 with the modifier applied";
+    }
+}
+
+TEST_P(Modifiers, MaskModifiersIntersectThePatternAsDefined) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    const int n = 100, p = 23;
+    const std::vector<int> starts = {0, 17, 40, 41, 77};  // a one-position document included
+    auto doc = [&](int i) {
+        int k = 0;
+        for (int s : starts) k += s <= i ? 1 : 0;
+        return k;
+    };
+    struct Case {
+        std::string id;
+        Assignments sets;
+        std::function<bool(int, int)> pattern;  // the variant's own cells, from its definition
+        std::function<bool(int, int)> mod;
+    };
+    const auto prefix = [&](int i, int j) { return j < p || j <= i; };
+    const auto document = [&](int i, int j) { return doc(i) == doc(j); };
+    const std::vector<Case> cases = {
+        {"longformer", {{"window", "16"}, {"global", "none"}, {"mask_mod", "prefix"}, {"prefix", "23"}},
+         [](int i, int j) { return std::abs(i - j) <= 8; }, prefix},
+        {"longformer", {{"window", "16"}, {"global", "none"}, {"mask_mod", "document"}, {"boundaries", "0,17,40,41,77"}},
+         [](int i, int j) { return std::abs(i - j) <= 8; }, document},
+        {"sink", {{"window", "10"}, {"sinks", "4"}, {"mask_mod", "document"}, {"boundaries", "77,17,40,41"}},
+         [](int i, int j) { return j <= i && (j < 4 || i - j < 10); }, document},
+        {"strided", {{"stride", "10"}, {"head_pattern", "split"}, {"mask_mod", "document"}, {"boundaries", "17,40,41,77"}},
+         nullptr, document},  // strided's own cells per head are checked against its mask with the modifier off
+    };
+    const Heads x = random_heads(2, n, 16, 8, 4);
+    for (const Case& c : cases) {
+        std::string text;
+        for (const auto& [k, v] : c.sets) text += " " + k + "=" + v;
+        std::cout << "[case] backend=" << GetParam() << " " << c.id << text << ": cells = pattern ∩ modifier\n";
+        std::optional<BlockLayout> layout;
+        const RunResult r = run_recorded(x, c.id, c.sets, *backend, &layout, true);
+        ASSERT_TRUE(r.structure.mask && layout);
+        const std::vector<int>* perm = r.structure.blocks->perm.empty() ? nullptr : &r.structure.blocks->perm;
+        EXPECT_EQ(perm, nullptr) << c.id << ": a positional modifier must run positions in order";
+        const std::vector<uint8_t> cells = layout_cells(*layout, 2, perm);
+        // The variant's cells without the modifier, for variants whose pattern is not written out above.
+        Assignments plain;
+        for (const auto& kv : c.sets)
+            if (kv.first != "mask_mod" && kv.first != "boundaries" && kv.first != "prefix") plain.push_back(kv);
+        const RunResult unmodified = run_recorded(x, c.id, plain, *backend, nullptr, true);
+        int kept = 0, removed = 0;
+        for (int h = 0; h < 2; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j) {
+                    const bool own = c.pattern ? c.pattern(i, j) : unmodified.structure.mask->at(h, i, j) != Reason::None;
+                    const bool want = own && c.mod(i, j);
+                    ASSERT_EQ(r.structure.mask->at(h, i, j) != Reason::None, want) << c.id << " h" << h << " (" << i << ", " << j << ")";
+                    ASSERT_EQ(cells[(size_t(h) * n + i) * n + j] != 0, want) << c.id << " layout h" << h << " (" << i << ", " << j << ")";
+                    kept += want, removed += own && !want;
+                }
+        EXPECT_GT(removed, 0) << c.id << ": the modifier removed nothing, so the test shows nothing";
+        Tensor3 O_ref, lse_ref;
+        masked_reference(
+            x, 1.0 / std::sqrt(16.0), [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; },
+            O_ref, lse_ref);
+        EXPECT_LE(rel_err(r.O, O_ref), 1e-5) << c.id;
+        EXPECT_GT(kept, 0);
+    }
+}
+
+TEST_P(Modifiers, ModifiedRunsAreMeasuredAgainstTheModifiedExactModel) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    const Heads x = random_heads(4, 120, 16, 8, 13);
+    ReferenceCache refs(x, false);
+    RunOptions options;
+    // full with ALiBi is its own exact model: no error against it, a real difference from plain softmax.
+    const RunResult full = run_variant(x, parse_variant_request("full", {{"score_mod", "alibi"}}), options, *backend, &refs);
+    EXPECT_EQ(full.model, ExactModel::Modified);
+    ASSERT_TRUE(full.metrics.rel_err_model && full.metrics.rel_err_out);
+    EXPECT_LE(*full.metrics.rel_err_model, 1e-5);
+    EXPECT_GT(*full.metrics.rel_err_out, 1e-2);
+    // A window covering everything with the same modifier equals it; the mass it keeps is all of that model's.
+    const RunResult wide =
+        run_variant(x, parse_variant_request("longformer", {{"window", "300"}, {"score_mod", "alibi"}}), options,
+                    *backend, &refs);
+    EXPECT_LE(*wide.metrics.rel_err_model, 1e-5);
+    EXPECT_NEAR(*wide.metrics.mass_recall, 1.0, 1e-5);
+    // A narrow window: mass_recall is the modified model's mass inside the mask, computed here from the definition.
+    const RunResult narrow =
+        run_variant(x, parse_variant_request("longformer", {{"window", "10"}, {"score_mod", "alibi"}, {"global", "none"}}),
+                    options, *backend, &refs);
+    double expected = 0;
+    const Logit logit = alibi(4);
+    for (int h = 0; h < 4; ++h)
+        for (int i = 0; i < 120; ++i) {
+            std::vector<double> s(120);
+            double mx = -INFINITY, total = 0, inside = 0;
+            for (int j = 0; j < 120; ++j) {
+                double dot = 0;
+                for (int c = 0; c < 16; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
+                s[size_t(j)] = logit(h, i, j, dot / 4.0), mx = std::max(mx, s[size_t(j)]);
+            }
+            for (int j = 0; j < 120; ++j) {
+                const double e = std::exp(s[size_t(j)] - mx);
+                total += e, inside += std::abs(i - j) <= 5 ? e : 0;
+            }
+            expected += inside / total / (4.0 * 120);
+        }
+    std::cout << "[case] backend=" << GetParam() << " longformer w=10 alibi: mass_recall " << *narrow.metrics.mass_recall
+              << " vs definition " << expected << " (plain softmax reference would give a different share)\n";
+    EXPECT_NEAR(*narrow.metrics.mass_recall, expected, 1e-5);
+    // With a document mask the reference itself is block-diagonal: a window inside one document loses nothing.
+    const RunResult doc = run_variant(
+        x, parse_variant_request("longformer", {{"window", "300"}, {"mask_mod", "document"}, {"boundaries", "0,60"}}),
+        options, *backend, &refs);
+    EXPECT_NEAR(*doc.metrics.mass_recall, 1.0, 1e-5);
+    EXPECT_LE(*doc.metrics.rel_err_model, 1e-5);
+    EXPECT_GT(*doc.metrics.rel_err_out, 1e-2);
+}
+
+TEST_P(Modifiers, BadModifierInputsAreClearErrors) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    const Heads x = random_heads(2, 50, 8, 8, 3);
+    const auto message = [&](const Assignments& sets) {
+        try {
+            run_recorded(x, "longformer", sets, *backend, nullptr, false);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(message({{"mask_mod", "document"}}).find("set boundaries"), std::string::npos);
+    EXPECT_NE(message({{"mask_mod", "document"}, {"boundaries", "0,50"}}).find("outside the input"), std::string::npos);
+    EXPECT_NE(message({{"score_mod", "softcap"}, {"cap", "0"}}).find("cap"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, Modifiers, testing::ValuesIn(suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(SentenceStarts, OneDocumentPerSentenceWithSpecialTokensKeptInside) {
+    const std::vector<std::string> tokens = {"[CLS]", "it", "rains", ".", "we", "stay", "!", "ok", "?", "[SEP]"};
+    EXPECT_EQ(sentence_starts(tokens), (std::vector<int>{0, 4, 7}));
+    EXPECT_TRUE(sentence_starts({}).empty());
+    Heads x = random_heads(1, int(tokens.size()), 4, 4, 1);
+    x.tokens = tokens;
+    Params p;
+    p.set("mask_mod", 2);
+    const attnscope::Modifiers m = modifiers_of(p, x);
+    EXPECT_EQ(m.mask.segment, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 2, 2, 2}));
+    EXPECT_EQ(m.label(), "document (3 parts)");
+}
+
+}  // namespace
+}  // namespace attnscope::test
