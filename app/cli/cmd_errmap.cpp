@@ -9,7 +9,9 @@
 
 #include "backends/registry.h"
 #include "commands.h"
+#include "core/data/text_model.h"
 #include "core/session/error_cost.h"
+#include "core/session/text_whatif.h"
 #include "core/session/export.h"
 #include "core/session/metric_sweep.h"
 #include "core/session/variant_json.h"
@@ -30,28 +32,16 @@ struct ErrmapCli {
 /// Every instance, or every instance at every value of the swept parameter ("budget": each card's own).
 std::vector<VariantRequest> expand(const ErrmapCli& o) {
     const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, o.causal);
-    if (o.param.empty()) return instances;
-    const auto [name, range] = split_assignment(o.param);
-    const std::vector<double> values = parse_sweep_range(range).values();
-    std::vector<VariantRequest> out;
-    for (const VariantRequest& instance : instances) {
-        std::string swept;
-        try {
-            swept = swept_parameter(find_variant(instance.id).info(), name);
-        } catch (const Error& e) {  // e.g. full has no budget: it stays on the map as one reference point
-            std::cerr << "note: " << e.what() << " — shown as one point\n";
-            out.push_back(instance);
-            continue;
-        }
-        if (swept == "n") throw Error("errmap compares variants on one input: sweep a parameter or budget, not n");
-        for (double v : values) {
-            std::vector<std::pair<std::string, std::string>> assignments = assignments_of(instance, swept);
-            std::ostringstream text;
-            text << std::setprecision(17) << v;
-            assignments.emplace_back(swept, text.str());
-            out.push_back(parse_variant_request(instance.id, assignments));
-        }
+    std::string name;
+    std::vector<double> values;
+    if (!o.param.empty()) {
+        const auto [param, range] = split_assignment(o.param);
+        name = param, values = parse_sweep_range(range).values();
     }
+    std::vector<std::string> notes;
+    std::vector<VariantRequest> out;
+    for (ErrorCostRequest& r : expand_error_cost_requests(instances, name, values, &notes)) out.push_back(std::move(r.request));
+    for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
     return out;
 }
 
@@ -63,7 +53,13 @@ int execute(const ErrmapCli& o) {
     const std::vector<VariantRequest> requests = expand(o);
     const LoadedInput input = load_input_full(o.input);
     auto backend = make_backend(o.backend);
-    std::vector<ErrorCostPoint> points = error_cost_points(input.heads, requests, *backend);
+    EmbeddingCosine embedding;
+    if (y == ErrorAxis::EmbeddingLoss) {  // the encoder re-run per point with the variant at --layer
+        if (input_kind(o.input) != InputKind::Text)
+            throw Error("--y embedding_loss needs text input: add --text or --text-file (and --layer)");
+        embedding = embedding_cosine_measure(load_text_model(input.model_dir), input.token_ids, input.layer);
+    }
+    std::vector<ErrorCostPoint> points = error_cost_points(input.heads, requests, *backend, embedding);
     mark_pareto_front(points, x, y);
     std::vector<size_t> order(points.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -74,10 +70,10 @@ int execute(const ErrmapCli& o) {
               << "): " << o.x << " against " << o.y << " (vs exact softmax); * = on the Pareto front\n";
     std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "time_ms" << std::setw(14)
               << "GFLOP" << std::setw(12) << "peak_MiB" << std::setw(14) << "rel_err_out" << std::setw(12) << "mass_loss"
-              << "  pareto\n";
+              << (y == ErrorAxis::EmbeddingLoss ? "  emb_loss" : "") << "  pareto\n";
     nlohmann::json rows = nlohmann::json::array();
     std::ostringstream csv;
-    csv << "variant,instance,time_ms,flops,peak_bytes,rel_err_out,mass_loss,pareto\n";
+    csv << "variant,instance,time_ms,flops,peak_bytes,rel_err_out,mass_loss,embedding_loss,pareto\n";
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     for (size_t k : order) {
         const ErrorCostPoint& p = points[k];
@@ -85,14 +81,18 @@ int execute(const ErrmapCli& o) {
                   << std::setw(12) << p.time_ms << std::setw(14) << p.flops / 1e9 << std::setw(12) << p.peak_bytes / 1048576.0
                   << std::defaultfloat << std::setprecision(4) << std::setw(14)
                   << (p.rel_err_out ? std::to_string(*p.rel_err_out) : "-") << std::setw(12)
-                  << (p.mass_loss ? std::to_string(*p.mass_loss) : "-") << "  " << (p.pareto ? "*" : "") << "\n";
+                  << (p.mass_loss ? std::to_string(*p.mass_loss) : "-");
+        if (y == ErrorAxis::EmbeddingLoss) std::cout << "  " << (p.embedding_loss ? std::to_string(*p.embedding_loss) : "-");
+        std::cout << "  " << (p.pareto ? "*" : "") << "\n";
         rows.push_back({{"variant", p.variant}, {"instance", p.instance}, {"time_ms", p.time_ms}, {"flops", p.flops},
                         {"peak_bytes", p.peak_bytes}, {"rel_err_out", opt(p.rel_err_out)}, {"mass_loss", opt(p.mass_loss)},
-                        {"pareto", p.pareto}, {"params", variant_to_json({p.variant, p.params})["params"]}});
+                        {"embedding_loss", opt(p.embedding_loss)}, {"pareto", p.pareto}, {"params", variant_to_json({p.variant, p.params})["params"]}});
         csv << p.variant << ",\"" << p.instance << "\"," << p.time_ms << "," << p.flops << "," << p.peak_bytes << ",";
         if (p.rel_err_out) csv << *p.rel_err_out;
         csv << ",";
         if (p.mass_loss) csv << *p.mass_loss;
+        csv << ",";
+        if (p.embedding_loss) csv << *p.embedding_loss;
         csv << "," << (p.pareto ? 1 : 0) << "\n";
     }
     if (!o.json_path.empty())
@@ -113,7 +113,7 @@ void add_errmap_command(CLI::App& app, CommandAction& action) {
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
     sub->add_option("--x", o->x, "Cost axis: time, flops or memory")->capture_default_str();
-    sub->add_option("--y", o->y, "Error axis: rel_err_out or mass_loss (1 − mass_recall)")->capture_default_str();
+    sub->add_option("--y", o->y, "Error axis: rel_err_out, mass_loss (1 − mass_recall) or embedding_loss (1 − embedding cosine, text)")->capture_default_str();
     sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON");
     sub->add_option("--csv", o->csv_path, "Write the points as CSV");

@@ -13,14 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/block_tiles.h"
 #include "core/analysis/layer_spectra.h"
 #include "core/bench/bench_job.h"
 #include "core/bench/cost_model.h"
 #include "backends/registry.h"
 #include "core/figure/figure.h"
+#include "core/session/head_mass.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
 #include "gui_app.h"
+#include "view_job.h"
 
 namespace attnscope::gui {
 
@@ -32,6 +35,9 @@ inline constexpr const char* kLshWindow = "LSH buckets";
 inline constexpr const char* kSpectrumWindow = "Spectrum";
 inline constexpr const char* kPerformanceWindow = "Performance";
 inline constexpr const char* kDebugWindow = "Debug";
+inline constexpr const char* kErrorCostWindow = "Error–cost";
+inline constexpr const char* kHeadsWindow = "Heads";
+inline constexpr const char* kSinksWindow = "Sinks";
 
 // [SECTION] Panel state
 
@@ -81,6 +87,7 @@ struct MatrixViewState {
     int columns = 0;               // 0 = automatic
     DisplayOrder order = DisplayOrder::Positions;  // how both axes are ordered (LSH's sorted order, clusters)
     int order_round = 0;           // the lsh round whose sorted order is shown
+    bool show_blocks = false;      // draw a block-sparse kernel's b×b tiles (full / partial / skipped) over the mask
     bool presentation = false;     // F5: only the matrices (and a lesson window), for a projector
     float font_scale = 1.0f;       // Ctrl + / Ctrl − / Ctrl 0: every font, saved in the session
     void reset() { *this = MatrixViewState{}; }
@@ -224,6 +231,38 @@ struct MetricSweepState {
     void reset() { *this = MetricSweepState{}; }
 };
 
+// [SECTION] Analysis views
+
+struct ErrorCostMap;       // panel_error_cost.cpp
+struct KeyAttentionView;   // panel_sinks.cpp
+
+/// Error–cost panel: every instance (and swept value) as a point of cost against error, Pareto front marked.
+struct ErrorCostState {
+    std::string x = "time";          // parse_cost_axis
+    std::string y = "rel_err_out";   // parse_error_axis
+    std::string param;               // swept parameter ("" = none, "budget" = each card's own)
+    double start = 4, stop = 64, factor = 2;  // geometric range of the swept values
+    bool log_x = true, log_y = true;
+    bool visible = false;            // the tab was visible this frame (the map is computed only then)
+    ViewJob<ErrorCostMap> map;
+    void reset() { *this = ErrorCostState{}; }
+};
+
+/// Heads panel: mass kept per layer × head for each masked instance.
+struct HeadsState {
+    bool visible = false;
+    ViewJob<LayerHeadMass> grid;
+    void reset() { *this = HeadsState{}; }
+};
+
+/// Sinks panel: mean exact attention each key receives.
+struct SinksState {
+    bool log_y = false;              // received weight on a log axis
+    bool visible = false;
+    ViewJob<KeyAttentionView> profile;
+    void reset() { *this = SinksState{}; }
+};
+
 // [SECTION] App
 
 /// The status-bar message of a finished export and whether it succeeded.
@@ -266,6 +305,12 @@ struct App {
     int frame = 0;
     LessonState lesson;
     MetricSweepState metric_sweep;
+    ErrorCostState error_cost;
+    /// Block tiles of the shown snapshot's layouts per (layout, head), computed once (the snapshot keeps them alive).
+    std::map<std::pair<const BlockLayout*, int>, BlockTiles> block_tiles;
+    const RunSnapshot* block_tiles_of = nullptr;  // the snapshot `block_tiles` belongs to
+    HeadsState heads_view;
+    SinksState sinks;
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();
     /// The input the views show: the chosen one, or the synthetic scenario when text mode has no model.
@@ -297,6 +342,27 @@ void draw_lsh_panel(App& app);
 void draw_spectrum_panel(App& app);
 void draw_performance_panel(App& app);
 void draw_debug_panel(App& app);
+void draw_error_cost_panel(App& app);
+void draw_heads_panel(App& app);
+void draw_sinks_panel(App& app);
+void save_error_cost_session(const App& app, nlohmann::json& session);
+void load_error_cost_session(App& app, const nlohmann::json& session);
+void save_sinks_session(const App& app, nlohmann::json& session);
+void load_sinks_session(App& app, const nlohmann::json& session);
+/// True while an analysis view (error–cost, heads, sinks) computes or is due to (screenshots wait for it).
+bool analysis_views_busy(const App& app);
+/// What the analysis views' inputs are: the text (model, truncation) for text input, else the newest posted
+/// generation (any edit of a synthetic or loaded input).
+std::string analysis_input_key(const App& app);
+/// Every variant slot as "id:NAME=VALUE…", one per line: the instances a view was computed for.
+std::string slots_key(const App& app);
+/// The worker has no batch to compute and no edit is waiting: an analysis job may start.
+bool worker_free_for_views(const App& app);
+/// The block tiles of the matrix panel: draws head `head` of `v`'s block layout over the current plot (call between
+/// BeginPlot and EndPlot), or says in `note` why it cannot (permuted head, reordered view).
+void draw_block_tiles(App& app, const RunSnapshot& snap, const VariantView& v, int head, std::string& note);
+/// The block and token density badges of `v` at head `head` (nothing when it ran no block layout).
+void block_density_badges(App& app, const VariantView& v, int head);
 /// Starts the layers × heads spectra job when due (text input, Spectrum visible); called every frame.
 void update_layer_grid(App& app);
 /// True when the text model folder of `spec` (or the default one) holds model.safetensors.

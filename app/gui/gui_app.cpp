@@ -471,7 +471,8 @@ int run_gui(const GuiOptions& o) {
                 const bool busy = app->runs.state() == WorkerState::Running || !app->export_jobs.empty() ||
                                   (!o.export_figure.empty() && !figure_exported) ||
                                   (app->bench && !app->bench->finished()) || app->dirty ||
-                                  app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app);
+                                  app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app) ||
+                                  analysis_views_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle

@@ -473,6 +473,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     else if (v.result)
         metric_badges(*v.result, app.view.presentation);
+    if (app.view.show_blocks && !v.auxiliary) block_density_badges(app, v, head);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
         hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()
@@ -507,6 +508,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const float side = std::max(120.0f, std::min(avail.x - bar_w - 8, avail.y - footer));
     const bool text = !snap.heads->tokens.empty();
     const Heads* heads = snap.heads.get();
+    std::string block_note;  // why the block tiles are not drawn, when they are not
     if (ImPlot::BeginPlot("##matrix", ImVec2(side, side), ImPlotFlags_NoLegend | ImPlotFlags_NoTitle | ImPlotFlags_NoMouseText)) {
         const bool ordered = !snap.display_perm.empty();
         ImPlot::SetupAxes(ordered ? (text ? "key token j (reordered)" : "key j (reordered)")
@@ -558,6 +560,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
             d.bottom_right = ImPlot::PlotToPixels(t.cells.z, t.cells.w);
             app.renderer.draw(ImPlot::GetPlotDrawList(), d);
         }
+        if (app.view.show_blocks && !v.auxiliary) draw_block_tiles(app, snap, v, head, block_note);
         // Linked crosshair: the hovered cell, its row and its column in every panel.
         const int hi = app.view.shown_i, hj = app.view.shown_j;
         ImPlot::PushPlotClipRect();
@@ -611,6 +614,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
                             diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
     if (app.view.show_mask && !v.auxiliary) reason_legend(v, head, s);
+    if (!block_note.empty()) ImGui::TextDisabled("%s", block_note.c_str());
     if (app.view.presentation) {
         ImGui::EndChild();
         ImGui::PopID();
@@ -669,6 +673,10 @@ void draw_matrices_panel(App& app) {
     ImGui::SameLine();
     ImGui::Checkbox("mask by reason", &vw.show_mask);
     ImGui::SetItemTooltip("tint allowed cells by why they are allowed; dim cells the variant never scores");
+    ImGui::SameLine();
+    ImGui::Checkbox("blocks", &vw.show_blocks);
+    ImGui::SetItemTooltip("block-sparse kernels: draw their b×b tiles over the mask (outlined: full, amber: partial, "
+                          "shaded: skipped) with the block density the kernel pays and the token density it uses");
     ImGui::SameLine();
     ImGui::Checkbox("difference to exact", &vw.show_diff);
     ImGui::SetItemTooltip("show P_eff − P on a diverging map (blue: less weight than exact, red: more)");
@@ -771,6 +779,7 @@ void save_matrices_session(const App& app, nlohmann::json& j) {
     view["decades"] = v.decades, view["shared_scale"] = v.shared_scale;
     view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
     view["order_round"] = v.order_round;
+    view["blocks"] = v.show_blocks;
     view["zoom"] = {v.x_min, v.x_max, v.y_min, v.y_max};
     view["zoom_n"] = v.fitted_n;  // the length the zoom belongs to: kept on load when the input has it again
     view["presentation"] = v.presentation, view["font_scale"] = std::round(double(v.font_scale) * 100) / 100;
@@ -792,6 +801,7 @@ void load_matrices_session(App& app, const nlohmann::json& j) {
         view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                                   : DisplayOrder::Positions;
         view.order_round = json_int(v, "order_round", 0, 0, 1 << 20, "the session's view");
+        view.show_blocks = json_bool(v, "blocks", false, "the session's view");
         view.presentation = json_bool(v, "presentation", false, "the session's view");
         view.font_scale = float(json_number(v, "font_scale", 1.0, kMinFontScale, kMaxFontScale, "the session's view"));
         if (v.contains("zoom")) {  // keys x_min, x_max; queries y_min, y_max

@@ -29,6 +29,11 @@ const PanelEntry kPanels[] = {
     {kDebugWindow, "debug", DockSlot::Bottom, draw_debug_panel, [](App& a) { a.debug.reset(); }, nullptr, nullptr},
     {kSweepWindow, "sweep", DockSlot::Bottom, draw_sweep_panel, [](App& a) { a.metric_sweep.reset(); },
      save_sweep_session, load_sweep_session},
+    {kErrorCostWindow, "errcost", DockSlot::Bottom, draw_error_cost_panel, [](App& a) { a.error_cost.reset(); },
+     save_error_cost_session, load_error_cost_session},
+    {kHeadsWindow, "heads", DockSlot::Bottom, draw_heads_panel, [](App& a) { a.heads_view.reset(); }, nullptr, nullptr},
+    {kSinksWindow, "sinks", DockSlot::Bottom, draw_sinks_panel, [](App& a) { a.sinks.reset(); }, save_sinks_session,
+     load_sinks_session},
     {kMatricesWindow, "matrices", DockSlot::Centre, draw_matrices_panel, [](App& a) { a.view.reset(); },
      save_matrices_session, load_matrices_session},
 };

@@ -2,9 +2,13 @@
 #include "error_cost.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 
 #include "../variants/instance_label.h"
 #include "../variants/registry.h"
+#include "metric_sweep.h"
+#include "variant_json.h"
 
 namespace attnscope {
 
@@ -18,7 +22,9 @@ CostAxis parse_cost_axis(const std::string& text) {
 ErrorAxis parse_error_axis(const std::string& text) {
     if (text == "rel_err_out") return ErrorAxis::RelErrOut;
     if (text == "mass_loss") return ErrorAxis::MassLoss;
-    throw Error("error axis '" + text + "' is not rel_err_out or mass_loss (1 − mass_recall)");
+    if (text == "embedding_loss") return ErrorAxis::EmbeddingLoss;
+    throw Error("error axis '" + text + "' is not rel_err_out, mass_loss (1 − mass_recall) or embedding_loss "
+                "(1 − embedding cosine, text input)");
 }
 
 double cost_of(const ErrorCostPoint& p, CostAxis axis) {
@@ -26,11 +32,11 @@ double cost_of(const ErrorCostPoint& p, CostAxis axis) {
 }
 
 std::optional<double> error_of(const ErrorCostPoint& p, ErrorAxis axis) {
-    return axis == ErrorAxis::RelErrOut ? p.rel_err_out : p.mass_loss;
+    return axis == ErrorAxis::RelErrOut ? p.rel_err_out : axis == ErrorAxis::MassLoss ? p.mass_loss : p.embedding_loss;
 }
 
 std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
-                                              Backend& backend) {
+                                              Backend& backend, const EmbeddingCosine& embedding) {
     ReferenceCache refs(heads, false);
     std::vector<ErrorCostPoint> out;
     for (const VariantRequest& request : requests) {
@@ -42,7 +48,39 @@ std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vec
         p.time_ms = r.cost.time_ms, p.flops = r.cost.flops, p.peak_bytes = double(r.cost.peak_bytes);
         p.rel_err_out = r.metrics.rel_err_out;
         if (r.metrics.mass_recall) p.mass_loss = std::max(0.0, 1.0 - *r.metrics.mass_recall);  // recall may round past 1
+        if (embedding)
+            if (const auto cosine = embedding(request, backend)) p.embedding_loss = std::max(0.0, 1.0 - *cosine);
         out.push_back(std::move(p));
+    }
+    return out;
+}
+
+std::vector<ErrorCostRequest> expand_error_cost_requests(const std::vector<VariantRequest>& instances,
+                                                         const std::string& name, const std::vector<double>& values,
+                                                         std::vector<std::string>* notes) {
+    std::vector<ErrorCostRequest> out;
+    for (size_t k = 0; k < instances.size(); ++k) {
+        const VariantRequest& instance = instances[k];
+        if (name.empty()) {
+            out.push_back({instance, int(k), ""});
+            continue;
+        }
+        std::string swept;
+        try {
+            swept = swept_parameter(find_variant(instance.id).info(), name);
+        } catch (const Error& e) {  // e.g. full has no budget: it stays on the map as one reference point
+            if (notes) notes->push_back(std::string(e.what()) + " — shown as one point");
+            out.push_back({instance, int(k), ""});
+            continue;
+        }
+        if (swept == "n") throw Error("the error–cost map compares variants on one input: sweep a parameter or budget, not n");
+        for (double v : values) {
+            std::vector<std::pair<std::string, std::string>> assignments = assignments_of(instance, swept);
+            std::ostringstream text;
+            text << std::setprecision(17) << v;
+            assignments.emplace_back(swept, text.str());
+            out.push_back({parse_variant_request(instance.id, assignments), int(k), swept});
+        }
     }
     return out;
 }

@@ -215,6 +215,13 @@ void row_concentration(const Tensor3& P, Metrics& m) {
 
 }  // namespace
 
+double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h) {
+    const int n = allowed_lse.rows();
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum += std::exp(double(allowed_lse.at(h, i, 0)) - double(total_lse.at(h, i, 0)));
+    return n > 0 ? sum / n : 0;
+}
+
 void compute_metrics(const Reference& ref, const Reference* model_ref, const VariantInfo& info, RunResult& r) {
     Metrics& m = r.metrics;
     m = Metrics{};
@@ -236,13 +243,13 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
         const int H = allowed.heads(), n = allowed.rows();
         m.row_mass_recall.assign(n, 0.0f);
         double total = 0;
-        for (int h = 0; h < H; ++h)
-            for (int i = 0; i < n; ++i) {
-                const double recall = std::exp(double(allowed.at(h, i, 0)) - double(total_ref.lse.at(h, i, 0)));
-                m.row_mass_recall[i] += static_cast<float>(recall / H);
-                total += recall;
-            }
-        m.mass_recall = total / (double(H) * n);
+        for (int h = 0; h < H; ++h) {
+            for (int i = 0; i < n; ++i)
+                m.row_mass_recall[i] += static_cast<float>(
+                    std::exp(double(allowed.at(h, i, 0)) - double(total_ref.lse.at(h, i, 0))) / H);
+            total += head_mass_recall(allowed, total_ref.lse, h);
+        }
+        m.mass_recall = total / H;
     }
     m.density = r.structure.density;
     if (r.P_eff && info.normalised && all_non_negative(*r.P_eff)) row_concentration(*r.P_eff, m);

@@ -37,6 +37,10 @@ Reference compute_model_reference(const Heads& heads, ExactModel model, bool cau
 /// cell the mask modifier keeps (and j ≤ i when causal), logits through the score modifier. No P is materialised.
 Reference compute_modified_reference(const Heads& heads, const Modifiers& modifiers, bool causal, Backend& backend);
 
+/// Share of head h's exact attention mass (of `total_lse`, (H, n, 1)) inside the allowed cells (`allowed_lse`,
+/// (H, n, 1) log Σ_allowed exp(s·q·k)): the mean over query rows of exp(allowed − total).
+double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h);
+
 /// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
 /// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and
 /// row_kl_rev when P̃ and P exist with the same shape (the KLs only for normalised variants whose P̃ is

@@ -18,8 +18,15 @@ shot() {  # shot NAME ARGS...: the app must exit 0 (no error banner) and the PNG
   "$app" gui --screenshot "$out/$name.png" --frames 8 "$@"
   "$stats" "$out/$name.png" 64
 }
-for panel in input variants matrices lsh spectrum performance debug; do
+for panel in input variants matrices lsh spectrum performance debug errcost heads sinks; do
   shot "synthetic_$panel" --panel "$panel"
+done
+# The analysis views of issue 19 on a local scenario: the error–cost map with a swept budget, mass kept per head, the
+# sink profile, and the block tiles over the mask (each shot waits for its view's job).
+for panel in errcost heads sinks matrices; do shot "views_$panel" --session "$here/sessions/views_synthetic.json" --panel "$panel"; done
+shot views_rt --session "$here/sessions/views_synthetic.json" --panel errcost --save-session "$out/views_rt.json"
+for key in '"blocks": true' '"param": "budget"' '"y": "mass_loss"' '"x": "flops"' '"sinks"'; do
+  grep -q "$key" "$out/views_rt.json" || { echo "views session: $key missing from $out/views_rt.json"; exit 1; }
 done
 shot causal_diff --session "$here/sessions/causal_diff.json" --panel spectrum
 shot large_n --session "$here/sessions/large_n.json"
@@ -53,6 +60,7 @@ shot roundtrip_b --session "$out/roundtrip.json"
 # The Spectrum shot shows the layers × heads heatmap of the text (computed after the views).
 if "$app" run --variant full --text "probe" >/dev/null 2>&1; then
   for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
+  for panel in errcost heads sinks matrices; do shot "text_views_$panel" --session "$here/sessions/views_text.json" --panel "$panel"; done
   # Longer than the model's 512 positions: the Input panel says so and offers truncation (the banner makes it exit 3).
   long_text="$(for k in $(seq 1 300); do printf 'attention is sparse. '; done)"
   for truncate in false true; do

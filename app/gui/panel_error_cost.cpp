@@ -1,0 +1,348 @@
+// attnscope — Error–cost panel: every chosen instance (and, for a swept parameter, every value of it) as a point of
+// cost (measured time, analytic FLOPs, peak memory) against error (rel_err_out, 1 − mass_recall, on text
+// 1 − embedding cosine), one curve per swept instance, the Pareto front highlighted (core/session/error_cost.h).
+// Hover names the instance and its parameters; a click applies the point's swept value to its Variants slot.
+// Index: [SECTION] Job  [SECTION] Form  [SECTION] Plot  [SECTION] Panel  [SECTION] Session
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "app.h"
+#include "core/data/text_input.h"
+#include "core/data/text_model.h"
+#include "core/json_fields.h"
+#include "core/session/error_cost.h"
+#include "core/session/metric_sweep.h"
+#include "core/session/text_whatif.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::gui {
+
+/// A computed map: the points, what made each of them, and what the input was.
+struct ErrorCostMap {
+    std::vector<ErrorCostPoint> points;
+    std::vector<ErrorCostRequest> requests;  // parallel to points
+    std::vector<int> slot_uids;              // VariantSlot::uid of each instance (a click finds its slot by it)
+    std::vector<std::string> notes;          // instances that stay one point, and why
+    std::string source;                      // the input, e.g. "text" or "synthetic:local"
+    int n = 0, heads = 0;
+    bool embedding = false;                  // embedding_loss was measured
+};
+
+namespace {
+
+// [SECTION] Job
+
+const char* const kCostAxes[] = {"time", "flops", "memory"};
+const char* const kErrorAxes[] = {"rel_err_out", "mass_loss", "embedding_loss"};
+
+const char* cost_axis_label(CostAxis a) {
+    return a == CostAxis::Time    ? "measured time [ms] (GUI worker thread, one run)"
+           : a == CostAxis::Flops ? "FLOPs (analytic count of the run)"
+                                  : "peak memory [bytes] (tracked during the run)";
+}
+
+const char* error_axis_label(ErrorAxis a) {
+    return a == ErrorAxis::RelErrOut ? "rel_err_out vs exact"
+           : a == ErrorAxis::MassLoss ? "1 − mass_recall"
+                                      : "1 − embedding cosine";
+}
+
+std::vector<double> swept_values(const ErrorCostState& st) {
+    SweepRange r;
+    r.start = st.start, r.stop = st.stop, r.factor = st.factor;
+    return r.values();
+}
+
+std::shared_ptr<ViewJob<ErrorCostMap>::Job> make_job(const App& app) {
+    const ErrorCostState& st = app.error_cost;
+    const InputSpec input = app.effective_input();
+    std::vector<VariantRequest> instances;
+    std::vector<int> uids;
+    for (const VariantSlot& s : app.variants.slots) instances.push_back({s.id, s.params}), uids.push_back(s.uid);
+    const ErrorAxis y = parse_error_axis(st.y);
+    const std::string param = st.param;
+    const std::vector<double> values = param.empty() ? std::vector<double>{} : swept_values(st);
+    return std::make_shared<ViewJob<ErrorCostMap>::Job>(
+        "error–cost map", [=](JobContext& ctx) -> std::shared_ptr<const ErrorCostMap> {
+            auto map = std::make_shared<ErrorCostMap>();
+            map->requests = expand_error_cost_requests(instances, param, values, &map->notes);
+            map->slot_uids = uids;
+            const Heads heads = build_input(input);
+            map->source = heads.source, map->n = heads.n(), map->heads = heads.heads();
+            EmbeddingCosine embedding;
+            if (y == ErrorAxis::EmbeddingLoss) {
+                if (input.mode != InputMode::Text)
+                    throw Error("1 − embedding cosine re-runs the encoder: switch the Input panel to text, or choose "
+                                "another error axis");
+                const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
+                embedding = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
+                map->embedding = true;
+            }
+            for (const ErrorCostRequest& r : map->requests) {  // one run at a time: an edit's views may go between
+                if (ctx.cancelled()) return nullptr;
+                ctx.between_steps();
+                auto one = error_cost_points(heads, {r.request}, ctx.backend(), embedding);
+                map->points.push_back(std::move(one.front()));
+            }
+            return map;
+        });
+}
+
+// [SECTION] Form
+
+void draw_form(App& app) {
+    ErrorCostState& st = app.error_cost;
+    const bool text = app.effective_input().mode == InputMode::Text;
+    auto combo = [](const char* label, std::string& value, const char* const* items, int count, float width) {
+        ImGui::SetNextItemWidth(width);
+        if (ImGui::BeginCombo(label, value.c_str())) {
+            for (int k = 0; k < count; ++k)
+                if (ImGui::Selectable(items[k], value == items[k])) value = items[k];
+            ImGui::EndCombo();
+        }
+    };
+    combo("cost (x)", st.x, kCostAxes, 3, 100);
+    ImGui::SameLine();
+    combo("error (y)", st.y, kErrorAxes, text ? 3 : 2, 140);
+    ImGui::SetItemTooltip("rel_err_out: output error vs exact softmax; mass_loss: 1 − mass_recall (masked variants); "
+                          "embedding_loss (text): 1 − cosine of the sentence embedding with the variant in the Input "
+                          "layer, vs the exact encoder");
+    if (!text && st.y == "embedding_loss") st.y = "rel_err_out";
+    ImGui::SameLine();
+    // The swept parameter: none, each card's budget, or a numeric parameter some chosen variant has.
+    std::set<std::string> names;
+    for (const VariantSlot& s : app.variants.slots)
+        for (const ParamSpec& p : find_variant(s.id).info().params)
+            if (p.kind == ParamKind::Int || p.kind == ParamKind::Real) names.insert(p.name);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::BeginCombo("sweep", st.param.empty() ? "none" : st.param.c_str())) {
+        if (ImGui::Selectable("none", st.param.empty())) st.param.clear();
+        if (ImGui::Selectable("budget", st.param == "budget")) st.param = "budget";
+        ImGui::SetItemTooltip("each variant's own budget: keys per query, rank, features or projected length");
+        for (const std::string& name : names)
+            if (ImGui::Selectable(name.c_str(), st.param == name)) st.param = name;
+        ImGui::EndCombo();
+    }
+    ImGui::SetItemTooltip("also run every instance at every value of this parameter: each becomes a curve");
+    if (!st.param.empty()) {
+        ImGui::SameLine();
+        for (auto [label, value] : {std::pair<const char*, double*>{"from", &st.start}, {"to", &st.stop}, {"×", &st.factor}}) {
+            ImGui::SameLine();
+            ImGui::TextUnformatted(label);  // the label before its box: "from 4 to 64 × 2" reads as the range
+            ImGui::SameLine();
+            ImGui::SetNextItemWidth(60);
+            ImGui::InputDouble((std::string("##") + label).c_str(), value, 0, 0, "%g");
+        }
+        ImGui::SetItemTooltip("geometric steps: from, from·×, from·×², … up to to");
+    }
+    ImGui::SameLine();
+    ImGui::Checkbox("log x", &st.log_x);
+    ImGui::SameLine();
+    ImGui::Checkbox("log y", &st.log_y);
+}
+
+// [SECTION] Plot
+
+/// A point's value on the error axis; zeros are raised to `floor` on a log axis (full's error is ~1e-7 or 0).
+double plotted_error(double e, bool log_y) { return log_y ? std::max(e, 1e-9) : e; }
+
+void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
+    ErrorCostState& st = app.error_cost;
+    const CostAxis x = parse_cost_axis(st.x);
+    const ErrorAxis y = parse_error_axis(st.y);
+    std::vector<ErrorCostPoint> pts = map.points;
+    mark_pareto_front(pts, x, y);  // the axes change without a re-run: the front follows them
+    std::vector<std::string> missing;
+    ImPlot::PushStyleVar(ImPlotStyleVar_FitPadding, ImVec2(0.08f, 0.12f));  // markers at the extremes stay whole
+    const bool open = ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText);
+    ImPlot::PopStyleVar();
+    if (open) {
+        ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        if (st.log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
+        if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+        ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);
+        // One series per instance: a curve over its swept values, or one marker.
+        const int instances = int(map.slot_uids.size());
+        for (int k = 0; k < instances; ++k) {
+            std::vector<std::pair<double, double>> xy;
+            std::string label;
+            for (size_t p = 0; p < pts.size(); ++p) {
+                if (map.requests[p].instance != k) continue;
+                const auto e = error_of(pts[p], y);
+                if (label.empty())
+                    label = map.requests[p].swept.empty()
+                                ? pts[p].instance
+                                : curve_label(find_variant(pts[p].variant).info(), pts[p].params, map.requests[p].swept) +
+                                      " (" + map.requests[p].swept + " swept)";
+                if (!e) {
+                    if (std::find(missing.begin(), missing.end(), pts[p].instance) == missing.end())
+                        missing.push_back(pts[p].instance);
+                    continue;
+                }
+                xy.push_back({cost_of(pts[p], x), plotted_error(*e, st.log_y)});
+            }
+            if (xy.empty()) continue;
+            std::sort(xy.begin(), xy.end());
+            std::vector<double> xs, ys;
+            for (auto& [a, b] : xy) xs.push_back(a), ys.push_back(b);
+            ImPlotSpec spec;
+            spec.Marker = ImPlotMarker_Circle;
+            spec.MarkerSize = 5;
+            const std::string id = label + "##" + std::to_string(k);
+            if (xs.size() > 1) ImPlot::PlotLine(id.c_str(), xs.data(), ys.data(), int(xs.size()), spec);
+            else ImPlot::PlotScatter(id.c_str(), xs.data(), ys.data(), 1, spec);
+        }
+        // The Pareto front: a white staircase through its points, each ringed.
+        std::vector<std::pair<double, double>> front;
+        for (const ErrorCostPoint& p : pts)
+            if (p.pareto) front.push_back({cost_of(p, x), plotted_error(*error_of(p, y), st.log_y)});
+        std::sort(front.begin(), front.end());
+        if (!front.empty()) {
+            std::vector<double> fx, fy;
+            for (size_t k = 0; k < front.size(); ++k) {
+                if (k > 0) fx.push_back(front[k].first), fy.push_back(front[k - 1].second);  // staircase: cost first
+                fx.push_back(front[k].first), fy.push_back(front[k].second);
+            }
+            ImPlotSpec spec;
+            spec.LineColor = ImVec4(1, 1, 1, 0.8f);
+            spec.LineWeight = 2;
+            ImPlot::PlotLine("Pareto front", fx.data(), fy.data(), int(fx.size()), spec);
+            ImDrawList* dl = ImPlot::GetPlotDrawList();
+            ImPlot::PushPlotClipRect();
+            for (const auto& [a, b] : front) dl->AddCircle(ImPlot::PlotToPixels(a, b), 9, IM_COL32(255, 255, 255, 230), 0, 2);
+            ImPlot::PopPlotClipRect();
+        }
+        // Hover: the nearest point within 12 px names itself; a click applies it.
+        if (ImPlot::IsPlotHovered()) {
+            const ImVec2 mouse = ImGui::GetMousePos();
+            int best = -1;
+            float best_d = 12 * 12;
+            for (size_t p = 0; p < pts.size(); ++p) {
+                const auto e = error_of(pts[p], y);
+                if (!e) continue;
+                const ImVec2 q = ImPlot::PlotToPixels(cost_of(pts[p], x), plotted_error(*e, st.log_y));
+                const float d = (q.x - mouse.x) * (q.x - mouse.x) + (q.y - mouse.y) * (q.y - mouse.y);
+                if (d < best_d) best_d = d, best = int(p);
+            }
+            if (best >= 0) {
+                const ErrorCostPoint& p = pts[size_t(best)];
+                const ErrorCostRequest& r = map.requests[size_t(best)];
+                const VariantInfo& info = find_variant(p.variant).info();
+                std::string params;
+                for (const ParamSpec& spec : info.params)
+                    if (p.params.has(spec.name)) params += (params.empty() ? "" : ", ") + p.params.value_text(spec);
+                const int uid = map.slot_uids[size_t(r.instance)];
+                auto slot = std::find_if(app.variants.slots.begin(), app.variants.slots.end(),
+                                         [uid](const VariantSlot& s) { return s.uid == uid; });
+                ImGui::BeginTooltip();
+                ImGui::Text("%s%s", p.instance.c_str(), p.pareto ? "  (on the Pareto front)" : "");
+                ImGui::TextDisabled("%s", params.c_str());
+                ImGui::Text("time %.3f ms · %.3g FLOPs · peak %.3g MiB", p.time_ms, p.flops, p.peak_bytes / 1048576.0);
+                if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax)", *p.rel_err_out);
+                if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f", *p.mass_loss);
+                if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
+                if (slot == app.variants.slots.end()) ImGui::TextDisabled("its Variants slot was removed");
+                else if (r.swept.empty()) ImGui::TextDisabled("this is the slot's current setting");
+                else ImGui::TextDisabled("click: set %s = %g on this Variants slot", r.swept.c_str(), p.params.get(r.swept));
+                ImGui::EndTooltip();
+                if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && slot != app.variants.slots.end() && !r.swept.empty()) {
+                    slot->params.set(r.swept, p.params.get(r.swept));
+                    slot->edit_error.clear();
+                    app.dirty = true;
+                }
+            }
+        }
+        ImPlot::EndPlot();
+    }
+    for (const std::string& m : missing)
+        ImGui::TextDisabled("%s: no %s (it has no mask, or the measure does not apply)", m.c_str(), st.y.c_str());
+}
+
+}  // namespace
+
+// [SECTION] Panel
+
+void draw_error_cost_panel(App& app) {
+    ErrorCostState& st = app.error_cost;
+    const bool visible = ImGui::Begin(kErrorCostWindow);
+    st.visible = visible;
+    const std::string key = "generation " + std::to_string(app.runs.posted_generation()) + '\n' + slots_key(app) +
+                            st.y + '\n' + st.param + '\n' + std::to_string(st.start) + ':' + std::to_string(st.stop) +
+                            ':' + std::to_string(st.factor);
+    std::string form_error;
+    try {
+        if (!st.param.empty()) swept_values(st);  // a bad range is said here, not thrown from the worker
+        parse_cost_axis(st.x), parse_error_axis(st.y);
+    } catch (const Error& e) {
+        form_error = e.what();
+    }
+    st.map.update(app.runs, key, visible && form_error.empty() && !app.variants.slots.empty(), worker_free_for_views(app),
+                  [&app] { return make_job(app); });
+    if (!visible) {
+        ImGui::End();
+        return;
+    }
+    draw_form(app);
+    if (!form_error.empty()) {
+        ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "%s: fix the sweep range", form_error.c_str());
+    } else if (app.variants.slots.empty()) {
+        hint_text("Add variants in the Variants panel: each instance becomes a point here.");
+    } else if (!st.map.error.empty() && !st.map.stale(key)) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
+        ImGui::TextWrapped("No map: %s", st.map.error.c_str());
+        ImGui::PopStyleColor();
+    } else if (!st.map.result) {
+        hint_text("Running every instance on the input once (and every swept value)…");
+    } else {
+        const ErrorCostMap& map = *st.map.result;
+        ImGui::TextDisabled("%zu points on %s (n = %d, H = %d)%s; y: %s — lower left is better; ringed = Pareto front "
+                            "(no other point is cheaper and better)",
+                            map.points.size(), map.source.c_str(), map.n, map.heads,
+                            st.map.stale(key) ? " (updating…)" : "",
+                            st.y == "rel_err_out" ? "‖O − O_exact‖ / ‖O_exact‖ against exact softmax"
+                            : st.y == "mass_loss" ? "share of the exact softmax mass outside the pattern"
+                                                  : "1 − cosine of the sentence embedding to the exact encoder's");
+        for (const std::string& note : map.notes) ImGui::TextDisabled("%s", note.c_str());
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        draw_map(app, map, ImVec2(avail.x, std::max(160.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * 2)));
+    }
+    ImGui::End();
+}
+
+// [SECTION] Session
+
+void save_error_cost_session(const App& app, nlohmann::json& j) {
+    const ErrorCostState& st = app.error_cost;
+    j["error_cost"] = {{"x", st.x}, {"y", st.y}, {"param", st.param}, {"start", st.start}, {"stop", st.stop},
+                       {"factor", st.factor}, {"log_x", st.log_x}, {"log_y", st.log_y}};
+}
+
+void load_error_cost_session(App& app, const nlohmann::json& j) {
+    ErrorCostState st;
+    if (j.contains("error_cost")) {
+        const nlohmann::json& e = j["error_cost"];
+        const std::string where = "the session's error_cost";
+        st.x = json_string(e, "x", st.x, where), st.y = json_string(e, "y", st.y, where);
+        try {
+            parse_cost_axis(st.x), parse_error_axis(st.y);
+        } catch (const Error& err) {
+            throw Error(where + ": " + err.what() + ": fix the session file");
+        }
+        st.param = json_string(e, "param", "", where);
+        st.start = json_number(e, "start", st.start, 1e-9, 1e9, where);
+        st.stop = json_number(e, "stop", st.stop, 1e-9, 1e9, where);
+        st.factor = json_number(e, "factor", st.factor, 1.0001, 1e6, where);
+        st.log_x = json_bool(e, "log_x", true, where), st.log_y = json_bool(e, "log_y", true, where);
+    }
+    app.error_cost = st;
+}
+
+}  // namespace attnscope::gui

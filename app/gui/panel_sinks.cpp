@@ -1,0 +1,187 @@
+// attnscope — Sinks panel: the mean exact attention each key position receives, over layers, heads and query rows,
+// as bars labelled by token, [CLS]/[SEP] and punctuation coloured by what they are, against the uniform share 1/n.
+// Text runs every encoder layer; synthetic and loaded inputs average the heads of their one exact P.
+// Computed as a worker job while the tab is visible (core/analysis/key_attention.h).
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "app.h"
+#include "core/analysis/key_attention.h"
+#include "core/json_fields.h"
+
+namespace attnscope::gui {
+
+/// What the bars show.
+struct KeyAttentionView {
+    std::vector<std::string> tokens;  // n labels (token strings, or positions for synthetic input)
+    std::vector<double> received;     // n mean received weights
+    std::string over;                 // what the mean is over, e.g. "6 layers × 12 heads × 24 query rows"
+    bool text = false, truncated = false;
+};
+
+namespace {
+
+const ImVec4 kSpecial(0.95f, 0.35f, 0.35f, 1), kPunct(1.0f, 0.72f, 0.25f, 1), kWord(0.35f, 0.62f, 0.95f, 1);
+
+std::shared_ptr<ViewJob<KeyAttentionView>::Job> make_job(const App& app, std::string& why_not) {
+    const InputSpec input = app.effective_input();
+    if (input.mode == InputMode::Text) {
+        TextInputSpec t;
+        t.text = input.text, t.model_dir = input.model_dir, t.truncate = input.truncate;
+        return std::make_shared<ViewJob<KeyAttentionView>::Job>(
+            "attention sinks", [t](JobContext& ctx) -> std::shared_ptr<const KeyAttentionView> {
+                auto r = text_key_attention(t, [&ctx] { return ctx.cancelled(); });
+                if (!r) return nullptr;
+                auto v = std::make_shared<KeyAttentionView>();
+                v->tokens = r->tokens, v->received = r->received, v->text = true, v->truncated = r->truncated;
+                v->over = std::to_string(r->layers) + " layers × " + std::to_string(r->heads) + " heads × " +
+                          std::to_string(r->tokens.size()) + " query rows of the exact softmax P";
+                return v;
+            });
+    }
+    // Synthetic or loaded tensors: the one exact P the views already materialised (positions' order only).
+    const auto snap = app.snap;
+    if (!snap || !snap->heads) return why_not = "no input yet", nullptr;
+    if (!snap->display_perm.empty()) return why_not = "the Matrices order is not positions: switch order to positions", nullptr;
+    auto it = snap->exact_P.find(false);
+    const bool causal = it == snap->exact_P.end();
+    if (causal) it = snap->exact_P.begin();
+    if (it == snap->exact_P.end() || !it->second)
+        return why_not = "no exact P at this n: raise 'materialise up to n' in the Input panel", nullptr;
+    const std::shared_ptr<const Tensor3> P = it->second;
+    const std::vector<std::string> tokens = snap->heads->tokens;
+    const std::string source = snap->heads->source;
+    return std::make_shared<ViewJob<KeyAttentionView>::Job>(
+        "attention sinks", [P, tokens, causal, source](JobContext&) -> std::shared_ptr<const KeyAttentionView> {
+            auto v = std::make_shared<KeyAttentionView>();
+            v->received = mean_received_attention({P.get()});
+            v->tokens = tokens;
+            if (v->tokens.size() != v->received.size()) {
+                v->tokens.clear();
+                for (size_t j = 0; j < v->received.size(); ++j) v->tokens.push_back(std::to_string(j));
+            }
+            v->over = std::to_string(P->heads()) + " heads × " + std::to_string(P->rows()) + " query rows of the " +
+                      (causal ? "causal " : "") + "exact softmax P (" + source + ", one layer)";
+            return v;
+        });
+}
+
+void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
+    const int n = int(v.received.size());
+    const double uniform = 1.0 / std::max(1, n);
+    std::vector<double> xs[3], ys[3];  // special, punctuation, word
+    for (int j = 0; j < n; ++j) {
+        const int kind = v.text ? int(token_kind(v.tokens[size_t(j)])) : 2;
+        xs[kind].push_back(j), ys[kind].push_back(v.received[size_t(j)]);
+    }
+    if (ImPlot::BeginPlot("##sinks", size, ImPlotFlags_NoMouseText)) {
+        ImPlot::SetupAxes(v.text ? "key token j" : "key position j", "mean attention received (vs uniform 1/n)",
+                          ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        if (app.sinks.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+        ImPlot::SetupLegend(ImPlotLocation_NorthEast);
+        // Token labels: every one when they fit, else every step-th (the tooltip names all).
+        std::vector<double> ticks;
+        std::vector<std::string> labels;
+        std::vector<const char*> ptrs;
+        if (v.text) {
+            float widest = 1;
+            for (const auto& t : v.tokens) widest = std::max(widest, ImGui::CalcTextSize(t.c_str()).x + 6);
+            const int step = std::max(1, int(std::ceil(widest / (size.x * 0.9f / float(std::max(1, n))))));
+            for (int j = 0; j < n; j += step) ticks.push_back(j), labels.push_back(v.tokens[size_t(j)]);
+            for (const auto& l : labels) ptrs.push_back(l.c_str());
+            ImPlot::SetupAxisTicks(ImAxis_X1, ticks.data(), int(ticks.size()), ptrs.data());
+        }
+        ImPlot::SetupFinish();
+        const char* names[3] = {"special ([CLS], [SEP])", "punctuation", v.text ? "word" : "position"};
+        const ImVec4 colors[3] = {kSpecial, kPunct, kWord};
+        for (int k = 2; k >= 0; --k) {
+            if (xs[k].empty()) continue;
+            ImPlotSpec spec;
+            spec.FillColor = colors[k], spec.LineColor = colors[k];
+            ImPlot::PlotBars(names[k], xs[k].data(), ys[k].data(), int(xs[k].size()), 0.8, spec);
+        }
+        ImPlotSpec guide;
+        guide.LineColor = ImVec4(1, 1, 1, 0.6f);
+        guide.Flags = ImPlotInfLinesFlags_Horizontal;
+        ImPlot::PlotInfLines("uniform 1/n", &uniform, 1, guide);
+        if (ImPlot::IsPlotHovered()) {
+            const int j = int(std::lround(ImPlot::GetPlotMousePos().x));
+            if (j >= 0 && j < n) {
+                const double r = v.received[size_t(j)];
+                ImGui::SetTooltip("key %d '%s' (%s)\nmean received weight %.4f = %.2f × uniform 1/n (1/%d = %.4f)", j,
+                                  v.tokens[size_t(j)].c_str(),
+                                  v.text ? token_kind_name(token_kind(v.tokens[size_t(j)])) : "position", r, r / uniform, n,
+                                  uniform);
+            }
+        }
+        ImPlot::EndPlot();
+    }
+}
+
+}  // namespace
+
+void draw_sinks_panel(App& app) {
+    SinksState& st = app.sinks;
+    const bool visible = ImGui::Begin(kSinksWindow);
+    st.visible = visible;
+    const std::string key = analysis_input_key(app);
+    std::string why_not;
+    st.profile.update(app.runs, key, visible, worker_free_for_views(app), [&] {
+        auto job = make_job(app, why_not);
+        if (!job) {  // nothing to average: a job that says why, so the view shows it and stops waiting
+            const std::string why = why_not;
+            job = std::make_shared<ViewJob<KeyAttentionView>::Job>(
+                "attention sinks", [why](JobContext&) -> std::shared_ptr<const KeyAttentionView> { throw Error(why); },
+                true);
+        }
+        return job;
+    });
+    if (!visible) {
+        ImGui::End();
+        return;
+    }
+    ImGui::Checkbox("log y", &st.log_y);
+    ImGui::SameLine();
+    if (!st.profile.error.empty() && !st.profile.stale(key)) {
+        ImGui::NewLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
+        ImGui::TextWrapped("No sink profile: %s", st.profile.error.c_str());
+        ImGui::PopStyleColor();
+    } else if (!st.profile.result) {
+        ImGui::NewLine();
+        hint_text("Averaging the exact attention every key receives…");
+    } else {
+        const KeyAttentionView& v = *st.profile.result;
+        // The strongest sinks in words, so the picture has its numbers beside it.
+        std::vector<int> order(v.received.size());
+        for (size_t j = 0; j < order.size(); ++j) order[j] = int(j);
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return v.received[size_t(a)] > v.received[size_t(b)]; });
+        std::string top;
+        const double n = double(v.received.size());
+        for (size_t k = 0; k < std::min<size_t>(3, order.size()); ++k) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%s'%s' %.1f×", k ? ", " : "", v.tokens[size_t(order[k])].c_str(),
+                          v.received[size_t(order[k])] * n);
+            top += buf;
+        }
+        ImGui::TextDisabled("mean over %s%s%s — strongest: %s uniform", v.over.c_str(), v.truncated ? " (text truncated)" : "",
+                            st.profile.stale(key) ? " (updating…)" : "", top.c_str());
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        draw_bars(app, v, ImVec2(avail.x, std::max(150.0f, avail.y)));
+    }
+    ImGui::End();
+}
+
+void save_sinks_session(const App& app, nlohmann::json& j) { j["sinks"] = {{"log_y", app.sinks.log_y}}; }
+
+void load_sinks_session(App& app, const nlohmann::json& j) {
+    SinksState st;
+    if (j.contains("sinks")) st.log_y = json_bool(j["sinks"], "log_y", false, "the session's sinks");
+    app.sinks = st;
+}
+
+}  // namespace attnscope::gui

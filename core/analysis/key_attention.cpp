@@ -1,0 +1,70 @@
+// attnscope — attention sinks (see key_attention.h).
+#include "key_attention.h"
+
+#include <cctype>
+
+#include "../data/text_model.h"
+#include "../error.h"
+
+namespace attnscope {
+
+std::vector<double> mean_received_attention(const std::vector<const Tensor3*>& probs) {
+    if (probs.empty()) throw Error("no attention matrix to average: run the input first");
+    const int n = probs.front()->cols();
+    std::vector<double> sum(static_cast<size_t>(n), 0.0);
+    double rows = 0;
+    for (const Tensor3* P : probs) {
+        if (P->cols() != n || P->rows() != n)
+            throw Error("attention matrices of " + std::to_string(P->rows()) + "×" + std::to_string(P->cols()) +
+                        " and n = " + std::to_string(n) + " cannot be averaged: every layer must have the same tokens");
+        for (int h = 0; h < P->heads(); ++h) {
+            const auto column_sums = P->head(h).colwise().sum();
+            for (int j = 0; j < n; ++j) sum[static_cast<size_t>(j)] += double(column_sums(j));
+            rows += P->rows();
+        }
+    }
+    for (double& s : sum) s /= rows;
+    return sum;
+}
+
+TokenKind token_kind(const std::string& token) {
+    if (token.size() >= 3 && token.front() == '[' && token.back() == ']') return TokenKind::Special;
+    if (token.empty()) return TokenKind::Word;
+    for (unsigned char c : token)
+        if (!std::ispunct(c)) return TokenKind::Word;
+    return TokenKind::Punctuation;
+}
+
+const char* token_kind_name(TokenKind kind) {
+    switch (kind) {
+        case TokenKind::Special: return "special";
+        case TokenKind::Punctuation: return "punctuation";
+        case TokenKind::Word: break;
+    }
+    return "word";
+}
+
+std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
+    auto stop = [&] { return cancelled && cancelled(); };
+    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does
+    first.layer = 0, first.head = -1;
+    const TextInput in = load_text_input(first);
+    if (stop()) return std::nullopt;
+    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
+    EncoderOptions options;
+    options.keep_qkv = false;
+    options.keep_probs = true;
+    const EncoderOutput out = model->encoder.forward(in.token_ids, options);
+    if (stop()) return std::nullopt;
+    std::vector<const Tensor3*> probs;
+    for (const Tensor3& P : out.probs) probs.push_back(&P);
+    TextKeyAttention r;
+    r.layers = static_cast<int>(out.probs.size());
+    r.heads = r.layers > 0 ? out.probs[0].heads() : 0;
+    r.tokens = in.heads.tokens;
+    r.truncated = in.truncated;
+    r.received = mean_received_attention(probs);
+    return r;
+}
+
+}  // namespace attnscope

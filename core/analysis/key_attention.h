@@ -1,0 +1,46 @@
+// attnscope — attention sinks: the mean exact attention each key position receives, over layers, heads and query
+// rows. Trained encoders park much of their weight on a few keys ([CLS], [SEP], punctuation); their columns stand
+// far above the uniform share 1/n.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../data/text_input.h"
+#include "../tensor.h"
+
+namespace attnscope {
+
+/// Per key j: the mean of P[h, i, j] over every matrix, head and query row i of `probs` ((H, n, n) each, one n).
+/// Rows of a probability matrix sum to 1, so the values sum to 1 and uniform attention gives 1/n each.
+/// Throws Error when the list is empty or the matrices differ in n or are not square.
+std::vector<double> mean_received_attention(const std::vector<const Tensor3*>& probs);
+
+/// What a token string is, for highlighting sinks.
+enum class TokenKind {
+    Special,      // [CLS], [SEP], [PAD], [MASK], [UNK] (any "[...]" the tokenizer adds)
+    Punctuation,  // only ASCII punctuation (".", ",", "?", "'", …)
+    Word,         // anything else (word pieces included)
+};
+
+/// The kind of one token string.
+TokenKind token_kind(const std::string& token);
+/// "special", "punctuation" or "word".
+const char* token_kind_name(TokenKind kind);
+
+/// The mean received attention of a text, over every layer and head of the encoder.
+struct TextKeyAttention {
+    int layers = 0, heads = 0;        // what the mean is over
+    std::vector<std::string> tokens;  // n token strings
+    std::vector<double> received;     // n values (sum 1)
+    bool truncated = false;           // the text was cut to the model's max positions
+};
+
+/// Runs the encoder once on spec.text (spec.layer and spec.head are ignored; spec.truncate applies) and averages
+/// every layer's exact softmax probabilities. `cancelled` is polled between layers; returns nothing when it fired.
+/// Throws Error like load_text_input.
+std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec,
+                                                   const std::function<bool()>& cancelled = {});
+
+}  // namespace attnscope

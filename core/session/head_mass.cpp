@@ -1,0 +1,75 @@
+// attnscope — heads at a glance (see head_mass.h).
+#include "head_mass.h"
+
+#include "../data/text_model.h"
+#include "../variants/instance_label.h"
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+std::optional<LayerHeadMass> layer_head_mass(const std::vector<Heads>& layers, const std::vector<VariantRequest>& requests,
+                                             Backend& backend, const std::function<bool()>& cancelled) {
+    auto stop = [&] { return cancelled && cancelled(); };
+    LayerHeadMass out;
+    out.layers = static_cast<int>(layers.size());
+    out.heads = layers.empty() ? 0 : layers.front().heads();
+    out.n = layers.empty() ? 0 : layers.front().n();
+    for (const VariantRequest& r : requests) {
+        HeadMassGrid g;
+        g.variant = r.id;
+        g.instance = instance_label(find_variant(r.id).info(), r.params);
+        out.grids.push_back(std::move(g));
+    }
+    for (int l = 0; l < out.layers; ++l) {
+        const Heads& heads = layers[static_cast<size_t>(l)];
+        if (heads.heads() != out.heads || heads.n() != out.n)
+            throw Error("layer " + std::to_string(l) + " has another shape than layer 0: every layer needs H and n alike");
+        ReferenceCache refs(heads, false);
+        for (size_t k = 0; k < requests.size(); ++k) {
+            HeadMassGrid& g = out.grids[k];
+            if (!g.error.empty()) continue;  // failed on an earlier layer: one message is enough
+            if (stop()) return std::nullopt;
+            try {
+                const RunResult result = run_variant(heads, requests[k], RunOptions{}, backend, &refs);
+                if (!result.structure.allowed_lse) {
+                    g.error = "keeps no subset of the cells (no mask), so it has no mass kept";
+                    g.recall.clear();
+                    continue;
+                }
+                // The same total as mass_recall: the variant's own exact model when it changes the model.
+                const Reference& total = result.model == ExactModel::SharedQkSelfMasked
+                                             ? refs.get_model(result.model, result.causal, backend)
+                                             : refs.get(result.causal, backend);
+                for (int h = 0; h < out.heads; ++h)
+                    g.recall.push_back(head_mass_recall(*result.structure.allowed_lse, total.lse, h));
+            } catch (const Error& e) {
+                g.error = e.what(), g.recall.clear();
+            }
+        }
+    }
+    return out;
+}
+
+std::optional<LayerHeadMass> text_layer_head_mass(const TextInputSpec& spec, const std::vector<VariantRequest>& requests,
+                                                  Backend& backend, const std::function<bool()>& cancelled) {
+    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does
+    first.layer = 0, first.head = -1;
+    const TextInput in = load_text_input(first);
+    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
+    EncoderOptions options;
+    options.keep_qkv = true;
+    options.keep_probs = false;
+    EncoderOutput out = model->encoder.forward(in.token_ids, options);
+    std::vector<Heads> layers(out.Q.size());
+    for (size_t l = 0; l < layers.size(); ++l) {
+        layers[l].Q = std::move(out.Q[l]), layers[l].K = std::move(out.K[l]), layers[l].V = std::move(out.V[l]);
+        layers[l].X = std::move(out.hidden[l]);
+        layers[l].tokens = in.heads.tokens;
+        layers[l].source = "text";
+    }
+    auto r = layer_head_mass(layers, requests, backend, cancelled);
+    if (r) r->truncated = in.truncated;
+    return r;
+}
+
+}  // namespace attnscope
