@@ -2,7 +2,9 @@
 // is about and expects the claim it breaks to fail (the intact checks pass in the ctest `lesson.*` cases).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include "core/primitives/cpu_backend.h"
 #include "core/lessons/lessons.h"
@@ -87,22 +89,29 @@ RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::st
     };
 }
 
-/// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
-/// `check_params` override the lesson's (e.g. a smaller size, where the broken stand-in would be quadratic).
-void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
-                        const std::string& broken, const nlohmann::json& check_params = nlohmann::json::object()) {
+/// Checks `lesson` with `stand_ins` in place of the registered variants and expects a failed claim containing
+/// `broken`.
+void expect_lesson_fails(const Lesson& lesson, const std::map<std::string, std::shared_ptr<const Variant>>& stand_ins,
+                         const std::string& broken) {
     CpuBackend cpu;
-    CheckContext ctx{cpu, {{variant, stand_in}}};
-    Lesson lesson = find_lesson(lesson_id);
-    for (const auto& [key, value] : check_params.items()) lesson.check_params[key] = value;
+    CheckContext ctx{cpu, stand_ins};
     const CheckOutcome out = run_lesson_check(lesson, ctx);
     bool found = false;
     for (const CheckLine& line : out.lines) {
         std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": " << line.measured << "\n";
         if (!line.passed && line.claim.find(broken) != std::string::npos) found = true;
     }
-    EXPECT_FALSE(out.passed()) << lesson_id << " passed with a broken " << variant;
-    EXPECT_TRUE(found) << lesson_id << ": no failed line mentions '" << broken << "'";
+    EXPECT_FALSE(out.passed()) << lesson.id << " passed";
+    EXPECT_TRUE(found) << lesson.id << ": no failed line mentions '" << broken << "'";
+}
+
+/// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
+/// `check_params` override the lesson's (e.g. a smaller size, where the broken stand-in would be quadratic).
+void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
+                        const std::string& broken, const nlohmann::json& check_params = nlohmann::json::object()) {
+    Lesson lesson = find_lesson(lesson_id);
+    for (const auto& [key, value] : check_params.items()) lesson.check_params[key] = value;
+    expect_lesson_fails(lesson, {{variant, stand_in}}, broken);
 }
 
 TEST(LessonChecksCanFail, LowRankWithAFlatSpectrum) {
@@ -195,6 +204,44 @@ TEST(LessonChecksCanFail, LinformerKernelsWithTheProjectionIgnored) {
     expect_check_fails("linformer-kernels", "linformer",
                        ignoring("linformer", [](Params& p) { p.set("projection", 0); }),
                        "random E: share of P̃'s entries below 0");
+}
+
+TEST(LessonChecksCanFail, AttentionSinksWithSinksIgnored) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] attention-sinks: sink keeps no sink positions whatever `sinks` says (the window alone)\n";
+    expect_check_fails("attention-sinks", "sink", ignoring("sink", [](Params& p) { p.set("sinks", 0); }),
+                       "sinks beat the window at equal keys per query");
+}
+
+TEST(LessonChecksCanFail, AttentionSinksOnAnInputWithoutSinks) {
+    std::cout << "[case] attention-sinks: the same check on a synthetic local input, whose first tokens are not special\n";
+    Lesson lesson = find_lesson("attention-sinks");
+    lesson.preset["input"] = {{"mode", "synthetic"}, {"scenario", "local"}, {"n", 256}, {"heads", 2}, {"dim", 32}};
+    expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
+}
+
+/// topk whose selection is made on −Q: each row keeps its k *smallest* scores, a broken oracle.
+std::shared_ptr<StandIn> bottom_k_topk() {
+    return std::make_shared<StandIn>("topk", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        Heads flipped = h;
+        for (int head = 0; head < flipped.heads(); ++head) flipped.Q.head(head) *= -1.0f;
+        const Variant& topk = find_variant("topk");
+        return topk.run_plan(*topk.plan(flipped, p, nullptr), h, o, b);  // attention itself on the real scores
+    });
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithABottomKOracle) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: topk keeps each row's k smallest scores\n";
+    expect_check_fails("the-ceiling", "topk", bottom_k_topk(), "topk's mass_recall minus each masked variant's");
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithSvdAtHalfTheRank) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: svd truncates to half the rank it is given\n";
+    expect_check_fails("the-ceiling", "svd",
+                       ignoring("svd", [](Params& p) { p.set("rank", std::max(1, p.get_int("rank") / 2)); }),
+                       "rel_err_attn minus svd's");
 }
 
 TEST(Lessons, ListedInTheirOwnOrder) {
