@@ -24,6 +24,17 @@ std::pair<double, double> first_keys_share(const Tensor3& P, int s, int first_ro
     return {share / std::max(1, rows), uniform / std::max(1, rows)};
 }
 
+/// The head whose rows i ≥ first_row give the first s keys the largest mean share, and that share.
+std::pair<int, double> strongest_sink_head(const Tensor3& P, int s, int first_row) {
+    std::pair<int, double> best{0, -1};
+    for (int h = 0; h < P.heads(); ++h) {
+        Tensor3 one(1, P.rows(), P.cols());
+        one.head(0) = P.head(h);
+        if (const double share = first_keys_share(one, s, first_row).first; share > best.second) best = {h, share};
+    }
+    return best;
+}
+
 /// The first s token strings of a text input ("[CLS] the …"), or empty for a synthetic one.
 std::string first_tokens(const Heads& heads, int s) {
     std::string text;
@@ -60,6 +71,7 @@ CheckOutcome attention_sinks(const Lesson& lesson, CheckContext& ctx) {
         const RunResult full = check_run(ctx, in.heads, "full", {{"causal", "1"}}, true);
         const auto [share, uniform] = first_keys_share(*full.P_eff, s, w + s);
         const double first_share = first_keys_share(*full.P_eff, 1, w + s).first;
+        const std::pair<int, double> strongest = strongest_sink_head(*full.P_eff, s, w + s);
         out.notes.push_back(in.label + ": exact causal mass kept — sink " + format_percent(m_sink, 3) + " (" +
                             format_significant(k_sink.mean, 3) + " keys per query on average), window of " +
                             std::to_string(w) + " " + format_percent(m_w, 3) + " (" + format_significant(k_w.mean, 3) +
@@ -67,7 +79,9 @@ CheckOutcome attention_sinks(const Lesson& lesson, CheckContext& ctx) {
                             format_significant(k_ws.mean, 3) + "); rows i ≥ " + std::to_string(w + s) +
                             " give the first " + std::to_string(s) + " keys" + first_tokens(in.heads, s) + " " +
                             format_percent(share, 3) + " of their attention (position 0 alone " +
-                            format_percent(first_share, 3) + "), a uniform row " + format_percent(uniform, 3));
+                            format_percent(first_share, 3) + "), a uniform row " + format_percent(uniform, 3) +
+                            "; most in head " + std::to_string(strongest.first) + " (" +
+                            format_percent(strongest.second, 3) + ")");
         const bool per_layer = inputs.size() == layers.size();  // a text input, encoded at each listed layer
         if (per_layer && layers[size_t(&in - inputs.data())] < claim_from) {
             out.notes.back() += " (below layer " + std::to_string(claim_from) + ": noted, not claimed)";
