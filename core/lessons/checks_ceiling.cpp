@@ -93,6 +93,9 @@ CheckOutcome ceiling(const Lesson& lesson, CheckContext& ctx) {
     const double tolerance = check_param(p, "tolerance", 1e-5);
     for (const LabelledHeads& in : inputs) {
         const FamilyMargins m = measure_input(lesson, ctx, in.label, in.heads, out);
+        if (m.masked_worst.empty() || m.low_rank_worst.empty())  // an empty family would pass without a measurement
+            throw Error("lesson " + lesson.id + ": its preset must show at least one masked and one low-rank variant "
+                        "beside topk and svd");
         out.lines.push_back(check_line(in.label + ": topk's mass_recall minus each masked variant's, topk at k = that "
                                        "variant's most keys per query — lowest margin (" + m.masked_worst + ")",
                                        m.masked, -tolerance, true,

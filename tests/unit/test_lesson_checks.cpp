@@ -8,6 +8,7 @@
 
 #include "core/primitives/cpu_backend.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/preset.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
 #include "text_test_util.h"
@@ -220,6 +221,33 @@ TEST(LessonChecksCanFail, AttentionSinksOnAnInputWithoutSinks) {
     expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
 }
 
+TEST(LessonChecksCanFail, AttentionSinksWithTheSinkKeysReplaced) {
+    ATTNSCOPE_MODEL_OR_SKIP(model_dir);
+    std::cout << "[case] attention-sinks: the lesson's text at layer 3 with the keys of positions 0–3 replaced by "
+                 "those of positions 200–203 (the first tokens lose what made them sinks)\n";
+    Lesson lesson = find_lesson("attention-sinks");
+    const InputSpec spec = preset_input_spec(lesson.preset);
+    TextInput in = load_text_input({spec.text, model_dir, spec.layer, -1, spec.truncate});
+    Heads& h = in.heads;
+    TempDir dir("sinks");
+    const std::string shape = "(" + std::to_string(h.heads()) + ", " + std::to_string(h.n()) + ", " +
+                              std::to_string(h.d()) + ")";
+    const auto bytes = [](const Tensor3& t) { return f32_bytes(std::vector<float>(t.data(), t.data() + t.size())); };
+    const auto write = [&] {
+        write_bytes(dir.file("q.npy"), npy_bytes("<f4", shape, bytes(h.Q)));
+        write_bytes(dir.file("k.npy"), npy_bytes("<f4", shape, bytes(h.K)));
+        write_bytes(dir.file("v.npy"), npy_bytes("<f4", shape, bytes(h.V)));
+    };
+    lesson.preset["input"] = {{"mode", "tensors"}, {"path", dir.path().string()}};
+    // Control: the same layer's tensors, unchanged, pass — so the failure below is the replaced keys'.
+    write();
+    CpuBackend cpu;
+    EXPECT_TRUE(run_lesson_check(lesson, cpu).passed()) << "the unchanged layer-3 tensors should pass";
+    for (int head = 0; head < h.heads(); ++head) h.K.head(head).topRows(4) = h.K.head(head).middleRows(200, 4);
+    write();
+    expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
+}
+
 /// topk whose selection is made on −Q: each row keeps its k *smallest* scores, a broken oracle.
 std::shared_ptr<StandIn> bottom_k_topk() {
     return std::make_shared<StandIn>("topk", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
@@ -242,6 +270,19 @@ TEST(LessonChecksCanFail, TheCeilingWithSvdAtHalfTheRank) {
     expect_check_fails("the-ceiling", "svd",
                        ignoring("svd", [](Params& p) { p.set("rank", std::max(1, p.get_int("rank") / 2)); }),
                        "rel_err_attn minus svd's");
+}
+
+TEST(Lessons, PresetTensorsInputNeedsAPath) {
+    std::cout << "[case] a preset input of mode tensors without a path is refused in words\n";
+    try {
+        preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}}}});
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("has no \"path\""), std::string::npos) << e.what();
+    }
+    const InputSpec spec = preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}, {"path", "/x/qkv"}}}});
+    EXPECT_EQ(spec.mode, InputMode::Tensors);
+    EXPECT_EQ(spec.tensors_path, "/x/qkv");
 }
 
 TEST(Lessons, ListedInTheirOwnOrder) {
