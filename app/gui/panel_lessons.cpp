@@ -99,6 +99,7 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     view.show_diff = json_bool(v, "diff", false, "the lesson preset");
     view.show_mask = json_bool(v, "mask", true, "the lesson preset");
     view.log_scale = json_bool(v, "log", true, "the lesson preset");
+    view.head = json_int(v, "head", 0, 0, 1023, "the lesson preset");  // the panels clamp it to the input's heads
     const std::string order = json_string(v, "order", "positions", "the lesson preset");
     view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                               : DisplayOrder::Positions;

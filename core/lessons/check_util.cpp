@@ -2,6 +2,10 @@
 
 #include "preset.h"
 
+#include <algorithm>
+
+#include "../session/worker.h"
+
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -16,6 +20,37 @@ Heads lesson_heads(const Lesson& lesson, CheckOutcome& out) {
     const InputSpec spec = preset_input_spec(lesson.preset);
     out.input = describe_input(spec);
     return build_input(spec);
+}
+
+std::vector<LabelledHeads> lesson_layers(const Lesson& lesson, const std::vector<int>& layers, CheckOutcome& out) {
+    InputSpec spec = preset_input_spec(lesson.preset);
+    if (spec.mode != InputMode::Text || layers.empty()) return {{describe_input(spec), lesson_heads(lesson, out)}};
+    std::vector<LabelledHeads> inputs;
+    std::string listed;
+    for (int layer : layers) {
+        spec.layer = layer;
+        inputs.push_back({"layer " + std::to_string(layer), build_input(spec)});
+        listed += (listed.empty() ? "" : ", ") + std::to_string(layer);
+    }
+    spec.layer = preset_input_spec(lesson.preset).layer;
+    out.input = describe_input(spec) + " on screen; the check measures layer(s) " + listed;
+    return inputs;
+}
+
+KeysPerQuery keys_per_query(const RunResult& run) {
+    if (!run.structure.mask) throw Error(run.variant + " reported no mask: its keys per query cannot be counted");
+    const ReasonMask& mask = *run.structure.mask;
+    KeysPerQuery k;
+    int64_t total = 0;
+    for (int h = 0; h < mask.heads; ++h)
+        for (int i = 0; i < mask.n; ++i) {
+            int row = 0;
+            for (int j = 0; j < mask.n; ++j) row += mask.at(h, i, j) != Reason::None;
+            k.most = std::max(k.most, row);
+            total += row;
+        }
+    k.mean = double(total) / std::max<int64_t>(1, int64_t(mask.heads) * mask.n);
+    return k;
 }
 
 VariantRequest preset_request(const Lesson& lesson, const std::string& id) {

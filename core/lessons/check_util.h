@@ -20,6 +20,24 @@ Heads check_input(ScenarioKind kind, int n, int heads, int dim, uint64_t seed, d
 /// The lesson's preset input, built exactly as the GUI builds it; writes its description into out.input.
 Heads lesson_heads(const Lesson& lesson, CheckOutcome& out);
 
+/// One input a check measures, with the label its lines use ("layer 3", "synthetic local").
+struct LabelledHeads {
+    std::string label;
+    Heads heads;
+};
+
+/// The lesson's text input at each of `layers` (each encoded as the GUI encodes the preset's layer), or, when the
+/// preset input is not text, that input once; writes the description into out.input.
+std::vector<LabelledHeads> lesson_layers(const Lesson& lesson, const std::vector<int>& layers, CheckOutcome& out);
+
+/// Keys per query of a masked run, counted on its reason mask (materialised when the run had `with_matrix`).
+struct KeysPerQuery {
+    int most = 0;      // the most keys any row of any head keeps
+    double mean = 0;   // mean over heads and rows
+};
+/// Counts them; throws Error when the run has no reason mask.
+KeysPerQuery keys_per_query(const RunResult& run);
+
 /// The preset's request for variant `id` (its parameters as the lesson screen sets them); throws Error when the
 /// preset does not show that variant.
 VariantRequest preset_request(const Lesson& lesson, const std::string& id);

@@ -12,6 +12,8 @@ std::map<std::string, LessonCheck> build_checks() {
     add_sparse_lesson_checks(checks);
     add_lowrank_lesson_checks(checks);
     add_kernel_lesson_checks(checks);
+    add_sink_lesson_checks(checks);
+    add_ceiling_lesson_checks(checks);
     return checks;
 }
 

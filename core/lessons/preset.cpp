@@ -46,8 +46,14 @@ InputSpec preset_input_spec(const nlohmann::json& preset) {
             sc.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the lesson preset's input"));
             if (const std::string& name = scenario_info(sc.kind).param.name; !name.empty())
                 sc.structure = json_int(in, name.c_str(), 0, 0, 1 << 20, "the lesson preset's input");  // e.g. "band": 16; absent = the scenario's default
+        } else if (mode == "tensors") {  // Q, K, V from files: an input a lesson's text cannot express
+            spec.mode = InputMode::Tensors;
+            spec.tensors_path = json_string(in, "path", "", "the lesson preset's input");
+            if (spec.tensors_path.empty())
+                throw Error("the lesson preset's tensors input has no \"path\": give a .safetensors file or a folder "
+                            "of q.npy, k.npy, v.npy");
         } else {
-            throw Error("the lesson preset's input mode '" + mode + "' is not synthetic or text");
+            throw Error("the lesson preset's input mode '" + mode + "' is not synthetic, text or tensors");
         }
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("the lesson preset's input has a value of the wrong type: ") + e.what());

@@ -11,7 +11,8 @@
 namespace attnscope {
 
 /// The preset's input: {"mode": "synthetic", "scenario", "n", "heads", "dim", "temperature", "seed"} or
-/// {"mode": "text", "sample": "default" | a sample id, or "text": literal, "layer", "truncate"}. Throws Error
+/// {"mode": "text", "sample": "default" | a sample id, or "text": literal, "layer", "truncate"} or
+/// {"mode": "tensors", "path": a .safetensors file or a folder of q/k/v.npy}. Throws Error
 /// naming the bad key.
 InputSpec preset_input_spec(const nlohmann::json& preset);
 

@@ -2,10 +2,13 @@
 // is about and expects the claim it breaks to fail (the intact checks pass in the ctest `lesson.*` cases).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include "core/primitives/cpu_backend.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/preset.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
 #include "text_test_util.h"
@@ -87,22 +90,29 @@ RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::st
     };
 }
 
-/// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
-/// `check_params` override the lesson's (e.g. a smaller size, where the broken stand-in would be quadratic).
-void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
-                        const std::string& broken, const nlohmann::json& check_params = nlohmann::json::object()) {
+/// Checks `lesson` with `stand_ins` in place of the registered variants and expects a failed claim containing
+/// `broken`.
+void expect_lesson_fails(const Lesson& lesson, const std::map<std::string, std::shared_ptr<const Variant>>& stand_ins,
+                         const std::string& broken) {
     CpuBackend cpu;
-    CheckContext ctx{cpu, {{variant, stand_in}}};
-    Lesson lesson = find_lesson(lesson_id);
-    for (const auto& [key, value] : check_params.items()) lesson.check_params[key] = value;
+    CheckContext ctx{cpu, stand_ins};
     const CheckOutcome out = run_lesson_check(lesson, ctx);
     bool found = false;
     for (const CheckLine& line : out.lines) {
         std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": " << line.measured << "\n";
         if (!line.passed && line.claim.find(broken) != std::string::npos) found = true;
     }
-    EXPECT_FALSE(out.passed()) << lesson_id << " passed with a broken " << variant;
-    EXPECT_TRUE(found) << lesson_id << ": no failed line mentions '" << broken << "'";
+    EXPECT_FALSE(out.passed()) << lesson.id << " passed";
+    EXPECT_TRUE(found) << lesson.id << ": no failed line mentions '" << broken << "'";
+}
+
+/// Checks lesson `id` with `stand_in` in place of `variant` and expects a failed claim containing `broken`.
+/// `check_params` override the lesson's (e.g. a smaller size, where the broken stand-in would be quadratic).
+void expect_check_fails(const std::string& lesson_id, const std::string& variant, std::shared_ptr<StandIn> stand_in,
+                        const std::string& broken, const nlohmann::json& check_params = nlohmann::json::object()) {
+    Lesson lesson = find_lesson(lesson_id);
+    for (const auto& [key, value] : check_params.items()) lesson.check_params[key] = value;
+    expect_lesson_fails(lesson, {{variant, stand_in}}, broken);
 }
 
 TEST(LessonChecksCanFail, LowRankWithAFlatSpectrum) {
@@ -195,6 +205,84 @@ TEST(LessonChecksCanFail, LinformerKernelsWithTheProjectionIgnored) {
     expect_check_fails("linformer-kernels", "linformer",
                        ignoring("linformer", [](Params& p) { p.set("projection", 0); }),
                        "random E: share of P̃'s entries below 0");
+}
+
+TEST(LessonChecksCanFail, AttentionSinksWithSinksIgnored) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] attention-sinks: sink keeps no sink positions whatever `sinks` says (the window alone)\n";
+    expect_check_fails("attention-sinks", "sink", ignoring("sink", [](Params& p) { p.set("sinks", 0); }),
+                       "sinks beat the window at equal keys per query");
+}
+
+TEST(LessonChecksCanFail, AttentionSinksOnAnInputWithoutSinks) {
+    std::cout << "[case] attention-sinks: the same check on a synthetic local input, whose first tokens are not special\n";
+    Lesson lesson = find_lesson("attention-sinks");
+    lesson.preset["input"] = {{"mode", "synthetic"}, {"scenario", "local"}, {"n", 256}, {"heads", 2}, {"dim", 32}};
+    expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
+}
+
+TEST(LessonChecksCanFail, AttentionSinksWithTheSinkKeysReplaced) {
+    ATTNSCOPE_MODEL_OR_SKIP(model_dir);
+    std::cout << "[case] attention-sinks: the lesson's text at layer 3 with the keys of positions 0–3 replaced by "
+                 "those of positions 200–203 (the first tokens lose what made them sinks)\n";
+    Lesson lesson = find_lesson("attention-sinks");
+    const InputSpec spec = preset_input_spec(lesson.preset);
+    TextInput in = load_text_input({spec.text, model_dir, spec.layer, -1, spec.truncate});
+    Heads& h = in.heads;
+    TempDir dir("sinks");
+    const std::string shape = "(" + std::to_string(h.heads()) + ", " + std::to_string(h.n()) + ", " +
+                              std::to_string(h.d()) + ")";
+    const auto bytes = [](const Tensor3& t) { return f32_bytes(std::vector<float>(t.data(), t.data() + t.size())); };
+    const auto write = [&] {
+        write_bytes(dir.file("q.npy"), npy_bytes("<f4", shape, bytes(h.Q)));
+        write_bytes(dir.file("k.npy"), npy_bytes("<f4", shape, bytes(h.K)));
+        write_bytes(dir.file("v.npy"), npy_bytes("<f4", shape, bytes(h.V)));
+    };
+    lesson.preset["input"] = {{"mode", "tensors"}, {"path", dir.path().string()}};
+    // Control: the same layer's tensors, unchanged, pass — so the failure below is the replaced keys'.
+    write();
+    CpuBackend cpu;
+    EXPECT_TRUE(run_lesson_check(lesson, cpu).passed()) << "the unchanged layer-3 tensors should pass";
+    for (int head = 0; head < h.heads(); ++head) h.K.head(head).topRows(4) = h.K.head(head).middleRows(200, 4);
+    write();
+    expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
+}
+
+/// topk whose selection is made on −Q: each row keeps its k *smallest* scores, a broken oracle.
+std::shared_ptr<StandIn> bottom_k_topk() {
+    return std::make_shared<StandIn>("topk", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        Heads flipped = h;
+        for (int head = 0; head < flipped.heads(); ++head) flipped.Q.head(head) *= -1.0f;
+        const Variant& topk = find_variant("topk");
+        return topk.run_plan(*topk.plan(flipped, p, nullptr), h, o, b);  // attention itself on the real scores
+    });
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithABottomKOracle) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: topk keeps each row's k smallest scores\n";
+    expect_check_fails("the-ceiling", "topk", bottom_k_topk(), "topk's mass_recall minus each masked variant's");
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithSvdAtHalfTheRank) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: svd truncates to half the rank it is given\n";
+    expect_check_fails("the-ceiling", "svd",
+                       ignoring("svd", [](Params& p) { p.set("rank", std::max(1, p.get_int("rank") / 2)); }),
+                       "rel_err_attn minus svd's");
+}
+
+TEST(Lessons, PresetTensorsInputNeedsAPath) {
+    std::cout << "[case] a preset input of mode tensors without a path is refused in words\n";
+    try {
+        preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}}}});
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("has no \"path\""), std::string::npos) << e.what();
+    }
+    const InputSpec spec = preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}, {"path", "/x/qkv"}}}});
+    EXPECT_EQ(spec.mode, InputMode::Tensors);
+    EXPECT_EQ(spec.tensors_path, "/x/qkv");
 }
 
 TEST(Lessons, ListedInTheirOwnOrder) {

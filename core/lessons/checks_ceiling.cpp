@@ -1,0 +1,115 @@
+// attnscope — lesson check "the ceiling": each family against its oracle at equal budget. `topk` keeps each row's
+// k largest exact probabilities, so no mask with at most k keys in a row keeps more of that row's exact mass;
+// `svd` (rank r) is the closest rank-r matrix to P in Frobenius norm (Eckart–Young), so no method whose P̃ has
+// rank ≤ r is closer. The check measures both on the lesson's text and on two synthetic scenarios, and how far
+// each variant sits below its ceiling.
+#include <algorithm>
+#include <cmath>
+
+#include "../format.h"
+#include "../variants/instance_label.h"
+#include "../variants/registry.h"
+#include "check_util.h"
+#include "preset.h"
+
+namespace attnscope {
+
+namespace {
+
+/// An upper bound of the rank of a low-rank variant's P̃ on an input of head dim d (the budget `svd` gets), or 0
+/// when `run` is not of the low-rank family this check knows.
+int rank_bound(const RunResult& run, int d) {
+    const Params& p = run.params;
+    if (run.variant == "linformer") return p.get_int("k");  // P̃ = softmax(QK'ᵀ)·F with F ∈ R^{k×n}
+    if (run.variant == "linear") return d;                   // P̃ ∝ φ(Q)φ(K)ᵀ with φ(x) ∈ R^d
+    if (run.variant == "performer") {                        // P̃ ∝ φ(Q)φ(K)ᵀ with m (hyperbolic, trig: 2m) columns
+        const std::string kind = p.value_text(*find_param(find_variant("performer").info().params, "kind"));
+        return p.get_int("features") * (kind == "hyperbolic" || kind == "trig" ? 2 : 1);
+    }
+    return 0;
+}
+
+/// Where the variants of the preset stand against their oracle on one input: the smallest margin over each
+/// family (the oracle's advantage, ≥ 0 when the guarantee holds), with notes on every variant's gap.
+struct FamilyMargins {
+    double masked = 1e300, low_rank = 1e300;
+    std::string masked_worst, low_rank_worst;
+};
+
+FamilyMargins measure_input(const Lesson& lesson, CheckContext& ctx, const std::string& label, const Heads& heads,
+                            CheckOutcome& out) {
+    FamilyMargins m;
+    const VariantRequest topk = preset_request(lesson, "topk"), svd = preset_request(lesson, "svd");
+    for (const VariantRequest& request : preset_variants(lesson.preset)) {
+        if (request.id == "full" || request.id == "topk" || request.id == "svd") continue;
+        const RunResult run = check_run(ctx, heads, request, true);
+        const std::string name = instance_label(find_variant(request.id).info(), run.params);
+        if (find_variant(request.id).info().has_mask) {
+            // The budget topk gets: the most keys any row of this mask keeps, so the per-row guarantee applies.
+            const KeysPerQuery keys = keys_per_query(run);
+            const RunResult oracle = check_run(
+                ctx, heads,
+                with_params(topk, {{"k", std::to_string(keys.most)}, {"causal", run.causal ? "1" : "0"}}), false);
+            const double kept = run.metrics.mass_recall.value_or(1.0), best = oracle.metrics.mass_recall.value_or(1.0);
+            out.notes.push_back(label + ": " + name + " keeps " + format_percent(kept, 3) + " of the exact " +
+                                (run.causal ? "causal " : "") + "mass with ≤ " + std::to_string(keys.most) +
+                                " keys per query (mean " + format_significant(keys.mean, 3) + "); topk at k = " +
+                                std::to_string(keys.most) + " keeps " + format_percent(best, 3) + " — " +
+                                format_significant(100 * (best - kept), 3) + " points below its ceiling; output error " +
+                                "rel_err_out " + format_significant(run.metrics.rel_err_out.value_or(NAN), 3) +
+                                ", topk's " + format_significant(oracle.metrics.rel_err_out.value_or(NAN), 3) +
+                                " (not guaranteed lower)");
+            if (best - kept < m.masked) m.masked = best - kept, m.masked_worst = name;
+            continue;
+        }
+        const int rank = rank_bound(run, heads.d());
+        if (rank == 0 || run.causal)
+            throw Error("lesson " + lesson.id + ": " + name + " is neither masked nor a non-causal low-rank variant "
+                        "with a known rank bound (linformer, performer, linear): the ceiling check cannot place it");
+        const RunResult oracle = check_run(ctx, heads, with_params(svd, {{"rank", std::to_string(rank)}}), true);
+        const double err = run.metrics.rel_err_attn.value_or(NAN), best = oracle.metrics.rel_err_attn.value_or(NAN);
+        out.notes.push_back(label + ": " + name + " rel_err_attn " + format_significant(err, 3) + " (rank ≤ " +
+                            std::to_string(rank) + "); svd at r = " + std::to_string(rank) + " " +
+                            format_significant(best, 3) + " — " + format_significant(err - best, 3) +
+                            " above its ceiling");
+        if (!(err - best >= m.low_rank)) m.low_rank = err - best, m.low_rank_worst = name;  // NaN is kept: it fails
+    }
+    return m;
+}
+
+CheckOutcome ceiling(const Lesson& lesson, CheckContext& ctx) {
+    const nlohmann::json& p = lesson.check_params;
+    CheckOutcome out;
+    std::vector<LabelledHeads> inputs = lesson_layers(lesson, {}, out);
+    inputs.front().label = "lesson input";
+    const int n = static_cast<int>(check_param(p, "n", 256)), H = static_cast<int>(check_param(p, "heads", 2)),
+              d = static_cast<int>(check_param(p, "dim", 32));
+    for (const std::string& id : p.value("scenarios", std::vector<std::string>{"local", "clustered"})) {
+        inputs.push_back({"synthetic " + id, check_input(parse_scenario(id), n, H, d, 0)});
+        out.input += "; synthetic " + id + " (n = " + std::to_string(n) + ", H = " + std::to_string(H) +
+                     ", d = " + std::to_string(d) + ", seed 0)";
+    }
+    // Float rounding of the two log-sum-exps (or Frobenius norms) when a variant reaches its oracle exactly.
+    const double tolerance = check_param(p, "tolerance", 1e-5);
+    for (const LabelledHeads& in : inputs) {
+        const FamilyMargins m = measure_input(lesson, ctx, in.label, in.heads, out);
+        if (m.masked_worst.empty() || m.low_rank_worst.empty())  // an empty family would pass without a measurement
+            throw Error("lesson " + lesson.id + ": its preset must show at least one masked and one low-rank variant "
+                        "beside topk and svd");
+        out.lines.push_back(check_line(in.label + ": topk's mass_recall minus each masked variant's, topk at k = that "
+                                       "variant's most keys per query — lowest margin (" + m.masked_worst + ")",
+                                       m.masked, -tolerance, true,
+                                       "the k largest entries of a row hold the most mass any k entries can"));
+        out.lines.push_back(check_line(in.label + ": each low-rank variant's rel_err_attn minus svd's at r = its "
+                                       "rank bound — lowest margin (" + m.low_rank_worst + ")",
+                                       m.low_rank, -tolerance, true,
+                                       "Eckart–Young: no rank-r matrix is closer to P than P_r"));
+    }
+    return out;
+}
+
+}  // namespace
+
+void add_ceiling_lesson_checks(std::map<std::string, LessonCheck>& checks) { checks["ceiling"] = ceiling; }
+
+}  // namespace attnscope
