@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "log_ticks.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
 #include "core/json_fields.h"
@@ -44,7 +45,7 @@ const char* const kCostAxes[] = {"time", "flops", "memory"};
 const char* const kErrorAxes[] = {"rel_err_out", "mass_loss", "embedding_loss"};
 
 const char* cost_axis_label(CostAxis a) {
-    return a == CostAxis::Time    ? "measured time [ms] (GUI worker thread, one run)"
+    return a == CostAxis::Time    ? "measured time [ms] (GUI worker thread, median of 3 runs)"
            : a == CostAxis::Flops ? "FLOPs (analytic count of the run)"
                                   : "peak memory [bytes] (tracked during the run)";
 }
@@ -151,8 +152,29 @@ void draw_form(App& app) {
 
 // [SECTION] Plot
 
-/// A point's value on the error axis; zeros are raised to `floor` on a log axis (full's error is ~1e-7 or 0).
-double plotted_error(double e, bool log_y) { return log_y ? std::max(e, 1e-9) : e; }
+/// Where an error of 0 sits on a log axis: a decade below the smallest positive error on the map (full's error is
+/// 0 or ~1e-7), so one exact point does not stretch the axis over many empty decades.
+double log_floor(const std::vector<ErrorCostPoint>& pts, ErrorAxis y) {
+    double smallest = 0;
+    for (const ErrorCostPoint& p : pts)
+        if (const auto e = error_of(p, y); e && *e > 0) smallest = smallest > 0 ? std::min(smallest, *e) : *e;
+    return smallest > 0 ? smallest / 10 : 1e-9;
+}
+
+/// [lo, hi] widened so markers at the ends stay whole: by a share of the range, measured in decades on a log axis
+/// (ImPlot's fit padding is linear, so a log axis kept clipping its top marker).
+std::pair<double, double> padded_range(double lo, double hi, bool log) {
+    constexpr double kShare = 0.1;
+    if (log) {
+        const double pad = std::max(0.05, kShare * std::log10(hi / lo));  // decades
+        return {lo / std::pow(10.0, pad), hi * std::pow(10.0, pad)};
+    }
+    const double pad = hi > lo ? kShare * (hi - lo) : std::max(std::abs(hi) * 0.1, 1e-12);
+    return {lo - pad, hi + pad};
+}
+
+/// A point's value on the error axis; on a log axis, values below `floor` are drawn at it.
+double plotted_error(double e, bool log_y, double floor) { return log_y ? std::max(e, floor) : e; }
 
 void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     ErrorCostState& st = app.error_cost;
@@ -161,13 +183,33 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     std::vector<ErrorCostPoint> pts = map.points;
     mark_pareto_front(pts, x, y);  // the axes change without a re-run: the front follows them
     std::vector<std::string> missing;
-    ImPlot::PushStyleVar(ImPlotStyleVar_FitPadding, ImVec2(0.08f, 0.12f));  // markers at the extremes stay whole
+    const double floor = log_floor(pts, y);
     const bool open = ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText);
-    ImPlot::PopStyleVar();
     if (open) {
-        ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y));
         if (st.log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
+        // The limits follow the points every frame (as an auto-fit would), padded in the axis' own scale; short log
+        // ranges (a few variants within one decade of time) get labelled 1-2-5 ticks.
+        double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+        for (const ErrorCostPoint& p : pts) {
+            const double c = cost_of(p, x);
+            if (c > 0 || !st.log_x) x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
+            if (const auto e = error_of(p, y)) {
+                const double v = plotted_error(*e, st.log_y, floor);
+                y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
+            }
+        }
+        if (x_lo <= x_hi) {
+            const auto [lo, hi] = padded_range(x_lo, x_hi, st.log_x);
+            ImPlot::SetupAxisLimits(ImAxis_X1, lo, hi, ImPlotCond_Always);
+            if (st.log_x) setup_log_ticks(ImAxis_X1, lo, hi);
+        }
+        if (y_lo <= y_hi) {
+            const auto [lo, hi] = padded_range(y_lo, y_hi, st.log_y);
+            ImPlot::SetupAxisLimits(ImAxis_Y1, lo, hi, ImPlotCond_Always);
+            if (st.log_y) setup_log_ticks(ImAxis_Y1, lo, hi);
+        }
         ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);
         // One series per instance: a curve over its swept values, or one marker.
         const int instances = int(map.slot_uids.size());
@@ -187,7 +229,7 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
                         missing.push_back(pts[p].instance);
                     continue;
                 }
-                xy.push_back({cost_of(pts[p], x), plotted_error(*e, st.log_y)});
+                xy.push_back({cost_of(pts[p], x), plotted_error(*e, st.log_y, floor)});
             }
             if (xy.empty()) continue;
             std::sort(xy.begin(), xy.end());
@@ -203,7 +245,7 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
         // The Pareto front: a white staircase through its points, each ringed.
         std::vector<std::pair<double, double>> front;
         for (const ErrorCostPoint& p : pts)
-            if (p.pareto) front.push_back({cost_of(p, x), plotted_error(*error_of(p, y), st.log_y)});
+            if (p.pareto) front.push_back({cost_of(p, x), plotted_error(*error_of(p, y), st.log_y, floor)});
         std::sort(front.begin(), front.end());
         if (!front.empty()) {
             std::vector<double> fx, fy;
@@ -228,7 +270,7 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
             for (size_t p = 0; p < pts.size(); ++p) {
                 const auto e = error_of(pts[p], y);
                 if (!e) continue;
-                const ImVec2 q = ImPlot::PlotToPixels(cost_of(pts[p], x), plotted_error(*e, st.log_y));
+                const ImVec2 q = ImPlot::PlotToPixels(cost_of(pts[p], x), plotted_error(*e, st.log_y, floor));
                 const float d = (q.x - mouse.x) * (q.x - mouse.x) + (q.y - mouse.y) * (q.y - mouse.y);
                 if (d < best_d) best_d = d, best = int(p);
             }

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "core/session/variant_json.h"
+#include "core/variants/modifiers.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::gui {
@@ -198,8 +199,23 @@ void draw_variants_panel(App& app) {
             if (app.snap && k < app.snap->variants.size() && app.snap->variants[k].id == slot.id)
                 resolved = app.snap->variants[k].result.get();
             ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-            for (const ParamSpec& p : info.params)
+            bool has_modifier_params = false;
+            for (const ParamSpec& p : info.params) {
+                if (is_modifier_param(p.name)) {
+                    has_modifier_params = true;
+                    continue;
+                }
                 if (param_widget(slot, p, resolved)) app.dirty = true;
+            }
+            // Modifiers change the model; grouped so the variant's own parameters stay first and short.
+            if (has_modifier_params &&
+                ImGui::TreeNode("modifiers", "modifiers: %s", modifier_summary(slot.params).c_str())) {
+                for (const ParamSpec& p : info.params)
+                    if (is_modifier_param(p.name) && modifier_param_applies(p.name, slot.params) &&
+                        param_widget(slot, p, resolved))
+                        app.dirty = true;
+                ImGui::TreePop();
+            }
             ImGui::PopItemWidth();
             if (info.params.empty()) ImGui::TextDisabled("no parameters");
             if (!slot.edit_error.empty()) {

@@ -17,7 +17,7 @@ struct ErrorCostPoint {
     std::string variant;              // variant id
     std::string instance;             // instance label, e.g. "Sink w = 16, s = 4"
     Params params;                    // resolved values
-    double time_ms = 0, flops = 0;    // measured wall time of the compute part; analytic FLOPs
+    double time_ms = 0, flops = 0;    // median wall time of three timed executions; analytic FLOPs
     double peak_bytes = 0;            // peak tracked bytes during the run
     std::optional<double> rel_err_out;   // against exact softmax attention
     std::optional<double> mass_loss;     // 1 − mass_recall (masked and hashed variants)

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "modifiers.h"
+
 namespace attnscope {
 
 namespace {
@@ -43,6 +45,7 @@ std::string instance_label(const VariantInfo& info, const Params& params) {
     std::string label = info.short_name.empty() ? info.name : info.short_name;
     bool first = true;
     for (const ParamSpec* spec : named_params(info, params)) {
+        if (is_modifier_param(spec->name)) continue;  // named together, in words, below
         std::string part;
         switch (spec->kind) {
             case ParamKind::Bool: part = params.get_bool(spec->name) ? spec->name : spec->name + " off"; break;
@@ -53,6 +56,7 @@ std::string instance_label(const VariantInfo& info, const Params& params) {
         label += (first ? " " : ", ") + part;
         first = false;
     }
+    if (const std::string mods = modifier_summary(params); mods != "none") label += ", " + mods;
     return label;
 }
 

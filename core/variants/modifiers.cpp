@@ -108,6 +108,31 @@ std::vector<ParamSpec> with_modifier_params(std::vector<ParamSpec> own, bool mas
     return own;
 }
 
+bool is_modifier_param(const std::string& name) {
+    return name == "score_mod" || name == "cap" || name == "mask_mod" || name == "prefix" || name == "boundaries";
+}
+
+bool modifier_param_applies(const std::string& name, const Params& p) {
+    if (name == "cap") return int(p.get_or("score_mod", kScoreNone)) == kScoreSoftcap;
+    if (name == "prefix") return int(p.get_or("mask_mod", kMaskNone)) == kMaskPrefix;
+    if (name == "boundaries") return int(p.get_or("mask_mod", kMaskNone)) == kMaskDocument;
+    return is_modifier_param(name);
+}
+
+std::string modifier_summary(const Params& p) {
+    std::string out;
+    const auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+    const int score = int(p.get_or("score_mod", kScoreNone)), mask = int(p.get_or("mask_mod", kMaskNone));
+    if (score == kScoreAlibi) add("ALiBi");
+    if (score == kScoreSoftcap) add("soft-cap c = " + format_significant(p.get_or("cap", 50.0), 4));
+    if (mask == kMaskPrefix) add("prefix-LM p = " + std::to_string(int(p.get_or("prefix", 16))));
+    if (mask == kMaskDocument) {
+        const bool given = p.has("boundaries") && !p.get_list("boundaries").empty();
+        add(given ? "document (given boundaries)" : "document by sentences");
+    }
+    return out.empty() ? "none" : out;
+}
+
 bool has_modifiers(const Params& p) {
     return int(p.get_or("score_mod", kScoreNone)) != kScoreNone || int(p.get_or("mask_mod", kMaskNone)) != kMaskNone;
 }

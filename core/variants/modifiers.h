@@ -66,6 +66,14 @@ std::vector<ParamSpec> mask_modifier_params();
 /// `own` followed by the score-modifier parameters and, when `masks`, the mask-modifier parameters.
 std::vector<ParamSpec> with_modifier_params(std::vector<ParamSpec> own, bool masks);
 
+/// True for the name of a modifier parameter (the GUI groups them apart from the variant's own).
+bool is_modifier_param(const std::string& name);
+/// True when modifier parameter `name` matters under `params` (cap only with softcap, prefix only with prefix-LM,
+/// boundaries only with the document mask; the two switches always).
+bool modifier_param_applies(const std::string& name, const Params& params);
+/// The modifiers `params` switch on, in words without the input ("none", "ALiBi, document by sentences").
+std::string modifier_summary(const Params& params);
+
 /// True when resolved params switch on any modifier (no input needed: what exact_model() asks).
 bool has_modifiers(const Params& resolved);
 /// True when resolved params switch on a modifier that reads positions (ALiBi or a mask).

@@ -39,6 +39,11 @@ TEST(InstanceLabel, TwoInstancesOfOneVariantAreToldApart) {
     EXPECT_EQ(label("longformer", {{"window", "16"}, {"causal", "1"}}), "Longformer w = 16, causal");
     EXPECT_EQ(slug("longformer", {{"global", "0,5"}, {"window", "64"}}), "longformer-w64-G0-5");
     EXPECT_EQ(label("full", {}), "Full softmax");
+    // Modifiers are named in words after the variant's own parameters (and in the file stem).
+    EXPECT_EQ(label("full", {{"score_mod", "alibi"}}), "Full softmax, ALiBi");
+    EXPECT_EQ(label("sink", {{"window", "8"}, {"score_mod", "softcap"}, {"cap", "30"}, {"mask_mod", "document"}}),
+              "Sink w = 8, s = 4, soft-cap c = 30, document by sentences");
+    EXPECT_EQ(slug("full", {{"score_mod", "alibi"}}), "full-alibi");
     // Every registered variant's default instance has a file-safe stem.
     for (const auto& v : all_variants()) {
         const std::string s = instance_slug(v->info(), default_params(v->info().params));
