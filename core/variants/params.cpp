@@ -154,7 +154,15 @@ Params parse_params(const std::string& variant_id, const std::vector<ParamSpec>&
             bool found = false;
             for (size_t i = 0; i < spec->choices.size(); ++i)
                 if (spec->choices[i] == text) value = static_cast<double>(i), found = true;
-            if (!found) value = parse_number(variant_id, name, text);
+            if (!found) {
+                // An index still works (older sessions), anything else names the choices.
+                if (!parse_finite(text)) {
+                    std::string names;
+                    for (const std::string& c : spec->choices) names += (names.empty() ? "" : ", ") + c;
+                    throw Error(variant_id + ": parameter " + name + "='" + text + "' is not one of " + names);
+                }
+                value = parse_number(variant_id, name, text);
+            }
         } else {
             value = parse_number(variant_id, name, text);
         }

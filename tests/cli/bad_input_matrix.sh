@@ -150,6 +150,11 @@ expect 2 "is not NAME=VALUE (e.g. --variant svd:rank=8)" figure --variant svd:ra
 expect 2 "full has no budget parameter" sweep --variant full --param budget=2:8:x2 --n 16
 expect 2 "is not time, flops or memory" errmap --variant full --n 16 --x speed
 expect 2 "not n" errmap --variant longformer --param n=16:32:x2 --n 16
+# Modifiers: a document mask with nothing to split by, a boundary past the end, a cap of 0, an unknown modifier.
+expect 2 "set boundaries to the start positions" run --variant longformer:mask_mod=document --n 32
+expect 2 "is outside the input's positions" run --variant sink:mask_mod=document:boundaries=0,40 --n 32
+expect 2 "cap" run --variant full:score_mod=softcap:cap=0 --n 16
+expect 2 "is not one of none, alibi, softcap" run --variant flash:score_mod=rope --n 16
 
 # Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
 if ! "$app" gui --help 2>&1 | grep -q -- --session; then

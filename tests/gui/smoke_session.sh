@@ -61,6 +61,11 @@ shot roundtrip_b --session "$out/roundtrip.json"
 if "$app" run --variant full --text "probe" >/dev/null 2>&1; then
   for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
   for panel in errcost heads sinks matrices; do shot "text_views_$panel" --session "$here/sessions/views_text.json" --panel "$panel"; done
+  # Score and mask modifiers (ALiBi, a document mask by sentences, a soft-cap) run and survive a session round trip.
+  shot text_modifiers --session "$here/sessions/modifiers_text.json" --panel errcost --save-session "$out/modifiers_rt.json"
+  for key in '"score_mod": "alibi"' '"mask_mod": "document"' '"score_mod": "softcap"'; do
+    grep -q "$key" "$out/modifiers_rt.json" || { echo "modifiers session: $key missing from $out/modifiers_rt.json"; exit 1; }
+  done
   # Longer than the model's 512 positions: the Input panel says so and offers truncation (the banner makes it exit 3).
   long_text="$(for k in $(seq 1 300); do printf 'attention is sparse. '; done)"
   for truncate in false true; do
