@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app.h"
+#include "layer_head_grid.h"
 #include "core/session/head_mass.h"
 #include "core/variants/registry.h"
 
@@ -54,22 +55,7 @@ void draw_grid(App& app, const LayerHeadMass& m, const HeadMassGrid& g, ImVec2 s
     std::vector<double> values(g.recall);  // row-major: layer rows, head columns (layer 0 drawn on top)
     ImGui::PushID(g.instance.c_str());
     if (ImPlot::BeginPlot("##mass", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
-        const ImPlotAxisFlags ax = ImPlotAxisFlags_NoGridLines | ImPlotAxisFlags_Lock | ImPlotAxisFlags_NoHighlight;
-        ImPlot::SetupAxes("head", text ? "layer" : "layer (one: synthetic)", ax, ax);
-        ImPlot::SetupAxesLimits(0, m.heads, 0, m.layers, ImPlotCond_Always);
-        std::vector<double> xt, yt;
-        std::vector<std::string> xl, yl;
-        for (int h = 0; h < m.heads; ++h) xt.push_back(h + 0.5), xl.push_back(std::to_string(h));
-        for (int l = 0; l < m.layers; ++l) yt.push_back(m.layers - l - 0.5), yl.push_back(std::to_string(l));
-        std::vector<const char*> xp, yp;
-        for (auto& t : xl) xp.push_back(t.c_str());
-        for (auto& t : yl) yp.push_back(t.c_str());
-        ImPlot::SetupAxisTicks(ImAxis_X1, xt.data(), int(xt.size()), xp.data());
-        ImPlot::SetupAxisTicks(ImAxis_Y1, yt.data(), int(yt.size()), yp.data());
-        ImPlot::SetupFinish();
-        const float cell_w = ImPlot::GetPlotSize().x / float(std::max(1, m.heads));
-        const float cell_h = ImPlot::GetPlotSize().y / float(std::max(1, m.layers));
-        const bool labels = cell_w > ImGui::CalcTextSize("0.00").x + 4 && cell_h > ImGui::GetTextLineHeight();
+        const bool labels = setup_layer_head_grid(m.layers, m.heads, text ? "layer" : "layer (one: synthetic)");
         ImPlot::PushColormap(plot_colormap(Colormap::Viridis));
         ImPlot::PlotHeatmap("##m", values.data(), m.layers, m.heads, 0, 1, labels ? "%.2f" : nullptr, ImPlotPoint(0, 0),
                             ImPlotPoint(m.heads, m.layers));

@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "layer_head_grid.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 
@@ -114,23 +115,8 @@ void draw_layer_grid(App& app) {
     const ImVec2 size(std::max(120.0f, avail.x - bar_w - 8), std::max(100.0f, avail.y - caption));
     const int cmap = plot_colormap(Colormap::Viridis);
     if (ImPlot::BeginPlot("##layer_grid", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
-        const ImPlotAxisFlags ax = ImPlotAxisFlags_NoGridLines | ImPlotAxisFlags_Lock | ImPlotAxisFlags_NoHighlight;
-        ImPlot::SetupAxes("head", "layer", ax, ax);
-        ImPlot::SetupAxesLimits(0, s.heads, 0, s.layers, ImPlotCond_Always);
-        std::vector<double> xt, yt;
-        std::vector<std::string> xl, yl;
-        for (int h = 0; h < s.heads; ++h) xt.push_back(h + 0.5), xl.push_back(std::to_string(h));
-        for (int l = 0; l < s.layers; ++l) yt.push_back(s.layers - l - 0.5), yl.push_back(std::to_string(l));
-        std::vector<const char*> xp, yp;
-        for (auto& t : xl) xp.push_back(t.c_str());
-        for (auto& t : yl) yp.push_back(t.c_str());
-        ImPlot::SetupAxisTicks(ImAxis_X1, xt.data(), int(xt.size()), xp.data());
-        ImPlot::SetupAxisTicks(ImAxis_Y1, yt.data(), int(yt.size()), yp.data());
-        ImPlot::SetupFinish();
-        const float cell_w = ImPlot::GetPlotSize().x / float(std::max(1, s.heads));
-        const float cell_h = ImPlot::GetPlotSize().y / float(std::max(1, s.layers));
+        const bool labels = setup_layer_head_grid(s.layers, s.heads, "layer");
         ImPlot::PushColormap(cmap);
-        const bool labels = cell_w > ImGui::CalcTextSize("0.00").x + 4 && cell_h > ImGui::GetTextLineHeight();
         ImPlot::PlotHeatmap("##c", values.data(), s.layers, s.heads, lo, hi, labels ? "%.2f" : nullptr, ImPlotPoint(0, 0),
                             ImPlotPoint(s.heads, s.layers));
         ImPlot::PopColormap();

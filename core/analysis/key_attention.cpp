@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-#include "../data/text_model.h"
+#include "../data/text_input.h"
 #include "../error.h"
 
 namespace attnscope {
@@ -45,22 +45,14 @@ const char* token_kind_name(TokenKind kind) {
 }
 
 std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
-    auto stop = [&] { return cancelled && cancelled(); };
-    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does
-    first.layer = 0, first.head = -1;
-    const TextInput in = load_text_input(first);
-    if (stop()) return std::nullopt;
-    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
-    EncoderOptions options;
-    options.keep_qkv = false;
-    options.keep_probs = true;
-    const EncoderOutput out = model->encoder.forward(in.token_ids, options);
-    if (stop()) return std::nullopt;
+    const auto out = text_layer_probs(spec, cancelled);
+    if (!out || (cancelled && cancelled())) return std::nullopt;
+    const TextInput& in = out->input;
     std::vector<const Tensor3*> probs;
-    for (const Tensor3& P : out.probs) probs.push_back(&P);
+    for (const Tensor3& P : out->probs) probs.push_back(&P);
     TextKeyAttention r;
-    r.layers = static_cast<int>(out.probs.size());
-    r.heads = r.layers > 0 ? out.probs[0].heads() : 0;
+    r.layers = static_cast<int>(out->probs.size());
+    r.heads = r.layers > 0 ? out->probs[0].heads() : 0;
     r.tokens = in.heads.tokens;
     r.truncated = in.truncated;
     r.received = mean_received_attention(probs);

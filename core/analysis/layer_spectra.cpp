@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../data/text_model.h"
+#include "../data/text_input.h"
 #include "spectrum.h"
 
 namespace attnscope {
@@ -16,17 +16,10 @@ double LayerHeadSpectra::at(int layer, int head, int k) const {
 
 std::optional<LayerHeadSpectra> text_layer_spectra(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
     auto stop = [&] { return cancelled && cancelled(); };
-    // load_text_input tokenizes and truncates exactly as the variants' input does (one layer only: cheap).
-    TextInputSpec first = spec;
-    first.layer = 0;
-    first.head = -1;
-    const TextInput in = load_text_input(first);
-    if (stop()) return std::nullopt;
-    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
-    EncoderOptions options;
-    options.keep_qkv = false;
-    options.keep_probs = true;
-    const EncoderOutput out = model->encoder.forward(in.token_ids, options);
+    const auto probs = text_layer_probs(spec, cancelled);
+    if (!probs) return std::nullopt;
+    const TextInput& in = probs->input;
+    const auto& out = *probs;
     LayerHeadSpectra s;
     s.layers = static_cast<int>(out.probs.size());
     s.heads = s.layers > 0 ? out.probs[0].heads() : 0;

@@ -78,4 +78,18 @@ TextInput load_text_input(const TextInputSpec& spec) {
     return out;
 }
 
+std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
+    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does (one layer: cheap)
+    first.layer = 0, first.head = -1;
+    TextLayerProbs out;
+    out.input = load_text_input(first);
+    if (cancelled && cancelled()) return std::nullopt;
+    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
+    EncoderOptions options;
+    options.keep_qkv = false;
+    options.keep_probs = true;
+    out.probs = model->encoder.forward(out.input.token_ids, options).probs;
+    return out;
+}
+
 }  // namespace attnscope

@@ -1,5 +1,7 @@
 // attnscope — text as an attention input: tokenize, run the encoder, hand one layer's Q, K, V to the variants.
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,16 @@ TextInput load_text_input(const TextInputSpec& spec);
 
 /// ~/.cache/attnscope/models/all-MiniLM-L6-v2 (or $ATTNSCOPE_MODEL_DIR when set).
 std::string default_model_dir();
+
+/// The exact softmax attention of every layer of one text, with the text's tokens.
+struct TextLayerProbs {
+    TextInput input;             // layer 0's input (tokens, truncation) as load_text_input gives it
+    std::vector<Tensor3> probs;  // per layer (H, n, n)
+};
+
+/// Runs the encoder once on spec.text (spec.layer and spec.head ignored; spec.truncate applies) keeping every
+/// layer's probabilities; nothing when `cancelled` fired between the two passes. Throws Error like load_text_input.
+std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const std::function<bool()>& cancelled = {});
 
 /// Token ids of `text` for the model in `model_dir` (empty: default), [CLS] … [SEP]; the ids may exceed
 /// the model's max positions (the caller decides). Throws Error like load_text_input.

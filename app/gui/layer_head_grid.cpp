@@ -1,0 +1,32 @@
+// attnscope — layers × heads heatmap axes (see layer_head_grid.h).
+#include "layer_head_grid.h"
+
+#include <imgui.h>
+#include <implot.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace attnscope::gui {
+
+bool setup_layer_head_grid(int layers, int heads, const char* y_label) {
+    const ImPlotAxisFlags ax = ImPlotAxisFlags_NoGridLines | ImPlotAxisFlags_Lock | ImPlotAxisFlags_NoHighlight;
+    ImPlot::SetupAxes("head", y_label, ax, ax);
+    ImPlot::SetupAxesLimits(0, heads, 0, layers, ImPlotCond_Always);
+    std::vector<double> xt, yt;
+    std::vector<std::string> xl, yl;
+    for (int h = 0; h < heads; ++h) xt.push_back(h + 0.5), xl.push_back(std::to_string(h));
+    for (int l = 0; l < layers; ++l) yt.push_back(layers - l - 0.5), yl.push_back(std::to_string(l));
+    std::vector<const char*> xp, yp;
+    for (auto& t : xl) xp.push_back(t.c_str());
+    for (auto& t : yl) yp.push_back(t.c_str());
+    ImPlot::SetupAxisTicks(ImAxis_X1, xt.data(), int(xt.size()), xp.data());  // ImPlot copies the labels
+    ImPlot::SetupAxisTicks(ImAxis_Y1, yt.data(), int(yt.size()), yp.data());
+    ImPlot::SetupFinish();
+    const float cell_w = ImPlot::GetPlotSize().x / float(std::max(1, heads));
+    const float cell_h = ImPlot::GetPlotSize().y / float(std::max(1, layers));
+    return cell_w > ImGui::CalcTextSize("0.00").x + 4 && cell_h > ImGui::GetTextLineHeight();
+}
+
+}  // namespace attnscope::gui
