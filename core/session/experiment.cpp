@@ -40,6 +40,13 @@ const Reference& ReferenceCache::get_modified(const Modifiers& modifiers, bool c
     return it->second;
 }
 
+const Reference* ReferenceCache::own_model(const RunResult& result, Backend& backend) {
+    if (result.model == ExactModel::SharedQkSelfMasked) return &get_model(result.model, result.causal, backend);
+    if (result.model == ExactModel::Modified)
+        return &get_modified(modifiers_of(result.params, m_heads), result.causal, backend);
+    return nullptr;
+}
+
 std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
     auto it = m_refs.find(causal);
     if (it == m_refs.end() || !it->second.P) return std::nullopt;
@@ -61,11 +68,7 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
     RunResult result = variant.run(heads, params, options, backend);
     result.backend = backend.name();
     if (refs) {
-        const Reference* model_ref = nullptr;
-        if (result.model == ExactModel::SharedQkSelfMasked)
-            model_ref = &refs->get_model(result.model, result.causal, backend);
-        else if (result.model == ExactModel::Modified)
-            model_ref = &refs->get_modified(modifiers_of(result.params, heads), result.causal, backend);
+        const Reference* model_ref = refs->own_model(result, backend);
         compute_metrics(refs->get(result.causal, backend), model_ref, variant.info(), result);
     }
     return result;

@@ -35,6 +35,10 @@ public:
     const Reference& get_model(ExactModel model, bool causal, Backend& backend);
     /// The reference of softmax attention with these modifiers (compute_modified_reference), computed on first use.
     const Reference& get_modified(const Modifiers& modifiers, bool causal, Backend& backend);
+    /// The reference of `result`'s own exact model when the run changes the model (shared-QK LSH, score or mask
+    /// modifiers: what rel_err_model and mass_recall are measured against), nullptr when it keeps softmax attention
+    /// or has no exact counterpart.
+    const Reference* own_model(const RunResult& result, Backend& backend);
     /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
     std::optional<Tensor3> take_P(bool causal);
 

@@ -37,9 +37,8 @@ std::optional<LayerHeadMass> layer_head_mass(const std::vector<Heads>& layers, c
                     continue;
                 }
                 // The same total as mass_recall: the variant's own exact model when it changes the model.
-                const Reference& total = result.model == ExactModel::SharedQkSelfMasked
-                                             ? refs.get_model(result.model, result.causal, backend)
-                                             : refs.get(result.causal, backend);
+                const Reference* own = refs.own_model(result, backend);
+                const Reference& total = own ? *own : refs.get(result.causal, backend);
                 for (int h = 0; h < out.heads; ++h)
                     g.recall.push_back(head_mass_recall(*result.structure.allowed_lse, total.lse, h));
             } catch (const Error& e) {
