@@ -192,13 +192,13 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
         // The limits follow the points every frame (as an auto-fit would), padded in the axis' own scale; short log
         // ranges (a few variants within one decade of time) get labelled 1-2-5 ticks.
         double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
-        for (const ErrorCostPoint& p : pts) {
+        for (const ErrorCostPoint& p : pts) {  // only points that are drawn (they have this error measure)
+            const auto e = error_of(p, y);
             const double c = cost_of(p, x);
-            if (c > 0 || !st.log_x) x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
-            if (const auto e = error_of(p, y)) {
-                const double v = plotted_error(*e, st.log_y, floor);
-                y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
-            }
+            if (!e || (st.log_x && c <= 0)) continue;
+            const double v = plotted_error(*e, st.log_y, floor);
+            x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
+            y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
         }
         if (x_lo <= x_hi) {
             const auto [lo, hi] = padded_range(x_lo, x_hi, st.log_x);
