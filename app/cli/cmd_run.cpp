@@ -80,6 +80,9 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
         if (r.model != ExactModel::Softmax) std::cout << "    model: " << exact_model_sentence(r.model) << "\n";
         for (const std::string& note : r.structure.notes) std::cout << "    note: " << note << "\n";
         if (!m.dense_warning.empty()) std::cout << "    warning: " << m.dense_warning << "\n";
+        if (m.mass_ceiling && m.mass_recall)
+            std::cout << "    ceiling: the topk oracle with the same keys in every row keeps " << std::setprecision(4)
+                      << *m.mass_ceiling << " of the exact mass; this pattern " << *m.mass_recall << "\n";
         if (m.keys_for_90)
             std::cout << "    rows: 90% of a row's weight in " << std::setprecision(3) << *m.keys_for_90
                       << " keys (mean), row entropy " << *m.row_entropy << " nats\n";

@@ -154,6 +154,13 @@ void metric_badges(const RunResult& r, bool compact) {
     if (m.mass_recall)
         badge("mass_recall", fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
               "mean_i Σ_{j allowed} P_ij: share of the exact attention mass the pattern keeps");
+    if (m.mass_ceiling && m.mass_recall) {
+        const std::string help =
+            "the most exact mass any pattern with the same number of keys in each row keeps (the topk oracle, row by "
+            "row): this pattern reaches " + fmt("%.0f%%", 100 * *m.mass_recall / std::max(1e-12, *m.mass_ceiling)) +
+            " of it";
+        badge("ceiling", fmt("%.3f", *m.mass_ceiling), neutral, help.c_str());
+    }
     if (m.density)
         badge("density", fmt("%.3f", *m.density), neutral, "allowed cells / (n² or n(n+1)/2 when causal)");
     if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());

@@ -213,6 +213,26 @@ void row_concentration(const Tensor3& P, Metrics& m) {
     m.row_entropy = entropy / std::max(1, rows);
 }
 
+/// Mean over heads and rows of the largest exact mass any set of c keys of the row holds, c = the allowed cells of
+/// that row of the mask: what the topk oracle keeps with the same number of keys in every row.
+double mass_ceiling(const Tensor3& P, const ReasonMask& mask) {
+    const int H = P.heads(), n = P.rows();
+    double total = 0;
+#pragma omp parallel for collapse(2) reduction(+ : total) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            int keys = 0;
+            for (int j = 0; j < n; ++j) keys += mask.at(h, i, j) != Reason::None;
+            if (keys == 0) continue;
+            std::vector<float> row(P.head_data(h) + size_t(i) * n, P.head_data(h) + size_t(i + 1) * n);
+            std::nth_element(row.begin(), row.begin() + (keys - 1), row.end(), std::greater<float>());
+            double kept = 0;
+            for (int k = 0; k < keys; ++k) kept += row[size_t(k)];
+            total += kept;
+        }
+    return total / (double(H) * n);
+}
+
 }  // namespace
 
 double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h) {
@@ -250,6 +270,10 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
             total += head_mass_recall(allowed, total_ref.lse, h);
         }
         m.mass_recall = total / H;
+        // The ceiling needs the exact P of the model the mask is measured in: plain softmax, materialised.
+        if (!model_ref && ref.P && r.structure.mask && r.structure.mask->n == ref.P->rows() &&
+            r.structure.mask->heads == ref.P->heads())
+            m.mass_ceiling = mass_ceiling(*ref.P, *r.structure.mask);
     }
     m.density = r.structure.density;
     if (r.P_eff && info.normalised && all_non_negative(*r.P_eff)) row_concentration(*r.P_eff, m);

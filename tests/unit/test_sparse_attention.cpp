@@ -262,7 +262,8 @@ TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
         {"longformer", {{"window", "20"}, {"scale", "0.5"}}},  // a non-exact scale: allowed_lse is recomputed at 1/√d
         {"bigbird", {{"block", "8"}, {"causal", "1"}}},
         {"strided", {}},
-        {"xl", {{"segment", "40"}, {"memory", "15"}}}};
+        {"xl", {{"segment", "40"}, {"memory", "15"}}},
+        {"topk", {{"k", "12"}}}};
     for (const auto& [id, sets] : cases) {
         std::cout << "[case] backend=" << GetParam() << " " << id
                   << " n=150: mass_recall_i = Σ_{j allowed} P_ij, tol=1e-5\n";
@@ -281,6 +282,24 @@ TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
             total += row / x.n();
         }
         EXPECT_NEAR(*r.metrics.mass_recall, total, 1e-5) << id;
+        // The ceiling: per row, the largest exact mass of as many keys as the mask keeps there (sorted here).
+        double ceiling = 0;
+        for (int h = 0; h < x.heads(); ++h)
+            for (int i = 0; i < x.n(); ++i) {
+                std::vector<double> row;
+                int keys = 0;
+                for (int j = 0; j < x.n(); ++j) {
+                    row.push_back(ref.P->at(h, i, j));
+                    keys += r.structure.mask->at(h, i, j) != Reason::None;
+                }
+                std::sort(row.begin(), row.end(), std::greater<double>());
+                for (int k = 0; k < keys; ++k) ceiling += row[size_t(k)] / (double(x.heads()) * x.n());
+            }
+        ASSERT_TRUE(r.metrics.mass_ceiling) << id;
+        EXPECT_NEAR(*r.metrics.mass_ceiling, ceiling, 1e-5) << id;
+        EXPECT_LE(*r.metrics.mass_recall, *r.metrics.mass_ceiling + 1e-6) << id;
+        if (id == "topk") EXPECT_NEAR(*r.metrics.mass_recall, *r.metrics.mass_ceiling, 1e-5) << "the oracle is its own ceiling";
+        else EXPECT_LT(*r.metrics.mass_recall, *r.metrics.mass_ceiling - 1e-3) << id << ": a fixed pattern is below it here";
         if (id == "longformer") {
             // The output itself uses the variant's scale 0.5.
             Tensor3 O_ref, lse_ref;
