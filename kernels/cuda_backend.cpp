@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/backend/vertical_slash_layout.h"
+
 namespace attnscope {
 
 std::string cuda_probe_device() { return cuda::probe_device(); }
@@ -55,6 +57,17 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale, s.mod = a.score_mod;
     cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
                                  a.lse ? a.lse->data() : nullptr);
+}
+
+void CudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+    validate_vertical_slash_attention(a);
+    // No line kernel: the lines' 16-wide blocks run through the block-sparse kernel, which scores whole blocks
+    // (the CPU scores only the kept cells); the layout is built on the host in O(kept cells).
+    const BlockLayout layout = vertical_slash_layout(a.Q->rows(), kVerticalSlashCudaBlock, *a.columns, *a.offsets);
+    BlockSparseAttentionArgs b;
+    b.Q = a.Q, b.K = a.K, b.V = a.V, b.layout = &layout, b.scale = a.scale, b.score_mod = a.score_mod;
+    b.O = a.O, b.lse = a.lse;
+    CudaBackend::block_sparse_attention(b);
 }
 
 void CudaBackend::lsh_hash(const LshHashArgs& a) {
@@ -145,6 +158,9 @@ void MeasuredCudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode,
 }
 void MeasuredCudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     timed([&] { CudaBackend::block_sparse_attention(a); });
+}
+void MeasuredCudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+    timed([&] { CudaBackend::vertical_slash_attention(a); });
 }
 void MeasuredCudaBackend::lsh_hash(const LshHashArgs& a) { timed([&] { CudaBackend::lsh_hash(a); }); }
 void MeasuredCudaBackend::lsh_attention(const LshAttentionArgs& a) { timed([&] { CudaBackend::lsh_attention(a); }); }

@@ -17,6 +17,10 @@ std::string cuda_probe_device();
 /// A CudaBackend on device 0; throws Error when no device is usable (call cuda_probe_device() first).
 std::unique_ptr<Backend> make_cuda_backend();
 
+/// Block of the layout CudaBackend::vertical_slash_attention builds: the width the vslash variant used before the line
+/// primitive (narrow lines waste less of a block the smaller it is; 16 keeps the kernel's tiles busy).
+constexpr int kVerticalSlashCudaBlock = 16;
+
 /// Backend running every primitive on CUDA device 0.
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
 /// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above
@@ -33,6 +37,9 @@ public:
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     /// The block-sparse kernel (kernels/block_sparse_attention.cuh), any head dim (sliced above 128).
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    /// The lines' layout (core/backend/vertical_slash_layout.h, blocks of kVerticalSlashCudaBlock, built on the host)
+    /// through the block-sparse kernel: no dedicated kernel, so a line costs its whole blocks on the GPU.
+    void vertical_slash_attention(const VerticalSlashAttentionArgs& args) override;
     /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted
     /// rounds (kernels/lsh_attention.cuh) and the round combination, all on the GPU.
     void lsh_hash(const LshHashArgs& args) override;
@@ -71,6 +78,7 @@ public:
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    void vertical_slash_attention(const VerticalSlashAttentionArgs& args) override;
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;

@@ -89,6 +89,40 @@ void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
                         std::to_string(mask_count) + " masks");
 }
 
+int64_t vertical_slash_scratch_bytes(int H, int n, int64_t columns, int d, int dv) {
+    // Mirrors cpu_vertical_slash.cpp: gathered columns, membership and row state once, tile scratch per OpenMP thread.
+    const int64_t r = kVerticalSlashRows, c = kBlockSparseChunkCols;
+    return int64_t(sizeof(float)) * (columns * (d + dv) + 3ll * H * n + omp_get_max_threads() * (r * d + r * c + 2 * r));
+}
+
+void validate_vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+    if (!a.Q || !a.K || !a.V || !a.O || !a.columns || !a.offsets)
+        throw Error("vertical-slash attention needs Q, K, V, O, columns and offsets");
+    const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols();
+    require_shape(*a.K, H, n, d, "K");
+    require_shape(*a.V, H, n, dv, "V");
+    require_shape(*a.O, H, n, dv, "O");
+    if (a.lse) require_shape(*a.lse, H, n, 1, "lse");
+    validate_score_mod(a.score_mod, H, "vertical-slash attention");
+    if (int64_t(a.columns->size()) != H || int64_t(a.offsets->size()) != H)
+        throw Error("vertical-slash attention needs one column list and one offset list per head (H = " +
+                    std::to_string(H) + "), got " + std::to_string(a.columns->size()) + " and " +
+                    std::to_string(a.offsets->size()));
+    for (int h = 0; h < H; ++h) {
+        const std::vector<int>& cols = (*a.columns)[size_t(h)];
+        const std::vector<int>& offs = (*a.offsets)[size_t(h)];
+        for (size_t k = 0; k < cols.size(); ++k)
+            if (cols[k] < 0 || cols[k] >= n || (k > 0 && cols[k] <= cols[k - 1]))
+                throw Error("vertical-slash attention: head " + std::to_string(h) + "'s columns must ascend strictly "
+                            "inside [0, " + std::to_string(n) + "); column " + std::to_string(k) + " is " +
+                            std::to_string(cols[k]));
+        for (size_t k = 0; k < offs.size(); ++k)
+            if (offs[k] < 0 || (k > 0 && offs[k] <= offs[k - 1]))
+                throw Error("vertical-slash attention: head " + std::to_string(h) + "'s offsets must ascend strictly "
+                            "from 0; offset " + std::to_string(k) + " is " + std::to_string(offs[k]));
+    }
+}
+
 void validate_lsh_hash(const LshHashArgs& a) {
     if (!a.X || !a.buckets || !a.perm) throw Error("lsh_hash: X, buckets and perm are required");
     if (a.rounds < 1) throw Error("lsh_hash: rounds = " + std::to_string(a.rounds) + ": choose at least 1");

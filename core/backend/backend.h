@@ -63,6 +63,30 @@ struct BlockSparseAttentionArgs {
     Tensor3* lse = nullptr;                // (H, n, 1) out, optional: log Σ_{j allowed} exp(mod(s·q_i·k_j))
 };
 
+/// Arguments of vertical-slash attention (MInference's line pattern): per head h and query i, softmax(mod(scale·q_i·k_j))
+/// over the union of the kept columns {j ∈ columns[h], j ≤ i} and the kept diagonals {i − o : o ∈ offsets[h], i − o ≥ 0}
+/// (a cell on both counts once), times V. Rows with no allowed cell get O = 0 and lse = −inf, as block-sparse.
+struct VerticalSlashAttentionArgs {
+    const Tensor3* Q = nullptr;                        // (H, n, d)
+    const Tensor3* K = nullptr;                        // (H, n, d)
+    const Tensor3* V = nullptr;                        // (H, n, dv)
+    const std::vector<std::vector<int>>* columns = nullptr;  // (H) per head: kept key columns, ascending, in [0, n)
+    const std::vector<std::vector<int>>* offsets = nullptr;  // (H) per head: kept i − j, ascending, ≥ 0 (≥ n: none)
+    float scale = 1.0f;                                // s in softmax(s·QKᵀ)
+    ScoreMod score_mod;                                // applied to every logit before the mask (score_mod.h)
+    Tensor3* O = nullptr;                              // (H, n, dv) out, required
+    Tensor3* lse = nullptr;                            // (H, n, 1) out, optional: log Σ_{j allowed} exp(mod(s·q_i·k_j))
+};
+
+/// Query rows per task of the CPU vertical-slash attention: one GEMM of these rows against the gathered columns.
+constexpr int kVerticalSlashRows = 64;
+
+/// Bytes of scratch the CPU vertical-slash attention holds for H heads of n positions with `columns` kept columns in
+/// all: the gathered column keys and values (columns, d + dv), per (head, position) a column-membership float and the
+/// running max and sum, and per thread q (R, d), s (R, C) and 2 row factors (R), R = kVerticalSlashRows,
+/// C = kBlockSparseChunkCols (the accumulator is O itself).
+int64_t vertical_slash_scratch_bytes(int H, int n, int64_t columns, int d, int dv);
+
 /// Arguments of the LSH hash primitive: buckets of every position per round, and the sorted order.
 struct LshHashArgs {
     const Tensor3* X = nullptr;          // (H, n, d) vectors to hash (queries, or keys when QK are not shared)
@@ -209,6 +233,9 @@ public:
 
     /// Attention restricted to a block-sparse layout; work is proportional to the stored blocks.
     virtual void block_sparse_attention(const BlockSparseAttentionArgs& args) = 0;
+    /// Attention over kept key columns and diagonals (see VerticalSlashAttentionArgs); work is proportional to the
+    /// kept cells, not to the b×b blocks they touch.
+    virtual void vertical_slash_attention(const VerticalSlashAttentionArgs& args) = 0;
     /// Hashes every position of X in every round and sorts by (bucket, position); see LshHashArgs.
     virtual void lsh_hash(const LshHashArgs& args) = 0;
     /// Chunked attention over the sorted order of every round; see LshAttentionArgs.
@@ -261,6 +288,10 @@ int validate_kernel_attention(const KernelAttentionArgs& args);
 
 /// Checks shapes and layout consistency of block-sparse arguments; throws Error naming the mismatch.
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& args);
+
+/// Checks shapes and line lists of vertical-slash arguments (one list per head, ascending, columns in [0, n), offsets
+/// ≥ 0); throws Error naming the problem.
+void validate_vertical_slash_attention(const VerticalSlashAttentionArgs& args);
 
 /// Checks the buffers and rotations of LSH hashing (every backend, same messages); throws Error naming the problem.
 void validate_lsh_hash(const LshHashArgs& args);

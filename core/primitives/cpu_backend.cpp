@@ -23,6 +23,9 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
 }
 
 void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
+void CpuBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& args) {
+    cpu_vertical_slash_attention(args);
+}
 void CpuBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
 void CpuBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }
 void CpuBackend::lsh_combine(const LshCombineArgs& args) { cpu_lsh_combine(args); }

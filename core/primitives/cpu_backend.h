@@ -15,6 +15,7 @@ public:
     void dense_attention(const DenseAttentionArgs& args) override;
     void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
     void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
+    void vertical_slash_attention(const VerticalSlashAttentionArgs& args) override;
     void lsh_hash(const LshHashArgs& args) override;
     void lsh_attention(const LshAttentionArgs& args) override;
     void lsh_combine(const LshCombineArgs& args) override;

@@ -47,12 +47,18 @@ inline void online_tile_exp(MatView s, OnlineTileRows& st) {
     s.array() = s.array().exp();
 }
 
+/// Folds the exponentiated tile p (rows, cols) into the running sums and rescales the accumulator acc (rows, dv) to
+/// the new maxima; the caller then adds p's weighted values (a tile whose values are not one matrix, e.g. diagonals).
+inline void online_tile_rescale(MatView p, MatView acc, OnlineTileRows& st) {
+    st.run_sum.array() = st.run_sum.array() * st.rescale.array() + p.rowwise().sum().array();
+    acc.array().colwise() *= st.rescale.array();
+}
+
 /// Folds the exponentiated tile p (rows, cols) into the running sums and the accumulator acc (rows, dv):
 /// acc = rescale·acc + p·v, with v the tile's values (cols, dv).
 template <class Values>
 inline void online_tile_accumulate(MatView p, const Values& v, MatView acc, OnlineTileRows& st) {
-    st.run_sum.array() = st.run_sum.array() * st.rescale.array() + p.rowwise().sum().array();
-    acc.array().colwise() *= st.rescale.array();
+    online_tile_rescale(p, acc, st);
     acc.noalias() += p * v;
 }
 

@@ -13,6 +13,9 @@ void cpu_dense_attention(const DenseAttentionArgs& args);
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
 void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
+/// Vertical-slash attention on the CPU (GEMM over gathered columns, row-wise diagonals); see
+/// Backend::vertical_slash_attention.
+void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& args);
 
 /// LSH hash + sort on the CPU; see Backend::lsh_hash.
 void cpu_lsh_hash(const LshHashArgs& args);

@@ -104,14 +104,6 @@ Tensor3 unpermute_rows(const Tensor3& t, const std::vector<int>& perm, const std
     return out;
 }
 
-/// A run keeps the layout it ran, its inputs in slot order and L: analyse() and explain() read them back.
-struct SparseExecution : Execution {
-    std::shared_ptr<const BlockLayout> layout;
-    Heads permuted;  // Q, K, V in slot order (only when some head runs permuted)
-    Tensor3 lse;     // (H, n, 1) in slot order
-    const Heads& slot_input(const Heads& in) const { return permuted.Q.empty() ? in : permuted; }
-};
-
 }  // namespace
 
 std::unique_ptr<Execution> SparseVariant::execute(const Plan& base, const Heads& x_in, Backend& backend) const {

@@ -243,6 +243,16 @@ struct SparsePlan : Plan {
     std::optional<RandomBlocks> random_blocks;  // bigbird's draws, for the views
 };
 
+/// What SparseVariant::execute() keeps for analyse() and explain(): the layout it ran, its inputs in slot order and L.
+/// A variant that runs another primitive (vslash's line primitive) fills O and lse and may set the layout later.
+struct SparseExecution : Execution {
+    std::shared_ptr<const BlockLayout> layout;
+    Heads permuted;  // Q, K, V in slot order (only when some head runs permuted)
+    Tensor3 lse;     // (H, n, 1) in slot order
+    /// The input in slot order: the permuted copies when some head runs permuted, else `in`.
+    const Heads& slot_input(const Heads& in) const { return permuted.Q.empty() ? in : permuted; }
+};
+
 /// Sets the two closures of `plan` from a pattern (positions) and its layout pattern (slot coordinates).
 template <class Pattern, class LayoutPattern>
 void set_pattern_closures(SparsePlan& plan, std::shared_ptr<const Pattern> pattern,
@@ -258,10 +268,11 @@ void set_pattern_closures(SparsePlan& plan, std::shared_ptr<const Pattern> patte
 /// its pattern. The params' modifiers (modifiers.h) are resolved here: a mask modifier is intersected with both
 /// patterns, a score modifier handed to the primitive; positional modifiers need positions in order, so a variant
 /// must not permute its heads when has_positional_modifiers() (throws Error otherwise).
-template <class Pattern, class LayoutPattern>
-std::unique_ptr<SparsePlan> make_sparse_plan(const Params& params, const Heads& x, std::shared_ptr<const Pattern> pattern,
-                                             std::shared_ptr<const LayoutPattern> layout_pattern, SparseSetup setup) {
-    auto plan = std::make_unique<SparsePlan>();
+/// A variant that keeps more in its plan names a PlanT derived from SparsePlan.
+template <class PlanT = SparsePlan, class Pattern, class LayoutPattern>
+std::unique_ptr<PlanT> make_sparse_plan(const Params& params, const Heads& x, std::shared_ptr<const Pattern> pattern,
+                                        std::shared_ptr<const LayoutPattern> layout_pattern, SparseSetup setup) {
+    auto plan = std::make_unique<PlanT>();
     plan->params = params;
     plan->causal = setup.causal;
     setup.modifiers = modifiers_of(params, x);

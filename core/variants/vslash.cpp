@@ -4,12 +4,18 @@
 // probability (ties to the lower j or o), j ≤ i.
 //   Vertical: j is a kept column;  Slash: i − j is a kept offset (a cell on both counts as vertical)
 // The estimate costs O(q·n·d) and runs in the plan (untimed, said in a note). Exact when V ≥ n or S ≥ n.
+// execute() runs Backend::vertical_slash_attention over the kept lines (work ∝ kept cells); with a mask modifier the
+// kept cells are a general mask, so it falls back to SparseVariant's block-sparse run. The 16-wide layout of the
+// lines is built for the block view after the timed run (analyse()).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
 #include <Eigen/Dense>
 
+#include "../backend/vertical_slash_layout.h"
+#include "../format.h"
 #include "common_params.h"
 #include "modifiers.h"
 #include "sparse_common.h"
@@ -35,6 +41,27 @@ struct VSlashPattern {
         for (int o : offsets[size_t(h)]) band_candidates(n, b, I, o, o, out);
     }
 };
+
+/// A vslash plan keeps its lines for the line primitive beside what every masked plan keeps.
+struct VSlashPlan : SparsePlan {
+    std::shared_ptr<const VSlashPattern> lines;
+};
+
+/// Layout block of the pattern (block view, the mask-modifier fallback and the CUDA backend's layout alike).
+constexpr int kVSlashBlock = 16;
+
+/// Cells head h keeps: each column c and each diagonal o < n once (n − c and n − o cells), minus the cells on both.
+int64_t kept_cells(int n, const std::vector<int>& columns, const std::vector<int>& offsets) {
+    int64_t cells = 0;
+    for (int c : columns) {
+        cells += n - c;
+        // Diagonals o ≤ n − 1 − c cross column c inside the matrix, at row c + o.
+        cells -= std::upper_bound(offsets.begin(), offsets.end(), n - 1 - c) - offsets.begin();
+    }
+    for (int o : offsets)
+        if (o < n) cells += n - o;
+    return cells;
+}
 
 /// The `keep` indices of `sums` with the largest values (ties to the lower index), ascending.
 std::vector<int> largest(const std::vector<double>& sums, int keep) {
@@ -80,7 +107,7 @@ public:
         const int n = x.n(), H = x.heads(), q = std::min(p.get_int("last_queries"), n);
         const float scale = static_cast<float>(p.get("scale"));
         VSlashPattern pat;
-        pat.n = n, pat.b = 16;
+        pat.n = n, pat.b = kVSlashBlock;
         pat.columns.resize(size_t(H)), pat.offsets.resize(size_t(H));
         pat.is_column.assign(size_t(H), std::vector<char>(size_t(n), 0));
         pat.is_offset.assign(size_t(H), std::vector<char>(size_t(n), 0));
@@ -113,7 +140,74 @@ public:
                           "the plan (O(q·n·d), untimed)");
         if (p.get_int("verticals") >= n || p.get_int("slashes") >= n)
             s.notes.push_back("V ≥ n or S ≥ n: every earlier key is kept (equals causal full attention)");
-        return make_sparse_plan(p, x, std::move(pat), std::move(s));
+        auto lines = std::make_shared<const VSlashPattern>(std::move(pat));
+        auto plan = make_sparse_plan<VSlashPlan>(p, x, lines, lines, std::move(s));
+        plan->lines = std::move(lines);
+        return plan;
+    }
+    std::unique_ptr<Execution> execute(const Plan& base, const Heads& x, Backend& backend) const override {
+        const auto& plan = static_cast<const VSlashPlan&>(base);
+        const SparseSetup& setup = plan.setup;
+        if (setup.modifiers.mask.kind != MaskModKind::None) {
+            auto e = SparseVariant::execute(plan, x, backend);
+            e->structure.notes.push_back("mask modifier: the kept lines ∩ the mask are a general mask, so this run "
+                                         "used the block-sparse primitive (" + std::to_string(setup.block) + "×" +
+                                         std::to_string(setup.block) + " blocks), not the line primitive");
+            return e;
+        }
+        const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
+        auto e = std::make_unique<SparseExecution>();
+        e->O = Tensor3(H, n, dv);
+        e->lse = Tensor3(H, n, 1);
+        VerticalSlashAttentionArgs a;
+        a.Q = &x.Q, a.K = &x.K, a.V = &x.V, a.columns = &plan.lines->columns, a.offsets = &plan.lines->offsets;
+        a.scale = setup.scale, a.score_mod = setup.modifiers.score, a.O = &e->O, a.lse = &e->lse;
+        const auto t0 = std::chrono::steady_clock::now();
+        backend.vertical_slash_attention(a);
+        const double attention_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+        double cells = 0;  // the kept cells: what the CPU primitive scores and sums
+        int64_t lines = 0;
+        for (int h = 0; h < H; ++h) {
+            cells += double(kept_cells(n, plan.lines->columns[size_t(h)], plan.lines->offsets[size_t(h)]));
+            lines += int64_t(plan.lines->columns[size_t(h)].size() + plan.lines->offsets[size_t(h)].size());
+        }
+        Structure& st = e->structure;
+        st.density = cells / (double(H) * 0.5 * double(n) * (n + 1.0));
+        e->flops = cells * 2.0 * (d + dv);
+        e->bytes = 4.0 * H * double(n) * (2.0 * d + 2.0 * dv) + 4.0 * double(lines);
+        st.notes = setup.notes;
+        st.notes.push_back("line primitive: " + format_fixed(cells / H, 0) + " kept cells per head scored, none "
+                           "twice; attention " + format_fixed(attention_ms, 2) + " ms (wall)");
+        return e;
+    }
+    void analyse(const Plan& base, Execution& execution, const Heads& x, Backend& backend) const override {
+        const auto& plan = static_cast<const VSlashPlan&>(base);
+        auto& e = static_cast<SparseExecution&>(execution);
+        if (e.layout) {  // the block-sparse fallback ran: its layout and lse are SparseVariant's
+            SparseVariant::analyse(plan, execution, x, backend);
+            return;
+        }
+        attach_block_view(plan, e, x.n());
+        // mass_recall needs log Σ_allowed exp(s₀·q·k) with the exact s₀ = 1/√d: the primitive's lse when s = s₀.
+        const double exact_scale = 1.0 / std::sqrt(double(x.d()));
+        if (std::fabs(double(plan.setup.scale) - exact_scale) <= 1e-7 * exact_scale) {
+            e.structure.allowed_lse = e.lse;
+            return;
+        }
+        Tensor3 O2(x.heads(), x.n(), x.dv()), lse2(x.heads(), x.n(), 1);
+        VerticalSlashAttentionArgs a;
+        a.Q = &x.Q, a.K = &x.K, a.V = &x.V, a.columns = &plan.lines->columns, a.offsets = &plan.lines->offsets;
+        a.scale = static_cast<float>(exact_scale), a.score_mod = plan.setup.modifiers.score, a.O = &O2, a.lse = &lse2;
+        backend.vertical_slash_attention(a);
+        e.structure.allowed_lse = std::move(lse2);
+    }
+    void explain(const Plan& base, Execution& execution, const Heads& x, int max_matrix_n,
+                 Backend& backend) const override {
+        auto& e = static_cast<SparseExecution&>(execution);
+        if (!e.layout) attach_block_view(static_cast<const VSlashPlan&>(base), e, x.n());
+        SparseVariant::explain(base, execution, x, max_matrix_n, backend);  // P̃ from that layout and lse, the reasons
     }
     bool flops_estimate_is_bound(const Params&) const override { return true; }  // lines chosen by the input
     /// Upper bound of the attention over the kept cells: V columns and S diagonals per row, at most i + 1 (a cell on
@@ -124,11 +218,29 @@ public:
         for (int64_t i = 0; i < n; ++i) cells += double(std::min<int64_t>(lines, i + 1));
         return heads * cells * 2.0 * (d + dv);
     }
-    int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params& p) const override {
-        const int64_t b = 16, nb = (n + b - 1) / b;
+    /// O, L and the allowed-lse copy, the line primitive's scratch, and the 16-wide layout (held by the block-sparse
+    /// fallback during the run and by the block view after it).
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
+        const int64_t b = kVSlashBlock, nb = (n + b - 1) / b;
         const int64_t lines = int64_t(p.get_int("verticals")) + 2 * int64_t(p.get_int("slashes"));
         const int64_t blocks = int64_t(heads) * nb * std::min<int64_t>(nb, lines);
-        return int64_t(heads) * n * (dv + 3) * 4 + blocks * (8 + 8 * b) + int64_t(n) * 64 * 4 * 2 + (16ll << 20);
+        const int64_t columns = int64_t(heads) * std::min<int64_t>(n, p.get_int("verticals"));
+        return int64_t(heads) * n * (dv + 3) * 4 + blocks * (8 + 8 * b) + int64_t(n) * 64 * 4 * 2 +
+               vertical_slash_scratch_bytes(heads, n, columns, d, dv) + (16ll << 20);
+    }
+
+private:
+    /// Structure::blocks for the block view: the lines' layout, built here (untimed) because the line primitive needs
+    /// none; explain() draws P̃ from it and the primitive's lse.
+    static void attach_block_view(const VSlashPlan& plan, SparseExecution& e, int n) {
+        e.layout = std::make_shared<const BlockLayout>(
+            vertical_slash_layout(n, kVSlashBlock, plan.lines->columns, plan.lines->offsets));
+        BlockPlan blocks;
+        blocks.layout = e.layout;
+        e.structure.blocks = std::move(blocks);
+        e.structure.notes.push_back("block view: the lines' " + std::to_string(kVSlashBlock) + "×" +
+                                    std::to_string(kVSlashBlock) + " layout, built after the timed run (the line "
+                                    "primitive scores kept cells, not blocks)");
     }
 };
 

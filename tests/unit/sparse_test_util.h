@@ -48,9 +48,22 @@ inline Heads random_heads(int H, int n, int d, int dv, uint64_t seed) {
 
 /// allowed(h, i, j) → bool; the reference computes O (and lse) in double over exactly those cells.
 using CellPredicate = std::function<bool(int, int, int)>;
+/// The modified logit of cell (h, i, j) given its plain logit x (a score modifier written from its definition).
+using Logit = std::function<double(int, int, int, double)>;
 
-/// Dense masked softmax in double: O (H, n, dv) and lse (H, n, 1); rows with no allowed cell give 0 and −inf.
-inline void masked_reference(const Heads& x, double scale, const CellPredicate& allowed, Tensor3& O, Tensor3& lse) {
+/// ALiBi as Press et al. define it: head h of H (0-based) has slope 2^(−8(h+1)/H) and adds −slope·|i − j|.
+inline Logit alibi_logit(int H) {
+    return [H](int h, int i, int j, double x) { return x - std::pow(2.0, -8.0 * (h + 1) / H) * std::abs(i - j); };
+}
+/// Gemma 2's soft-cap: c·tanh(x/c).
+inline Logit softcap_logit(double c) {
+    return [c](int, int i, int j, double x) { return (void)i, (void)j, c * std::tanh(x / c); };
+}
+
+/// Dense masked softmax in double of the logits scale·q·k (modified by `logit` when given): O (H, n, dv) and lse
+/// (H, n, 1); rows with no allowed cell give 0 and −inf.
+inline void masked_reference(const Heads& x, double scale, const CellPredicate& allowed, Tensor3& O, Tensor3& lse,
+                             const Logit& logit = {}) {
     const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
     O = Tensor3(H, n, dv), lse = Tensor3(H, n, 1);
     std::vector<double> s(n);
@@ -62,7 +75,7 @@ inline void masked_reference(const Heads& x, double scale, const CellPredicate& 
                 if (!allowed(h, i, j)) continue;
                 double dot = 0;
                 for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
-                s[j] = scale * dot;
+                s[j] = logit ? logit(h, i, j, scale * dot) : scale * dot;
                 mx = std::max(mx, s[j]);
             }
             if (mx == -INFINITY) {

@@ -127,6 +127,21 @@ std::vector<OpCase> op_cases() {
                      expect_values(O, {1, 2}, kTol, "O");
                      expect_values(lse, {0.0f, ln2}, kTol, "lse");
                  }});
+    c.push_back({"vertical_slash_attention", "column_0_and_the_main_diagonal_counted_once", [=](Backend& b) {
+                     // n = 3, column 0 and diagonal 0 (offset 5 ≥ n keeps nothing): row 0 → key 0 (on both lines,
+                     // once: lse = 0, not ln 2); row 1 → keys 0, 1; row 2 → keys 0, 2 (not 1).
+                     // Scores s·q·k = ln 3·(0, 1, 1) → rows 1 and 2 weigh (1/4, 3/4).
+                     const Tensor3 Q = tensor(1, 3, 1, {1, 1, 1}), K = tensor(1, 3, 1, {0, 1, 1});
+                     const Tensor3 V = tensor(1, 3, 1, {1, 3, 5});
+                     const std::vector<std::vector<int>> columns = {{0}}, offsets = {{0, 5}};
+                     Tensor3 O(1, 3, 1), lse(1, 3, 1);
+                     VerticalSlashAttentionArgs a;
+                     a.Q = &Q, a.K = &K, a.V = &V, a.columns = &columns, a.offsets = &offsets, a.scale = ln3;
+                     a.O = &O, a.lse = &lse;
+                     b.vertical_slash_attention(a);
+                     expect_values(O, {1.0f, 2.5f, 4.0f}, kTol, "O");
+                     expect_values(lse, {0.0f, ln4, ln4}, kTol, "lse");
+                 }});
     c.push_back({"lsh_hash", "argmax_of_xR_and_minus_xR", [](Backend& b) {
                      // R = (1, 1)ᵀ: x0 = (0, −1) gives xR = −1 → bucket 1; x1 = (1, 0) gives 1 → bucket 0.
                      const Tensor3 X = tensor(1, 2, 2, {0, -1, 1, 0}), R = tensor(1, 2, 1, {1, 1});

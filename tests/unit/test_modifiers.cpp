@@ -1,6 +1,7 @@
 // Score modifiers (ALiBi, soft-cap) and mask modifiers (prefix-LM, document) on every backend: the primitives
 // against a double-precision reference written here from the definitions (not from score_mod.h), the masked
 // variants' cells against the definition's predicate, the modified exact model, and the errors a user gets.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -11,46 +12,6 @@ namespace attnscope::test {
 namespace {
 
 using Assignments = std::vector<std::pair<std::string, std::string>>;
-/// The modified logit of cell (h, i, j) given its plain logit x.
-using Logit = std::function<double(int, int, int, double)>;
-
-/// Softmax over the allowed cells of the modified logits, in double: O (H, n, dv) and lse (H, n, 1).
-void modified_reference(const Heads& x, double scale, const CellPredicate& allowed, const Logit& logit, Tensor3& O,
-                        Tensor3& lse) {
-    const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
-    O = Tensor3(H, n, dv), lse = Tensor3(H, n, 1);
-    for (int h = 0; h < H; ++h)
-        for (int i = 0; i < n; ++i) {
-            std::vector<double> s(size_t(n), -INFINITY);
-            double mx = -INFINITY;
-            for (int j = 0; j < n; ++j) {
-                if (!allowed(h, i, j)) continue;
-                double dot = 0;
-                for (int c = 0; c < d; ++c) dot += double(x.Q.at(h, i, c)) * x.K.at(h, j, c);
-                s[size_t(j)] = logit(h, i, j, scale * dot);
-                mx = std::max(mx, s[size_t(j)]);
-            }
-            double sum = 0;
-            std::vector<double> acc(size_t(dv), 0.0);
-            for (int j = 0; j < n; ++j) {
-                if (s[size_t(j)] == -INFINITY) continue;
-                const double p = std::exp(s[size_t(j)] - mx);
-                sum += p;
-                for (int c = 0; c < dv; ++c) acc[size_t(c)] += p * x.V.at(h, j, c);
-            }
-            for (int c = 0; c < dv; ++c) O.at(h, i, c) = float(acc[size_t(c)] / sum);
-            lse.at(h, i, 0) = float(mx + std::log(sum));
-        }
-}
-
-/// ALiBi as Press et al. define it: head h of H (0-based) has slope 2^(−8(h+1)/H) and adds −slope·|i − j|.
-Logit alibi(int H) {
-    return [H](int h, int i, int j, double x) { return x - std::pow(2.0, -8.0 * (h + 1) / H) * std::abs(i - j); };
-}
-/// Gemma 2's soft-cap: c·tanh(x/c).
-Logit softcap(double c) {
-    return [c](int, int i, int j, double x) { return (void)i, (void)j, c * std::tanh(x / c); };
-}
 
 class Modifiers : public testing::TestWithParam<std::string> {};
 
@@ -61,11 +22,11 @@ TEST_P(Modifiers, DensePrimitiveAppliesTheScoreModifierInBothPaths) {
             const int H = 4, n = 70;
             Heads x = random_heads(H, n, 16, 12, 5);
             ScoreMod mod{kind, 1.5f, H};
-            const Logit logit = kind == ScoreModKind::Alibi ? alibi(H) : softcap(1.5);
+            const Logit logit = kind == ScoreModKind::Alibi ? alibi_logit(H) : softcap_logit(1.5);
             const double scale = 1.0;  // larger logits than 1/√d so the cap bites
             Tensor3 O_ref, lse_ref;
-            modified_reference(
-                x, scale, [&](int, int i, int j) { return !causal || j <= i; }, logit, O_ref, lse_ref);
+            masked_reference(
+                x, scale, [&](int, int i, int j) { return !causal || j <= i; }, O_ref, lse_ref, logit);
             std::cout << "[case] backend=" << GetParam() << " dense " << (kind == ScoreModKind::Alibi ? "alibi" : "softcap")
                       << (causal ? " causal" : "") << " tiled and materialised vs the definition, tol=1e-5\n";
             for (bool materialise : {false, true}) {
@@ -95,6 +56,8 @@ TEST_P(Modifiers, BlockSparsePrimitiveAppliesTheScoreModifierOnScatteredBlocks) 
         {"bigbird", {{"block", "8"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
         {"longformer", {{"window", "12"}, {"score_mod", "alibi"}, {"causal", "1"}}},
         {"sink", {{"window", "9"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
+        {"vslash", {{"verticals", "7"}, {"score_mod", "alibi"}, {"slashes", "9"}}},  // the line primitive
+        {"vslash", {{"verticals", "7"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
     };
     const Heads x = random_heads(3, 90, 16, 8, 9);
     for (const auto& [id, sets] : cases) {
@@ -103,9 +66,9 @@ TEST_P(Modifiers, BlockSparsePrimitiveAppliesTheScoreModifierOnScatteredBlocks) 
         ASSERT_TRUE(r.structure.mask);
         const bool is_alibi = sets[1].second == "alibi";
         Tensor3 O_ref, lse_ref;
-        modified_reference(
+        masked_reference(
             x, 1.0 / std::sqrt(16.0), [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; },
-            is_alibi ? alibi(3) : softcap(0.7), O_ref, lse_ref);
+            O_ref, lse_ref, is_alibi ? alibi_logit(3) : softcap_logit(0.7));
         std::cout << "[case] backend=" << GetParam() << " " << id << " " << sets[1].second << " vs the definition over "
                   << "its own mask, tol=1e-5\n";
         EXPECT_LE(rel_err(r.O, O_ref), 1e-5) << id;
@@ -115,10 +78,14 @@ TEST_P(Modifiers, BlockSparsePrimitiveAppliesTheScoreModifierOnScatteredBlocks) 
         for (int h = 0; h < 3; ++h)
             for (int i = 0; i < 90; ++i) {
                 double sum = 0;
-                for (int j = 0; j < 90; ++j) sum += r.P_eff->at(h, i, j);
-                max_row_err = std::max(max_row_err, std::abs(sum - 1.0));
+                bool empty = true;  // vslash may keep no line through row i: its P̃ row is 0
+                for (int j = 0; j < 90; ++j) {
+                    sum += r.P_eff->at(h, i, j);
+                    empty = empty && r.structure.mask->at(h, i, j) == Reason::None;
+                }
+                max_row_err = std::max(max_row_err, std::abs(sum - (empty ? 0.0 : 1.0)));
             }
-        EXPECT_LE(max_row_err, 1e-4) << id << ": P̃ rows must sum to 1 with the modifier applied";
+        EXPECT_LE(max_row_err, 1e-4) << id << ": P̃ rows must sum to 1 with the modifier applied (0 when empty)";
     }
 }
 
@@ -148,6 +115,8 @@ TEST_P(Modifiers, MaskModifiersIntersectThePatternAsDefined) {
          [](int i, int j) { return j <= i && (j < 4 || i - j < 10); }, document},
         {"strided", {{"stride", "10"}, {"head_pattern", "split"}, {"mask_mod", "document"}, {"boundaries", "17,40,41,77"}},
          nullptr, document},  // strided's own cells per head are checked against its mask with the modifier off
+        {"vslash", {{"verticals", "6"}, {"slashes", "6"}, {"mask_mod", "document"}, {"boundaries", "17,40,41,77"}},
+         nullptr, document},  // falls back from the line primitive to the block-sparse one
     };
     const Heads x = random_heads(2, n, 16, 8, 4);
     for (const Case& c : cases) {
@@ -176,6 +145,11 @@ TEST_P(Modifiers, MaskModifiersIntersectThePatternAsDefined) {
                     kept += want, removed += own && !want;
                 }
         EXPECT_GT(removed, 0) << c.id << ": the modifier removed nothing, so the test shows nothing";
+        if (c.id == "vslash") {
+            EXPECT_TRUE(std::any_of(r.structure.notes.begin(), r.structure.notes.end(), [](const std::string& note) {
+                return note.find("used the block-sparse primitive") != std::string::npos;
+            })) << "vslash must say that a mask modifier took it off the line primitive";
+        }
         Tensor3 O_ref, lse_ref;
         masked_reference(
             x, 1.0 / std::sqrt(16.0), [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; },
@@ -207,7 +181,7 @@ TEST_P(Modifiers, ModifiedRunsAreMeasuredAgainstTheModifiedExactModel) {
         run_variant(x, parse_variant_request("longformer", {{"window", "10"}, {"score_mod", "alibi"}, {"global", "none"}}),
                     options, *backend, &refs);
     double expected = 0;
-    const Logit logit = alibi(4);
+    const Logit logit = alibi_logit(4);
     for (int h = 0; h < 4; ++h)
         for (int i = 0; i < 120; ++i) {
             std::vector<double> s(120);
