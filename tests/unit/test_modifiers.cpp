@@ -48,9 +48,10 @@ TEST_P(Modifiers, DensePrimitiveAppliesTheScoreModifierInBothPaths) {
         }
 }
 
-TEST_P(Modifiers, BlockSparsePrimitiveAppliesTheScoreModifierOnScatteredBlocks) {
+TEST_P(Modifiers, MaskedVariantsApplyTheScoreModifierOnEveryPath) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
-    // bigbird's random blocks make scattered (gathered) chunks; longformer's band makes contiguous trimmed ones.
+    // bigbird's random blocks make scattered (gathered) chunks, longformer's band contiguous trimmed ones; vslash runs
+    // its own line primitive.
     const std::vector<std::pair<std::string, Assignments>> cases = {
         {"bigbird", {{"block", "8"}, {"score_mod", "alibi"}}},
         {"bigbird", {{"block", "8"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
