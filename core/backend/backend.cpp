@@ -21,6 +21,18 @@ void validate_score_mod(const ScoreMod& mod, int H, const char* primitive) {
                     " heads but the call has " + std::to_string(H) + " (internal: set ScoreMod::heads)");
 }
 
+/// Checks K, V (m keys), O and lse against Q's heads, rows and widths, then the score modifier; `what` names the
+/// primitive in the messages.
+void validate_attention_operands(const Tensor3& Q, const Tensor3& K, const Tensor3& V, const Tensor3& O,
+                                 const Tensor3* lse, int m, const ScoreMod& mod, const char* what) {
+    const int H = Q.heads(), n = Q.rows(), dv = V.cols();
+    require_shape(K, H, m, Q.cols(), "K");
+    require_shape(V, H, m, dv, "V");
+    require_shape(O, H, n, dv, "O");
+    if (lse) require_shape(*lse, H, n, 1, "lse");
+    validate_score_mod(mod, H, what);
+}
+
 }  // namespace
 
 GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, const Tensor3& C) {
@@ -50,27 +62,19 @@ int64_t block_sparse_scratch_bytes(int block, int d, int dv) {
 
 void validate_dense_attention(const DenseAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O) throw Error("dense attention needs Q, K, V and O");
-    const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), m = a.K->rows(), dv = a.V->cols();
-    require_shape(*a.K, H, m, d, "K");
-    require_shape(*a.V, H, m, dv, "V");
-    require_shape(*a.O, H, n, dv, "O");
-    if (a.lse) require_shape(*a.lse, H, n, 1, "lse");
+    const int H = a.Q->heads(), n = a.Q->rows(), m = a.K->rows();
+    validate_attention_operands(*a.Q, *a.K, *a.V, *a.O, a.lse, m, a.score_mod, "dense attention");
     if (a.P) require_shape(*a.P, H, n, m, "P");
     if (a.causal && m != n)
         throw Error("causal dense attention needs as many keys as queries (n = " + std::to_string(n) +
                     ", m = " + std::to_string(m) + ")");
     if (a.tile_rows < 1 || a.tile_cols < 1) throw Error("attention tiles must have at least one row and column");
-    validate_score_mod(a.score_mod, H, "dense attention");
 }
 
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O || !a.layout) throw Error("block-sparse attention needs Q, K, V, O and a layout");
-    const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols();
-    require_shape(*a.K, H, n, d, "K");
-    require_shape(*a.V, H, n, dv, "V");
-    require_shape(*a.O, H, n, dv, "O");
-    if (a.lse) require_shape(*a.lse, H, n, 1, "lse");
-    validate_score_mod(a.score_mod, H, "block-sparse attention");
+    const int H = a.Q->heads(), n = a.Q->rows();
+    validate_attention_operands(*a.Q, *a.K, *a.V, *a.O, a.lse, n, a.score_mod, "block-sparse attention");
     const BlockLayout& L = *a.layout;
     if (L.n != n) throw Error("block layout is for n = " + std::to_string(L.n) + " but the input has n = " + std::to_string(n));
     if (L.block < 1) throw Error("block layout has block size " + std::to_string(L.block) + ": it must be ≥ 1");
@@ -98,12 +102,8 @@ int64_t vertical_slash_scratch_bytes(int H, int n, int64_t columns, int d, int d
 void validate_vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
     if (!a.Q || !a.K || !a.V || !a.O || !a.columns || !a.offsets)
         throw Error("vertical-slash attention needs Q, K, V, O, columns and offsets");
-    const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols();
-    require_shape(*a.K, H, n, d, "K");
-    require_shape(*a.V, H, n, dv, "V");
-    require_shape(*a.O, H, n, dv, "O");
-    if (a.lse) require_shape(*a.lse, H, n, 1, "lse");
-    validate_score_mod(a.score_mod, H, "vertical-slash attention");
+    const int H = a.Q->heads(), n = a.Q->rows();
+    validate_attention_operands(*a.Q, *a.K, *a.V, *a.O, a.lse, n, a.score_mod, "vertical-slash attention");
     if (int64_t(a.columns->size()) != H || int64_t(a.offsets->size()) != H)
         throw Error("vertical-slash attention needs one column list and one offset list per head (H = " +
                     std::to_string(H) + "), got " + std::to_string(a.columns->size()) + " and " +
