@@ -39,6 +39,7 @@ struct BenchOptionsCli {
     std::string backend = "auto";
     std::string json_path, csv_path, markdown_path;
     bool no_machine = false;
+    bool no_pair = false;
     int gemm_size = 2048;
     double memory_limit_mib = -1;
     bool linformer_table = false;
@@ -68,6 +69,7 @@ BenchConfig base_config(const BenchOptionsCli& o) {
     c.plan = {o.warmup, o.runs};
     c.budget_s = o.budget_s;
     c.measure_machine = !o.no_machine;
+    c.pair_roof = !o.no_pair;
     c.memory_only = o.memory_only;
     c.machine.gemm_size = o.gemm_size;
     if (o.memory_limit_mib >= 0) c.available_bytes_override = static_cast<int64_t>(o.memory_limit_mib * 1048576.0);
@@ -170,6 +172,9 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--json", o->json_path, "Write the report as JSON (schema attnscope.bench/1)");
     sub->add_option("--csv", o->csv_path, "Write one CSV row per point");
     sub->add_flag("--no-machine", o->no_machine, "Skip measuring the GEMM and bandwidth roofs (ratios left blank)");
+    sub->add_flag("--no-pair", o->no_pair,
+                  "Do not run the GEMM roof before every run (faster; %GEMM is then against the roof measured once at "
+                  "the start, which a slow phase of a shared machine can make meaningless)");
     sub->add_option("--gemm-size", o->gemm_size, "N of the N×N SGEMM that measures the compute roof")->capture_default_str();
     sub->add_option("--memory-limit-mib", o->memory_limit_mib,
                     "Pretend only this much memory is available (default: MemAvailable); points that would not fit "

@@ -57,19 +57,31 @@ const BenchPoint* find_reference(const BenchReport& report, const std::string& i
     return nullptr;
 }
 
-/// Runs one measured point; fills timing, cost and memory or throws what the variant threw.
+/// The roof a point's runs are paired with (none when pairing is off).
+struct PairedRoof {
+    RoofGemm* gemm = nullptr;
+    RoofKind kind = RoofKind::Backend;
+    std::string name;
+};
+
+/// Runs one measured point; fills timing, cost and memory or throws what the variant threw. With a roof, each
+/// run (warm-ups included) comes right after one roof run.
 void measure_point(const Variant& variant, const Heads& heads, const Params& resolved, const BenchConfig& config,
                    Backend& backend, const BenchCallbacks& cb, const std::function<void(int, int)>& on_run,
-                   BenchPoint& point) {
+                   const PairedRoof& roof, BenchPoint& point) {
     // The plan (seeded draws, and Linformer's E, F from make_weights) is made here, like the inputs: not timed and
     // not in the peak, which measures what attention itself holds. A model would have them already.
     const std::unique_ptr<Plan> plan = variant.plan(heads, resolved, variant.make_weights(heads, resolved));
     std::optional<TimedExecution> last;
-    std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples;
+    std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples, roof_wall, roof_cpu;
     int calls = 0;
     auto run_once = [&]() -> double {
         // Free the previous result outside the timed region and outside the memory scope.
         last.reset();
+        if (roof.gemm) {
+            const RoofSample s = roof.gemm->run(roof.kind);
+            roof_wall.push_back(s.wall_ms), roof_cpu.push_back(s.cpu_ms);
+        }
         const bool first = calls++ == 0;
         std::optional<ResidentPeakProbe> probe;
         if (first && config.rss_cross_check) probe.emplace();
@@ -114,9 +126,44 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         point.device_median_ms =
             summarize_times(std::vector<double>(device_samples.begin() + skip, device_samples.end())).median_ms;
     point.cpu_ms = summarize_times(std::vector<double>(cpu_ms.begin() + skip, cpu_ms.end())).median_ms;
+    if (roof.gemm && !config.memory_only && point.flops > 0) {
+        auto timed = [skip](const std::vector<double>& v) {
+            return std::vector<double>(v.begin() + std::min(skip, v.size()), v.end());
+        };
+        RoofShare share = paired_roof_share(point.flops, point.time.samples_ms, timed(cpu_ms), roof.gemm->flops(),
+                                            timed(roof_wall), timed(roof_cpu));
+        share.roof = roof.name;
+        if (share.pairs > 0) point.roof_share = share;
+    }
 }
 
 }  // namespace
+
+RoofShare paired_roof_share(double flops, const std::vector<double>& run_wall_ms, const std::vector<double>& run_cpu_ms,
+                            double roof_flops, const std::vector<double>& roof_wall_ms,
+                            const std::vector<double>& roof_cpu_ms) {
+    RoofShare r;
+    const size_t pairs =
+        std::min({run_wall_ms.size(), run_cpu_ms.size(), roof_wall_ms.size(), roof_cpu_ms.size()});
+    if (pairs == 0 || flops <= 0 || roof_flops <= 0) return r;
+    auto head = [pairs](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.begin() + pairs); };
+    // share = (flops / run_ms) / (roof_flops / roof_ms): the run's rate over the roof's rate.
+    auto share = [&](double run_ms, double roof_ms) { return run_ms > 0 ? flops * roof_ms / (roof_flops * run_ms) : 0.0; };
+    std::vector<double> per_wall, per_cpu;
+    for (size_t k = 0; k < pairs; ++k) {
+        per_wall.push_back(share(run_wall_ms[k], roof_wall_ms[k]));
+        per_cpu.push_back(share(run_cpu_ms[k], roof_cpu_ms[k]));
+    }
+    const double run_wall = summarize_times(head(run_wall_ms)).median_ms, run_cpu = summarize_times(head(run_cpu_ms)).median_ms;
+    const double roof_wall = summarize_times(head(roof_wall_ms)).median_ms, roof_cpu = summarize_times(head(roof_cpu_ms)).median_ms;
+    r.pairs = static_cast<int>(pairs);
+    r.roof_gflops = roof_wall > 0 ? roof_flops / (roof_wall * 1e6) : 0;
+    r.roof_gflops_per_cpu = roof_cpu > 0 ? roof_flops / (roof_cpu * 1e6) : 0;
+    r.wall = share(run_wall, roof_wall), r.cpu = share(run_cpu, roof_cpu);
+    const TimingStats w = summarize_times(per_wall), c = summarize_times(per_cpu);
+    r.wall_min = w.min_ms, r.wall_max = w.max_ms, r.cpu_min = c.min_ms, r.cpu_max = c.max_ms;
+    return r;
+}
 
 // [SECTION] configuration
 
@@ -242,7 +289,11 @@ void fill_derived_figures(BenchReport& r) {
         p.gflops = p.flops / seconds / 1e9;
         p.gbs = p.bytes / seconds / 1e9;
         p.intensity = p.bytes > 0 ? p.flops / p.bytes : 0;
-        if (r.machine_measured && m.gemm_gflops > 0) {
+        if (p.roof_share) {
+            p.gemm_fraction = p.roof_share->wall, p.cpu_gemm_fraction = p.roof_share->cpu;
+            p.roofline_gflops = std::min(p.roof_share->roof_gflops, p.intensity * m.triad_gbs);
+            p.roofline_fraction = p.roofline_gflops > 0 ? p.gflops / p.roofline_gflops : 0;
+        } else if (r.machine_measured && m.gemm_gflops > 0) {
             p.gemm_fraction = p.gflops / m.gemm_gflops;
             p.roofline_gflops = std::min(m.gemm_gflops, p.intensity * m.triad_gbs);
             p.roofline_fraction = p.roofline_gflops > 0 ? p.gflops / p.roofline_gflops : 0;
@@ -347,10 +398,16 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
     };
     auto cancelled = [&] { return cb.cancel_requested && cb.cancel_requested(); };
 
+    std::optional<RoofGemm> roof_gemm;  // held for the whole sweep: allocated once, outside every point's scope
+    PairedRoof roof;
     if (c.measure_machine && !cancelled()) {
         progress("machine: GEMM " + std::to_string(c.machine.gemm_size) + "² and triad", 0);
         report.machine = measure_machine(backend, c.machine);
         report.machine_measured = true;
+        if (c.pair_roof && !c.memory_only) {
+            roof_gemm.emplace(backend, c.machine.gemm_size);
+            roof = {&*roof_gemm, report.machine.roof, report.machine.roof_name};
+        }
     } else {
         report.machine = describe_machine(backend);
     }
@@ -464,7 +521,7 @@ BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbac
                 auto on_run = [&](int run, int runs) {
                     progress(where + " run " + std::to_string(run) + "/" + std::to_string(runs), double(run) / runs);
                 };
-                measure_point(variant, *input, point.params, c, backend, cb, on_run, point);
+                measure_point(variant, *input, point.params, c, backend, cb, on_run, roof, point);
             } catch (const DeviceMemoryError& e) {  // a primitive's own check before it allocated
                 finish(PointStatus::SkippedMemory, e.what());
                 continue;

@@ -1,7 +1,9 @@
 // attnscope — the benchmark engine: sweeps of registered variants over n, each point timed (warm-up, then
 // median/min/max of ≥ 5 wall-clock runs), its analytic FLOPs and bytes taken from the variant's cost model,
 // its peak tracked bytes measured (cross-checked by the resident-set growth), and the machine's own GEMM
-// and bandwidth roofs measured in the same run so every figure is also a ratio.
+// and bandwidth roofs measured in the same run so every figure is also a ratio. The GEMM roof is also run
+// before every run of every point (roof, run, roof, run, …): a share of the roof is a ratio of paired medians,
+// so a slow phase of a shared machine that hits the variant hits its roof too.
 // Guards: a memory estimate is checked *before* anything is allocated (input, then each variant's
 // estimate_peak_bytes), and a per-point time budget skips larger n once a point is (or would be) too slow;
 // both say why. The CLI (`attnscope bench`) and the GUI's performance panel call run_bench(), the GUI on
@@ -41,6 +43,8 @@ struct BenchConfig {
     double budget_s = 20;                    // per point; larger n of a variant are skipped past it (≤ 0: none).
                                              // It acts from a variant's second point on: start sweeps small.
     bool measure_machine = true;             // measure the GEMM and triad roofs first
+    bool pair_roof = true;                   // and run the GEMM roof before every run of every point (needs
+                                             // measure_machine; costs one roof GEMM per run)
     MachineOptions machine;                  // how to measure them
     int64_t available_bytes_override = -1;   // ≥ 0: use instead of MemAvailable (tests, "pretend less")
     double memory_safety_fraction = 0.15;    // keep this share of available memory free
@@ -62,6 +66,26 @@ enum class PointStatus {
 };
 /// "measured", "skipped-memory", "skipped-budget", "failed", "cancelled".
 const char* point_status_name(PointStatus status);
+
+/// A point's share of the compute roof, from roof runs interleaved with its own (roof, run, roof, run, …).
+struct RoofShare {
+    std::string roof;                 // which SGEMM ("openblas", "eigen", "cublas")
+    int pairs = 0;                    // timed (roof, run) pairs
+    double roof_gflops = 0;           // the roof's median wall GFLOP/s during this point
+    double roof_gflops_per_cpu = 0;   // and its GFLOP per CPU-second
+    double wall = 0;                  // the point's rate / the roof's, from the medians of the paired wall times
+    double wall_min = 0, wall_max = 0;  // spread of the per-pair shares
+    double cpu = 0;                   // the same in process CPU time (robust to other processes)
+    double cpu_min = 0, cpu_max = 0;  // spread of the per-pair CPU-time shares
+    /// A share above 100% cannot be a result: the roof ran slower than the machine can (a slow phase hit it).
+    bool fault() const { return wall > 1.0 || cpu > 1.0; }
+};
+
+/// The paired share of `flops` per run against a roof of `roof_flops` per run, from samples taken in alternation
+/// (pair k = roof_ms[k], run_ms[k]); pairs beyond the shorter list are ignored. Zero pairs when either is empty.
+RoofShare paired_roof_share(double flops, const std::vector<double>& run_wall_ms, const std::vector<double>& run_cpu_ms,
+                            double roof_flops, const std::vector<double>& roof_wall_ms,
+                            const std::vector<double>& roof_cpu_ms);
 
 /// One (variant, n) point: measurements, the variant's analytic cost and ratios to the machine.
 struct BenchPoint {
@@ -91,9 +115,11 @@ struct BenchPoint {
     double device_median_ms = 0;   // median CUDA-event time of the primitive calls of a timed run (0 on the CPU)
     int64_t peak_device_bytes = 0; // peak tracked device bytes over the whole run() (0 on the CPU)
     // Derived from the machine figures of the same run (fill_derived_figures).
+    std::optional<RoofShare> roof_share;  // paired with the roof run before each run (pair_roof); else none
     double gflops = 0;             // flops / median time
-    double gemm_fraction = 0;      // gflops / machine GEMM GFLOP/s
-    double cpu_gemm_fraction = 0;  // (flops / cpu_ms) / the GEMM's flops per CPU ms: the same ratio in CPU time
+    double gemm_fraction = 0;      // share of the GEMM roof: the paired wall share when roof_share, else gflops / the
+                                   // roof measured at the start
+    double cpu_gemm_fraction = 0;  // the same in CPU time: roof_share->cpu, else per CPU-second of the start's roof
     double gbs = 0;                // analytic bytes / median time, GB/s
     double intensity = 0;          // flops per byte (the roofline x axis)
     double roofline_gflops = 0;    // min(GEMM rate, intensity × triad bandwidth)

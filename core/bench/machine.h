@@ -1,11 +1,13 @@
 // attnscope — the machine's own figures, measured in the same run as the benchmark points, so a point can
-// be shown as a ratio (a roofline point): a large square SGEMM through the backend's gemm (Eigen, all
-// threads, on the CPU) for the compute roof, and a STREAM-like triad a = b + s·c for the bandwidth roof.
+// be shown as a ratio (a roofline point): a large square SGEMM for the compute roof — the faster of the
+// backend's gemm (Eigen on the CPU) and OpenBLAS's sgemm, timed in alternation so a slow phase of a shared
+// machine hits both alike — and a STREAM-like triad a = b + s·c for the bandwidth roof.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "../backend/backend.h"
+#include "roof_gemm.h"
 #include "timing.h"
 
 namespace attnscope {
@@ -19,10 +21,17 @@ struct MachineOptions {
 
 /// Compute and bandwidth roofs plus a description of the host.
 struct MachineFigures {
-    double gemm_gflops = 0;          // median GFLOP/s of the SGEMM
+    double gemm_gflops = 0;          // median GFLOP/s of the roof's SGEMM (the faster of the candidates)
     double gemm_gflops_best = 0;     // fastest run's GFLOP/s
     double gemm_gflops_per_cpu = 0;  // GFLOP per CPU-second of the process (median run): robust to sharing
     int gemm_size = 0;               // N used
+    RoofKind roof = RoofKind::Backend;  // which SGEMM is the roof (the faster per CPU-second)
+    std::string roof_name;           // "openblas", "eigen" or "cublas"
+    std::string backend_gemm_name;           // "eigen" or "cublas"
+    double backend_gemm_gflops = 0;          // the backend's gemm: median wall GFLOP/s, measured paired with OpenBLAS
+    double backend_gemm_gflops_per_cpu = 0;  // and per CPU-second
+    double openblas_gflops = 0;              // OpenBLAS sgemm: median wall GFLOP/s (0 when not measured)
+    double openblas_gflops_per_cpu = 0;      // and per CPU-second
     double triad_gbs = 0;            // median GB/s of the triad (3 × 4 bytes per element, STREAM counting)
     double triad_gbs_best = 0;       // fastest run's GB/s
     int64_t triad_floats = 0;        // elements per array used
@@ -33,10 +42,9 @@ struct MachineFigures {
     std::string backend;             // backend description
 };
 
-/// Median GFLOP/s of a size×size SGEMM through backend.gemm (one head, so the backend threads the product).
-/// `per_cpu_gflops` (optional) receives GFLOP per CPU-second of the median-CPU run.
-double measure_gemm_gflops(Backend& backend, int size, const TimingPlan& plan, double* best_gflops = nullptr,
-                           double* per_cpu_gflops = nullptr);
+/// Times the backend's gemm and (on the CPU) OpenBLAS in alternation on size×size SGEMMs, fills the gemm_* and
+/// roof fields of `m` with both rates and picks the faster per CPU-second as the roof.
+void measure_gemm_roof(Backend& backend, int size, const TimingPlan& plan, MachineFigures& m);
 /// Median GB/s of a parallel triad a[i] = b[i] + s·c[i] over `floats` elements (12 bytes per element).
 double measure_triad_gbs(int64_t floats, const TimingPlan& plan, double* best_gbs = nullptr);
 /// The host description only (CPU model, threads, memory, backend); roofs left at zero.

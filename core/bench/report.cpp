@@ -42,6 +42,18 @@ std::string fixed(double v, int decimals) {
     return os.str();
 }
 
+/// A share of the roof as a percentage, or "fault" when it is above 100% (never a result).
+std::string share_text(double share, bool fault) { return fault ? "fault" : fixed(100 * share, 1); }
+
+nlohmann::json roof_share_json(const std::optional<RoofShare>& r) {
+    if (!r) return nullptr;
+    return {{"name", r->roof},         {"pairs", r->pairs},           {"roof_gflops", r->roof_gflops},
+            {"roof_gflops_per_cpu_second", r->roof_gflops_per_cpu},
+            {"share_wall", r->wall},   {"share_wall_min", r->wall_min}, {"share_wall_max", r->wall_max},
+            {"share_cpu", r->cpu},     {"share_cpu_min", r->cpu_min},   {"share_cpu_max", r->cpu_max},
+            {"fault", r->fault()}};
+}
+
 std::string params_text(const Params& p) {
     std::string s;
     for (const auto& [name, value] : p.numbers()) s += (s.empty() ? "" : " ") + name + "=" + number_text(value);
@@ -62,8 +74,12 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                               {"threads", m.threads},
                               {"total_memory_bytes", m.total_memory_bytes},
                               {"backend", m.backend},
-                              {"gemm", {{"size", m.gemm_size}, {"gflops", m.gemm_gflops}, {"gflops_best", m.gemm_gflops_best},
-                                        {"gflops_per_cpu_second", m.gemm_gflops_per_cpu}}},
+                              {"gemm", {{"size", m.gemm_size}, {"roof", m.roof_name}, {"backend_gemm", m.backend_gemm_name}, {"gflops", m.gemm_gflops},
+                                        {"gflops_best", m.gemm_gflops_best}, {"gflops_per_cpu_second", m.gemm_gflops_per_cpu},
+                                        {"backend_gflops", m.backend_gemm_gflops},
+                                        {"backend_gflops_per_cpu_second", m.backend_gemm_gflops_per_cpu},
+                                        {"openblas_gflops", m.openblas_gflops},
+                                        {"openblas_gflops_per_cpu_second", m.openblas_gflops_per_cpu}}},
                               {"triad", {{"floats", m.triad_floats}, {"gbs", m.triad_gbs}, {"gbs_best", m.triad_gbs_best}}}};
     nlohmann::json points = nlohmann::json::array();
     for (const BenchPoint& p : r.points) {
@@ -92,6 +108,7 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                           {"gflops", p.gflops},
                           {"gemm_fraction", p.gemm_fraction},
                           {"cpu_gemm_fraction", p.cpu_gemm_fraction},
+                          {"roof", roof_share_json(p.roof_share)},
                           {"gbs", p.gbs},
                           {"intensity", p.intensity},
                           {"roofline_gflops", p.roofline_gflops},
@@ -143,7 +160,9 @@ const std::vector<std::string>& bench_csv_columns() {
         "mean_ms", "runs", "variant_ms", "cpu_ms", "flops", "bytes", "gflops", "gemm_fraction", "cpu_gemm_fraction",
         "gbs", "intensity",
         "roofline_fraction", "peak_bytes", "extra_bytes", "output_bytes", "estimate_bytes", "rss_peak_delta_bytes",
-        "speedup_vs_flash", "memory_saving_vs_full", "machine_gemm_gflops", "machine_triad_gbs", "params", "reason"};
+        "speedup_vs_flash", "memory_saving_vs_full", "machine_gemm_gflops", "machine_triad_gbs", "roof", "roof_pairs",
+        "roof_share_wall_min", "roof_share_wall_max", "roof_share_cpu_min", "roof_share_cpu_max", "roof_fault", "params",
+        "reason"};
     return columns;
 }
 
@@ -168,7 +187,11 @@ std::string bench_report_to_csv(const BenchReport& r) {
             std::to_string(p.estimate_bytes), m ? std::to_string(p.rss_peak_delta_bytes) : "",
             p.speedup_vs_flash ? number_text(*p.speedup_vs_flash) : "",
             p.memory_saving_vs_full ? number_text(*p.memory_saving_vs_full) : "",
-            number_text(r.machine.gemm_gflops), number_text(r.machine.triad_gbs), params_text(p.params), p.reason};
+            number_text(r.machine.gemm_gflops), number_text(r.machine.triad_gbs),
+            p.roof_share ? p.roof_share->roof : "", p.roof_share ? std::to_string(p.roof_share->pairs) : "",
+            p.roof_share ? number_text(p.roof_share->wall_min) : "", p.roof_share ? number_text(p.roof_share->wall_max) : "",
+            p.roof_share ? number_text(p.roof_share->cpu_min) : "", p.roof_share ? number_text(p.roof_share->cpu_max) : "",
+            p.roof_share ? (p.roof_share->fault() ? "1" : "0") : "", params_text(p.params), p.reason};
         for (size_t i = 0; i < row.size(); ++i) os << (i ? "," : "") << csv_field(row[i]);
         os << "\n";
     }
@@ -179,12 +202,21 @@ std::string format_bench_table(const BenchReport& r) {
     std::ostringstream os;
     const MachineFigures& m = r.machine;
     os << "machine: " << m.cpu_model << ", " << m.threads << " threads, " << m.backend << "\n";
-    if (r.machine_measured)
-        os << "roofs (this run): GEMM " << fixed(m.gemm_gflops, 1) << " GFLOP/s (SGEMM " << m.gemm_size << "², median; best "
-           << fixed(m.gemm_gflops_best, 1) << "), triad " << fixed(m.triad_gbs, 1) << " GB/s (median; best "
-           << fixed(m.triad_gbs_best, 1) << "); GEMM per CPU-second " << fixed(m.gemm_gflops_per_cpu, 1)
-           << " GFLOP (%cpu = the %GEMM ratio in process CPU time, robust to a shared machine)\n";
-    else
+    bool paired = false;
+    for (const BenchPoint& p : r.points) paired = paired || p.roof_share;
+    if (r.machine_measured) {
+        os << "roofs (this run): GEMM " << fixed(m.gemm_gflops, 1) << " GFLOP/s (" << m.roof_name << " SGEMM " << m.gemm_size
+           << "², median; best " << fixed(m.gemm_gflops_best, 1) << "), triad " << fixed(m.triad_gbs, 1)
+           << " GB/s (median; best " << fixed(m.triad_gbs_best, 1) << "); GEMM per CPU-second "
+           << fixed(m.gemm_gflops_per_cpu, 1) << " GFLOP\n";
+        if (m.openblas_gflops > 0)
+            os << "GEMM roof = the faster per CPU-second of, timed in alternation: OpenBLAS " << fixed(m.openblas_gflops, 1)
+               << " GFLOP/s (" << fixed(m.openblas_gflops_per_cpu, 1) << " per CPU-second), " << m.backend_gemm_name << " "
+               << fixed(m.backend_gemm_gflops, 1) << " (" << fixed(m.backend_gemm_gflops_per_cpu, 1) << ")\n";
+        if (paired)
+            os << "%GEMM / %cpu: the point's share of the roof, from the roof run before each of its runs (paired "
+                  "medians, wall and process CPU time; spread below); above 100% = measurement fault, not a result\n";
+    } else
         os << "roofs: not measured (--no-machine): ratios to the machine are left blank\n";
     os << "input " << r.data << ": H=" << r.heads << " d=" << r.dim << " dv=" << r.value_dim << "; ";
     if (r.memory_only)
@@ -205,14 +237,29 @@ std::string format_bench_table(const BenchReport& r) {
         }
         const std::string range = "[" + fixed(p.time.min_ms, 2) + ", " + fixed(p.time.max_ms, 2) + "]";
         os << std::setw(12) << fixed(p.time.median_ms, 2) << std::setw(24) << (" " + range) << std::setw(9) << fixed(p.gflops, 1)
-           << std::setw(7) << (r.machine_measured ? fixed(100 * p.gemm_fraction, 1) : "-") << std::setw(7)
-           << (r.machine_measured ? fixed(100 * p.cpu_gemm_fraction, 1) : "-") << std::setw(7)
+           << std::setw(7) << (r.machine_measured ? share_text(p.gemm_fraction, p.roof_share && p.roof_share->fault()) : "-")
+           << std::setw(7) << (r.machine_measured ? share_text(p.cpu_gemm_fraction, p.roof_share && p.roof_share->fault()) : "-")
+           << std::setw(7)
            << (r.machine_measured ? fixed(100 * p.roofline_fraction, 1) : "-") << std::setw(10)
            << fixed(p.peak_bytes / kMiB, 2) << std::setw(10) << fixed(p.extra_bytes() / kMiB, 2) << std::setw(9)
            << (p.rss_peak_delta_bytes >= 0 ? fixed(p.rss_peak_delta_bytes / kMiB, 1) : "-") << std::setw(8)
            << (p.speedup_vs_flash ? fixed(*p.speedup_vs_flash, 2) : "-") << std::setw(10)
            << (p.memory_saving_vs_full ? fixed(*p.memory_saving_vs_full, 1) + (p.memory_ref_estimated ? "*" : "") : "-")
            << "\n";
+    }
+    if (paired) {
+        os << "paired roof shares (wall [min, max]; CPU time [min, max]; pairs):\n";
+        for (const BenchPoint& p : r.points) {
+            if (!p.roof_share) continue;
+            const RoofShare& s = *p.roof_share;
+            os << "  " << std::left << std::setw(20) << p.label << std::right << std::setw(7) << p.n << "  wall "
+               << share_text(s.wall, s.wall > 1.0) << "% [" << fixed(100 * s.wall_min, 1) << ", " << fixed(100 * s.wall_max, 1)
+               << "]; CPU " << share_text(s.cpu, s.cpu > 1.0) << "% [" << fixed(100 * s.cpu_min, 1) << ", "
+               << fixed(100 * s.cpu_max, 1) << "]; " << s.pairs << " pairs with " << s.roof << " at "
+               << fixed(s.roof_gflops, 1) << " GFLOP/s";
+            if (s.fault()) os << "  MEASUREMENT FAULT: a share above 100% means the roof ran slow; rerun on a quieter machine";
+            os << "\n";
+        }
     }
     const std::vector<SlopeFit> fits = fit_slopes(r);
     if (!fits.empty()) {

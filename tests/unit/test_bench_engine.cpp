@@ -11,6 +11,7 @@
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
 #include "core/bench/engine.h"
+#include "core/bench/roof_gemm.h"
 #include "core/data/scenarios.h"
 #include "core/memory.h"
 #include "core/variants/registry.h"
@@ -336,6 +337,83 @@ TEST(BenchReportSchema, JsonAndCsvCarryEveryPoint) {
     const std::string table = format_bench_table(r);
     EXPECT_NE(table.find("flash"), std::string::npos);
     EXPECT_NE(table.find("not measured"), std::string::npos);  // --no-machine: ratios blank, and said so
+}
+
+// [SECTION] paired roof
+
+TEST(BenchPairedRoof, ShareIsTheRatioOfPairedMediansWithThePerPairSpread) {
+    // Pairs (roof, run) in ms: a slow phase (pair 3) slows both alike, so its per-pair share stays at 50%.
+    const std::vector<double> run = {20, 22, 40, 21}, roof = {10, 11, 20, 10.5};
+    const std::vector<double> run_cpu = {40, 44, 80, 42}, roof_cpu = {16, 16, 16, 16};
+    std::cout << "[case] flops 100, roof flops 100: run ms 20,22,40,21 after roof ms 10,11,20,10.5\n";
+    const RoofShare s = paired_roof_share(100, run, run_cpu, 100, roof, roof_cpu);
+    EXPECT_EQ(s.pairs, 4);
+    // Wall: medians 21.5 and 10.75 → 50%; every pair is at exactly 50%.
+    EXPECT_DOUBLE_EQ(s.wall, 0.5);
+    EXPECT_DOUBLE_EQ(s.wall_min, 0.5);
+    EXPECT_DOUBLE_EQ(s.wall_max, 0.5);
+    // CPU: median 43 against 16; per pair 16/80 … 16/40.
+    EXPECT_DOUBLE_EQ(s.cpu, 16.0 / 43.0);
+    EXPECT_DOUBLE_EQ(s.cpu_min, 16.0 / 80.0);
+    EXPECT_DOUBLE_EQ(s.cpu_max, 16.0 / 40.0);
+    EXPECT_DOUBLE_EQ(s.roof_gflops, 100 / (10.75 * 1e6));
+    EXPECT_FALSE(s.fault());
+    // A run "faster than the roof" is a fault, whichever clock shows it.
+    EXPECT_TRUE(paired_roof_share(300, run, run_cpu, 100, roof, roof_cpu).fault());
+    EXPECT_TRUE(paired_roof_share(100, run, {4, 4, 4, 4}, 100, roof, roof_cpu).fault());
+    // Unequal lists use the common pairs only; none at all is no share.
+    EXPECT_EQ(paired_roof_share(100, run, run_cpu, 100, {10, 11}, {16, 16}).pairs, 2);
+    EXPECT_EQ(paired_roof_share(100, {}, {}, 100, roof, roof_cpu).pairs, 0);
+}
+
+TEST(BenchPairedRoof, EveryMeasuredPointCarriesItsPairedShareInTheReport) {
+    auto backend = make_backend("cpu");
+    BenchConfig c = tiny_config({"flash", "linear"}, {256});
+    c.measure_machine = true;
+    c.machine.gemm_size = 128;
+    c.machine.triad_floats = 1 << 16;
+    c.machine.plan = {1, 3};
+    std::cout << "[case] flash,linear n=256 H=1 d=16, roof 128² paired with every run\n";
+    const BenchReport r = run_bench(c, *backend);
+    ASSERT_TRUE(r.machine_measured);
+    const std::string roof = r.machine.roof_name;
+    EXPECT_TRUE(roof == "openblas" || roof == "eigen") << roof;
+    EXPECT_GT(r.machine.openblas_gflops, 0);  // both candidates were timed
+    EXPECT_GT(r.machine.backend_gemm_gflops, 0);
+    const nlohmann::json j = bench_report_to_json(r);
+    EXPECT_EQ(j.at("machine").at("gemm").at("roof"), roof);
+    for (size_t k = 0; k < r.points.size(); ++k) {
+        const BenchPoint& p = r.points[k];
+        ASSERT_TRUE(p.measured()) << p.reason;
+        ASSERT_TRUE(p.roof_share) << p.label;
+        EXPECT_EQ(p.roof_share->pairs, 5) << p.label;  // one roof run per timed run
+        EXPECT_EQ(p.roof_share->roof, roof);
+        EXPECT_GT(p.roof_share->roof_gflops, 0);
+        EXPECT_LE(p.roof_share->wall_min, p.roof_share->wall_max);
+        EXPECT_DOUBLE_EQ(p.gemm_fraction, p.roof_share->wall);  // the table's %GEMM is the paired share
+        EXPECT_DOUBLE_EQ(p.cpu_gemm_fraction, p.roof_share->cpu);
+        EXPECT_EQ(j.at("points")[k].at("roof").at("pairs"), 5);
+        EXPECT_EQ(j.at("points")[k].at("roof").at("fault").get<bool>(), p.roof_share->fault());
+    }
+    EXPECT_NE(format_bench_table(r).find("paired roof shares"), std::string::npos);
+    c.pair_roof = false;
+    std::cout << "[case] the same without pairing: no share\n";
+    for (const BenchPoint& p : run_bench(c, *backend).points) EXPECT_FALSE(p.roof_share) << p.label;
+}
+
+TEST(BenchPairedRoof, OpenBlasRoofComputesTheSameProductAsTheBackend) {
+    auto backend = make_backend("cpu");
+    RoofGemm roof(*backend, 96);
+    std::cout << "[case] 96² product through OpenBLAS (one call per thread on a band of rows) and Eigen\n";
+    EXPECT_EQ(roof.flops(), 2.0 * 96 * 96 * 96);
+    EXPECT_GT(roof.run(RoofKind::OpenBlas).cpu_ms, 0);
+    const Tensor3 from_openblas = roof.result();
+    roof.run(RoofKind::Backend);
+    double diff = 0;
+    for (int64_t k = 0; k < from_openblas.size(); ++k)
+        diff = std::max(diff, double(std::abs(from_openblas.data()[k] - roof.result().data()[k])));
+    EXPECT_LE(diff, 1e-3);
+    EXPECT_GT(std::abs(roof.result().data()[0]), 1.0f);  // a real product, not zeros
 }
 
 TEST(BenchSlopes, LogLogFitRecoversExponents) {
