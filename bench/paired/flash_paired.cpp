@@ -6,11 +6,13 @@
 //   attnscope_flash_paired [--n 4096] [--heads 8] [--d 32,64,128] [--causal 0,1] [--rounds 7] [--tiles 64x64,128x128]
 //                          [--roof 2048] [--gap-ms 150]
 //   attnscope_flash_paired --profile [--d 32,64,128] [--causal 0,1] [--tiles ...]   per-phase CPU-time profile
-// The profile runs one thread over the query tiles of one head and times each phase of the tile loop by thread CPU
-// time: the AVX-512 kernel's phases (pack Qᵀ, Sᵀ = K·Qᵀ with fused mask+max, exp/sum/rescale factors, Oᵀ += Vᵀ·Pᵀ with
-// fused rescale, write O) and, for comparison, the Eigen path's (Q·Kᵀ, max, exp, rescale, P·V).
+// The profile runs one thread over the query tiles of one head and splits each query tile's thread CPU time over
+// the phases of its loop by their TSC ticks: the AVX-512 kernel's phases (pack Qᵀ, Sᵀ = K·Qᵀ with fused mask+max, exp/sum/rescale factors, Oᵀ += Vᵀ·Pᵀ with
+// fused rescale, write O) and, for comparison, the Eigen path's (Q·Kᵀ, max, exp, rescale, P·V), once with Eigen's
+// products and once with per-tile single-threaded cblas_sgemm products. All three alternate tile by tile.
 #include <cblas.h>
 #include <omp.h>
+#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -176,9 +178,24 @@ void paired(const Options& o) {
 }
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
+/// Time-stamp counter: ~20 cycles to read, where a thread-CPU clock read costs ~0.3 µs (a syscall) and would
+/// weigh 5–20% of a 64×64 key tile. Phases are stamped with it; spread() then converts them to CPU time.
+inline double tsc() { return double(__rdtsc()); }
+
+/// Adds to out[p] the tile loop's CPU time `cpu_ns` split in proportion to the TSC ticks of each phase (a
+/// preemption lands in a phase in proportion to its length, so the split stays unbiased on a loaded machine).
+void spread(const double* ticks, int phases, double cpu_ns, double* out) {
+    double total = 0;
+    for (int p = 0; p < phases; ++p) total += ticks[p];
+    if (total <= 0) return;
+    for (int p = 0; p < phases; ++p) out[p] += cpu_ns * ticks[p] / total;
+}
+
 /// The kernel's tile loop over query tile i0 of one head, phase by phase (ns of thread CPU time added to t[]).
 void kernel_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, Tensor3& O, Tensor3& L, int i0, int br, int bc,
-                 bool causal, Tensor3& scratch, double* t) {
+                 bool causal, Tensor3& scratch, double* out) {
+    double t[5] = {};
+    const double cpu0 = thread_ns();
     // Tensor3 storage is 64-byte aligned like the primitive's scratch (a misaligned tile costs ~10%).
     const int n = Q.rows(), d = Q.cols(), brp = flash_tile::padded_rows(br);
     if (scratch.size() < int64_t(brp) * (2 * d + bc + 4)) scratch = Tensor3(1, 2 * d + bc + 4, brp);
@@ -186,39 +203,43 @@ void kernel_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, Tensor3& 
     tile.i0 = i0, tile.rows = std::min(br, n - i0), tile.brp = flash_tile::padded_rows(tile.rows), tile.d = d, tile.dv = d;
     tile.qt = scratch.data(), tile.st = tile.qt + size_t(d) * brp, tile.ot = tile.st + size_t(bc) * brp;
     tile.m = tile.ot + size_t(d) * brp, tile.l = tile.m + brp, tile.tmax = tile.l + brp, tile.sum = tile.tmax + brp;
-    double c0 = thread_ns();
+    double c0 = tsc();
     flash_tile::begin(tile, Q.head_data(0), 1.0f / std::sqrt(float(d)));
-    double c1 = thread_ns();
+    double c1 = tsc();
     t[0] += c1 - c0;
     const int key_end = causal ? std::min(n, i0 + tile.rows) : n;
     for (int j0 = 0; j0 < key_end; j0 += bc) {
         const int cols = std::min(bc, key_end - j0);
-        c0 = thread_ns();
+        c0 = tsc();
         flash_tile::scores(tile, K.head_data(0), j0, cols, causal, ScoreMod{}, 0);
-        c1 = thread_ns();
+        c1 = tsc();
         flash_tile::softmax(tile, j0, cols, causal);
-        const double c2 = thread_ns();
+        const double c2 = tsc();
         flash_tile::accumulate(tile, V.head_data(0), j0, cols, causal);
-        const double c3 = thread_ns();
+        const double c3 = tsc();
         t[1] += c1 - c0, t[2] += c2 - c1, t[3] += c3 - c2;
     }
-    c0 = thread_ns();
+    c0 = tsc();
     flash_tile::finish(tile, O.head_data(0), L.head_data(0));
-    t[4] += thread_ns() - c0;
+    t[4] += tsc() - c0;
+    spread(t, 5, thread_ns() - cpu0, out);
 }
 
-/// The Eigen path's tile loop (cpu_dense_attention.cpp's tiled_task) over query tile i0, phase by phase.
+/// The Eigen path's tile loop (cpu_dense_attention.cpp's tiled_task) over query tile i0, phase by phase. With
+/// `blas`, its two products are single-threaded OpenBLAS cblas_sgemm calls instead (the per-tile BLAS option).
 void eigen_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int i0, int br, int bc, bool causal,
-                Tensor3& qs, Tensor3& s, Tensor3& acc, Tensor3& stt, double* t) {
+                Tensor3& qs, Tensor3& s, Tensor3& acc, Tensor3& stt, double* out, bool blas) {
+    double t[7] = {};
+    const double cpu0 = thread_ns();
     const int n = Q.rows(), d = Q.cols(), rows = std::min(br, n - i0);
     MatView q(qs.head_data(0), rows, d), ac(acc.head_data(0), rows, d);
     float* sp = stt.head_data(0);
     using RowVec = Eigen::Map<Eigen::VectorXf>;
     OnlineTileRows rs{RowVec(sp, rows), RowVec(sp + br, rows), RowVec(sp + 2 * br, rows), RowVec(sp + 3 * br, rows)};
-    double c0 = thread_ns();
+    double c0 = tsc();
     q.noalias() = (1.0f / std::sqrt(float(d))) * Q.head(0).middleRows(i0, rows);
     ac.setZero(), rs.run_max.setConstant(-INFINITY), rs.run_sum.setZero();
-    double c1 = thread_ns();
+    double c1 = tsc();
     t[0] += c1 - c0;
     const int key_end = causal ? std::min(n, i0 + rows) : n;
     for (int j0 = 0; j0 < key_end; j0 += bc) {
@@ -229,12 +250,16 @@ void eigen_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int i0, in
             for (int r = 0; r < rows; ++r)
                 for (int c = std::max(0, i0 + r - j0 + 1); c < cols; ++c) sv(r, c) = value;
         };
-        c0 = thread_ns();
-        sv.noalias() = q * K.head(0).middleRows(j0, cols).transpose();
-        c1 = thread_ns();
+        c0 = tsc();
+        if (blas)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, d, 1.0f, q.data(), d,
+                        K.head_data(0) + int64_t(j0) * d, d, 0.0f, sv.data(), cols);
+        else
+            sv.noalias() = q * K.head(0).middleRows(j0, cols).transpose();
+        c1 = tsc();
         t[1] += c1 - c0;
         if (diagonal) fill_tile(-INFINITY);
-        c0 = thread_ns();
+        c0 = tsc();
         t[3] += c0 - c1;
         // online_tile_exp in its two halves: row max + factors, then shift + exp.
         rs.shift = sv.rowwise().maxCoeff();
@@ -245,22 +270,27 @@ void eigen_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int i0, in
             rs.shift[r] = nm == -INFINITY ? 0.0f : nm;
             rs.run_max[r] = nm;
         }
-        c1 = thread_ns();
+        c1 = tsc();
         t[2] += c1 - c0;
         sv.array().colwise() -= rs.shift.array();
         sv.array() = sv.array().exp();
-        c0 = thread_ns();
+        c0 = tsc();
         t[4] += c0 - c1;
         if (diagonal) fill_tile(0.0f);
-        c1 = thread_ns();
+        c1 = tsc();
         t[3] += c1 - c0;
         online_tile_rescale(sv, ac, rs);
-        c0 = thread_ns();
+        c0 = tsc();
         t[5] += c0 - c1;
-        ac.noalias() += sv * V.head(0).middleRows(j0, cols);
-        c1 = thread_ns();
+        if (blas)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, cols, 1.0f, sv.data(), cols,
+                        V.head_data(0) + int64_t(j0) * d, d, 1.0f, ac.data(), d);
+        else
+            ac.noalias() += sv * V.head(0).middleRows(j0, cols);
+        c1 = tsc();
         t[6] += c1 - c0;
     }
+    spread(t, 7, thread_ns() - cpu0, out);
 }
 
 void print_phases(const char* title, const char* const* names, const double* t, int phases, const int* product,
@@ -277,7 +307,8 @@ void print_phases(const char* title, const char* const* names, const double* t, 
 }
 
 /// Thread-CPU-time per phase of the tile loop, one thread, every query tile of one head; the kernel's tile and the
-/// Eigen path's tile alternate so both see the same machine. Timer reads cost ~0.1 µs each (a few per key tile).
+/// Eigen path's tiles alternate so all see the same machine. Each query tile's CPU time is split over its phases
+/// by their TSC ticks (spread()).
 void profile(const Options& o) {
     std::printf("per-phase profile: one thread, one head, n = %d, every query tile, kernel and Eigen tile loops "
                 "alternating; thread CPU time\n", o.n);
@@ -291,10 +322,12 @@ void profile(const Options& o) {
                 fill(Q, 1), fill(K, 2), fill(V, 3);
                 Tensor3 scratch;
                 Tensor3 qs(1, br, d), s(1, br, bc), acc(1, br, d), stt(1, 4, br);
-                double kt[5] = {}, et[7] = {};
+                double kt[5] = {}, et[7] = {}, bt[7] = {};
+                openblas_set_num_threads(1);  // one OpenMP-less thread: OpenBLAS runs in the caller
                 for (int i0 = 0; i0 < n; i0 += br) {
                     kernel_tile(Q, K, V, O, L, i0, br, bc, causal != 0, scratch, kt);
-                    eigen_tile(Q, K, V, i0, br, bc, causal != 0, qs, s, acc, stt, et);
+                    eigen_tile(Q, K, V, i0, br, bc, causal != 0, qs, s, acc, stt, et, false);
+                    eigen_tile(Q, K, V, i0, br, bc, causal != 0, qs, s, acc, stt, bt, true);
                 }
                 const double cells = causal ? 0.5 * n * (n + 1.0) : double(n) * n;
                 std::printf("d=%d causal=%d tiles %dx%d\n", d, causal, br, bc);
@@ -306,6 +339,8 @@ void profile(const Options& o) {
                                     "shift + exp",     "rescale acc, sum", "PV (Eigen GEMM)"};
                 const int ep[] = {0, 1, 0, 0, 0, 0, 1};
                 print_phases("Eigen path (before)", en, et, 7, ep, cells, d);
+                en[1] = "QK (cblas_sgemm)", en[6] = "PV (cblas_sgemm)";
+                print_phases("same, products by per-tile OpenBLAS", en, bt, 7, ep, cells, d);
                 std::fflush(stdout);
             }
     // One thread's SGEMM in the same units, for scale.
