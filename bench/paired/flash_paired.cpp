@@ -195,6 +195,7 @@ void spread(const double* ticks, int phases, double cpu_ns, double* out) {
 void kernel_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, Tensor3& O, Tensor3& L, int i0, int br, int bc,
                  bool causal, Tensor3& scratch, double* out) {
     double t[5] = {};
+    const flash_tile::FlushSubnormals flush;  // as cpu_dense_attention holds around each task
     const double cpu0 = thread_ns();
     // Tensor3 storage is 64-byte aligned like the primitive's scratch (a misaligned tile costs ~10%).
     const int n = Q.rows(), d = Q.cols(), brp = flash_tile::padded_rows(br);

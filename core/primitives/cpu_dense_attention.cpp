@@ -39,6 +39,7 @@ void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0
     const int stride = w.stats.cols();
     t.m = stats, t.l = stats + stride, t.tmax = stats + 2 * stride, t.sum = stats + 3 * stride;
 
+    const flash_tile::FlushSubnormals flush;  // subnormal weights would cost an assist per FMA (see the class)
     flash_tile::begin(t, a.Q->head_data(h), a.scale);
     const int key_end = a.causal ? std::min(m, i0 + t.rows) : m;
     for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {

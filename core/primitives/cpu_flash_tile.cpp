@@ -27,8 +27,9 @@ constexpr int kQkRows = 6;                       // keys per Sᵀ register block
 constexpr int kPvRows = 6;                       // value columns per Oᵀ register block: 6 × 4 accumulators
 
 /// 2^t for a vector: t = n + f with n = ⌊t⌋, f ∈ [0, 1) (vreduceps), 2^f by a degree-6 polynomial (relative error
-/// ≤ 1e-7, float rounding), then vscalefps multiplies by 2^⌊t⌋. −inf gives exactly 0 (reduce → 0, scalef by −inf
-/// → 0), which is what masked cells need; no clamp is required.
+/// ≤ 1e-7, float rounding), then vscalefps multiplies by 2^⌊t⌋. −inf (masked cells) gives exactly 0 (reduce → 0,
+/// scalef by −inf → 0), so no clamp is needed. Results below 2^−126 are subnormal unless the caller holds a
+/// FlushSubnormals (cpu_flash_tile.h), which makes them 0.
 inline __m512 exp2_ps(__m512 t) {
     const __m512 f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     __m512 p = _mm512_set1_ps(2.1700182696804404e-4f);
@@ -194,6 +195,10 @@ void mask_and_max(const Tile& t, int j0, int cols, bool causal) {
 }
 
 }  // namespace
+
+FlushSubnormals::FlushSubnormals() : m_saved(_mm_getcsr()) { _mm_setcsr(m_saved | 0x8040u); }
+
+FlushSubnormals::~FlushSubnormals() { _mm_setcsr(m_saved); }
 
 void begin(const Tile& t, const float* q, float scale) {
     // Read Q row by row (each cold line once) and scatter into the hot Qᵀ scratch.
