@@ -48,9 +48,18 @@ GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, co
     return {r, k, c};
 }
 
+int tiled_attention_padded_rows(int tile_rows) {
+    // Must agree with cpu_flash_tile.h's padded_rows and the guard around it (this file is built with the same flags).
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    return (tile_rows + 15) / 16 * 16;
+#else
+    return tile_rows;
+#endif
+}
+
 int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv) {
     // Mirrors cpu_dense_attention.cpp's Scratch: one set per OpenMP thread.
-    const int64_t br = tile_rows, bc = std::min(tile_cols, m);
+    const int64_t br = tiled_attention_padded_rows(tile_rows), bc = std::min(tile_cols, m);
     return int64_t(sizeof(float)) * omp_get_max_threads() * br * (d + bc + dv + 4);
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu_flash_tile.h"
 #include "cpu_primitives.h"
 #include "cpu_online_tile.h"
 #include "online_softmax.h"
@@ -18,12 +19,38 @@ namespace {
 
 using RowVec = Eigen::Map<Eigen::VectorXf>;
 
-/// Per-thread scratch, tracked like every other buffer of a run.
+/// Per-thread scratch, tracked like every other buffer of a run. The AVX-512 kernel keeps the tile transposed with
+/// rows padded to whole vectors (Br′ = padded Br); the Eigen path uses the same buffers untransposed.
 struct Scratch {
-    Tensor3 q, s, acc, stats;  // (T, Br, d), (T, Br, Bc), (T, Br, dv), (T, 4, Br)
+    Tensor3 q, s, acc, stats;  // (T, Br′, d), (T, Br′, Bc), (T, Br′, dv), (T, 4, Br′)
     Scratch(int threads, int br, int bc, int d, int dv)
         : q(threads, br, d), s(threads, br, bc), acc(threads, br, dv), stats(threads, 4, br) {}
 };
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/// One (head, query tile) task on the AVX-512 tile kernel (cpu_flash_tile.h): same result as tiled_task.
+void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
+    const int n = a.Q->rows(), m = a.K->rows();
+    flash_tile::Tile t;
+    t.i0 = i0, t.rows = std::min(a.tile_rows, n - i0), t.brp = flash_tile::padded_rows(t.rows);
+    t.d = a.Q->cols(), t.dv = a.V->cols();
+    t.qt = w.q.head_data(tid), t.st = w.s.head_data(tid), t.ot = w.acc.head_data(tid);
+    float* stats = w.stats.head_data(tid);
+    const int stride = w.stats.cols();
+    t.m = stats, t.l = stats + stride, t.tmax = stats + 2 * stride, t.sum = stats + 3 * stride;
+
+    const flash_tile::FlushSubnormals flush;  // subnormal weights would cost an assist per FMA (see the class)
+    flash_tile::begin(t, a.Q->head_data(h), a.scale);
+    const int key_end = a.causal ? std::min(m, i0 + t.rows) : m;
+    for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
+        const int cols = std::min(a.tile_cols, key_end - j0);
+        flash_tile::scores(t, a.K->head_data(h), j0, cols, a.causal, a.score_mod, h);
+        flash_tile::softmax(t, j0, cols, a.causal);
+        flash_tile::accumulate(t, a.V->head_data(h), j0, cols, a.causal);
+    }
+    flash_tile::finish(t, a.O->head_data(h), a.lse ? a.lse->head_data(h) : nullptr);
+}
+#endif
 
 /// Sets cells of a diagonal tile to `value` where key j0+c lies after query i0+r.
 void fill_causal_tile(MatView s, int i0, int j0, float value) {
@@ -33,7 +60,8 @@ void fill_causal_tile(MatView s, int i0, int j0, float value) {
     }
 }
 
-void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
+// The portable path; builds with the AVX-512 kernel (vector_task) keep it compiled but do not call it.
+[[maybe_unused]] void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
     const int n = a.Q->rows(), m = a.K->rows(), d = a.Q->cols(), dv = a.V->cols();
     const int rows = std::min(a.tile_rows, n - i0);
     MatView q(w.q.head_data(tid), rows, d);
@@ -105,12 +133,17 @@ void cpu_dense_attention(const DenseAttentionArgs& a) {
         return;
     }
     const int tiles = (n + a.tile_rows - 1) / a.tile_rows;
-    Scratch scratch(omp_get_max_threads(), a.tile_rows, std::min(a.tile_cols, a.K->rows()), a.Q->cols(), a.V->cols());
+    Scratch scratch(omp_get_max_threads(), tiled_attention_padded_rows(a.tile_rows), std::min(a.tile_cols, a.K->rows()),
+                    a.Q->cols(), a.V->cols());
     // Causal tiles near the end cost the most: hand them out first.
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * tiles; ++task) {
         const int h = task / tiles, t = a.causal ? tiles - 1 - task % tiles : task % tiles;
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+        vector_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
+#else
         tiled_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
+#endif
     }
 }
 

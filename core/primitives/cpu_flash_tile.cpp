@@ -1,0 +1,295 @@
+// attnscope — the CPU flash kernel's tile phases with AVX-512 intrinsics (see cpu_flash_tile.h for the layout).
+// Why hand-written: the tile products are small (64–256 queries × 64–256 keys × d ≤ 128) and run n/Bc times per
+// query tile; Eigen's GEMM packs both operands on every call and reached ~50% of the machine's SGEMM rate, and
+// per-tile cblas_sgemm packs as well. Here nothing is packed but Qᵀ (once per query tile): K and V rows are read
+// by scalar broadcast, which the load ports absorb while the two FMA ports stay busy.
+#include "cpu_flash_tile.h"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "../tensor.h"
+#include "online_softmax.h"
+
+namespace attnscope::flash_tile {
+
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kBlockVectors = 4;                 // query vectors per register block (64 queries)
+constexpr int kBlockLanes = kBlockVectors * kLanes;
+constexpr int kQkRows = 6;                       // keys per Sᵀ register block: 6 × 4 accumulators
+constexpr int kPvRows = 6;                       // value columns per Oᵀ register block: 6 × 4 accumulators
+
+/// 2^t for a vector: t = n + f with n = ⌊t⌋, f ∈ [0, 1) (vreduceps), 2^f by a degree-6 polynomial (relative error
+/// ≤ 1e-7, float rounding), then vscalefps multiplies by 2^⌊t⌋. −inf (masked cells) gives exactly 0 (reduce → 0,
+/// scalef by −inf → 0), so no clamp is needed. Results below 2^−126 are subnormal unless the caller holds a
+/// FlushSubnormals (cpu_flash_tile.h), which makes them 0.
+inline __m512 exp2_ps(__m512 t) {
+    const __m512 f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512 p = _mm512_set1_ps(2.1700182696804404e-4f);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.2440299615263939e-3f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.678773581981659e-3f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.548337474465370e-2f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022983014583588e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931470036506653e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, t);
+}
+
+/// Keys of the key tile [j0, j0 + cols) that any query of the block [q0, q0 + lanes) of tile t may see.
+inline int key_limit(const Tile& t, int j0, int cols, bool causal, int q0, int lanes) {
+    if (!causal) return cols;
+    return std::clamp(t.i0 + q0 + lanes - j0, 0, cols);
+}
+
+/// Lanes of the query block starting at q0 (a whole number of vectors, ≤ kBlockLanes).
+inline int block_lanes(const Tile& t, int q0) { return std::min(kBlockLanes, t.brp - q0); }
+
+/// Sets lanes whose query (query0 + lane) precedes `key` to −inf.
+inline __m512 mask_future(__m512 s, int key, int query0) {
+    const __m512i q = _mm512_add_epi32(_mm512_set1_epi32(query0),
+                                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __mmask16 future = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), q);
+    return _mm512_mask_mov_ps(s, future, _mm512_set1_ps(-INFINITY));
+}
+
+/// Sᵀ block: MR keys (rows of k, stride d) × NV query vectors of qt (stride brp) → st (stride brp). With `fuse`,
+/// applies the causal mask (when `mask`) and folds the block into tmax; without, stores the raw scores.
+template <int MR, int NV>
+void qk_block(const float* k, int d, const float* qt, int brp, float* st, float* tmax, bool fuse, bool mask, int key0,
+              int query0) {
+    __m512 acc[MR][NV];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_setzero_ps();
+    for (int x = 0; x < d; ++x) {
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) b[j] = _mm512_loadu_ps(qt + static_cast<ptrdiff_t>(x) * brp + j * kLanes);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const __m512 a = _mm512_set1_ps(k[static_cast<ptrdiff_t>(i) * d + x]);
+#pragma GCC unroll 4
+            for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_fmadd_ps(a, b[j], acc[i][j]);
+        }
+    }
+    __m512 mx[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) mx[j] = _mm512_loadu_ps(tmax + j * kLanes);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) {
+            __m512 s = acc[i][j];
+            if (fuse) {
+                if (mask) s = mask_future(s, key0 + i, query0 + j * kLanes);
+                mx[j] = _mm512_max_ps(mx[j], s);
+            }
+            _mm512_storeu_ps(st + static_cast<ptrdiff_t>(i) * brp + j * kLanes, s);
+        }
+    if (fuse)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) _mm512_storeu_ps(tmax + j * kLanes, mx[j]);
+}
+
+/// Oᵀ block: MR value columns × NV query vectors; ot = rescale·ot + Σ_c v[c][0:MR]ᵀ·pt[c] over `cols` keys
+/// (v: rows of stride dv; pt, ot: stride brp).
+template <int MR, int NV>
+void pv_block(const float* v, int dv, const float* pt, int brp, int cols, float* ot, const float* rescale) {
+    __m512 acc[MR][NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) {
+        const __m512 r = _mm512_loadu_ps(rescale + j * kLanes);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i)
+            acc[i][j] = _mm512_mul_ps(r, _mm512_loadu_ps(ot + static_cast<ptrdiff_t>(i) * brp + j * kLanes));
+    }
+    for (int c = 0; c < cols; ++c) {
+        __m512 p[NV];
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) p[j] = _mm512_loadu_ps(pt + static_cast<ptrdiff_t>(c) * brp + j * kLanes);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const __m512 a = _mm512_set1_ps(v[static_cast<ptrdiff_t>(c) * dv + i]);
+#pragma GCC unroll 4
+            for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_fmadd_ps(a, p[j], acc[i][j]);
+        }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) _mm512_storeu_ps(ot + static_cast<ptrdiff_t>(i) * brp + j * kLanes, acc[i][j]);
+}
+
+using QkFn = void (*)(const float*, int, const float*, int, float*, float*, bool, bool, int, int);
+using PvFn = void (*)(const float*, int, const float*, int, int, float*, const float*);
+
+/// Tables of every block shape (rows 1…R, vectors 1…4): edges of a tile use the smaller shapes.
+template <int MR>
+constexpr std::array<QkFn, kBlockVectors> qk_shapes() {
+    return {&qk_block<MR, 1>, &qk_block<MR, 2>, &qk_block<MR, 3>, &qk_block<MR, 4>};
+}
+template <int MR>
+constexpr std::array<PvFn, kBlockVectors> pv_shapes() {
+    return {&pv_block<MR, 1>, &pv_block<MR, 2>, &pv_block<MR, 3>, &pv_block<MR, 4>};
+}
+template <int... R>
+constexpr std::array<std::array<QkFn, kBlockVectors>, sizeof...(R)> qk_table(std::integer_sequence<int, R...>) {
+    return {qk_shapes<R + 1>()...};
+}
+template <int... R>
+constexpr std::array<std::array<PvFn, kBlockVectors>, sizeof...(R)> pv_table(std::integer_sequence<int, R...>) {
+    return {pv_shapes<R + 1>()...};
+}
+constexpr auto kQk = qk_table(std::make_integer_sequence<int, kQkRows>{});
+constexpr auto kPv = pv_table(std::make_integer_sequence<int, kPvRows>{});
+
+/// Applies a score modifier to the computed cells of Sᵀ (the same cells `scores` wrote), before any mask.
+void apply_mod(const Tile& t, int j0, int cols, bool causal, const ScoreMod& mod, int h) {
+    if (mod.kind == ScoreModKind::Softcap) {
+        // Eigen's vectorised tanh: as accurate as the reference path's (a cancelling 1 − 2/(e^2x + 1) is not).
+        for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+            const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+            for (int c = 0; c < lim; ++c) {
+                Eigen::Map<Eigen::ArrayXf> s(t.st + static_cast<ptrdiff_t>(c) * t.brp + q0, lanes);
+                s = mod.cap * (s / mod.cap).tanh();
+            }
+        }
+        return;
+    }
+    if (mod.kind == ScoreModKind::Alibi) {
+        const float slope = alibi_slope(h, mod.heads);
+        for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+            const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+            for (int c = 0; c < lim; ++c) {
+                float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0;
+                for (int r = 0; r < lanes; ++r) s[r] -= slope * std::fabs(float(t.i0 + q0 + r - (j0 + c)));
+            }
+        }
+    }
+}
+
+/// The causal mask and the per-query max over computed cells of Sᵀ, for scores that were stored raw.
+void mask_and_max(const Tile& t, int j0, int cols, bool causal) {
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        for (int j = 0; j < lanes; j += kLanes) {
+            __m512 mx = _mm512_loadu_ps(t.tmax + q0 + j);
+            for (int c = 0; c < lim; ++c) {
+                float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0 + j;
+                __m512 x = _mm512_loadu_ps(s);
+                if (causal) x = mask_future(x, j0 + c, t.i0 + q0 + j);
+                mx = _mm512_max_ps(mx, x);
+                _mm512_storeu_ps(s, x);
+            }
+            _mm512_storeu_ps(t.tmax + q0 + j, mx);
+        }
+    }
+}
+
+}  // namespace
+
+FlushSubnormals::FlushSubnormals() : m_saved(_mm_getcsr()) { _mm_setcsr(m_saved | 0x8040u); }
+
+FlushSubnormals::~FlushSubnormals() { _mm_setcsr(m_saved); }
+
+void begin(const Tile& t, const float* q, float scale) {
+    // Read Q row by row (each cold line once) and scatter into the hot Qᵀ scratch.
+    for (int r = 0; r < t.rows; ++r) {
+        const float* src = q + static_cast<ptrdiff_t>(t.i0 + r) * t.d;
+        for (int x = 0; x < t.d; ++x) t.qt[static_cast<ptrdiff_t>(x) * t.brp + r] = scale * src[x];
+    }
+    for (int x = 0; x < t.d; ++x) std::fill(t.qt + static_cast<ptrdiff_t>(x) * t.brp + t.rows, t.qt + (x + 1) * static_cast<ptrdiff_t>(t.brp), 0.0f);
+    std::fill(t.ot, t.ot + static_cast<ptrdiff_t>(t.dv) * t.brp, 0.0f);
+    std::fill(t.m, t.m + t.brp, -INFINITY);
+    std::fill(t.l, t.l + t.brp, 0.0f);
+}
+
+void scores(const Tile& t, const float* k, int j0, int cols, bool causal, const ScoreMod& mod, int h) {
+    const bool fuse = mod.kind == ScoreModKind::None;
+    std::fill(t.tmax, t.tmax + t.brp, -INFINITY);
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        const int query0 = t.i0 + q0;
+        for (int c0 = 0; c0 < lim; c0 += kQkRows) {
+            const int mr = std::min(kQkRows, lim - c0);
+            // Only blocks whose last key lies after their first query can hold a masked cell.
+            const bool mask = causal && j0 + c0 + mr - 1 > query0;
+            kQk[mr - 1][lanes / kLanes - 1](k + static_cast<ptrdiff_t>(j0 + c0) * t.d, t.d, t.qt + q0, t.brp,
+                                            t.st + static_cast<ptrdiff_t>(c0) * t.brp + q0, t.tmax + q0, fuse, mask,
+                                            j0 + c0, query0);
+        }
+    }
+    if (!fuse) {
+        apply_mod(t, j0, cols, causal, mod, h);
+        mask_and_max(t, j0, cols, causal);
+    }
+}
+
+void softmax(const Tile& t, int j0, int cols, bool causal) {
+    const __m512 log2e = _mm512_set1_ps(kLog2e), ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        const int nv = lanes / kLanes;
+        __m512 shift[kBlockVectors], sum[kBlockVectors];
+        for (int j = 0; j < nv; ++j) {
+            const int o = q0 + j * kLanes;
+            const __m512 m_old = _mm512_loadu_ps(t.m + o);
+            const __m512 m_new = _mm512_max_ps(m_old, _mm512_loadu_ps(t.tmax + o));
+            // A query with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN; nothing accumulated
+            // yet (m_old = −inf) rescales by 0.
+            shift[j] = _mm512_mul_ps(_mm512_mask_mov_ps(m_new, _mm512_cmp_ps_mask(m_new, ninf, _CMP_EQ_OQ), zero),
+                                     log2e);
+            const __m512 rescale = exp2_ps(_mm512_mul_ps(_mm512_sub_ps(m_old, m_new), log2e));
+            _mm512_storeu_ps(t.tmax + o,
+                             _mm512_mask_mov_ps(rescale, _mm512_cmp_ps_mask(m_old, ninf, _CMP_EQ_OQ), zero));
+            _mm512_storeu_ps(t.m + o, m_new);
+            sum[j] = zero;
+        }
+        for (int c = 0; c < lim; ++c) {
+            float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0;
+            for (int j = 0; j < nv; ++j) {
+                const __m512 p = exp2_ps(_mm512_fmsub_ps(_mm512_loadu_ps(s + j * kLanes), log2e, shift[j]));
+                sum[j] = _mm512_add_ps(sum[j], p);
+                _mm512_storeu_ps(s + j * kLanes, p);
+            }
+        }
+        for (int j = 0; j < nv; ++j) {
+            const int o = q0 + j * kLanes;
+            _mm512_storeu_ps(t.l + o, _mm512_fmadd_ps(_mm512_loadu_ps(t.l + o), _mm512_loadu_ps(t.tmax + o), sum[j]));
+        }
+    }
+}
+
+void accumulate(const Tile& t, const float* v, int j0, int cols, bool causal) {
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        const int nv = lanes / kLanes;
+        for (int v0 = 0; v0 < t.dv; v0 += kPvRows) {
+            const int mr = std::min(kPvRows, t.dv - v0);
+            kPv[mr - 1][nv - 1](v + static_cast<ptrdiff_t>(j0) * t.dv + v0, t.dv, t.st + q0, t.brp, lim,
+                                t.ot + static_cast<ptrdiff_t>(v0) * t.brp + q0, t.tmax + q0);
+        }
+    }
+}
+
+void finish(const Tile& t, float* o, float* lse) {
+    for (int r = 0; r < t.rows; ++r) {
+        const OnlineSoftmaxRow row{t.m[r], t.l[r]};
+        const float inv = online_softmax_inv_sum(row);
+        float* out = o + static_cast<ptrdiff_t>(t.i0 + r) * t.dv;
+        for (int x = 0; x < t.dv; ++x) out[x] = t.ot[static_cast<ptrdiff_t>(x) * t.brp + r] * inv;
+        if (lse) lse[t.i0 + r] = online_softmax_lse(row);
+    }
+}
+
+}  // namespace attnscope::flash_tile
+
+#endif  // __AVX512F__ && __AVX512DQ__
