@@ -478,8 +478,9 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
             lines.append(f"- **Oversubscribed run**: other jobs kept cores busy besides the benchmark's own threads. "
                          "Pairing cancels a slow phase that slows both sides alike, but not a side that suffers more "
                          "from it: PyTorch's OpenMP threads wait for each other at the end of every operation and "
-                         "lose far more than ours when a core is taken away, so the peers' times (and the "
-                         "speed-ups) are inflated. Regenerate on an idle machine before quoting these figures.")
+                         "can lose far more than ours when a core is taken away, most in peers made of many small "
+                         "operations, so their times (and the speed-ups) can be inflated. Regenerate on an idle "
+                         "machine before quoting these figures.")
     if args.note:
         lines.append(f"- Note: {args.note}")
     lines += ["", "## Timing method", ""]
