@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """attnscope against peer implementations, on the same shapes and thread count (run by hand).
 
-Installs the peers from PyPI into a venv (~/.cache/attnscope/peers-venv), times each one in its own
-subprocess (warm-up, then the median of the timed runs, like `attnscope bench`), reads our own
-`attnscope bench --json` for the same shapes, and regenerates docs/PERFORMANCE.md with the date and
-the machine. A peer that fails to install or to run is listed with its error: no number is invented.
+Installs the peers from PyPI into a venv (~/.cache/attnscope/peers-venv; pip's output kept in --log-dir), then
+measures each table row in PAIRS of processes run back to back: our `attnscope bench --json` for the row's variant,
+then the peer in its own process (same warm-up and timed runs, median), then ours again, and so on (--pairs P).
+Each pair gives peer_median / our_median, in wall-clock and in process CPU time; a row reports the median of its
+P per-pair ratios with their min and max. A slow phase of the shared machine longer than a pair slows both sides
+of that pair, so it cancels in the ratio instead of landing on one side only. Regenerates docs/PERFORMANCE.md
+(or --out) with the date and the machine. A peer that fails to install or to run is listed with its error: no
+number is invented.
 
-    python3 bench/peers/run_peers.py --attnscope build/app/attnscope --n 4096 --heads 8 --dim 64
+    python3 bench/peers/run_peers.py --attnscope build/app/attnscope --n 4096 --heads 8 --dim 64 --pairs 3
 
 Peers (PyPI name -> what is timed):
     torch                      F.scaled_dot_product_attention (CPU)           vs flash (and full)
@@ -64,6 +68,10 @@ PEERS = [
      "longformer", ["global=none", "window=96"], False),
 ]
 
+# Targets of issue 20 on the median paired wall-clock ratio (peer / ours); a row not listed needs 2×.
+TARGETS = {"torch.sdpa": 1.3, "fast_transformers.linear": 2.0, "fast_transformers.causal_linear": 2.0,
+           "local_attention": 3.0}
+
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] install
 # ----------------------------------------------------------------------------------------------------
@@ -76,8 +84,9 @@ def install(log_dir: Path) -> dict:
     if not venv_python().exists():
         VENV.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(venv_python()), "-m", "pip", "install", "-q", "--upgrade", "pip", "setuptools", "wheel"],
-                       check=False)
+        with open(log_dir / "install-pip.log", "w") as out:
+            subprocess.run([str(venv_python()), "-m", "pip", "install", "--upgrade", "pip", "setuptools", "wheel"],
+                           stdout=out, stderr=subprocess.STDOUT, check=False)
     already = installed_status()
     for name, specs, extra in PACKAGES:
         if already.get(name) == "ok":
@@ -217,7 +226,7 @@ def median(values: list) -> float:
     return v[k // 2] if k % 2 else 0.5 * (v[k // 2 - 1] + v[k // 2])
 
 # ----------------------------------------------------------------------------------------------------
-# [SECTION] ours
+# [SECTION] one process of each side
 # ----------------------------------------------------------------------------------------------------
 def registered_variants(attnscope: str) -> set:
     out = subprocess.run([attnscope, "variants", "--json"], capture_output=True, text=True, check=True).stdout
@@ -225,48 +234,155 @@ def registered_variants(attnscope: str) -> set:
     items = data if isinstance(data, list) else data.get("variants", [])
     return {item["id"] for item in items}
 
-def run_ours(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim: int, runs: int, budget: float,
-             tmp: Path) -> dict:
-    """One `attnscope bench` run for one variant; returns {n: point} (point None when our bench failed)."""
-    out = tmp / f"ours-{variant}-{'-'.join(sets) or 'default'}.json"
-    cmd = [attnscope, "bench", "--variants", variant, "--n", ",".join(map(str, ns)), "--heads", str(heads), "--dim",
-           str(dim), "--runs", str(runs), "--budget-s", str(budget), "--json", str(out), "--no-progress"]
+def last_line(text: str, fallback: str = "failed") -> str:
+    return (text.strip().splitlines() or [fallback])[-1][:160].replace("|", "/")
+
+def run_ours_once(args, variant: str, sets: list, n: int, machine: bool, out: Path) -> dict:
+    """One `attnscope bench` process for one variant at one n: {"point", "machine"} or {"error"}. With `machine` the
+    process also measures its roofs (flash only: the "flash against the machine" section reads them)."""
+    cmd = [args.attnscope, "bench", "--variants", variant, "--n", str(n), "--heads", str(args.heads), "--dim",
+           str(args.dim), "--runs", str(args.runs), "--warmup", str(args.warmup), "--budget-s", str(args.budget_s),
+           "--json", str(out), "--no-progress"]
     for s in sets:
         cmd += ["--set", s]
-    if variant != "flash":
-        cmd.append("--no-machine")  # the roofs are measured once, with flash
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    if not machine:
+        cmd.append("--no-machine")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.process_timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"error": f"stopped after {args.process_timeout_s:g} s"}
+    out.with_suffix(".log").write_text(" ".join(cmd) + "\n" + r.stdout + r.stderr)
     if r.returncode != 0:
-        return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1]}
-    return json.loads(out.read_text())
+        return {"error": last_line(r.stderr)}
+    report = json.loads(out.read_text())
+    points = [pt for pt in report.get("points", []) if pt["n"] == n]
+    if not points:
+        return {"error": "no point in our report"}
+    if points[0]["status"] != "measured":
+        return {"error": f"{points[0]['status']}: {points[0].get('reason', '')[:120]}"}
+    return {"point": points[0], "machine": report.get("machine", {})}
 
-def median_process(results: list, key) -> tuple:
-    """(the result whose timing key(result) is the median of the processes', every process's timing): on a VM a
-    process's speed can be bimodal for its whole life, so one process is one sample."""
-    ordered = sorted(results, key=key)
-    return ordered[(len(ordered) - 1) // 2], [key(r) for r in results]
+def run_peer_once(args, peer: str, n: int, threads: int) -> dict:
+    """One worker process of the peer in the venv: its result dict or {"error"}."""
+    cmd = [str(venv_python()), str(Path(__file__).resolve()), "--worker", peer, "--n", str(n), "--heads",
+           str(args.heads), "--dim", str(args.dim), "--threads", str(threads), "--runs", str(args.runs),
+           "--warmup", str(args.warmup)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.process_timeout_s, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"stopped after {args.process_timeout_s:g} s"}
+    if r.returncode != 0:
+        return {"error": "run failed: " + last_line(r.stderr)}
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"error": "run failed: no result line"}
 
-def run_ours_processes(attnscope: str, variant: str, sets: list, ns: list, heads: int, dim: int, runs: int,
-                       budget: float, tmp: Path, processes: int) -> dict:
-    """run_ours() in `processes` separate processes; per n the point of the median process, and the machine roofs
-    of the process chosen for the first n (its % of GEMM is against its own roof)."""
-    reports = [run_ours(attnscope, variant, sets, ns, heads, dim, runs, budget, tmp) for _ in range(processes)]
-    good = [r for r in reports if "error" not in r]
-    if not good:
-        return reports[0]
-    combined = {"points": []}
-    for n in ns:
-        candidates = [(r, pt) for r in good for pt in r.get("points", []) if pt["n"] == n and pt["status"] == "measured"]
-        if not candidates:
-            combined["points"] += [pt for pt in good[0].get("points", []) if pt["n"] == n]
-            continue
-        (report, point), medians = median_process(candidates, lambda c: c[1]["time_ms"]["median"])
-        combined["points"].append(dict(point, process_medians=medians))
-        if "machine" not in combined and "machine" in report:
-            combined["machine"] = report["machine"]
-    if "machine" not in combined and "machine" in good[0]:
-        combined["machine"] = good[0]["machine"]
-    return combined
+# ----------------------------------------------------------------------------------------------------
+# [SECTION] paired estimator
+# ----------------------------------------------------------------------------------------------------
+def spread(values: list):
+    """(median, min, max) of a list, None when it is empty."""
+    return (median(values), min(values), max(values)) if values else None
+
+def median_index(values: list) -> int:
+    """Index of the lower-middle value: the process shown as "the median process" of a side."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    return order[(len(order) - 1) // 2]
+
+def load_1min() -> float:
+    """The kernel's 1-minute load average when a process starts: above the CPU count, other jobs compete for cores."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return -1.0
+
+def run_row(args, peer: str, package: str, variant: str, sets: list, n: int, ours_ok: str, peer_ok: str,
+            threads: int, run_dir: Path) -> dict:
+    """P pairs for one table row, interleaved: ours, peer, ours, peer, … Each pair k gives
+    wall_k = peer_median_k / ours_median_k and cpu_k = peer_cpu_k / ours_cpu_k. A side that cannot run (not installed,
+    not registered) is skipped and the other still runs its P processes, for its own figures; a process that fails
+    ends the row (the pairs completed before it are kept)."""
+    row = {"ours_processes": [], "peer_processes": [], "pairs": [], "ours_error": ours_ok, "peer_error": peer_ok,
+           "threads": threads}
+    measure_machine = variant == "flash" and not sets
+    for k in range(args.pairs):
+        ours = peer_result = None
+        loads = {}
+        if not row["ours_error"]:
+            loads["ours"] = load_1min()
+            tag = f"{variant}{'-' + '-'.join(sets) if sets else ''}-{peer}-n{n}-pair{k + 1}".replace("=", "")
+            res = run_ours_once(args, variant, sets, n, measure_machine, run_dir / f"ours-{tag}.json")
+            if "error" in res:
+                row["ours_error"] = res["error"]
+            else:
+                ours = res
+                row["ours_processes"].append(res)
+                if not row["threads"]:
+                    row["threads"] = int(res["machine"].get("threads") or 0)
+        if not row["peer_error"]:
+            loads["peer"] = load_1min()
+            res = run_peer_once(args, peer, n, row["threads"] or os.cpu_count() or 1)
+            if "error" in res:
+                row["peer_error"] = res["error"]
+            else:
+                peer_result = res
+                row["peer_processes"].append(res)
+        if ours and peer_result:
+            o, p = ours["point"], peer_result
+            pair = {"k": k + 1, "ours_ms": o["time_ms"]["median"], "peer_ms": p["median_ms"],
+                    "ours_cpu_ms": o.get("cpu_ms", 0), "peer_cpu_ms": p.get("cpu_ms", 0), "load_1min": loads}
+            pair["wall_ratio"] = pair["peer_ms"] / pair["ours_ms"] if pair["ours_ms"] > 0 else None
+            pair["cpu_ratio"] = (pair["peer_cpu_ms"] / pair["ours_cpu_ms"]
+                                 if pair["ours_cpu_ms"] > 0 and pair["peer_cpu_ms"] > 0 else None)
+            row["pairs"].append(pair)
+            print(f"[peers]   pair {k + 1}/{args.pairs}: ours {pair['ours_ms']:.2f} ms, peer {pair['peer_ms']:.2f} ms"
+                  f" -> {pair['wall_ratio']:.2f}x wall" + (f", {pair['cpu_ratio']:.2f}x CPU" if pair["cpu_ratio"]
+                                                           else ""), flush=True)
+        row.setdefault("loads", []).extend(loads.values())
+        if row["ours_error"] and row["peer_error"]:
+            break
+        if (row["ours_error"] and row["ours_processes"]) or (row["peer_error"] and row["peer_processes"]):
+            break  # a side failed mid-row: no more pairs can be formed
+    row["wall"] = spread([p["wall_ratio"] for p in row["pairs"] if p["wall_ratio"]])
+    row["cpu"] = spread([p["cpu_ratio"] for p in row["pairs"] if p["cpu_ratio"]])
+    return row
+
+# ----------------------------------------------------------------------------------------------------
+# [SECTION] roof shares (flash against the machine)
+# ----------------------------------------------------------------------------------------------------
+def roof_of(point: dict) -> dict:
+    """The roof shares of one of our flash processes. Reads the per-point `roof` object when the binary writes it
+    (the faster of OpenBLAS and Eigen sgemm, interleaved with the variant's runs, paired shares), else falls back to
+    gemm_fraction / cpu_gemm_fraction against the run's SGEMM. A share above 1 is a measurement fault, never a result."""
+    roof = point.get("roof")
+    if isinstance(roof, dict) and roof.get("share_wall") is not None:
+        out = {"name": roof.get("name", "?"), "wall": roof.get("share_wall"), "cpu": roof.get("share_cpu"),
+               "fault": bool(roof.get("fault"))}
+        for key in ("share_wall_min", "share_wall_max", "share_cpu_min", "share_cpu_max"):
+            out[key] = roof.get(key)
+        out["paired"] = True
+    else:
+        out = {"name": "sgemm", "wall": point.get("gemm_fraction") or None,
+               "cpu": point.get("cpu_gemm_fraction") or None, "fault": False, "paired": False}
+    out["wall_fault"] = out["fault"] or (out["wall"] is not None and out["wall"] > 1)
+    out["cpu_fault"] = out["fault"] or (out["cpu"] is not None and out["cpu"] > 1)
+    return out
+
+def fmt_share(processes: list, key: str) -> str:
+    """Median [min, max] over the processes whose share is no fault; the faulty ones are counted, not shown."""
+    values = [r[key] for r in processes if r[key] is not None and not r[key + "_fault"]]
+    faults = sum(1 for r in processes if r[key + "_fault"])
+    if not values and not faults:
+        return "—"
+    if not values:
+        return "measurement fault" + (f" (all {faults} processes)" if faults > 1 else "")
+    m, lo, hi = spread(values)
+    text = f"{100 * m:.1f}%" + (f" [{100 * lo:.1f}, {100 * hi:.1f}]" if len(values) > 1 else "")
+    if faults:
+        text += f"; measurement fault in {faults} of {len(processes)} processes"
+    return text
 
 # ----------------------------------------------------------------------------------------------------
 # [SECTION] report
@@ -274,104 +390,198 @@ def run_ours_processes(attnscope: str, variant: str, sets: list, ns: list, heads
 def fmt_ms(v):
     return "—" if v is None else (f"{v:.1f}" if v >= 10 else f"{v:.2f}")
 
-def fmt_processes(result: dict) -> str:
-    """"; processes a / b / c" when the result is the median of several processes."""
-    medians = result.get("process_medians") or []
-    return "; processes " + " / ".join(fmt_ms(m) for m in medians) if len(medians) > 1 else ""
-
 def fmt_mib(v):
     return "—" if v is None or v < 0 else f"{v / 1048576:.1f}"
 
-def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: list, flash_rows: list,
-                   registered: set) -> None:
-    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = []
-    lines.append("# Performance")
-    lines.append("")
-    lines.append("<!-- Generated by bench/peers/run_peers.py: edit the script, not this file. -->")
-    lines.append("")
-    lines.append(f"Generated {now} by `python3 bench/peers/run_peers.py {' '.join(sys.argv[1:])}`.")
-    lines.append("")
-    lines.append("## Machine")
-    lines.append("")
-    lines.append(f"- CPU: {machine.get('cpu_model', '?')}, {machine.get('logical_cpus', '?')} logical CPUs; "
-                 f"{machine.get('threads', '?')} threads used by ours and by every peer (torch.set_num_threads).")
+def fmt_ratio(s) -> str:
+    if not s:
+        return "—"
+    m, lo, hi = s
+    return f"{m:.2f}× [{lo:.2f}, {hi:.2f}]"
+
+def fmt_side(medians: list, shown_ms: float, lo: float, hi: float) -> str:
+    """The median process's "median [min, max]" over its timed runs, then every process's median in run order."""
+    text = f"{fmt_ms(shown_ms)} [{fmt_ms(lo)}, {fmt_ms(hi)}]"
+    return text + ("; processes " + " / ".join(fmt_ms(m) for m in medians) if len(medians) > 1 else "")
+
+def target_of(peer: str) -> float:
+    return TARGETS.get(peer, 2.0)
+
+def ours_label(row: dict) -> str:
+    return row["ours"] + (" " + " ".join(row["sets"]) if row["sets"] else "")
+
+def bars(rows: list) -> list:
+    """A text bar per row: the median paired wall ratio (█), the spread to the largest pair (░) and the target (|)."""
+    measured = [r for r in rows if r["wall"]]
+    if not measured:
+        return []
+    width = 40
+    top = max(max(r["wall"][2], target_of(r["peer"])) for r in measured)
+    scale = width / top
+    name_w = max(len(r["peer"]) for r in measured)
+    out = ["```text", f"{'':{name_w}}  0×{'':{width - 4}}{top:.1f}×"]
+    for r in measured:
+        m, lo, hi = r["wall"]
+        cells = [" "] * (width + 1)
+        for i in range(int(round(m * scale))):
+            cells[i] = "█"
+        for i in range(int(round(m * scale)), int(round(hi * scale))):
+            cells[i] = "░"
+        cells[min(width, int(round(target_of(r["peer"]) * scale)))] = "|"
+        out.append(f"{r['peer']:{name_w}}  {''.join(cells)} {m:.2f}× [{lo:.2f}, {hi:.2f}] (target {target_of(r['peer']):g}×)")
+    out.append("```")
+    return out
+
+def machine_lines(machine: dict, flash_machines: list) -> list:
+    lines = [f"- CPU: {machine.get('cpu_model', '?')}, {machine.get('logical_cpus', '?')} logical CPUs; "
+             f"{machine.get('threads', '?')} threads used by ours and by every peer (torch.set_num_threads)."]
     mem = machine.get("total_memory_bytes") or 0
     lines.append(f"- Memory: {mem / 2**30:.1f} GiB; OS: {platform.platform()}; Python {platform.python_version()}.")
-    g, t = machine.get("gemm", {}), machine.get("triad", {})
-    if machine.get("measured"):
-        lines.append(f"- Roofs measured in our run: SGEMM {g.get('size')}² {g.get('gflops', 0):.1f} GFLOP/s (median; best "
-                     f"{g.get('gflops_best', 0):.1f}), triad {t.get('gbs', 0):.1f} GB/s.")
+    measured = [m for m in flash_machines if m.get("measured")]
+    if not measured:
+        return lines
+    g0 = measured[0].get("gemm", {})
+    where = f"in our {len(measured)} flash process{'es' if len(measured) > 1 else ''} (median [min, max])"
+
+    def fig(values):
+        values = [v for v in values if v]
+        if not values:
+            return "?"
+        m, lo, hi = spread(values)
+        return f"{m:.1f}" + (f" [{lo:.1f}, {hi:.1f}]" if len(values) > 1 else "")
+
+    triad = fig([m.get("triad", {}).get("gbs") for m in measured])
+    if "openblas_gflops" in g0 or "eigen_gflops" in g0:
+        roofs = {m.get("gemm", {}).get("roof", "?") for m in measured}
+        lines.append(f"- Roofs measured {where}: SGEMM {g0.get('size', '?')}² OpenBLAS "
+                     f"{fig([m['gemm'].get('openblas_gflops') for m in measured])} GFLOP/s, Eigen "
+                     f"{fig([m['gemm'].get('eigen_gflops') for m in measured])} GFLOP/s; roof = the faster: "
+                     f"{' / '.join(sorted(roofs))}; triad {triad} GB/s.")
+    else:
+        lines.append(f"- Roofs measured {where}: SGEMM {g0.get('size', '?')}² "
+                     f"{fig([m.get('gemm', {}).get('gflops') for m in measured])} GFLOP/s, triad {triad} GB/s.")
+    return lines
+
+def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: list, registered: set) -> None:
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    flash_rows = [r for r in rows if r["ours"] == "flash" and not r["sets"] and r["ours_processes"]]
+    flash_machines = [p["machine"] for r in flash_rows for p in r["ours_processes"]]
+    lines = ["# Performance", "", "<!-- Generated by bench/peers/run_peers.py: edit the script, not this file. -->", "",
+             f"Generated {now} by `python3 bench/peers/run_peers.py {' '.join(sys.argv[1:])}`.", "", "## Machine", ""]
+    lines += machine_lines(machine, flash_machines)
+    loads = [x for r in rows for x in r.get("loads", []) if x >= 0]
+    if loads:
+        cpus = machine.get("logical_cpus") or os.cpu_count() or 1
+        lines.append(f"- 1-minute load average when each process started: {min(loads):.1f} to {max(loads):.1f} "
+                     f"(median {median(loads):.1f}) on {cpus} logical CPUs; it counts the benchmark's own threads too.")
+        if max(loads) > cpus + 1:
+            lines.append(f"- **Oversubscribed run**: other jobs kept cores busy besides the benchmark's own threads. "
+                         "Pairing cancels a slow phase that slows both sides alike, but not a side that suffers more "
+                         "from it: PyTorch's OpenMP threads wait for each other at the end of every operation and "
+                         "can lose far more than ours when a core is taken away, most in peers made of many small "
+                         "operations, so their times (and the speed-ups) can be inflated. Regenerate on an idle "
+                         "machine before quoting these figures.")
     if args.note:
         lines.append(f"- Note: {args.note}")
-    lines.append("")
-    lines.append("## Timing method")
-    lines.append("")
-    lines.append(f"Ours: `attnscope bench` — {args.warmup} warm-up, then the median of {args.runs} wall-clock runs of "
-                 "one attention call (all heads), min and max kept; memory = peak tracked bytes of the call "
-                 "(outputs included, inputs excluded) and the resident-set growth of the first call. Peers: the same "
-                 "warm-up and runs around the module's forward under `torch.no_grad()`, fp32, batch 1, "
-                 "resident-set growth of the first call (high-water mark reset through /proc/self/clear_refs). "
-                 "Speed-up = peer median / our median (> 1: ours is faster); the CPU-time speed-up divides the "
-                 "median process CPU times instead, which is steadier on a shared machine (spin-waits included). "
-                 f"Each side runs in {args.processes} separate processes and the table shows the process whose "
-                 "median is the median of them (every process's median is listed after the semicolon): on this "
-                 "VM one process can run a kernel ~1.4× slower than the next for its whole life (same binary).")
-    lines.append("")
-    lines.append("## Peers installed")
-    lines.append("")
-    lines.append("| package | status |")
-    lines.append("|---|---|")
+    lines += ["", "## Timing method", ""]
+    lines.append(
+        f"Every row is measured in {args.pairs} pairs of processes that run back to back: our `attnscope bench` "
+        "process, then the peer's process, then ours again, then the peer again, and so on (ours, peer, ours, peer, …). "
+        f"Each process prepares its inputs, makes {args.warmup} untimed warm-up call(s) and {args.runs} timed calls of "
+        "one attention forward (all heads, fp32, batch 1; the peers under `torch.no_grad()`), and keeps the median of "
+        "the timed calls in wall-clock time and in process CPU time (the CPU time of all its threads). For each pair "
+        "the speed-up is the peer's median divided by ours (above 1×: ours is faster). The two processes of a pair "
+        "run seconds apart, so when the shared machine goes through a slow phase it mostly slows both of them and "
+        "the ratio stays put; medians taken minutes apart, as this page used to compare, do not cancel it. "
+        f"The speed-up column is the median of the {args.pairs} per-pair ratios, with the smallest and the largest "
+        "per-pair ratio in brackets: a wide bracket means the machine changed speed within pairs, and it is the "
+        "spread of what was seen, not a confidence interval. The CPU-time speed-up is the same estimate with the "
+        "CPU-time medians, which a busy machine disturbs less (time spent waiting for a core is not counted; "
+        "spin-waits are). The target column judges the median wall-clock ratio and says in how many pairs it was "
+        "reached. The ms columns show, for each side, the process whose median is the median of that side's "
+        "processes, with the fastest and slowest of its timed calls, then every process's median in the order they "
+        "ran. Memory: ours = peak tracked bytes of the call (outputs included, inputs excluded) and, in brackets, the "
+        "resident-set growth of the first call; peers = resident-set growth of the first call (high-water mark "
+        "reset through /proc/self/clear_refs).")
+    lines += ["", "## Peers installed", "", "| package | status |", "|---|---|"]
     for name, status in install_status.items():
         lines.append(f"| {name} | {status.replace('|', '/')} |")
     lines.append("")
     for n in args.n:
-        lines.append(f"## n = {n}, H = {args.heads}, d = {args.dim}")
-        lines.append("")
+        lines += [f"## n = {n}, H = {args.heads}, d = {args.dim}", ""]
         lines.append("| peer | what | peer ms [min, max] | peer RSS MiB | ours | ours ms [min, max] | ours peak MiB "
-                     "(RSS) | speed-up | CPU-time speed-up | target (wall) |")
+                     "(RSS) | speed-up, paired (wall) [min, max] | CPU-time speed-up, paired [min, max] | target "
+                     "(wall) |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|")
-        for row in rows:
-            if row["n"] != n:
-                continue
-            p, o = row["peer_result"], row["ours_point"]
-            peer_ms = (f"{fmt_ms(p['median_ms'])} [{fmt_ms(p['min_ms'])}, {fmt_ms(p['max_ms'])}]"
-                       f"{fmt_processes(p)}" if p and "median_ms" in p else row["peer_error"])
-            peer_rss = fmt_mib(p.get("rss_peak_delta_bytes")) if p and "median_ms" in p else "—"
-            if o and o.get("status") == "measured":
-                tm = o["time_ms"]
-                ours_ms = f"{fmt_ms(tm['median'])} [{fmt_ms(tm['min'])}, {fmt_ms(tm['max'])}]{fmt_processes(o)}"
+        for row in [r for r in rows if r["n"] == n]:
+            peers_done, ours_done = row["peer_processes"], row["ours_processes"]
+            if peers_done:
+                medians = [p["median_ms"] for p in peers_done]
+                p = peers_done[median_index(medians)]
+                peer_ms = fmt_side(medians, p["median_ms"], p["min_ms"], p["max_ms"])
+                peer_rss = fmt_mib(p.get("rss_peak_delta_bytes"))
+                if row["peer_error"]:
+                    peer_ms += f"; then {row['peer_error']}"
+            else:
+                peer_ms, peer_rss = row["peer_error"] or "—", "—"
+            if ours_done:
+                medians = [o["point"]["time_ms"]["median"] for o in ours_done]
+                o = ours_done[median_index(medians)]["point"]
+                ours_ms = fmt_side(medians, o["time_ms"]["median"], o["time_ms"]["min"], o["time_ms"]["max"])
                 mem = o["memory"]
                 ours_mem = f"{fmt_mib(mem['peak_bytes'])} ({fmt_mib(mem['rss_peak_delta_bytes'])})"
+                if row["ours_error"]:
+                    ours_ms += f"; then {row['ours_error']}"
             else:
-                ours_ms, ours_mem = row["ours_error"], "—"
-            speed = cpu_speed = met = "—"
-            if p and "median_ms" in p and o and o.get("status") == "measured":
-                s = p["median_ms"] / o["time_ms"]["median"]
-                speed = f"{s:.2f}×"
-                if o.get("cpu_ms", 0) > 0 and p.get("cpu_ms", 0) > 0:
-                    cpu_speed = f"{p['cpu_ms'] / o['cpu_ms']:.2f}×"
-                need = 1.0 if row["ours"] == "flash" else 2.0
-                met = ("met" if s >= need else "missed") + f" (≥ {need:g}×)"
-            ours_name = row["ours"] + (" " + " ".join(row["sets"]) if row["sets"] else "")
-            lines.append(f"| {row['peer']} | {row['what']} | {peer_ms} | {peer_rss} | {ours_name} | {ours_ms} | "
-                         f"{ours_mem} | {speed} | {cpu_speed} | {met} |")
+                ours_ms, ours_mem = row["ours_error"] or "—", "—"
+            need = target_of(row["peer"])
+            met = "—"
+            if row["wall"]:
+                reached = sum(1 for q in row["pairs"] if q["wall_ratio"] and q["wall_ratio"] >= need)
+                met = (f"{'met' if row['wall'][0] >= need else 'missed'} (≥ {need:g}×; {reached} of "
+                       f"{len(row['pairs'])} pairs)")
+            lines.append(f"| {row['peer']} | {row['what']} | {peer_ms} | {peer_rss} | {ours_label(row)} | {ours_ms} | "
+                         f"{ours_mem} | {fmt_ratio(row['wall'])} | {fmt_ratio(row['cpu'])} | {met} |")
         lines.append("")
-    if flash_rows:
-        lines.append("## flash against the machine")
+        chart = bars([r for r in rows if r["n"] == n])
+        if chart:
+            lines.append("Paired wall-clock speed-ups: █ up to the median of the pairs, ░ on to the largest pair, | the "
+                         "target.")
+            lines.append("")
+            lines += chart
+            lines.append("")
+    lines += ["## flash against the machine", ""]
+    if not flash_rows:
+        lines += ["Not measured in this run (the torch.sdpa row, whose flash processes measure the roofs, was not "
+                  "run).", ""]
+    else:
+        paired = any(roof_of(p["point"])["paired"] for r in flash_rows for p in r["ours_processes"])
+        if paired:
+            lines.append("FLOPs of exact attention: 4·n²·d per head (QKᵀ and PV). Roof = the faster of OpenBLAS and "
+                         "Eigen SGEMM on this machine, timed by `attnscope bench` in turns with flash's own runs; a "
+                         "process's share = flash's GFLOP/s over the roof's, paired run by run, in wall-clock and in "
+                         "CPU time. The table gives the median share over our flash processes of the torch.sdpa row "
+                         "[min, max over them].")
+        else:
+            lines.append("FLOPs of exact attention: 4·n²·d per head (QKᵀ and PV). % of GEMM = flash's GFLOP/s over "
+                         "the SGEMM rate measured in the same process (before its runs), in wall-clock and in CPU "
+                         "time; median over our flash processes of the torch.sdpa row [min, max over them].")
+        lines.append("A share above 100% cannot be a result (nothing beats the roof it is measured against): it is "
+                     "shown as a measurement fault and left out of the median.")
         lines.append("")
-        lines.append("FLOPs of exact attention: 4·n²·d per head (QKᵀ and PV). % of GEMM = achieved GFLOP/s / the "
-                     "SGEMM rate of the same run.")
-        lines.append("")
-        lines.append("| n | ms [min, max] | GFLOP/s | % of GEMM (wall) | % of GEMM (CPU time) | extra MiB (peak − O) "
-                     "| peak MiB |")
-        lines.append("|---|---|---|---|---|---|---|")
-        for o in flash_rows:
-            tm = o["time_ms"]
-            lines.append(f"| {o['n']} | {fmt_ms(tm['median'])} [{fmt_ms(tm['min'])}, {fmt_ms(tm['max'])}]"
-                         f"{fmt_processes(o)} | "
-                         f"{o['gflops']:.1f} | {100 * o['gemm_fraction']:.1f}% | "
-                         f"{100 * o.get('cpu_gemm_fraction', 0):.1f}% | {fmt_mib(o['memory']['extra_bytes'])} | "
+        lines.append("| n | ms [min, max] | GFLOP/s | roof | share of roof (wall) | share of roof (CPU time) | "
+                     "extra MiB (peak − O) | peak MiB |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for r in flash_rows:
+            points = [p["point"] for p in r["ours_processes"]]
+            medians = [pt["time_ms"]["median"] for pt in points]
+            o = points[median_index(medians)]
+            roofs = [roof_of(pt) for pt in points]
+            names = " / ".join(sorted({x["name"] for x in roofs}))
+            gf = spread([pt["gflops"] for pt in points])
+            lines.append(f"| {r['n']} | {fmt_side(medians, o['time_ms']['median'], o['time_ms']['min'], o['time_ms']['max'])}"
+                         f" | {gf[0]:.1f} [{gf[1]:.1f}, {gf[2]:.1f}] | {names} | {fmt_share(roofs, 'wall')} | "
+                         f"{fmt_share(roofs, 'cpu')} | {fmt_mib(o['memory']['extra_bytes'])} | "
                          f"{fmt_mib(o['memory']['peak_bytes'])} |")
         lines.append("")
     missing = sorted({r["ours"] for r in rows} - registered)
@@ -380,31 +590,25 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
                      "(their rows show no number of ours).")
         lines.append("")
     extra = REPO / "docs" / "PERFORMANCE.linformer.md"
-    lines.append("## Linformer Table 3")
-    lines.append("")
+    lines += ["## Linformer Table 3", ""]
     if extra.exists():
         lines.append(extra.read_text().strip())
     else:
         lines.append("Not generated yet. With the `linformer` variant registered: `attnscope bench --linformer-table "
                      "--n 512:65536 --k 128:2048 --heads 1 --dim 64 --markdown docs/PERFORMANCE.linformer.md`, then "
                      "rerun this script.")
-    lines.append("")
-    lines.append("## CUDA backend: design targets (unverified)")
-    lines.append("")
+    lines += ["", "## CUDA backend: design targets (unverified)", ""]
     lines.append("No NVIDIA GPU was available where this file was generated: the kernels compile (sm_80, sm_86, "
                  "sm_89, sm_90, warnings as errors, every kernel checked with cuobjdump) and their host/device "
                  "math is tested on the CPU, but none of the figures below has been measured. Targets to confirm "
                  "on a GPU with `scripts/gpu-check.sh` (it runs the whole test suite on CUDA, the benchmark sweep on "
                  "both backends and, when PyTorch is installed, flash against torch's scaled_dot_product_attention, "
                  "into one report):")
-    lines.append("")
-    lines.append("| target | status |")
-    lines.append("|---|---|")
-    lines.append("| `flash` within 2× of PyTorch's scaled_dot_product_attention on the same GPU | unverified |")
-    lines.append("| linear-family variants bound by memory bandwidth at large n (roofline point near the "
-                 "bandwidth roof) | unverified |")
-    lines.append("| GUI p95 frame time ≤ 16 ms while computing, on a real GPU driver | unverified |")
-    lines.append("")
+    lines += ["", "| target | status |", "|---|---|",
+              "| `flash` within 2× of PyTorch's scaled_dot_product_attention on the same GPU | unverified |",
+              "| linear-family variants bound by memory bandwidth at large n (roofline point near the "
+              "bandwidth roof) | unverified |",
+              "| GUI p95 frame time ≤ 16 ms while computing, on a real GPU driver | unverified |", ""]
     path.write_text("\n".join(lines) + "\n")
 
 # ----------------------------------------------------------------------------------------------------
@@ -416,91 +620,66 @@ def main() -> int:
     ap.add_argument("--n", type=int, action="append", help="sequence length (repeat; default 4096)")
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--dim", type=int, default=64)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=5, help="timed runs per process, both sides (≥ 5 for ours)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up runs per process, both sides")
     ap.add_argument("--budget-s", type=float, default=30.0, help="per-point budget passed to attnscope bench")
-    ap.add_argument("--peer-timeout-s", type=float, default=300.0, help="a peer process slower than this is stopped")
+    ap.add_argument("--process-timeout-s", "--peer-timeout-s", type=float, default=300.0,
+                    help="a process (ours or a peer's) slower than this is stopped and its row ends")
     ap.add_argument("--only", action="append", help="run only these peer ids (repeat)")
-    ap.add_argument("--processes", type=int, default=3,
-                    help="separate processes per side; the median process is reported (default 3)")
+    ap.add_argument("--pairs", "--processes", type=int, default=3,
+                    help="pairs of processes per row, run ours, peer, ours, peer, … (default 3)")
     ap.add_argument("--skip-install", action="store_true", help="use the venv as it is")
     ap.add_argument("--install-only", action="store_true", help="install the peers and stop")
+    ap.add_argument("--log-dir", default=str(VENV.parent / "peers-logs"),
+                    help="pip logs, and per run a folder with every process's JSON and pairs.json")
     ap.add_argument("--note", default="", help="a line added to the machine section (e.g. 'shared machine: noisy')")
-    ap.add_argument("--out", default=str(REPO / "docs/PERFORMANCE.md"))
+    ap.add_argument("--out", default=str(REPO / "docs/PERFORMANCE.md"), help="the markdown written")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.n = args.n or [4096]
+    if args.pairs < 1:
+        ap.error("--pairs must be ≥ 1")
 
     if args.worker:
         print(json.dumps(worker(args.worker, args.n[0], args.heads, args.dim, args.threads, args.warmup, args.runs)))
         return 0
 
-    log_dir = Path(tempfile.mkdtemp(prefix="attnscope-peers-"))
+    log_dir = Path(args.log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
     install_status = installed_status() if args.skip_install else install(log_dir)
     print(f"[peers] install status: {json.dumps(install_status, indent=1)}", flush=True)
     if args.install_only:
         return 0
 
+    run_dir = log_dir / ("run-" + dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    run_dir.mkdir(parents=True, exist_ok=True)
     registered = registered_variants(args.attnscope)
     peers = [p for p in PEERS if not args.only or p[0] in args.only]
-    # Ours: one bench run per (variant, sets), all n at once; flash first (it also measures the machine).
-    ours = {}
-    wanted = [("flash", ())] + [(p[3], tuple(p[4])) for p in peers]
-    for variant, sets in dict.fromkeys(wanted):
-        if variant not in registered:
-            ours[(variant, sets)] = {"error": f"{variant} not registered in this build"}
-            continue
-        print(f"[peers] ours: {variant} {' '.join(sets)} n={args.n}", flush=True)
-        ours[(variant, sets)] = run_ours_processes(args.attnscope, variant, list(sets), args.n, args.heads, args.dim,
-                                                   args.runs, args.budget_s, log_dir, args.processes)
-    flash_report = ours[("flash", ())]
-    machine = flash_report.get("machine", {"cpu_model": platform.processor() or "?", "measured": False})
-    threads = int(machine.get("threads") or os.cpu_count() or 1)
-
-    rows, flash_rows = [], []
-    for point in flash_report.get("points", []):
-        if point.get("status") == "measured":
-            flash_rows.append(point)
+    if args.only and len(peers) != len(args.only):
+        ap.error(f"--only: unknown peer id among {args.only}; known: {', '.join(p[0] for p in PEERS)}")
+    rows = []
+    threads = 0
     for peer, package, what, variant, sets, _causal in peers:
-        report = ours[(variant, tuple(sets))]
         for n in args.n:
-            row = {"peer": peer, "what": what, "ours": variant, "sets": sets, "n": n, "peer_result": None,
-                   "peer_error": "", "ours_point": None, "ours_error": report.get("error", "")}
-            for point in report.get("points", []):
-                if point["n"] == n:
-                    row["ours_point"] = point
-                    if point["status"] != "measured":
-                        row["ours_error"] = f"{point['status']}: {point['reason'][:120]}"
-            if install_status.get(package) != "ok":
-                row["peer_error"] = f"{package} not installed"
-            else:
-                print(f"[peers] {peer} n={n}", flush=True)
-                cmd = [str(venv_python()), str(Path(__file__).resolve()), "--worker", peer, "--n", str(n), "--heads",
-                       str(args.heads), "--dim", str(args.dim), "--threads", str(threads), "--runs", str(args.runs),
-                       "--warmup", str(args.warmup)]
-                env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-                results = []
-                for _ in range(args.processes):
-                    try:
-                        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.peer_timeout_s, env=env)
-                        if r.returncode == 0:
-                            results.append(json.loads(r.stdout.strip().splitlines()[-1]))
-                        else:
-                            err = (r.stderr.strip().splitlines() or ["failed"])[-1]
-                            row["peer_error"] = "run failed: " + err[:160].replace("|", "/")
-                            break
-                    except subprocess.TimeoutExpired:
-                        row["peer_error"] = f"stopped after {args.peer_timeout_s:g} s"
-                        break
-                if results and not row["peer_error"]:
-                    result, medians = median_process(results, lambda res: res["median_ms"])
-                    row["peer_result"] = dict(result, process_medians=medians)
+            ours_ok = "" if variant in registered else f"{variant} not registered in this build"
+            peer_ok = "" if install_status.get(package) == "ok" else f"{package} not installed"
+            print(f"[peers] {peer} vs {variant} {' '.join(sets)} n={n}: {args.pairs} pairs", flush=True)
+            row = run_row(args, peer, package, variant, list(sets), n, ours_ok, peer_ok, threads, run_dir)
+            threads = threads or row["threads"]
+            row.update({"peer": peer, "package": package, "what": what, "ours": variant, "sets": list(sets), "n": n})
             rows.append(row)
+            print(f"[peers]   {peer}: wall {fmt_ratio(row['wall'])}, CPU {fmt_ratio(row['cpu'])}"
+                  + (f"; ours: {row['ours_error']}" if row["ours_error"] else "")
+                  + (f"; peer: {row['peer_error']}" if row["peer_error"] else ""), flush=True)
+    machine = next((p["machine"] for r in rows for p in r["ours_processes"]),
+                   {"cpu_model": platform.processor() or "?", "measured": False})
+    (run_dir / "pairs.json").write_text(json.dumps({"argv": sys.argv[1:], "install": install_status, "rows": rows},
+                                                   indent=1) + "\n")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_markdown(out, args, machine, install_status, rows, flash_rows, registered)
-    print(f"[peers] wrote {out}")
+    write_markdown(out, args, machine, install_status, rows, registered)
+    print(f"[peers] wrote {out} (every process's figures: {run_dir / 'pairs.json'})")
     return 0
 
 if __name__ == "__main__":
