@@ -451,11 +451,11 @@ def machine_lines(machine: dict, flash_machines: list) -> list:
         return f"{m:.1f}" + (f" [{lo:.1f}, {hi:.1f}]" if len(values) > 1 else "")
 
     triad = fig([m.get("triad", {}).get("gbs") for m in measured])
-    if "openblas_gflops" in g0 or "eigen_gflops" in g0:
+    if "openblas_gflops" in g0 or "backend_gflops" in g0:
         roofs = {m.get("gemm", {}).get("roof", "?") for m in measured}
         lines.append(f"- Roofs measured {where}: SGEMM {g0.get('size', '?')}² OpenBLAS "
                      f"{fig([m['gemm'].get('openblas_gflops') for m in measured])} GFLOP/s, Eigen "
-                     f"{fig([m['gemm'].get('eigen_gflops') for m in measured])} GFLOP/s; roof = the faster: "
+                     f"{fig([m['gemm'].get('backend_gflops') for m in measured])} GFLOP/s (wall, median); roof = the faster per CPU-second: "
                      f"{' / '.join(sorted(roofs))}; triad {triad} GB/s.")
     else:
         lines.append(f"- Roofs measured {where}: SGEMM {g0.get('size', '?')}² "
