@@ -108,6 +108,31 @@ void Measurement::before_frame(App& app) {
     if (m_phase <= 2) v.x_min = x0, v.x_max = x0 + width, v.y_min = y0, v.y_max = y0 + width, v.fit_next = false;
 }
 
+void Measurement::note_stages(const RunSnapshot& snap) {
+    double cpu = 0;
+    for (const StageTime& t : snap.stages) {
+        auto it = std::find(m_stage_names.begin(), m_stage_names.end(), t.name);
+        if (it == m_stage_names.end()) {
+            m_stage_names.push_back(t.name);
+            m_stage_wall_ms.emplace_back(), m_stage_cpu_ms.emplace_back();
+            it = m_stage_names.end() - 1;
+        }
+        const size_t k = size_t(it - m_stage_names.begin());
+        m_stage_wall_ms[k].push_back(float(t.wall_ms));
+        m_stage_cpu_ms[k].push_back(float(t.cpu_ms));
+        cpu += t.cpu_ms;
+    }
+    m_batch_cpu_ms.push_back(float(cpu));
+}
+
+void Measurement::print_stages() const {
+    std::printf("measure-latency: worker stages (median over the batches that ran them; wall / worker thread CPU):\n");
+    for (size_t k = 0; k < m_stage_names.size(); ++k)
+        std::printf("measure-latency:   %-22s %7.1f ms / %7.1f ms  (%zu batches)\n", m_stage_names[k].c_str(),
+                    stats_of(m_stage_wall_ms[k]).median_ms, stats_of(m_stage_cpu_ms[k]).median_ms,
+                    m_stage_wall_ms[k].size());
+}
+
 bool Measurement::after_frame(App& app, double frame_ms) {
     if (m_kind == Kind::None) return false;
     if (m_status != 0) return true;
@@ -116,7 +141,10 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     if (shown) {
         m_last_generation = app.snap->generation;
         m_quiet_frames = 0;
-        if (m_kind == Kind::Latency && m_phase > m_warmup) m_batch_ms.push_back(float(app.snap->seconds * 1000.0));
+        if (m_kind == Kind::Latency && m_phase > m_warmup) {
+            m_batch_ms.push_back(float(app.snap->seconds * 1000.0));
+            note_stages(*app.snap);
+        }
     } else {
         ++m_quiet_frames;
     }
@@ -134,8 +162,10 @@ bool Measurement::after_frame(App& app, double frame_ms) {
                     app.spectrum.visible && app.spectrum.enabled ? "visible (spectra computed)" : "hidden");
         std::printf("measure-latency: edit -> views on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n", l.median_ms,
                     l.p95_ms, l.max_ms);
-        std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms\n",
-                    b.median_ms, b.p95_ms);
+        std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms "
+                    "(worker thread CPU: median %.1f ms)\n",
+                    b.median_ms, b.p95_ms, stats_of(m_batch_cpu_ms).median_ms);
+        print_stages();
         if (!app.snap->input_error.empty()) {
             std::fprintf(stderr, "measure-latency: the input failed: %s\n", app.snap->input_error.c_str());
             m_status = 3;

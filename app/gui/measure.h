@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/worker.h"
 #include "gui_app.h"
 
 namespace attnscope::gui {
@@ -30,6 +31,10 @@ private:
     void setup_latency(App& app);
     void setup_pan(App& app);
     bool result_on_screen(const App& app) const;
+    /// Latency: records the stage times of a shown batch.
+    void note_stages(const RunSnapshot& snap);
+    /// Latency: prints the median wall and CPU time per stage.
+    void print_stages() const;
 
     Kind m_kind = Kind::None;
     int m_count = 0;          // edits (latency) or frames per zoom level (pan)
@@ -43,6 +48,9 @@ private:
     int m_warmup = 2;         // latency: first edits not counted (caches, first textures)
     size_t m_first_sample = 0;
     std::vector<float> m_batch_ms;              // latency: worker time of each shown batch
+    std::vector<float> m_batch_cpu_ms;          // latency: the worker thread's CPU time of each shown batch
+    std::vector<std::string> m_stage_names;     // latency: stages in the order they first ran
+    std::vector<std::vector<float>> m_stage_wall_ms, m_stage_cpu_ms;  // per stage name: one sample per batch
     std::vector<float> m_frame_ms[4];           // pan: frame times per phase
     unsigned long long m_last_generation = 0;
     std::string m_text;

@@ -214,6 +214,7 @@ ReasonMask permuted_mask(const ReasonMask& m, const std::vector<int>& perm) {
 std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
                                              const std::atomic<bool>* cancelled) {
     const auto t0 = std::chrono::steady_clock::now();
+    StageClock clock;
     auto snap = std::make_shared<RunSnapshot>();
     auto is_cancelled = [&] { return cancelled && cancelled->load(); };
     std::shared_ptr<Heads> heads;
@@ -227,6 +228,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
         snap->input_error = "input: out of memory building the tensors: lower n, heads or d";
         return snap;
     }
+    clock.stop("input", snap->stages);
     snap->heads = heads;
     const int n = heads->n(), H = heads->heads();
     const bool want_P = n <= request.max_matrix_n;
@@ -245,7 +247,15 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             RunOptions options;
             options.explain = want_P;
             options.max_matrix_n = request.max_matrix_n;
+            const StageTime ref_before = refs.time_spent();
             auto result = std::make_shared<RunResult>(run_variant(*heads, vr, options, backend, &refs));
+            StageTime run{"run " + vr.id};
+            clock.stop_into(run);
+            StageTime ref = refs.time_spent();  // the reference a variant asked for first is its own stage
+            ref.wall_ms -= ref_before.wall_ms, ref.cpu_ms -= ref_before.cpu_ms;
+            run.wall_ms -= ref.wall_ms, run.cpu_ms -= ref.cpu_ms;
+            if (ref.wall_ms > 0) add_stage(snap->stages, ref);
+            add_stage(snap->stages, run);
             if (result->P_eff) {
                 view.matrix = std::shared_ptr<const Tensor3>(result, &*result->P_eff);
             } else if (!variant.info().has_matrix) {
@@ -257,8 +267,10 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             } else {
                 view.matrix_note = view.name + " returned no P̃ for this input";
             }
-            if (result->P_eff && request.want_spectrum)  // singular values do not depend on the display order
+            if (result->P_eff && request.want_spectrum) {  // singular values do not depend on the display order
                 view.spectrum = matrix_spectrum(*result->P_eff, request.spectrum_head, backend);
+                clock.stop("spectrum " + vr.id, snap->stages);
+            }
             view.result = std::move(result);
         } catch (const DeviceMemoryError& e) {
             view.error = e.what();
@@ -268,6 +280,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
         } catch (const std::bad_alloc&) {
             view.error = out_of_memory_message(vr.id, n, H);
         }
+        clock.stop("run " + vr.id, snap->stages);  // what a failed run took (zero after a stop above)
         views.push_back(std::move(view));
         if (views.back().matrix) {
             for (VariantView& a : auxiliary_views(views.back())) views.push_back(std::move(a));
@@ -282,6 +295,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             snap->exact_spectrum = matrix_spectrum(*P, request.spectrum_head, backend);
             if (!causal) break;  // prefer the non-causal reference (the map orders false first)
         }
+        clock.stop("spectrum exact", snap->stages);
     }
 
     // Pass 2: the display, in the requested order (every matrix of the snapshot in display coordinates).
@@ -304,6 +318,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
             snap->exact_thumbs = std::move(thumbs);
         }
     }
+    clock.stop("pool exact", snap->stages);
     for (VariantView& view : views) {
         if (is_cancelled()) return nullptr;
         if (!view.matrix) continue;
@@ -330,6 +345,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
         } catch (const std::bad_alloc&) {
             view.error = out_of_memory_message(view.id + " (display)", n, H);
         }
+        clock.stop("pool " + view.id, snap->stages);
     }
     snap->variants = std::move(views);
     snap->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

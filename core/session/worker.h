@@ -21,6 +21,7 @@
 #include "../data/scenarios.h"
 #include "../job.h"
 #include "experiment.h"
+#include "stage_times.h"
 
 namespace attnscope {
 
@@ -120,6 +121,7 @@ struct RunSnapshot {
                                                       // matrix, pooled view and exact P above is in display order
     int view_size = 0;                                // s: pooled side (= n when n ≤ view_size)
     double seconds = 0;                               // wall time of the whole batch
+    std::vector<StageTime> stages;                    // where that time went, in the order the stages ran
 };
 
 /// Runs one batch: builds the input, runs every variant against the shared exact reference, pools views.
