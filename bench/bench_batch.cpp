@@ -6,6 +6,10 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <chrono>
+#include <map>
+#include <thread>
+#include <string>
 
 #include "backends/registry.h"
 #include "core/data/samples.h"
@@ -32,12 +36,45 @@ void BM_RunBatchText128(benchmark::State& state) {
     attnscope::use_interactive_cpu_threads();
     const bool cold = state.range(0) != 0;
     int edit = 0;
+    std::map<std::string, double> cpu_ms;  // stage → summed thread CPU time
     for (auto _ : state) {
         r.input.text = cold && (++edit % 2) ? text + " x" : text;
         auto snap = attnscope::run_batch(r, *backend, nullptr);
+        for (const auto& t : snap->stages) cpu_ms[t.name.substr(0, t.name.find(' '))] += t.cpu_ms;
         benchmark::DoNotOptimize(snap.get());
     }
+    for (const auto& [stage, ms] : cpu_ms) state.counters[stage + "_cpu_ms"] = ms / double(state.iterations());
 }
 BENCHMARK(BM_RunBatchText128)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+/// The same batches posted to a Worker, as the GUI does (its thread, its OpenMP setting, its caches).
+void BM_WorkerBatchText128(benchmark::State& state) {
+    const std::string dir = attnscope::default_model_dir();
+    if (!std::filesystem::exists(std::filesystem::path(dir) / "model.safetensors")) {
+        state.SkipWithError(("model not installed at " + dir + ": run scripts/setup.sh").c_str());
+        return;
+    }
+    std::string text;
+    for (const auto& s : attnscope::sample_texts()) text += (text.empty() ? "" : " ") + s.text;
+    while (attnscope::tokenize_text(text, dir).size() > 127) text.resize(text.find_last_of(' '));
+    attnscope::RunBatchRequest r;
+    r.input.mode = attnscope::InputMode::Text;
+    r.input.layer = 5;
+    r.want_spectrum = true;
+    for (const char* id : {"full", "flash", "bigbird", "lsh", "linformer", "performer"}) r.variants.push_back({id, {}});
+    attnscope::Worker worker(attnscope::make_backend, "cpu", attnscope::interactive_cpu_threads());
+    int edit = 0;
+    std::map<std::string, double> cpu_ms;
+    for (auto _ : state) {
+        r.input.text = (++edit % 2) ? text + " x" : text;
+        const uint64_t g = worker.post(r);
+        std::shared_ptr<const attnscope::RunSnapshot> snap;
+        while (!(snap = worker.run_snapshot()) || snap->generation != g || !snap->complete)
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        for (const auto& t : snap->stages) cpu_ms[t.name.substr(0, t.name.find(' '))] += t.cpu_ms;
+    }
+    for (const auto& [stage, ms] : cpu_ms) state.counters[stage + "_cpu_ms"] = ms / double(state.iterations());
+}
+BENCHMARK(BM_WorkerBatchText128)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 
 }  // namespace

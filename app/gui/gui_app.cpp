@@ -531,7 +531,11 @@ int run_gui(const GuiOptions& o) {
                 const double spare = 0.25 - (glfwGetTime() - frame_start);
                 if (spare > 0) glfwWaitEventsTimeout(spare);
             }
-            if (app->snap) app->latency.on_shown(app->snap->generation, glfwGetTime());
+            if (app->snap) {
+                bool any_view = false;
+                for (const auto& v : app->snap->variants) any_view = any_view || v.state == ViewState::Done;
+                app->latency.on_shown(app->snap->generation, glfwGetTime(), app->snap->complete, any_view);
+            }
             if (measurement.after_frame(*app, (glfwGetTime() - frame_start) * 1000.0)) {
                 status = measurement.exit_status();
                 break;

@@ -69,8 +69,8 @@ void Measurement::setup_pan(App& app) {
 }
 
 bool Measurement::result_on_screen(const App& app) const {
-    return app.snap && app.snap->generation == app.runs.posted_generation() && app.runs.state() != WorkerState::Running &&
-           !app.dirty && app.latency.pending.empty();
+    return app.snap && app.snap->complete && app.snap->generation == app.runs.posted_generation() &&
+           app.runs.state() != WorkerState::Running && !app.dirty && app.latency.pending.empty();
 }
 
 void Measurement::before_frame(App& app) {
@@ -85,7 +85,8 @@ void Measurement::before_frame(App& app) {
         // One edit at a time: the next one a few frames after the previous result reached the screen
         // (shorter than the layer-grid debounce, so that background job does not start in between).
         if (!result_on_screen(app) || m_quiet_frames < 3) return;
-        if (m_phase == m_warmup) m_first_sample = app.latency.samples_ms.size();
+        if (m_phase == m_warmup)
+            m_first_sample = app.latency.samples_ms.size(), m_first_view_sample = app.latency.first_view_ms.size();
         if (m_phase >= m_warmup + m_count) return;
         // Append or remove one short word: the text stays at 127–128 tokens, like typing and deleting.
         m_appended = !m_appended;
@@ -137,7 +138,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     if (m_kind == Kind::None) return false;
     if (m_status != 0) return true;
     if (!m_setup) return false;
-    const bool shown = app.snap && app.snap->generation != m_last_generation;
+    const bool shown = app.snap && app.snap->complete && app.snap->generation != m_last_generation;
     if (shown) {
         m_last_generation = app.snap->generation;
         m_quiet_frames = 0;
@@ -162,6 +163,11 @@ bool Measurement::after_frame(App& app, double frame_ms) {
                     app.spectrum.visible && app.spectrum.enabled ? "visible (spectra computed)" : "hidden");
         std::printf("measure-latency: edit -> views on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n", l.median_ms,
                     l.p95_ms, l.max_ms);
+        const auto& firsts = app.latency.first_view_ms;
+        const TimingStats f = stats_of(std::vector<float>(firsts.begin() + long(std::min(m_first_view_sample, firsts.size())),
+                                                          firsts.end()));
+        std::printf("measure-latency: edit -> first view on screen: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
+                    f.median_ms, f.p95_ms, f.max_ms);
         std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms "
                     "(worker thread CPU: median %.1f ms)\n",
                     b.median_ms, b.p95_ms, stats_of(m_batch_cpu_ms).median_ms);

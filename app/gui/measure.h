@@ -46,7 +46,8 @@ private:
     int m_quiet_frames = 0;   // frames since the last result reached the screen
     bool m_appended = false;  // latency: the last edit appended a word
     int m_warmup = 2;         // latency: first edits not counted (caches, first textures)
-    size_t m_first_sample = 0;
+    size_t m_first_sample = 0;      // index of the first counted edit → all views sample
+    size_t m_first_view_sample = 0; // and of the first counted edit → first view sample
     std::vector<float> m_batch_ms;              // latency: worker time of each shown batch
     std::vector<float> m_batch_cpu_ms;          // latency: the worker thread's CPU time of each shown batch
     std::vector<std::string> m_stage_names;     // latency: stages in the order they first ran
