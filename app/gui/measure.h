@@ -1,6 +1,8 @@
 // attnscope — headless responsiveness measurements, driven from the frame loop:
 //   --measure-latency N  types N edits into a ~128-token text with six variants selected and prints the
 //                        edit → views latency (issue 5: "a keystroke shows updated views within 150 ms");
+//   --measure-first-view N  makes N edits of a synthetic n = 65536 input (flash, longformer, lsh, linformer,
+//                        performer) and prints edit → first view and edit → all views (issue 20: first views within 3 s);
 //   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
 //                        (n = 16384 unless --session) and prints frame times (issue 6: "n = 16384 pans smoothly").
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
@@ -27,8 +29,11 @@ public:
     int exit_status() const { return m_status; }
 
 private:
-    enum class Kind { None, Latency, Pan };
+    enum class Kind { None, Latency, Pan, FirstView };
     void setup_latency(App& app);
+    void setup_first_view(App& app);
+    /// First view: the next edit when due, and the mid-run screenshot; true when finished.
+    bool first_view_after_frame(App& app);
     void setup_pan(App& app);
     bool result_on_screen(const App& app) const;
     /// Latency: records the stage times of a shown batch.
@@ -56,6 +61,9 @@ private:
     unsigned long long m_last_generation = 0;
     std::string m_text;
     int m_tokens = 0;
+    std::string m_screenshot;       // first view: captured once, a moment after the first view of an edit shows
+    bool m_shot_taken = false;
+    double m_first_shown_at = -1;   // first view: when the current edit's first view reached the screen
 };
 
 }  // namespace attnscope::gui

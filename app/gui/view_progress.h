@@ -10,7 +10,7 @@ namespace attnscope::gui {
 /// of the batch still to compute before a queued one. Returns false (drawing nothing) when `v` is finished.
 bool view_progress(const VariantView& v, int ahead);
 
-/// How many views of `snap` are queued or running before index k (what a queued view waits for).
+/// How many views of `snap` a queued view k waits for: the running one and the queued ones shown before it.
 int views_ahead(const RunSnapshot& snap, size_t k);
 
 /// Seconds on the worker's clock (steady), to read VariantView::started_s against.

@@ -39,7 +39,8 @@ std::shared_ptr<const Heads> BatchCache::input(const InputSpec& spec, InputInfo&
         m_input_key.clear(), m_heads.reset(), m_refs.reset(), m_views.clear(), m_exact_spectra.clear();
         auto heads = std::make_shared<Heads>(build_input(spec, &info));
         validate_heads(*heads);
-        return heads;
+        m_heads = heads;  // this batch's references; the empty key keeps its views out of the cache
+        return m_heads;
     }
     const std::string key = input_spec_key(spec);
     if (m_heads && key == m_input_key) {
