@@ -33,6 +33,9 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
                     "Type N edits into a ~128-token text with six variants, print the edit-to-views latency, exit");
     sub->add_option("--measure-pan", o->measure_pan,
                     "Pan the matrices N frames per zoom level (n = 16384 unless --session), print frame times, exit");
+    sub->add_option("--measure-first-view", o->measure_first_view,
+                    "Make N edits of an n = 65536 input with five variants (unless --session), print edit-to-first-view and "
+                    "edit-to-all-views times, exit; with --screenshot, capture the window while the later views compute");
     sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");

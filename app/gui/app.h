@@ -156,20 +156,28 @@ struct LayerGridJob {
 /// Edit → views latency: the time from the edit that started a request to the frame that shows its result.
 struct LatencyState {
     double edit_time = -1;                 // steady seconds of the frame holding an edit not yet posted (-1 none)
-    std::map<uint64_t, double> pending;    // posted generation → its edit time
-    std::vector<float> samples_ms;         // every measured latency, in order
+    std::map<uint64_t, double> pending;    // posted generation → its edit time, until all its views show
+    std::map<uint64_t, double> first_pending;  // the same, until the first finished view of it shows
+    std::vector<float> samples_ms;         // every measured latency (edit → all views), in order
+    std::vector<float> first_view_ms;      // every edit → first view latency, in order
     /// Records an edit made in the frame that started at `frame_start` (the first edit of a batch counts).
     void note_edit(double frame_start) {
         if (edit_time < 0) edit_time = frame_start;
     }
     /// The request of generation `g` was posted for the pending edit.
     void on_post(uint64_t g) {
-        if (edit_time >= 0) pending[g] = edit_time;
+        if (edit_time >= 0) pending[g] = edit_time, first_pending[g] = edit_time;
         edit_time = -1;
     }
-    /// The frame finished at `now` showed the snapshot of generation `g`: every edit up to g is on screen.
-    void on_shown(uint64_t g, double now) {
-        while (!pending.empty() && pending.begin()->first <= g) {
+    /// The frame finished at `now` showed a snapshot of generation `g`: with a finished view (`any_view`) the first
+    /// views of every edit up to g are on screen; when `complete`, all of them.
+    void on_shown(uint64_t g, double now, bool complete, bool any_view) {
+        if (any_view || complete)
+            while (!first_pending.empty() && first_pending.begin()->first <= g) {
+                first_view_ms.push_back(float((now - first_pending.begin()->second) * 1000.0));
+                first_pending.erase(first_pending.begin());
+            }
+        while (complete && !pending.empty() && pending.begin()->first <= g) {
             samples_ms.push_back(float((now - pending.begin()->second) * 1000.0));
             pending.erase(pending.begin());
         }

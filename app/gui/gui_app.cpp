@@ -49,7 +49,7 @@ GLFWwindow* open_window(const GuiOptions& o) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0 || o.measure_first_view > 0;
     if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
     GLFWwindow* window = glfwCreateWindow(o.width, o.height, "attnscope", nullptr, nullptr);
     if (!window) {
@@ -267,6 +267,11 @@ void draw_status_bar(App& app) {
                                 : st == WorkerState::Done   ? "ready"
                                                             : "idle";
             ImGui::Text("%s", state);
+            if (st == WorkerState::Running && app.snap && !app.snap->complete) {  // views already shown of this batch
+                int done = 0;
+                for (const auto& v : app.snap->variants) done += v.state == ViewState::Done && !v.metrics_pending;
+                ImGui::Text("%d of %zu views", done, app.snap->variants.size());
+            }
             if (app.snap && app.snap->heads)
                 ImGui::Text("| %s  n = %d  H = %d  d = %d  | %.2f s", app.snap->heads->source.c_str(),
                             app.snap->heads->n(), app.snap->heads->heads(), app.snap->heads->d(), app.snap->seconds);
@@ -346,8 +351,23 @@ void capture(GLFWwindow* window, const Capture& c) {
 
 // [SECTION] Main loop
 
+namespace {
+
+/// Frame period while the run worker computes and no input arrives (the progress bars' animation rate).
+constexpr double kBusyFrameSeconds = 0.1;
+
+/// The loop may sleep until an event: a batch runs, and nothing drives frames itself (the self-test's injected
+/// events, a pan measurement, a pending screenshot or capture).
+bool busy_throttle(const App& app) {
+    const GuiOptions& o = app.options;
+    return app.runs.state() == WorkerState::Running && o.self_test_frames == 0 && o.measure_pan == 0 &&
+           app.captures.empty() && !app.dirty && app.frame > 2;
+}
+
+}  // namespace
+
 int run_gui(const GuiOptions& o) {
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0;
+    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0 || o.measure_first_view > 0;
     std::string focus;
     if (!o.panel.empty()) focus = find_panel(o.panel).window;  // reject a bad --panel before opening a window
     if (!o.lesson.empty()) find_lesson(o.lesson);  // likewise a bad --lesson
@@ -405,9 +425,17 @@ int run_gui(const GuiOptions& o) {
         Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
         const auto t_start = std::chrono::steady_clock::now();
         int settled = 0;
+        double last_frame_start = 0;
+        app->runs.set_on_publish([] { glfwPostEmptyEvent(); });  // a new view wakes a throttled loop
         bool figure_exported = false;  // --export-figure done
         for (app->frame = 0; status == 0 && !glfwWindowShouldClose(window); ++app->frame) {
+            // While the worker computes and nothing moves, redraw at 10 Hz (the progress bars) instead of as fast as
+            // the loop runs: with software GL a frame costs as much CPU as a variant's run, and on 2 cores every
+            // spare frame delays the views. Input events and each published view wake the loop at once.
+            const bool waited = busy_throttle(*app);
+            if (waited) glfwWaitEventsTimeout(std::max(0.0, kBusyFrameSeconds - (glfwGetTime() - last_frame_start)));
             const double frame_start = glfwGetTime();
+            last_frame_start = frame_start;
             glfwPollEvents();
             int w = 0, h = 0;
             glfwGetWindowSize(window, &w, &h);
@@ -416,7 +444,7 @@ int run_gui(const GuiOptions& o) {
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();
-            if (app->runs.state() == WorkerState::Running && app->frame > 2)
+            if (app->runs.state() == WorkerState::Running && app->frame > 2 && !waited)  // a throttled frame's delta is the wait
                 app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
             app->snap = app->runs.run_snapshot();
             app->bench_report = app->bench ? app->bench->report() : nullptr;
@@ -466,7 +494,7 @@ int run_gui(const GuiOptions& o) {
                 export_figure(*app, figure::parse_theme(o.export_figure));
                 figure_exported = true;
             }
-            if (!o.screenshot_path.empty() && app->frame + 1 >= o.frames) {
+            if (!o.screenshot_path.empty() && o.measure_first_view == 0 && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
                 const bool busy = app->runs.state() == WorkerState::Running || !app->export_jobs.empty() ||
                                   (!o.export_figure.empty() && !figure_exported) ||
@@ -531,7 +559,11 @@ int run_gui(const GuiOptions& o) {
                 const double spare = 0.25 - (glfwGetTime() - frame_start);
                 if (spare > 0) glfwWaitEventsTimeout(spare);
             }
-            if (app->snap) app->latency.on_shown(app->snap->generation, glfwGetTime());
+            if (app->snap) {
+                bool any_view = false;
+                for (const auto& v : app->snap->variants) any_view = any_view || v.state == ViewState::Done;
+                app->latency.on_shown(app->snap->generation, glfwGetTime(), app->snap->complete, any_view);
+            }
             if (measurement.after_frame(*app, (glfwGetTime() - frame_start) * 1000.0)) {
                 status = measurement.exit_status();
                 break;

@@ -21,6 +21,7 @@ struct GuiOptions {
     std::string export_figure;    // "light" or "dark": once results are shown, File → Export figure (before --screenshot)
     bool presentation = false;    // start in presentation mode (F5)
     int measure_pan = 0;          // > 0: pan a large matrix this many frames per zoom level, print frame times, exit
+    int measure_first_view = 0;   // > 0: make this many edits of an n = 65536 input, print edit → first / all views, exit
 };
 
 /// Opens the window and runs until closed (or until the screenshot is saved); returns the exit status

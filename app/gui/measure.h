@@ -1,6 +1,8 @@
 // attnscope — headless responsiveness measurements, driven from the frame loop:
 //   --measure-latency N  types N edits into a ~128-token text with six variants selected and prints the
 //                        edit → views latency (issue 5: "a keystroke shows updated views within 150 ms");
+//   --measure-first-view N  makes N edits of a synthetic n = 65536 input (flash, longformer, lsh, linformer,
+//                        performer) and prints edit → first view and edit → all views (issue 20: first views within 3 s);
 //   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
 //                        (n = 16384 unless --session) and prints frame times (issue 6: "n = 16384 pans smoothly").
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
@@ -8,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/worker.h"
 #include "gui_app.h"
 
 namespace attnscope::gui {
@@ -26,10 +29,17 @@ public:
     int exit_status() const { return m_status; }
 
 private:
-    enum class Kind { None, Latency, Pan };
+    enum class Kind { None, Latency, Pan, FirstView };
     void setup_latency(App& app);
+    void setup_first_view(App& app);
+    /// First view: the next edit when due, and the mid-run screenshot; true when finished.
+    bool first_view_after_frame(App& app);
     void setup_pan(App& app);
     bool result_on_screen(const App& app) const;
+    /// Latency: records the stage times of a shown batch.
+    void note_stages(const RunSnapshot& snap);
+    /// Latency: prints the median wall and CPU time per stage.
+    void print_stages() const;
 
     Kind m_kind = Kind::None;
     int m_count = 0;          // edits (latency) or frames per zoom level (pan)
@@ -41,12 +51,19 @@ private:
     int m_quiet_frames = 0;   // frames since the last result reached the screen
     bool m_appended = false;  // latency: the last edit appended a word
     int m_warmup = 2;         // latency: first edits not counted (caches, first textures)
-    size_t m_first_sample = 0;
+    size_t m_first_sample = 0;      // index of the first counted edit → all views sample
+    size_t m_first_view_sample = 0; // and of the first counted edit → first view sample
     std::vector<float> m_batch_ms;              // latency: worker time of each shown batch
+    std::vector<float> m_batch_cpu_ms;          // latency: the worker thread's CPU time of each shown batch
+    std::vector<std::string> m_stage_names;     // latency: stages in the order they first ran
+    std::vector<std::vector<float>> m_stage_wall_ms, m_stage_cpu_ms;  // per stage name: one sample per batch
     std::vector<float> m_frame_ms[4];           // pan: frame times per phase
     unsigned long long m_last_generation = 0;
     std::string m_text;
     int m_tokens = 0;
+    std::string m_screenshot;       // first view: captured once, a moment after the first view of an edit shows
+    bool m_shot_taken = false;
+    double m_first_shown_at = -1;   // first view: when the current edit's first view reached the screen
 };
 
 }  // namespace attnscope::gui

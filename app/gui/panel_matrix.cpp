@@ -14,6 +14,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "view_progress.h"
 #include "core/session/metrics.h"
 #include "core/backend/lsh_rules.h"
 #include "core/session/export.h"
@@ -214,7 +215,8 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
     const uint64_t base_key = key_of({snap.generation, k, uint64_t(head), diff, 0});
     if (tex[0].key != base_key) {
         const size_t plane = size_t(s) * s;
-        const uint8_t* mask = v.pooled_mask.size() >= plane * (head + 1) ? v.pooled_mask.data() + plane * head : nullptr;
+        const uint8_t* mask = v.pooled_mask && v.pooled_mask->size() >= plane * (head + 1) ? v.pooled_mask->data() + plane * head
+                                                                                          : nullptr;
         tex[0].upload(pooled->head_data(head), s, s, mask, ImVec4(0, 0, float(n), float(n)), base_key);
     }
     // Detail: when the visible window is smaller than the texture side, show true cells instead of bins.
@@ -333,8 +335,8 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
 void reason_legend(const VariantView& v, int head, int s) {
     std::vector<bool> present(static_cast<size_t>(Reason::Count), false);
     const size_t plane = size_t(s) * s;
-    if (v.pooled_mask.size() >= plane * (head + 1)) {
-        for (size_t c = 0; c < plane; ++c) present[v.pooled_mask[plane * head + c]] = true;
+    if (v.pooled_mask && v.pooled_mask->size() >= plane * (head + 1)) {
+        for (size_t c = 0; c < plane; ++c) present[(*v.pooled_mask)[plane * head + c]] = true;
     } else {
         present[static_cast<size_t>(Reason::Dense)] = true;
         present[0] = v.result && v.result->causal;
@@ -465,6 +467,12 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
                                  : !v.result || v.result->structure.matrix_title.empty()
                                        ? "effective attention P_eff"
                                        : v.result->structure.matrix_title.c_str());
+    // A batch still computing: this view's place in it (the other views already show their new results).
+    if (view_progress(v, views_ahead(snap, k)) && v.state != ViewState::Done) {
+        ImGui::EndChild();
+        ImGui::PopID();
+        return;
+    }
     if (!v.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
         ImGui::TextWrapped("%s", v.error.c_str());
@@ -725,7 +733,13 @@ void draw_matrices_panel(App& app) {
     }
     if (app.runs.state() == WorkerState::Running) {
         ImGui::SameLine();
-        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing…");
+        int done = 0;
+        if (snap)
+            for (const auto& v : snap->variants) done += v.state == ViewState::Done && !v.metrics_pending;
+        if (snap && !snap->complete && snap->generation == app.runs.posted_generation())
+            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing… %d of %zu views ready", done, snap->variants.size());
+        else
+            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing…");
     }
     if (!snap || !snap->heads) {
         hint_text(snap ? "The input could not be built: see the message above." : "Computing the first result…");

@@ -20,7 +20,7 @@ std::vector<int> tokenize_text(const std::string& text, const std::string& model
     return model->tokenizer.encode(text).ids;
 }
 
-TextInput load_text_input(const TextInputSpec& spec) {
+TextLayers encode_text_layers(const TextInputSpec& spec) {
     const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
     const BertConfig& config = model->encoder.config();
     if (spec.layer < 0 || spec.layer >= config.layers)
@@ -33,11 +33,11 @@ TextInput load_text_input(const TextInputSpec& spec) {
     if (enc.ids.size() <= 2)  // [CLS] and [SEP] only: two rows of nothing to attend over
         throw Error("the text is empty (no word after spaces and control characters are removed): type a sentence, "
                     "or choose a synthetic scenario");
-    TextInput out;
-    out.untruncated_tokens = static_cast<int>(enc.ids.size());
-    if (out.untruncated_tokens > config.max_positions) {
+    TextLayers out;
+    out.input.untruncated_tokens = static_cast<int>(enc.ids.size());
+    if (out.input.untruncated_tokens > config.max_positions) {
         if (!spec.truncate)
-            throw Error("the text has " + std::to_string(out.untruncated_tokens) + " tokens but the model takes at most " +
+            throw Error("the text has " + std::to_string(out.input.untruncated_tokens) + " tokens but the model takes at most " +
                         std::to_string(config.max_positions) + ": shorten it or truncate it (--truncate)");
         // Keep [CLS] and the first pieces, and end with [SEP] as a tokenizer's truncation would.
         const int keep = config.max_positions;
@@ -47,35 +47,49 @@ TextInput load_text_input(const TextInputSpec& spec) {
         enc.tokens.resize(static_cast<size_t>(keep));
         enc.ids.back() = sep;
         enc.tokens.back() = sep_text;
-        out.truncated = true;
+        out.input.truncated = true;
     }
     EncoderOptions options;
     options.keep_probs = false;
     options.last_layer = spec.layer;  // later layers do not change this layer's Q, K, V
     EncoderOutput encoded = model->encoder.forward(enc.ids, options);
-    const auto L = static_cast<size_t>(spec.layer);
+    out.Q = std::move(encoded.Q), out.K = std::move(encoded.K), out.V = std::move(encoded.V);
+    encoded.hidden.resize(out.Q.size());  // hidden[l] is layer l's input; the last layer's output is not needed
+    out.X = std::move(encoded.hidden);
+    out.input.heads.tokens = std::move(enc.tokens);
+    out.input.heads.source = "text";
+    out.input.token_ids = std::move(enc.ids);
+    out.input.layers = config.layers;
+    out.input.model_heads = config.heads;
+    return out;
+}
+
+TextInput text_input_of_layer(const TextLayers& layers, int layer, int head) {
+    if (layer < 0 || layer >= int(layers.Q.size()))
+        throw Error("layer " + std::to_string(layer) + " was not encoded (layers 0 to " + std::to_string(int(layers.Q.size()) - 1) +
+                    " were)");
+    const auto L = static_cast<size_t>(layer);
+    if (head < -1 || head >= layers.Q[L].heads())
+        throw Error("head " + std::to_string(head) + " is out of range: the model has heads 0 to " +
+                    std::to_string(layers.Q[L].heads() - 1) + " (or -1 for all)");
+    TextInput out = layers.input;
     Heads& heads = out.heads;
-    if (spec.head < 0) {
-        heads.Q = std::move(encoded.Q[L]);
-        heads.K = std::move(encoded.K[L]);
-        heads.V = std::move(encoded.V[L]);
+    if (head < 0) {
+        heads.Q = layers.Q[L], heads.K = layers.K[L], heads.V = layers.V[L];
     } else {
         auto one = [&](const Tensor3& t) {
             Tensor3 r(1, t.rows(), t.cols());
-            r.head(0) = t.head(spec.head);
+            r.head(0) = t.head(head);
             return r;
         };
-        heads.Q = one(encoded.Q[L]);
-        heads.K = one(encoded.K[L]);
-        heads.V = one(encoded.V[L]);
+        heads.Q = one(layers.Q[L]), heads.K = one(layers.K[L]), heads.V = one(layers.V[L]);
     }
-    heads.X = std::move(encoded.hidden[L]);
-    heads.tokens = std::move(enc.tokens);
-    heads.source = "text";
-    out.token_ids = std::move(enc.ids);
-    out.layers = config.layers;
-    out.model_heads = config.heads;
+    heads.X = layers.X[L];
     return out;
+}
+
+TextInput load_text_input(const TextInputSpec& spec) {
+    return text_input_of_layer(encode_text_layers(spec), spec.layer, spec.head);
 }
 
 std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const std::function<bool()>& cancelled) {

@@ -27,6 +27,20 @@ struct TextInput {
     bool truncated = false;       // true when the text was cut to max positions
 };
 
+/// One text through the encoder once, every layer up to a last one kept: what a change of layer or head re-reads
+/// instead of encoding again.
+struct TextLayers {
+    TextInput input;                 // tokens, ids, counts and truncation; `heads` left empty
+    std::vector<Tensor3> Q, K, V;    // per layer 0 … last: (H, n, dh)
+    std::vector<Tensor3> X;          // per layer 0 … last: its input (1, n, hidden)
+};
+
+/// Tokenizes and runs the encoder up to spec.layer (spec.head ignored). Throws Error like load_text_input.
+TextLayers encode_text_layers(const TextInputSpec& spec);
+/// The TextInput of `layer` (all heads when head = −1) from encoded layers; throws Error when the layer was not
+/// encoded or the head does not exist.
+TextInput text_input_of_layer(const TextLayers& layers, int layer, int head);
+
 /// Tokenizes, runs the encoder, returns Q/K/V of `layer` (all heads when head = −1) with tokens filled.
 /// Throws Error: missing model (run scripts/setup.sh), > max positions without truncate, bad UTF-8,
 /// layer or head out of range.

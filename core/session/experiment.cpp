@@ -19,7 +19,9 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
             require_host_memory(int64_t(sizeof(float)) * m_heads.heads() * m_heads.n() * m_heads.n(),
                                 "the exact reference P (for rel_err_attn and row KL) at n = " + std::to_string(m_heads.n()),
                                 "lower n or the number of heads");
+        StageClock clock;
         it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
+        clock.stop_into(m_time);
     }
     return it->second;
 }
@@ -27,16 +29,22 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
 const Reference& ReferenceCache::get_model(ExactModel model, bool causal, Backend& backend) {
     const auto key = std::make_pair(model, causal);
     auto it = m_model_refs.find(key);
-    if (it == m_model_refs.end())
+    if (it == m_model_refs.end()) {
+        StageClock clock;
         it = m_model_refs.emplace(key, compute_model_reference(m_heads, model, causal, backend)).first;
+        clock.stop_into(m_time);
+    }
     return it->second;
 }
 
 const Reference& ReferenceCache::get_modified(const Modifiers& modifiers, bool causal, Backend& backend) {
     const auto key = std::make_pair(modifiers.key(), causal);
     auto it = m_modified_refs.find(key);
-    if (it == m_modified_refs.end())
+    if (it == m_modified_refs.end()) {
+        StageClock clock;
         it = m_modified_refs.emplace(key, compute_modified_reference(m_heads, modifiers, causal, backend)).first;
+        clock.stop_into(m_time);
+    }
     return it->second;
 }
 
@@ -50,9 +58,14 @@ const Reference* ReferenceCache::own_model(const RunResult& result, Backend& bac
 std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
     auto it = m_refs.find(causal);
     if (it == m_refs.end() || !it->second.P) return std::nullopt;
-    std::optional<Tensor3> P = std::move(it->second.P);
-    it->second.P.reset();
-    return P;
+    std::shared_ptr<Tensor3> shared = std::move(it->second.P);
+    if (shared.use_count() > 1) return Tensor3(*shared);  // a snapshot still shows it: leave that copy alone
+    return std::move(*shared);
+}
+
+std::shared_ptr<const Tensor3> ReferenceCache::shared_P(bool causal) const {
+    auto it = m_refs.find(causal);
+    return it == m_refs.end() ? nullptr : it->second.P;
 }
 
 RunResult run_variant(const Heads& heads, const VariantRequest& request, const RunOptions& options, Backend& backend,

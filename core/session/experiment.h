@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "metrics.h"
+#include "stage_times.h"
 #include "../backend/backend.h"
 #include "../variants/variant.h"
 
@@ -41,8 +42,15 @@ public:
     const Reference* own_model(const RunResult& result, Backend& backend);
     /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
     std::optional<Tensor3> take_P(bool causal);
+    /// The materialised exact P of this causality, shared and kept for later metrics (null when not computed).
+    std::shared_ptr<const Tensor3> shared_P(bool causal) const;
+    /// The input this cache is for.
+    const Heads& heads() const { return m_heads; }
+    /// Wall and thread CPU time spent computing references so far (a batch's "reference" stage).
+    const StageTime& time_spent() const { return m_time; }
 
 private:
+    StageTime m_time{"reference"};
     const Heads& m_heads;
     bool m_want_P;
     std::map<bool, Reference> m_refs;

@@ -21,7 +21,7 @@ Reference compute_reference(const Heads& h, bool causal, bool want_P, Backend& b
     a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(h.d())));
     a.causal = causal;
     if (want_P) {
-        ref.P.emplace(h.heads(), h.n(), h.n());
+        ref.P = std::make_shared<Tensor3>(h.heads(), h.n(), h.n());
         a.P = &*ref.P;
     }
     backend.dense_attention(a);

@@ -1,6 +1,7 @@
 // attnscope — errors of a variant against the exact softmax on the same inputs (docs/VARIANTS.md "Metrics").
 // The exact reference is computed once per (input, causality) and shared by every variant.
 #pragma once
+#include <memory>
 #include <optional>
 
 #include "../backend/backend.h"
@@ -14,7 +15,8 @@ struct Reference {
     bool causal = false;           // causality of this reference
     Tensor3 O;                     // (H, n, dv) exact output
     Tensor3 lse;                   // (H, n, 1) log Σ_j exp(s·q_i·k_j), s = 1/√d
-    std::optional<Tensor3> P;      // (H, n, n) exact probabilities, when materialised
+    std::shared_ptr<Tensor3> P;    // (H, n, n) exact probabilities, when materialised (shared with the views that
+                                   // show it, so a cached reference and a published snapshot hold one copy)
 };
 
 /// Share of cells above which a sparse pattern is called dense at this n (Metrics::dense_warning).

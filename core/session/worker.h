@@ -21,6 +21,7 @@
 #include "../data/scenarios.h"
 #include "../job.h"
 #include "experiment.h"
+#include "stage_times.h"
 
 namespace attnscope {
 
@@ -82,8 +83,20 @@ struct SpectrumView {
     std::string note;                     // why it is missing, when empty
 };
 
+/// Where one variant of a batch still computing stands (a finished snapshot has only Done views).
+enum class ViewState {
+    Queued,   // waiting for the variants before it
+    Running,  // computing now (run, spectrum, pooling)
+    Done,     // finished (or failed: `error`)
+};
+
 /// What the UI needs of one variant's run.
 struct VariantView {
+    ViewState state = ViewState::Done;                // Queued / Running: a placeholder in a partial snapshot
+    double started_s = 0;                             // Running: steady-clock seconds it started (elapsed time shown)
+    bool metrics_pending = false;                     // the errors against exact attention follow (large n: the
+                                                      // exact reference runs after every view is shown)
+    bool reused = false;                              // taken from the worker's cache: nothing was recomputed
     std::string id;                                   // variant id
     std::string name;                                 // display name
     std::string error;                                // non-empty when the run failed (the sentence to show)
@@ -93,14 +106,14 @@ struct VariantView {
                                                       // of the variant's display matrices (shares result's storage)
     std::string title;                                // auxiliary view: what its matrix is, e.g. "S_n = sin(2πij/n)"
     bool auxiliary = false;                           // a display matrix of the variant in the view before it
-    std::optional<Tensor3> pooled;                    // (H, s, s) `matrix` for display: max-pooled, mean-pooled when signed
+    std::shared_ptr<const Tensor3> pooled;            // (H, s, s) `matrix` for display: max-pooled, mean-pooled when signed
     bool signed_matrix = false;                       // the matrix is signed by meaning (VariantInfo::signed_matrix)
     std::vector<char> head_signed;                    // per head: drawn diverging (today the same for every head)
     /// Whether head h is drawn as a signed matrix (diverging colours, linear scale).
     bool is_signed(int h) const { return h < int(head_signed.size()) ? head_signed[h] != 0 : signed_matrix; }
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
-    std::optional<Tensor3> pooled_diff;               // (H, s, s) mean-pooled P̃ − P
-    std::vector<uint8_t> pooled_mask;                 // (H, s, s) reason per bin (most frequent allowed reason)
+    std::shared_ptr<const Tensor3> pooled_diff;       // (H, s, s) mean-pooled P̃ − P
+    std::shared_ptr<const std::vector<uint8_t>> pooled_mask;  // (H, s, s) reason per bin (most frequent allowed reason)
     std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
     std::string matrix_note;                          // why there is no matrix, when there is none
 };
@@ -114,18 +127,29 @@ struct RunSnapshot {
     std::map<bool, std::shared_ptr<const Tensor3>> exact_P;  // causal → (H, n, n) exact P, when materialised
     std::map<bool, std::shared_ptr<const Tensor3>> exact_pooled;  // causal → (H, s, s) max-pooled exact P
     std::optional<SpectrumView> exact_spectrum;       // of the exact P (non-causal, or the first causal one)
-    std::optional<Tensor3> exact_thumbs;              // (H, t, t) max-pooled exact P, t ≤ 128: the all-heads grid
+    std::shared_ptr<const Tensor3> exact_thumbs;      // (H, t, t) max-pooled exact P, t ≤ 128: the all-heads grid
     std::vector<VariantView> variants;                // in request order
     std::vector<int> display_perm;                    // (H·n) display slot → position; empty: positions' order. Every
                                                       // matrix, pooled view and exact P above is in display order
     int view_size = 0;                                // s: pooled side (= n when n ≤ view_size)
-    double seconds = 0;                               // wall time of the whole batch
+    bool complete = true;                             // false: published while the batch still computes (views
+                                                      // Queued / Running, or metrics pending); same generation
+    double seconds = 0;                               // wall time of the whole batch (so far, when not complete)
+    std::vector<StageTime> stages;                    // where that time went, in the order the stages ran
 };
 
+class BatchCache;  // batch_cache.h
+
+/// Receives a partial snapshot (complete = false) of the batch being computed.
+using PublishPartial = std::function<void(std::shared_ptr<const RunSnapshot>)>;
+
 /// Runs one batch: builds the input, runs every variant against the shared exact reference, pools views.
-/// `cancelled` is polled between variants; returns nullptr when it fired.
+/// `cancelled` is polled between variants; returns nullptr when it fired. With a `cache`, reuses what an earlier
+/// batch computed for the same input and variant (and stores what this one computes); with `publish`, hands over a
+/// partial snapshot whenever a view starts or finishes, so each view shows as soon as it is ready.
 std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
-                                             const std::atomic<bool>* cancelled);
+                                             const std::atomic<bool>* cancelled, BatchCache* cache = nullptr,
+                                             const PublishPartial& publish = {});
 
 /// Reason per pooled bin of a (H, n, n) mask: the most frequent non-zero reason of the bin, 0 when none.
 std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
@@ -181,6 +205,9 @@ public:
     uint64_t posted_generation() const { return m_generation.load(); }
     /// One line describing the backend, for the debug window.
     std::string backend_description() const { return m_backend_description; }
+    /// Calls `wake` (from the worker thread) whenever a snapshot, partial or final, is published: a GUI that sleeps
+    /// while the worker computes is woken to show it. Set before the first post.
+    void set_on_publish(std::function<void()> wake) { m_on_publish = std::move(wake); }
 
 private:
     void loop();
@@ -188,6 +215,8 @@ private:
     /// thread and returns the new generation.
     uint64_t supersede_locked();
     void do_batch(const RunBatchRequest& request, uint64_t generation);
+    /// Shows a partial snapshot of the running request `generation` (dropped when a newer one was posted).
+    void publish(std::shared_ptr<const RunSnapshot> partial, uint64_t generation);
     /// Takes the pending batch, if any, and computes it; returns whether there was one.
     bool run_pending_batch();
     /// Removes and returns the oldest queued job that runs_between_steps() (nullptr when none).
@@ -212,6 +241,8 @@ private:
     std::atomic<bool> m_cancel{false};
     std::atomic<WorkerState> m_state{WorkerState::Idle};
     std::atomic<float> m_progress{0};
+    std::unique_ptr<BatchCache> m_cache;      // what batches reuse from earlier ones (worker thread only)
+    std::function<void()> m_on_publish;
     bool m_quit = false;
     std::thread m_thread;
 };

@@ -22,7 +22,7 @@ RunBatchRequest small_batch(int n, int view) {
 std::shared_ptr<const RunSnapshot> wait_for(Worker& w, uint64_t generation) {
     for (int k = 0; k < 6000; ++k) {
         auto s = w.run_snapshot();
-        if (s && s->generation == generation && w.state() != WorkerState::Running) return s;
+        if (s && s->generation == generation && s->complete && w.state() != WorkerState::Running) return s;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return nullptr;
@@ -136,7 +136,9 @@ TEST(Worker, SupersededRunningBatchIsNeverPublished) {
     const uint64_t ga = w.post(a);
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     std::shared_ptr<const RunSnapshot> before_b = w.run_snapshot();
-    ASSERT_FALSE(before_b && before_b->generation == ga) << "A finished before B was posted: the case needs a longer A";
+    // Partial snapshots of A (views as they finish) may show; a complete one would mean A was not cancelled.
+    ASSERT_FALSE(before_b && before_b->generation == ga && before_b->complete)
+        << "A finished before B was posted: the case needs a longer A";
     RunBatchRequest b = small_batch(32, 32);
     b.want_spectrum = false;
     const uint64_t gb = w.post(b);
@@ -144,14 +146,49 @@ TEST(Worker, SupersededRunningBatchIsNeverPublished) {
     std::shared_ptr<const RunSnapshot> s;
     for (int k = 0; k < 30000; ++k) {
         s = w.run_snapshot();
-        saw_a = saw_a || (s && s->generation == ga);
-        if (s && s->generation == gb && w.state() != WorkerState::Running) break;
+        saw_a = saw_a || (s && s->generation == ga && s->complete);
+        if (s && s->generation == gb && s->complete && w.state() != WorkerState::Running) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ASSERT_TRUE(s);
     EXPECT_EQ(s->generation, gb);
     EXPECT_EQ(s->heads->n(), 32);
-    EXPECT_FALSE(saw_a) << "a cancelled batch must never be published";
+    EXPECT_FALSE(saw_a) << "a cancelled batch must never be published complete";
+}
+
+TEST(Worker, ChangingOneVariantRerunsOnlyItAndViewsShowAsTheyFinish) {
+    std::printf("[case] worker: full+flash, then flash's tile changed: full reused; partial snapshots before the last\n");
+    Worker w(make_backend, "cpu");
+    RunBatchRequest r = small_batch(96, 32);
+    auto first = wait_for(w, w.post(r));
+    ASSERT_TRUE(first);
+    ASSERT_EQ(r.variants.size(), 2u);
+    r.variants[1].params.set("tile_rows", 32);
+    std::vector<std::shared_ptr<const RunSnapshot>> seen;
+    const uint64_t g = w.post(r);
+    std::shared_ptr<const RunSnapshot> s;
+    for (int k = 0; k < 6000; ++k) {
+        s = w.run_snapshot();
+        if (s && s->generation == g && (seen.empty() || seen.back() != s)) seen.push_back(s);
+        if (s && s->generation == g && s->complete && w.state() != WorkerState::Running) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(s && s->complete);
+    ASSERT_EQ(s->variants.size(), 2u);
+    EXPECT_TRUE(s->variants[0].reused) << "full's views did not depend on flash's parameters";
+    EXPECT_FALSE(s->variants[1].reused);
+    EXPECT_EQ(s->variants[0].result, first->variants[0].result) << "the same run, not a recomputed copy";
+    ASSERT_TRUE(s->variants[1].result);
+    EXPECT_EQ(s->variants[1].result->params.get_int("tile_rows"), 32);
+    bool cached_input = false;
+    for (const StageTime& t : s->stages) cached_input = cached_input || t.name == "input (cached)";
+    EXPECT_TRUE(cached_input);
+    for (const VariantView& v : s->variants) EXPECT_EQ(v.state, ViewState::Done);
+    for (const auto& p : seen) {  // every partial snapshot lists both views, finished or not
+        if (!p->complete) {
+            EXPECT_EQ(p->variants.size(), 2u);
+        }
+    }
 }
 
 }  // namespace

@@ -1,0 +1,481 @@
+// attnscope — one run batch (worker.h run_batch): the input, every variant against the shared exact reference,
+// spectra and pooled views. With the worker's BatchCache it recomputes only what the edit invalidated, and with a
+// publish callback each view is shown as soon as it is ready (placeholders say which one is computing).
+// Index: [SECTION] Display helpers  [SECTION] Batch
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <new>
+#include <set>
+
+#include "../variants/registry.h"
+#include "batch_cache.h"
+#include "worker.h"
+
+namespace attnscope {
+
+// [SECTION] Display helpers
+
+namespace {
+
+std::string out_of_memory_message(const std::string& what, int n, int H) {
+    return what + ": out of memory at n = " + std::to_string(n) + ", H = " + std::to_string(H) +
+           ": lower n or the number of heads, or lower 'materialise up to n'";
+}
+
+/// Pools `view.matrix` for display (max keeps sparse patterns visible; mean keeps the sign of signed matrices)
+/// and records each head's range.
+void pool_for_display(VariantView& view, int view_size, Backend& backend) {
+    const Tensor3& M = *view.matrix;
+    for (int h = 0; h < M.heads(); ++h) {
+        view.head_min.push_back(M.head(h).minCoeff());
+        view.head_max.push_back(M.head(h).maxCoeff());
+        // The map follows what the matrix means, not the sign of its entries: a mixing matrix (FNet) is signed by
+        // definition; every other P̃ stands for attention weights, so an approximation's negatives (a truncated
+        // SVD's −0.001) stay on the weights' map, drawn as its lowest colour with a note.
+        view.head_signed.push_back(find_variant(view.id).info().signed_matrix);
+        view.signed_matrix = view.signed_matrix || view.head_signed.back();
+    }
+    Tensor3 pooled;
+    backend.pooled_view(M, view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max, pooled);
+    view.pooled = std::make_shared<const Tensor3>(std::move(pooled));
+}
+
+/// The auxiliary views of a run: one per display matrix of its structure (FNet's S_n beside C_n), not yet pooled.
+std::vector<VariantView> auxiliary_views(const VariantView& main) {
+    std::vector<VariantView> out;
+    const std::shared_ptr<const RunResult>& r = main.result;
+    for (const DisplayMatrix& shown : r->structure.display_matrices) {
+        const Tensor3& m = shown.matrix;
+        if (!r->P_eff || m.heads() != r->P_eff->heads() || m.rows() != r->P_eff->rows() || m.cols() != r->P_eff->cols())
+            continue;
+        VariantView aux;
+        aux.id = main.id, aux.name = main.name, aux.result = r, aux.auxiliary = true, aux.title = shown.title;
+        aux.matrix = std::shared_ptr<const Tensor3>(r, &m);
+        out.push_back(std::move(aux));
+    }
+    return out;
+}
+
+/// Display slot → position per head (H·n) for the requested order, or empty for the positions' own order (or
+/// when the order's source is missing: no lsh run, no groups in the input).
+std::vector<int> display_permutation(const RunBatchRequest& request, const Heads& heads,
+                                     const std::vector<VariantView>& views) {
+    const int H = heads.heads(), n = heads.n();
+    if (request.display_order == DisplayOrder::LshBuckets) {
+        const int round = std::max(0, request.display_round);
+        for (const VariantView& v : views) {
+            if (!v.result || !v.result->structure.lsh || round >= v.result->structure.lsh->rounds) continue;
+            const std::vector<int>& perm = v.result->structure.lsh->perm_q[round];
+            if (perm.size() == size_t(H) * n) return perm;
+        }
+    } else if (request.display_order == DisplayOrder::Groups && heads.groups.size() == size_t(H) * n) {
+        std::vector<int> perm(size_t(H) * n);
+        for (int h = 0; h < H; ++h) {
+            int* p = perm.data() + size_t(h) * n;
+            const int* g = heads.groups.data() + size_t(h) * n;
+            for (int i = 0; i < n; ++i) p[i] = i;
+            std::stable_sort(p, p + n, [&](int a, int b) { return g[a] < g[b]; });
+        }
+        return perm;
+    }
+    return {};
+}
+
+/// M with rows and columns of head h taken in the order perm[h·n …] (display slot → position).
+Tensor3 permuted_matrix(const Tensor3& M, const std::vector<int>& perm) {
+    const int H = M.heads(), n = M.rows();
+    Tensor3 out(H, n, n);
+#pragma omp parallel for collapse(2)
+    for (int h = 0; h < H; ++h)
+        for (int s = 0; s < n; ++s) {
+            const int* p = perm.data() + size_t(h % (int(perm.size()) / n)) * n;
+            for (int t = 0; t < n; ++t) out.at(h, s, t) = M.at(h, p[s], p[t]);
+        }
+    return out;
+}
+
+/// The same for a reason mask.
+ReasonMask permuted_mask(const ReasonMask& m, const std::vector<int>& perm) {
+    ReasonMask out = m;
+    const int n = m.n;
+    for (int h = 0; h < m.heads; ++h) {
+        const int* p = perm.data() + size_t(h % (int(perm.size()) / n)) * n;
+        for (int s = 0; s < n; ++s)
+            for (int t = 0; t < n; ++t)
+                out.cells[(size_t(h) * n + s) * n + t] = m.cells[(size_t(h) * n + p[s]) * n + p[t]];
+    }
+    return out;
+}
+
+
+// [SECTION] Batch
+
+double steady_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// One batch while it runs: the snapshot being filled, each requested variant's views (a placeholder until done)
+/// and the pooled exact references the difference views subtract.
+class BatchRun {
+public:
+    BatchRun(const RunBatchRequest& request, Backend& backend, const std::atomic<bool>* cancelled, BatchCache* cache,
+             const PublishPartial& publish)
+        : m_request(request), m_backend(backend), m_cancelled(cancelled), m_cache(cache), m_publish(publish),
+          m_t0(std::chrono::steady_clock::now()), m_snap(std::make_shared<RunSnapshot>()) {}
+
+    std::shared_ptr<const RunSnapshot> run();
+
+private:
+    bool cancelled() const { return m_cancelled && m_cancelled->load(); }
+    /// Hands a copy of the snapshot so far to `publish` (views flattened, complete = false).
+    void publish_partial();
+    /// The snapshot's views in request order: each variant's main view, then its auxiliary views.
+    std::vector<VariantView> flattened() const;
+    /// Runs variant k (metrics inline unless deferred) into its slot: spectrum, pooling, cache.
+    void run_variant_slot(size_t k);
+    /// Takes variant k's views from the cache when they are there; true when it did.
+    bool reuse_slot(size_t k);
+    /// The spectrum of the main view of slot k at the requested head (cached per head).
+    void fill_spectrum(size_t k, CachedViews* cached);
+    /// Puts the exact P of this causality (when materialised) into the snapshot with its pooled views.
+    void ensure_exact(bool causal);
+    /// Pools `view` for display: the matrix, the difference to the exact P, the reason mask.
+    void pool_view(VariantView& view);
+    /// Large n: the errors against exact attention of every finished view, after all views are shown.
+    void deferred_metrics();
+
+    const RunBatchRequest& m_request;
+    Backend& m_backend;
+    const std::atomic<bool>* m_cancelled;
+    BatchCache* m_cache;
+    const PublishPartial& m_publish;
+    const std::chrono::steady_clock::time_point m_t0;
+    StageClock m_clock;
+    std::shared_ptr<RunSnapshot> m_snap;
+    std::shared_ptr<const Heads> m_heads;
+    std::unique_ptr<ReferenceCache> m_local_refs;
+    ReferenceCache* m_refs = nullptr;
+    bool m_want_P = false;        // P̃ and the exact P are materialised (n ≤ max_matrix_n)
+    bool m_defer_metrics = false; // the exact reference would hold back every view: metrics come last
+    bool m_late_order = false;    // the display order comes from a variant's result (LSH buckets): pool at the end
+    std::vector<std::vector<VariantView>> m_slots;  // per requested variant
+    std::vector<std::string> m_keys;                // per requested variant: its cache key ("" = not cached)
+    std::map<bool, Tensor3> m_ref_mean;             // causal → (H, s, s) mean-pooled exact P
+};
+
+std::vector<VariantView> BatchRun::flattened() const {
+    std::vector<VariantView> out;
+    for (const auto& slot : m_slots) out.insert(out.end(), slot.begin(), slot.end());
+    return out;
+}
+
+void BatchRun::publish_partial() {
+    if (!m_publish) return;
+    auto copy = std::make_shared<RunSnapshot>(*m_snap);
+    copy->variants = flattened();
+    copy->complete = false;
+    copy->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+    m_publish(std::move(copy));
+}
+
+void BatchRun::ensure_exact(bool causal) {
+    if (m_snap->exact_P.count(causal)) return;
+    std::shared_ptr<const Tensor3> P = m_refs->shared_P(causal);
+    if (!P) return;
+    if (!m_snap->display_perm.empty()) P = std::make_shared<const Tensor3>(permuted_matrix(*P, m_snap->display_perm));
+    m_snap->exact_P[causal] = P;
+    // Mean pooling is linear, so the pooled difference is mean(P̃) − mean(P): no n×n difference is ever built
+    // (at n = 16384 that would be another GiB per head).
+    m_backend.pooled_view(*P, m_request.view_size, PoolMode::Mean, m_ref_mean[causal]);
+    Tensor3 ep;
+    m_backend.pooled_view(*P, m_request.view_size, PoolMode::Max, ep);
+    m_snap->exact_pooled[causal] = std::make_shared<const Tensor3>(std::move(ep));
+    if (!m_snap->exact_thumbs) {
+        Tensor3 thumbs;
+        m_backend.pooled_view(*P, 128, PoolMode::Max, thumbs);
+        m_snap->exact_thumbs = std::make_shared<const Tensor3>(std::move(thumbs));
+    }
+    m_clock.stop("pool exact", m_snap->stages);
+}
+
+void BatchRun::pool_view(VariantView& view) {
+    if (!view.matrix) return;
+    const int n = m_heads->n(), H = m_heads->heads();
+    try {
+        const bool ordered = !m_snap->display_perm.empty();
+        if (ordered) view.matrix = std::make_shared<const Tensor3>(permuted_matrix(*view.matrix, m_snap->display_perm));
+        pool_for_display(view, m_request.view_size, m_backend);
+        const RunResult& result = *view.result;
+        if (view.auxiliary) return;
+        ensure_exact(result.causal);
+        const auto rm = m_ref_mean.find(result.causal);
+        if (rm != m_ref_mean.end() && view.matrix->heads() == H && view.matrix->rows() == n && view.matrix->cols() == n) {
+            Tensor3 diff;
+            if (view.signed_matrix) diff = *view.pooled;  // already mean-pooled
+            else m_backend.pooled_view(*view.matrix, m_request.view_size, PoolMode::Mean, diff);
+            const int64_t count = diff.size();
+            const float* b = rm->second.data();
+            float* d = diff.data();
+            for (int64_t k = 0; k < count; ++k) d[k] -= b[k];
+            view.pooled_diff = std::make_shared<const Tensor3>(std::move(diff));
+        }
+        if (result.structure.mask)
+            view.pooled_mask = std::make_shared<const std::vector<uint8_t>>(
+                pool_mask(ordered ? permuted_mask(*result.structure.mask, m_snap->display_perm) : *result.structure.mask,
+                          m_request.view_size));
+    } catch (const std::bad_alloc&) {
+        view.error = out_of_memory_message(view.id + " (display)", n, H);
+    }
+}
+
+void BatchRun::fill_spectrum(size_t k, CachedViews* cached) {
+    VariantView& main = m_slots[k].front();
+    if (!m_request.want_spectrum || !main.result || !main.result->P_eff) return;
+    if (cached)
+        if (const auto it = cached->spectra.find(m_request.spectrum_head); it != cached->spectra.end()) {
+            main.spectrum = it->second;
+            return;
+        }
+    // Singular values do not depend on the display order.
+    main.spectrum = matrix_spectrum(*main.result->P_eff, m_request.spectrum_head, m_backend);
+    m_clock.stop("spectrum " + main.id, m_snap->stages);
+    if (cached) cached->spectra[m_request.spectrum_head] = *main.spectrum;
+}
+
+bool BatchRun::reuse_slot(size_t k) {
+    if (m_keys[k].empty()) return false;
+    CachedViews* cached = m_cache->views(m_keys[k]);
+    if (!cached) return false;
+    m_slots[k] = cached->views;
+    for (VariantView& v : m_slots[k]) v.reused = true;
+    const VariantView& main = m_slots[k].front();
+    if (main.result && m_want_P) {
+        m_refs->get(main.result->causal, m_backend);  // kept by the cache: only looked up
+        ensure_exact(main.result->causal);
+    }
+    fill_spectrum(k, cached);
+    m_clock.stop("reused " + main.id, m_snap->stages, true);
+    return true;
+}
+
+void BatchRun::run_variant_slot(size_t k) {
+    const VariantRequest& vr = m_request.variants[k];
+    const int n = m_heads->n(), H = m_heads->heads();
+    VariantView view;
+    view.id = vr.id;
+    try {
+        const Variant& variant = find_variant(vr.id);
+        view.name = variant.info().name;
+        RunOptions options;
+        options.explain = m_want_P;
+        options.max_matrix_n = m_request.max_matrix_n;
+        const StageTime ref_before = m_refs->time_spent();
+        auto result = std::make_shared<RunResult>(
+            run_variant(*m_heads, vr, options, m_backend, m_defer_metrics ? nullptr : m_refs));
+        StageTime run{"run " + vr.id};
+        m_clock.stop_into(run);
+        StageTime ref = m_refs->time_spent();  // the reference a variant asked for first is its own stage
+        ref.wall_ms -= ref_before.wall_ms, ref.cpu_ms -= ref_before.cpu_ms;
+        run.wall_ms -= ref.wall_ms, run.cpu_ms -= ref.cpu_ms;
+        if (ref.wall_ms > 0) add_stage(m_snap->stages, ref);
+        add_stage(m_snap->stages, run);
+        if (result->P_eff) {
+            view.matrix = std::shared_ptr<const Tensor3>(result, &*result->P_eff);
+        } else if (!variant.info().has_matrix) {
+            view.matrix_note = view.name + " defines no effective attention matrix P̃ (it mixes tokens without one)";
+        } else if (!m_want_P) {
+            view.matrix_note = "n = " + std::to_string(n) + " is above 'materialise up to n' = " +
+                               std::to_string(m_request.max_matrix_n) +
+                               ": P̃ was not built (raise the limit in Input to see it; memory grows as H·n²)";
+        } else {
+            view.matrix_note = view.name + " returned no P̃ for this input";
+        }
+        view.metrics_pending = m_defer_metrics;
+        view.result = std::move(result);
+    } catch (const DeviceMemoryError& e) {
+        view.error = e.what();
+        view.device_memory = true;
+    } catch (const Error& e) {
+        view.error = e.what();
+    } catch (const std::bad_alloc&) {
+        view.error = out_of_memory_message(vr.id, n, H);
+    }
+    m_clock.stop("run " + vr.id, m_snap->stages);  // what a failed run took (zero after the stop above)
+    std::vector<VariantView> views{std::move(view)};
+    if (views.front().matrix)
+        for (VariantView& a : auxiliary_views(views.front())) views.push_back(std::move(a));
+    const bool ok = views.front().error.empty();
+    if (m_late_order) {  // pooled once the order is known (after every run)
+        for (VariantView& v : views) v.state = ViewState::Running, v.started_s = m_slots[k].front().started_s;
+        m_slots[k] = std::move(views);
+        return;
+    }
+    m_slots[k] = std::move(views);
+    fill_spectrum(k, nullptr);
+    for (VariantView& v : m_slots[k]) pool_view(v);
+    m_clock.stop("pool " + vr.id, m_snap->stages);
+    if (ok && !m_keys[k].empty()) {
+        CachedViews& c = m_cache->store(m_keys[k], CachedViews{m_slots[k], {}});
+        if (const auto& s = m_slots[k].front().spectrum) c.spectra[m_request.spectrum_head] = *s;
+    }
+}
+
+void BatchRun::deferred_metrics() {
+    for (size_t k = 0; k < m_slots.size(); ++k) {
+        if (cancelled()) return;
+        std::vector<VariantView>& views = m_slots[k];
+        if (views.empty() || !views.front().metrics_pending) continue;
+        if (!views.front().result) {
+            for (VariantView& v : views) v.metrics_pending = false;
+            continue;
+        }
+        try {
+            // A copy without the views' matrices: at this n no P̃ is materialised, so O and the structure are all.
+            auto result = std::make_shared<RunResult>(*views.front().result);
+            const StageTime ref_before = m_refs->time_spent();
+            const Reference* model_ref = m_refs->own_model(*result, m_backend);
+            compute_metrics(m_refs->get(result->causal, m_backend), model_ref, find_variant(result->variant).info(), *result);
+            StageTime ref = m_refs->time_spent();
+            ref.wall_ms -= ref_before.wall_ms, ref.cpu_ms -= ref_before.cpu_ms;
+            StageTime metrics{"metrics " + views.front().id};
+            m_clock.stop_into(metrics);
+            metrics.wall_ms -= ref.wall_ms, metrics.cpu_ms -= ref.cpu_ms;
+            if (ref.wall_ms > 0) add_stage(m_snap->stages, ref);
+            add_stage(m_snap->stages, metrics);
+            for (VariantView& v : views) v.result = result, v.metrics_pending = false;
+        } catch (const Error& e) {
+            for (VariantView& v : views) v.metrics_pending = false;
+            views.front().matrix_note += (views.front().matrix_note.empty() ? "" : " ") +
+                                         std::string("Errors against exact attention: ") + e.what();
+        } catch (const std::bad_alloc&) {
+            for (VariantView& v : views) v.metrics_pending = false;
+            views.front().matrix_note += " Errors against exact attention: out of memory for the exact reference.";
+        }
+        if (!m_keys[k].empty())
+            if (CachedViews* c = m_cache->views(m_keys[k])) c->views = views;
+        publish_partial();
+    }
+}
+
+std::shared_ptr<const RunSnapshot> BatchRun::run() {
+    RunSnapshot& snap = *m_snap;
+    bool reused_input = false, encoded = false;
+    try {
+        if (m_cache) {
+            m_heads = m_cache->input(m_request.input, snap.input_info, reused_input, encoded);
+        } else {
+            auto heads = std::make_shared<Heads>(build_input(m_request.input, &snap.input_info));
+            validate_heads(*heads);
+            m_heads = std::move(heads);
+            encoded = m_request.input.mode == InputMode::Text;
+        }
+    } catch (const Error& e) {
+        snap.input_error = e.what();
+        return m_snap;
+    } catch (const std::bad_alloc&) {
+        snap.input_error = "input: out of memory building the tensors: lower n, heads or d";
+        return m_snap;
+    }
+    m_clock.stop(reused_input ? "input (cached)" : m_request.input.mode == InputMode::Text && !encoded
+                                                       ? "input (encoded layers cached)"
+                                                       : "input",
+                 snap.stages, reused_input);
+    snap.heads = m_heads;
+    const int n = m_heads->n();
+    m_want_P = n <= m_request.max_matrix_n;
+    // Above the materialise limit the exact reference is a dense O(n²) pass (minutes at n = 65536): every view
+    // first, cheapest first, then the errors against it.
+    m_defer_metrics = !m_want_P;
+    m_late_order = m_request.display_order == DisplayOrder::LshBuckets;
+    snap.view_size = std::min(n, std::max(1, m_request.view_size));
+    if (m_cache) {
+        m_refs = &m_cache->references(m_want_P);
+    } else {
+        m_local_refs = std::make_unique<ReferenceCache>(*m_heads, m_want_P);
+        m_refs = m_local_refs.get();
+    }
+    if (m_request.display_order == DisplayOrder::Groups) snap.display_perm = display_permutation(m_request, *m_heads, {});
+
+    // Placeholders, so the panels lay out every view at once and say which one is computing.
+    const size_t count = m_request.variants.size();
+    m_slots.assign(count, {});
+    m_keys.assign(count, "");
+    std::vector<size_t> order(count);
+    std::vector<double> flops(count, 0);
+    for (size_t k = 0; k < count; ++k) {
+        const VariantRequest& vr = m_request.variants[k];
+        VariantView placeholder;
+        placeholder.id = vr.id, placeholder.state = ViewState::Queued;
+        try {
+            const Variant& v = find_variant(vr.id);
+            placeholder.name = v.info().name;
+            if (m_defer_metrics) {
+                const Shape shape = m_heads->shape();
+                flops[k] = v.estimate_flops(m_heads->heads(), n, m_heads->d(), m_heads->dv(), v.resolve(vr.params, shape));
+            }
+        } catch (const Error&) {  // the run says what is wrong, in its view
+        }
+        m_slots[k] = {std::move(placeholder)};
+        if (m_cache && !m_cache->input_key().empty() && !m_late_order) m_keys[k] = view_key(*m_cache, m_request, vr);
+        order[k] = k;
+    }
+    if (m_defer_metrics) std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return flops[a] < flops[b]; });
+    std::set<std::string> used(m_keys.begin(), m_keys.end());
+    // Reused views first: they cost nothing and show with the input.
+    std::vector<size_t> to_run;
+    for (size_t k : order)
+        if (!reuse_slot(k)) to_run.push_back(k);
+    publish_partial();
+    for (size_t k : to_run) {
+        if (cancelled()) return nullptr;
+        for (VariantView& v : m_slots[k]) v.state = ViewState::Running, v.started_s = steady_seconds();
+        publish_partial();
+        run_variant_slot(k);
+        if (!m_late_order) publish_partial();
+    }
+    if (cancelled()) return nullptr;
+    if (m_late_order) {  // the order is the lsh run's: pool every view now, in that order
+        std::vector<VariantView> all = flattened();
+        snap.display_perm = display_permutation(m_request, *m_heads, all);
+        for (auto& slot : m_slots) {
+            if (cancelled()) return nullptr;
+            for (VariantView& v : slot) v.state = ViewState::Done, pool_view(v);
+        }
+        m_clock.stop("pool (reordered)", snap.stages);
+    }
+    if (m_want_P)  // the exact P of every causality a variant used (a reused view's may be missing)
+        for (const auto& slot : m_slots)
+            if (!slot.empty() && slot.front().result) ensure_exact(slot.front().result->causal);
+    if (m_request.want_spectrum && !cancelled()) {
+        for (const auto& [causal, P] : snap.exact_P) {
+            SpectrumView* cached = m_cache ? m_cache->exact_spectrum(causal, m_request.spectrum_head) : nullptr;
+            if (cached) {
+                snap.exact_spectrum = *cached;
+            } else {
+                snap.exact_spectrum = matrix_spectrum(*P, m_request.spectrum_head, m_backend);
+                if (m_cache && m_request.display_order != DisplayOrder::LshBuckets)
+                    m_cache->store_exact_spectrum(causal, m_request.spectrum_head, *snap.exact_spectrum);
+            }
+            if (!causal) break;  // prefer the non-causal reference (the map orders false first)
+        }
+        m_clock.stop("spectrum exact", snap.stages);
+    }
+    if (m_defer_metrics) deferred_metrics();
+    if (cancelled()) return nullptr;
+    snap.variants = flattened();
+    if (m_cache) m_cache->keep_only(used);
+    snap.complete = true;
+    snap.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+    return m_snap;
+}
+
+}  // namespace
+
+std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
+                                             const std::atomic<bool>* cancelled, BatchCache* cache,
+                                             const PublishPartial& publish) {
+    return BatchRun(request, backend, cancelled, cache, publish).run();
+}
+
+}  // namespace attnscope
