@@ -268,9 +268,9 @@ void draw_status_bar(App& app) {
                                                             : "idle";
             ImGui::Text("%s", state);
             if (st == WorkerState::Running && app.snap && !app.snap->complete) {  // views already shown of this batch
-                int done = 0;
-                for (const auto& v : app.snap->variants) done += v.state == ViewState::Done && !v.metrics_pending;
-                ImGui::Text("%d of %zu views", done, app.snap->variants.size());
+                ImGui::Text("%d of %zu views", app.snap->views_shown(), app.snap->variants.size());
+                if (const int awaiting = app.snap->views_awaiting_errors())
+                    ImGui::Text("(%d awaiting errors against exact)", awaiting);
             }
             if (app.snap && app.snap->heads)
                 ImGui::Text("| %s  n = %d  H = %d  d = %d  | %.2f s", app.snap->heads->source.c_str(),

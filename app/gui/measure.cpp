@@ -78,8 +78,7 @@ bool Measurement::first_view_after_frame(App& app) {
     if (!m_screenshot.empty() && !m_shot_taken && m_first_shown_at >= 0 && ImGui::GetTime() - m_first_shown_at > 1.5) {
         app.captures.push_back({m_screenshot, ImVec4(0, 0, 0, 0)});
         m_shot_taken = true;
-        int done = 0;
-        for (const auto& v : app.snap->variants) done += v.state == ViewState::Done;
+        const int done = app.snap->views_shown();
         std::printf("measure-first-view: screenshot %s with %d of %zu views finished\n", m_screenshot.c_str(), done,
                     app.snap->variants.size());
     }

@@ -733,11 +733,9 @@ void draw_matrices_panel(App& app) {
     }
     if (app.runs.state() == WorkerState::Running) {
         ImGui::SameLine();
-        int done = 0;
-        if (snap)
-            for (const auto& v : snap->variants) done += v.state == ViewState::Done && !v.metrics_pending;
         if (snap && !snap->complete && snap->generation == app.runs.posted_generation())
-            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing… %d of %zu views ready", done, snap->variants.size());
+            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing… %d of %zu views ready", snap->views_shown(),
+                               snap->variants.size());
         else
             ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "computing…");
     }

@@ -472,6 +472,15 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
 
 }  // namespace
 
+int RunSnapshot::views_shown() const {
+    return int(std::count_if(variants.begin(), variants.end(), [](const VariantView& v) { return v.state == ViewState::Done; }));
+}
+
+int RunSnapshot::views_awaiting_errors() const {
+    return int(std::count_if(variants.begin(), variants.end(),
+                             [](const VariantView& v) { return v.state == ViewState::Done && v.metrics_pending; }));
+}
+
 std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Backend& backend,
                                              const std::atomic<bool>* cancelled, BatchCache* cache,
                                              const PublishPartial& publish) {

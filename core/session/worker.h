@@ -136,6 +136,10 @@ struct RunSnapshot {
                                                       // Queued / Running, or metrics pending); same generation
     double seconds = 0;                               // wall time of the whole batch (so far, when not complete)
     std::vector<StageTime> stages;                    // where that time went, in the order the stages ran
+    /// Views on screen (their run finished), whether or not their errors against exact attention are known yet.
+    int views_shown() const;
+    /// Shown views whose errors against exact attention still compute (large n: the reference runs last).
+    int views_awaiting_errors() const;
 };
 
 class BatchCache;  // batch_cache.h
