@@ -18,20 +18,27 @@
 
 namespace {
 
-void BM_RunBatchText128(benchmark::State& state) {
+/// The latency claim's batch: the sample texts cut to ≤ 127 tokens (as --measure-latency does), encoder layer 5,
+/// spectra on, six variants. False (and the benchmark skipped) when the model is not installed.
+bool text128_request(benchmark::State& state, attnscope::RunBatchRequest& r, std::string& text) {
     const std::string dir = attnscope::default_model_dir();
     if (!std::filesystem::exists(std::filesystem::path(dir) / "model.safetensors")) {
         state.SkipWithError(("model not installed at " + dir + ": run scripts/setup.sh").c_str());
-        return;
+        return false;
     }
-    std::string text;  // the sample texts cut to ≤ 127 tokens, as --measure-latency does
     for (const auto& s : attnscope::sample_texts()) text += (text.empty() ? "" : " ") + s.text;
     while (attnscope::tokenize_text(text, dir).size() > 127) text.resize(text.find_last_of(' '));
-    attnscope::RunBatchRequest r;
     r.input.mode = attnscope::InputMode::Text;
     r.input.layer = 5;
     r.want_spectrum = true;
     for (const char* id : {"full", "flash", "bigbird", "lsh", "linformer", "performer"}) r.variants.push_back({id, {}});
+    return true;
+}
+
+void BM_RunBatchText128(benchmark::State& state) {
+    attnscope::RunBatchRequest r;
+    std::string text;
+    if (!text128_request(state, r, text)) return;
     auto backend = attnscope::make_backend("cpu");
     attnscope::use_interactive_cpu_threads();
     const bool cold = state.range(0) != 0;
@@ -49,19 +56,9 @@ BENCHMARK(BM_RunBatchText128)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(1.
 
 /// The same batches posted to a Worker, as the GUI does (its thread, its OpenMP setting, its caches).
 void BM_WorkerBatchText128(benchmark::State& state) {
-    const std::string dir = attnscope::default_model_dir();
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "model.safetensors")) {
-        state.SkipWithError(("model not installed at " + dir + ": run scripts/setup.sh").c_str());
-        return;
-    }
-    std::string text;
-    for (const auto& s : attnscope::sample_texts()) text += (text.empty() ? "" : " ") + s.text;
-    while (attnscope::tokenize_text(text, dir).size() > 127) text.resize(text.find_last_of(' '));
     attnscope::RunBatchRequest r;
-    r.input.mode = attnscope::InputMode::Text;
-    r.input.layer = 5;
-    r.want_spectrum = true;
-    for (const char* id : {"full", "flash", "bigbird", "lsh", "linformer", "performer"}) r.variants.push_back({id, {}});
+    std::string text;
+    if (!text128_request(state, r, text)) return;
     attnscope::Worker worker(attnscope::make_backend, "cpu", attnscope::interactive_cpu_threads());
     int edit = 0;
     std::map<std::string, double> cpu_ms;
