@@ -1,7 +1,10 @@
 #include "metrics.h"
 
-#include <cmath>
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -186,11 +189,9 @@ bool all_non_negative(const Tensor3& t) {
 
 namespace {
 
-/// The fewest of v's values, largest first, whose sum reaches `target` (all of them when it never does); reorders v.
-/// A quickselect on the sum — halve, keep the half the answer lies in — is O(n) expected where sorting the row is
-/// O(n log n): this runs on every row of every view after every edit, and the sort was the views' largest cost.
-int fewest_keys_for_mass(std::vector<float>& v, double target) {
-    auto first = v.begin(), last = v.end();
+/// The fewest values of [first, last), largest first, whose sum reaches `target` (all of them when it never does);
+/// reorders the range. A quickselect on the sum: halve, keep the half the answer lies in.
+int fewest_for_mass(std::vector<float>::iterator first, std::vector<float>::iterator last, double target) {
     int keys = 0;
     while (last - first > 16) {
         const auto mid = first + (last - first) / 2;
@@ -206,6 +207,33 @@ int fewest_keys_for_mass(std::vector<float>& v, double target) {
     }
     std::sort(first, last, std::greater<float>());
     for (auto it = first; it != last && target > 0; ++it) target -= *it, ++keys;
+    return keys;
+}
+
+/// The float's biased binary exponent (0–255); values of one exponent are within 2× of each other.
+int exponent_of(float x) { return int(std::bit_cast<uint32_t>(x) >> 23) & 0xFF; }
+
+/// The fewest of v's values (all ≥ 0), largest first, whose sum reaches `target` (all of them when it never does);
+/// reorders v. One pass sums the values per binary exponent; walking the exponents from the top finds the one where
+/// the running sum crosses the target, and only its values are ordered. This runs on every row of every view after
+/// every edit: a sort per row was the largest cost of a view's metrics.
+int fewest_keys_for_mass(std::vector<float>& v, double target) {
+    std::array<double, 256> mass{};
+    std::array<int, 256> count{};
+    for (float x : v) {
+        const int e = exponent_of(x);
+        mass[size_t(e)] += x, ++count[size_t(e)];
+    }
+    int keys = 0;
+    for (int e = 255; e >= 0; --e) {
+        if (count[size_t(e)] == 0) continue;
+        if (mass[size_t(e)] < target) {
+            target -= mass[size_t(e)], keys += count[size_t(e)];
+            continue;
+        }
+        const auto last = std::partition(v.begin(), v.end(), [e](float x) { return exponent_of(x) == e; });
+        return keys + fewest_for_mass(v.begin(), last, target);
+    }
     return keys;
 }
 
