@@ -151,28 +151,36 @@ double mean_over_heads_rel_err(const Tensor3& approx, const Tensor3& exact) {
     return sum / exact.heads();
 }
 
-/// mean_i KL(A_i ‖ B_i) averaged over heads; +inf when B is zero where A has mass. With (P, P̃) it is row_kl
-/// (infinite for every mask); with (P̃, P) row_kl_rev (finite for a mask: the cells P̃ drops contribute nothing).
-double mean_row_kl(const Tensor3& A, const Tensor3& B) {
-    const int H = A.heads(), n = A.rows(), m = A.cols();
-    double total = 0;
-    bool infinite = false;
-#pragma omp parallel for collapse(2) reduction(+ : total) reduction(|| : infinite)
+/// Both directions of the mean row KL between the exact P and the effective P̃, averaged over heads and rows, in one
+/// pass with one log per cell: KL(P ‖ P̃) is row_kl (+inf wherever P̃ drops mass P has: every mask), KL(P̃ ‖ P) is
+/// row_kl_rev (finite for a mask: the cells P̃ drops contribute nothing).
+struct RowKls {
+    double forward = 0;  // mean_i KL(P_i ‖ P̃_i)
+    double reverse = 0;  // mean_i KL(P̃_i ‖ P_i)
+};
+RowKls mean_row_kls(const Tensor3& P, const Tensor3& Pt) {
+    const int H = P.heads(), n = P.rows(), m = P.cols();
+    double forward = 0, reverse = 0;
+    bool forward_inf = false, reverse_inf = false;
+#pragma omp parallel for collapse(2) reduction(+ : forward, reverse) reduction(|| : forward_inf, reverse_inf)
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < n; ++i) {
-            double kl = 0;
+            const float* a = P.head_data(h) + size_t(i) * m;
+            const float* b = Pt.head_data(h) + size_t(i) * m;
             for (int j = 0; j < m; ++j) {
-                const double a = A.at(h, i, j), b = B.at(h, i, j);
-                if (a <= 0) continue;
-                if (b <= 0) {
-                    infinite = true;
-                    break;
+                const double x = a[j], y = b[j];
+                if (x > 0 && y > 0) {
+                    const double log_ratio = std::log(x / y);
+                    forward += x * log_ratio, reverse -= y * log_ratio;
+                } else if (x > 0) {
+                    forward_inf = true;
+                } else if (y > 0) {
+                    reverse_inf = true;
                 }
-                kl += a * std::log(a / b);
             }
-            total += kl;
         }
-    return infinite ? std::numeric_limits<double>::infinity() : total / (double(H) * n);
+    const double rows = double(H) * n, inf = std::numeric_limits<double>::infinity();
+    return {forward_inf ? inf : forward / rows, reverse_inf ? inf : reverse / rows};
 }
 
 bool same_shape(const Tensor3& a, const Tensor3& b) {
@@ -295,8 +303,8 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
         m.rel_err_attn = mean_over_heads_rel_err(*r.P_eff, *ref.P);
         // KL needs a distribution: a kernel that can go negative (performer trig) has none on that run.
         if (info.normalised && all_non_negative(*r.P_eff)) {
-            m.row_kl = mean_row_kl(*ref.P, *r.P_eff);
-            m.row_kl_rev = mean_row_kl(*r.P_eff, *ref.P);
+            const RowKls kl = mean_row_kls(*ref.P, *r.P_eff);
+            m.row_kl = kl.forward, m.row_kl_rev = kl.reverse;
         }
     }
     if (r.structure.allowed_lse) {
