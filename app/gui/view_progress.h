@@ -6,7 +6,7 @@
 
 namespace attnscope::gui {
 
-/// Draws the progress bar and sentence of `v` (a placeholder or a view whose metrics are pending); `ahead`: views
+/// Draws the progress bar and sentence of `v` (a view still queued or computing, or one whose metrics are pending); `ahead`: views
 /// of the batch still to compute before a queued one. Returns false (drawing nothing) when `v` is finished.
 bool view_progress(const VariantView& v, int ahead);
 

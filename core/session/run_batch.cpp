@@ -1,6 +1,6 @@
 // attnscope — one run batch (worker.h run_batch): the input, every variant against the shared exact reference,
 // spectra and pooled views. With the worker's BatchCache it recomputes only what the edit invalidated, and with a
-// publish callback each view is shown as soon as it is ready (placeholders say which one is computing).
+// publish callback each view is shown as soon as it is ready (views still queued say which one is computing).
 // Index: [SECTION] Display helpers  [SECTION] Batch
 #include <algorithm>
 #include <chrono>
@@ -115,7 +115,7 @@ double steady_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// One batch while it runs: the snapshot being filled, each requested variant's views (a placeholder until done)
+/// One batch while it runs: the snapshot being filled, each requested variant's views (Queued until its run starts)
 /// and the pooled exact references the difference views subtract.
 class BatchRun {
 public:
@@ -397,7 +397,7 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
     }
     if (m_request.display_order == DisplayOrder::Groups) snap.display_perm = display_permutation(m_request, *m_heads, {});
 
-    // Placeholders, so the panels lay out every view at once and say which one is computing.
+    // Queued views first, so the panels lay out every view at once and say which one is computing.
     const size_t count = m_request.variants.size();
     m_slots.assign(count, {});
     m_keys.assign(count, "");
@@ -405,18 +405,18 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
     std::vector<double> flops(count, 0);
     for (size_t k = 0; k < count; ++k) {
         const VariantRequest& vr = m_request.variants[k];
-        VariantView placeholder;
-        placeholder.id = vr.id, placeholder.state = ViewState::Queued;
+        VariantView queued;
+        queued.id = vr.id, queued.state = ViewState::Queued;
         try {
             const Variant& v = find_variant(vr.id);
-            placeholder.name = v.info().name;
+            queued.name = v.info().name;
             if (m_defer_metrics) {
                 const Shape shape = m_heads->shape();
                 flops[k] = v.estimate_flops(m_heads->heads(), n, m_heads->d(), m_heads->dv(), v.resolve(vr.params, shape));
             }
         } catch (const Error&) {  // the run says what is wrong, in its view
         }
-        m_slots[k] = {std::move(placeholder)};
+        m_slots[k] = {std::move(queued)};
         if (m_cache && !m_cache->input_key().empty() && !m_late_order) m_keys[k] = view_key(*m_cache, m_request, vr);
         order[k] = k;
     }

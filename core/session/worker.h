@@ -92,7 +92,7 @@ enum class ViewState {
 
 /// What the UI needs of one variant's run.
 struct VariantView {
-    ViewState state = ViewState::Done;                // Queued / Running: a placeholder in a partial snapshot
+    ViewState state = ViewState::Done;                // Queued / Running: a view still computing, in a partial snapshot
     double started_s = 0;                             // Running: steady-clock seconds it started (elapsed time shown)
     bool metrics_pending = false;                     // the errors against exact attention follow (large n: the
                                                       // exact reference runs after every view is shown)
