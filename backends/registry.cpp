@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "core/primitives/cpu_backend.h"
+#include "core/primitives/cpu_primitives.h"
 
 #ifdef ATTNSCOPE_HAVE_CUDA
 #include "cuda_backend.h"
@@ -26,6 +27,7 @@ std::vector<std::string> available_backends() {
 
 std::unique_ptr<Backend> make_backend(const std::string& which) {
     if (which == "cpu") return std::make_unique<CpuBackend>();
+    if (which == "cpu-portable") return std::make_unique<CpuBackend>(CpuKernels::Portable);
     if (which == "cuda" || which == "auto") {
         const std::string why = cuda_unavailable_reason();
         if (why.empty()) {
@@ -36,7 +38,7 @@ std::unique_ptr<Backend> make_backend(const std::string& which) {
         if (which == "auto") return std::make_unique<CpuBackend>();
         throw Error("the CUDA backend is not available: " + why + "; use --backend cpu");
     }
-    throw Error("unknown backend '" + which + "': choose auto, cpu or cuda");
+    throw Error("unknown backend '" + which + "': choose " + kBackendChoices);
 }
 
 }  // namespace attnscope

@@ -168,7 +168,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
                     "Time budget per point in seconds: once a point takes (or would take) longer, larger n of that "
                     "variant are skipped (0: no budget). It acts from a variant's second point on, so start --n small")
         ->capture_default_str();
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the report as JSON (schema attnscope.bench/1)");
     sub->add_option("--csv", o->csv_path, "Write one CSV row per point");
     sub->add_flag("--no-machine", o->no_machine, "Skip measuring the GEMM and bandwidth roofs (ratios left blank)");

@@ -114,7 +114,7 @@ void add_errmap_command(CLI::App& app, CommandAction& action) {
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
     sub->add_option("--x", o->x, "Cost axis: time, flops or memory")->capture_default_str();
     sub->add_option("--y", o->y, "Error axis: rel_err_out, mass_loss (1 − mass_recall) or embedding_loss (1 − embedding cosine, text)")->capture_default_str();
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON");
     sub->add_option("--csv", o->csv_path, "Write the points as CSV");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });

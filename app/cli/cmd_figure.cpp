@@ -48,7 +48,7 @@ void add_figure_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--session", o->session,
                     "Take the input, variants, head and view toggles from a GUI session file (File → Save session)");
     add_figure_file_options(*sub, o->figure);

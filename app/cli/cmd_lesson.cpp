@@ -46,7 +46,7 @@ void add_lesson_command(CLI::App& app, CommandAction& action) {
     auto* sub = app.add_subcommand("lesson", "List the lessons, print one, or verify its claim with --check");
     sub->add_option("name", o->name, "Lesson id (omit to list them)");
     sub->add_flag("--check", o->check, "Verify the lesson's claim numerically; exit 1 when it does not hold");
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

@@ -274,7 +274,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the results as JSON to this file");
     sub->add_option("--png", o->png_dir,
                     "Write each instance's effective matrix, per head, as a PNG figure (token axes, colour bar, metrics) "

@@ -121,7 +121,7 @@ void add_spectrum_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--top", o->top, "Singular values reported (and computed, for n > 2048)")->capture_default_str();
     sub->add_option("--spectrum-head", o->head, "Head whose spectra are computed (-1: all heads)")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");

@@ -106,7 +106,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--seeds", o->seeds, "Seeds averaged per point (input seed + variant seed)")->capture_default_str();
     sub->add_option("--set", o->sets, "Other parameters NAME=VALUE held fixed");
     add_input_options(*sub, o->input);
-    sub->add_option("--backend", o->backend, "auto, cpu or cuda")->capture_default_str();
+    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON to this file");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }

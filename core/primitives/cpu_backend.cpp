@@ -3,20 +3,23 @@
 #include <omp.h>
 
 #include "cpu_feature_rows.h"
+#include "cpu_flash_tile.h"
 #include "cpu_primitives.h"
 
 namespace attnscope {
 
 std::string CpuBackend::description() const {
+    const bool vector = m_kernels == CpuKernels::Vector && flash_tile::kAvailable;
     return "CPU, " + std::to_string(omp_get_max_threads()) + " threads (Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
-           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", OpenMP)";
+           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", OpenMP" +
+           (vector ? ", AVX-512 flash and vslash kernels" : ", portable Eigen kernels") + ")";
 }
 
 void CpuBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
     cpu_gemm(A, ta, B, tb, alpha, beta, C);
 }
 
-void CpuBackend::dense_attention(const DenseAttentionArgs& args) { cpu_dense_attention(args); }
+void CpuBackend::dense_attention(const DenseAttentionArgs& args) { cpu_dense_attention(args, m_kernels); }
 
 void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
     cpu_pooled_view(M, size, mode, out);
@@ -24,7 +27,7 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
 
 void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
 void CpuBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& args) {
-    cpu_vertical_slash_attention(args);
+    cpu_vertical_slash_attention(args, m_kernels);
 }
 void CpuBackend::lsh_hash(const LshHashArgs& args) { cpu_lsh_hash(args); }
 void CpuBackend::lsh_attention(const LshAttentionArgs& args) { cpu_lsh_attention(args); }

@@ -2,13 +2,16 @@
 // Each primitive family lives in core/primitives/cpu_*.cpp; this class only routes to them.
 #pragma once
 #include "../backend/backend.h"
+#include "cpu_primitives.h"
 
 namespace attnscope {
 
 /// Backend running on every core of the host CPU.
 class CpuBackend : public Backend {
 public:
-    std::string name() const override { return "cpu"; }
+    /// A backend whose flash and vslash primitives run `kernels` (Portable: the Eigen paths, as without AVX-512).
+    explicit CpuBackend(CpuKernels kernels = CpuKernels::Vector) : m_kernels(kernels) {}
+    std::string name() const override { return m_kernels == CpuKernels::Portable ? "cpu-portable" : "cpu"; }
     std::string description() const override;
     void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
               Tensor3& C) override;
@@ -24,6 +27,9 @@ public:
     void kernel_attention(const KernelAttentionArgs& args) override;
     void fft2_real(const Tensor3& X, Tensor3& Y) override;
     void singular_values(const SingularValuesArgs& args) override;
+
+private:
+    CpuKernels m_kernels;
 };
 
 }  // namespace attnscope

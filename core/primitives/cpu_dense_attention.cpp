@@ -60,8 +60,8 @@ void fill_causal_tile(MatView s, int i0, int j0, float value) {
     }
 }
 
-// The portable path; builds with the AVX-512 kernel (vector_task) keep it compiled but do not call it.
-[[maybe_unused]] void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
+// The portable path: builds without AVX-512 and CpuKernels::Portable run it.
+void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
     const int n = a.Q->rows(), m = a.K->rows(), d = a.Q->cols(), dv = a.V->cols();
     const int rows = std::min(a.tile_rows, n - i0);
     MatView q(w.q.head_data(tid), rows, d);
@@ -118,7 +118,7 @@ void materialised_task(const DenseAttentionArgs& a, int h, int i0, int rows) {
 
 }  // namespace
 
-void cpu_dense_attention(const DenseAttentionArgs& a) {
+void cpu_dense_attention(const DenseAttentionArgs& a, [[maybe_unused]] CpuKernels kernels) {
     validate_dense_attention(a);
     const int H = a.Q->heads(), n = a.Q->rows();
     if (n == 0) return;
@@ -140,10 +140,12 @@ void cpu_dense_attention(const DenseAttentionArgs& a) {
     for (int task = 0; task < H * tiles; ++task) {
         const int h = task / tiles, t = a.causal ? tiles - 1 - task % tiles : task % tiles;
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-        vector_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
-#else
-        tiled_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
+        if (kernels == CpuKernels::Vector) {
+            vector_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
+            continue;
+        }
 #endif
+        tiled_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
     }
 }
 

@@ -14,33 +14,19 @@
 #include <limits>
 
 #include "../tensor.h"
+#include "cpu_avx512_math.h"
 #include "online_softmax.h"
 
 namespace attnscope::flash_tile {
 
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
+using avx512::exp2_ps;
+using avx512::kLog2e;
 constexpr int kBlockVectors = 4;                 // query vectors per register block (64 queries)
 constexpr int kBlockLanes = kBlockVectors * kLanes;
 constexpr int kQkRows = 6;                       // keys per Sᵀ register block: 6 × 4 accumulators
 constexpr int kPvRows = 6;                       // value columns per Oᵀ register block: 6 × 4 accumulators
-
-/// 2^t for a vector: t = n + f with n = ⌊t⌋, f ∈ [0, 1) (vreduceps), 2^f by a degree-6 polynomial (relative error
-/// ≤ 1e-7, float rounding), then vscalefps multiplies by 2^⌊t⌋. −inf (masked cells) gives exactly 0 (reduce → 0,
-/// scalef by −inf → 0), so no clamp is needed. Results below 2^−126 are subnormal unless the caller holds a
-/// FlushSubnormals (cpu_flash_tile.h), which makes them 0.
-inline __m512 exp2_ps(__m512 t) {
-    const __m512 f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    __m512 p = _mm512_set1_ps(2.1700182696804404e-4f);
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.2440299615263939e-3f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.678773581981659e-3f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.548337474465370e-2f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022983014583588e-1f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931470036506653e-1f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
-    return _mm512_scalef_ps(p, t);
-}
 
 /// Keys of the key tile [j0, j0 + cols) that any query of the block [q0, q0 + lanes) of tile t may see.
 inline int key_limit(const Tile& t, int j0, int cols, bool causal, int q0, int lanes) {

@@ -5,17 +5,23 @@
 
 namespace attnscope {
 
+/// Which code a CPU primitive with a hand-written vector kernel runs.
+enum class CpuKernels {
+    Vector,    // the AVX-512 kernels where the build has them (cpu_flash_tile.h, cpu_slash_block.h), else Portable
+    Portable,  // the Eigen paths every build has: what a CPU without AVX-512 runs (testable on one that has it)
+};
+
 /// Batched GEMM on the CPU; see Backend::gemm for the contract.
 void cpu_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta, Tensor3& C);
 /// Dense attention on the CPU (tiled online softmax, or materialised P); see Backend::dense_attention.
-void cpu_dense_attention(const DenseAttentionArgs& args);
+void cpu_dense_attention(const DenseAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
 void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
-/// Vertical-slash attention on the CPU (GEMM over gathered columns, row-wise diagonals); see
+/// Vertical-slash attention on the CPU (GEMM over gathered columns, diagonals 16 per vector); see
 /// Backend::vertical_slash_attention.
-void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& args);
+void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);
 
 /// LSH hash + sort on the CPU; see Backend::lsh_hash.
 void cpu_lsh_hash(const LshHashArgs& args);

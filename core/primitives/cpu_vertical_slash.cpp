@@ -1,21 +1,25 @@
 // attnscope — vertical-slash attention on the CPU (MInference's kept key columns and diagonals).
 // Work is the kept cells, where the block-sparse primitive scored every cell of each 16×16 block a line touches
-// (~25× more). Rows keep one online softmax (cpu_online_tile.h) across two passes, its accumulator in O:
-//  - vertical, per (head, block of R = kVerticalSlashRows rows): the kept columns are gathered once per head into a
-//    contiguous copy of their keys and values, so a row block is one GEMM against the columns ≤ its last row (the
-//    causal cut only bites the columns inside the block);
-//  - slash: diagonal o meets a row block in the contiguous keys i0 − o … i1 − 1 − o, one key per query, so its scores
-//    are row-wise dot products and its values row-wise multiply-adds, vectorised over d and dv; a diagonal cell on a
-//    kept column is skipped (scored as vertical). The pass walks (query segment, key segment) pairs so the keys a
-//    segment's diagonals read stay cached (see kSegment).
+// (~25× more). One task per (head, block of R = kVerticalSlashRows rows) runs the row block's online softmax
+// (cpu_online_tile.h), its accumulator in O, through two parts:
+//  - vertical: the kept columns are gathered once per head into a contiguous copy of their keys and values, so a row
+//    block is one GEMM against the columns ≤ its last row (the causal cut only bites the columns inside the block);
+//  - slash: diagonal o meets a row block in the contiguous keys i0 − o … i1 − 1 − o, one key per query, so there is no
+//    product to share: AVX-512 builds run cpu_slash_block.h (16 diagonals per vector), others row-wise dot products
+//    and multiply-adds. A diagonal cell on a kept column is skipped (scored as vertical).
+// Random diagonals lie ~n/S apart, so a key row is reused only by diagonals far apart in time: K and V stream from
+// the last-level cache once per diagonal. Walking (query segment, key segment) pairs to keep them in a smaller cache
+// was slower on the 2-core machine measured (docs/ARCHITECTURE.md), so the blocks simply run in order.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "cpu_flash_tile.h"
 #include "cpu_online_tile.h"
 #include "cpu_primitives.h"
+#include "cpu_slash_block.h"
 #include "online_softmax.h"
 
 namespace attnscope {
@@ -34,12 +38,7 @@ struct Scratch {
         : q(threads, kVerticalSlashRows, d), s(threads, kVerticalSlashRows, kBlockSparseChunkCols), stats(threads, 2, kVerticalSlashRows) {}
 };
 
-/// Keys per segment of the diagonal pass. A diagonal reads one key per query, so streaming every diagonal past a row
-/// block reloads K and V once per diagonal; walking (query segment, key segment) pairs instead keeps one segment of
-/// keys and one of queries (≈ 8192 × 0.5 KB each at d = dv = 64) in the last-level cache while all the diagonals
-/// that join them run.
-constexpr int kSegment = 8192;
-static_assert(kSegment % kVerticalSlashRows == 0, "row blocks must not straddle a segment");
+static_assert(kBlockSparseChunkCols >= 2 * slash_block::kDiagonals, "the row kernel's scratch fits a score tile");
 
 /// The kept columns of every head gathered into contiguous rows (head h's start at first[h]), and which positions are
 /// kept columns, so a diagonal can skip the cells already scored as vertical.
@@ -116,11 +115,10 @@ BlockRows block_rows(const VerticalSlashAttentionArgs& a, Tensor3& state, Scratc
     return b;
 }
 
-/// Vertical part of a row block (starting its running softmax): the kept columns ≤ its last row, C at a time, one
-/// GEMM each.
+/// Vertical part of a row block (starting its running softmax; b.q holds the scaled queries): the kept columns ≤ its
+/// last row, C at a time, one GEMM each.
 void vertical_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, float* s_scratch) {
     const int last = b.i0 + b.rows - 1, C = kBlockSparseChunkCols;
-    b.q.noalias() = a.scale * a.Q->head(b.h).middleRows(b.i0, b.rows);
     b.acc.setZero();
     b.st.run_max.setConstant(-INFINITY);
     b.st.run_sum.setZero();
@@ -140,28 +138,21 @@ void vertical_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g
     }
 }
 
-/// Diagonal part of a row block restricted to keys [k0, k1): the kept diagonals that reach those keys from the block,
-/// C at a time; diagonal o reads the contiguous keys i − o of the block's rows i with i − o in [k0, k1).
-void diagonal_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, int k0, int k1,
-                   float* s_scratch) {
-    const int last = b.i0 + b.rows - 1, C = kBlockSparseChunkCols;
+/// The portable diagonal part (builds without AVX-512, CpuKernels::Portable): the block's diagonals C at a time as
+/// score tiles whose column t holds the row-wise dot products of diagonal o_t.
+void diagonal_part_tiles(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b,
+                                          int t_begin, int t_end, float* s_scratch) {
+    const int C = kBlockSparseChunkCols;
     const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
-    // i − o ∈ [k0, k1) for some i in [i0, last] ⇔ o ∈ [i0 − k1 + 1, last − k0].
-    const int t_begin = int(std::lower_bound(offs.begin(), offs.end(), b.i0 - k1 + 1) - offs.begin());
-    const int t_end = int(std::upper_bound(offs.begin(), offs.end(), last - k0) - offs.begin());
-    if (t_begin >= t_end) return;  // most (query segment, key segment) pairs of a block have no diagonal
-    b.q.noalias() = a.scale * a.Q->head(b.h).middleRows(b.i0, b.rows);
     const ConstMatView K = a.K->head(b.h), V = a.V->head(b.h);
     const float* is_column = g.is_column.head_data(b.h);
-    // Rows [first, end) of diagonal o have their key inside [k0, k1).
-    auto first = [&](int o) { return std::clamp(o + k0 - b.i0, 0, b.rows); };
-    auto end = [&](int o) { return std::clamp(o + k1 - b.i0, 0, b.rows); };
+    // Diagonal o reaches a key (i − o ≥ 0) from the block's rows [first(o), rows).
+    auto first = [&](int o) { return std::clamp(o - b.i0, 0, b.rows); };
     auto mask = [&](MatView s, const int* o, float value) {
         for (int t = 0; t < s.cols(); ++t) {
-            const int r0 = first(o[t]), r1 = end(o[t]);
+            const int r0 = first(o[t]);
             s.col(t).head(r0).setConstant(value);
-            s.col(t).tail(b.rows - r1).setConstant(value);
-            for (int r = r0; r < r1; ++r)
+            for (int r = r0; r < b.rows; ++r)
                 if (is_column[b.i0 + r - o[t]] != 0.0f) s(r, t) = value;  // scored as vertical
         }
     };
@@ -170,7 +161,7 @@ void diagonal_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g
         const int* o = offs.data() + t0;
         MatView s(s_scratch, b.rows, width);
         for (int t = 0; t < width; ++t) {
-            const int r0 = first(o[t]), count = end(o[t]) - r0;
+            const int r0 = first(o[t]), count = b.rows - r0;
             s.col(t).setZero();  // cells outside are masked below; zero keeps the modifier finite
             s.col(t).segment(r0, count) =
                 (b.q.middleRows(r0, count).array() * K.middleRows(b.i0 + r0 - o[t], count).array()).rowwise().sum();
@@ -181,16 +172,49 @@ void diagonal_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g
         mask(s, o, 0.0f);
         online_tile_rescale(s, b.acc, b.st);
         for (int t = 0; t < width; ++t) {
-            const int r0 = first(o[t]), count = end(o[t]) - r0;
+            const int r0 = first(o[t]), count = b.rows - r0;
             b.acc.middleRows(r0, count).noalias() +=
                 s.col(t).segment(r0, count).asDiagonal() * V.middleRows(b.i0 + r0 - o[t], count);
         }
     }
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/// diagonal_part on the AVX-512 kernel: diagonals [0, t_end) of the head, 16 per call.
+void diagonal_vector(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, int t_end,
+                     float* s_scratch) {
+    const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
+    const flash_tile::FlushSubnormals flush;  // weights below 2^−126 would cost an assist per FMA
+    slash_block::Block lines;
+    lines.i0 = b.i0, lines.rows = b.rows, lines.q = b.q.data(), lines.acc = b.acc.data();
+    lines.m = b.st.run_max.data(), lines.l = b.st.run_sum.data();
+    for (int t = 0; t < t_end; t += slash_block::kDiagonals) {
+        lines.offs = offs.data() + t, lines.count = std::min(slash_block::kDiagonals, t_end - t);
+        slash_block::fold(lines, a.K->head_data(b.h), a.V->head_data(b.h), a.Q->cols(), a.V->cols(),
+                         g.is_column.head_data(b.h), a.score_mod, b.h, s_scratch);
+    }
+}
+#endif
+
+/// Diagonal part of a row block (after its vertical part): every kept diagonal o ≤ its last row, 16 at a time on
+/// the AVX-512 kernel (cpu_slash_block.h), else as diagonal_part_tiles.
+void diagonal_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, float* s_scratch,
+                   [[maybe_unused]] CpuKernels kernels) {
+    const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
+    const int t_end = int(std::upper_bound(offs.begin(), offs.end(), b.i0 + b.rows - 1) - offs.begin());
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    if (kernels == CpuKernels::Vector) {
+        diagonal_vector(a, g, b, t_end, s_scratch);
+        return;
+    }
+#endif
+    diagonal_part_tiles(a, g, b, 0, t_end, s_scratch);
+}
+
+
 }  // namespace
 
-void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& a, CpuKernels kernels) {
     validate_vertical_slash_attention(a);
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols();
     if (n == 0) return;
@@ -200,32 +224,19 @@ void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
     const bool parallel = lines * n * (d + dv) >= kParallelWork;
     const int threads = parallel ? omp_get_max_threads() : 1;
     Scratch scratch(threads, d);
-    Tensor3 state(H, 2, n);  // running max and sum of every row, kept across the passes
+    Tensor3 state(H, 2, n);  // running max and sum of every row
     const int nb = (n + kVerticalSlashRows - 1) / kVerticalSlashRows;
-    const int per_segment = kSegment / kVerticalSlashRows, segments = (n + kSegment - 1) / kSegment;
-#pragma omp parallel if (parallel)
-    {
-#pragma omp for schedule(dynamic)
-        for (int task = 0; task < H * nb; ++task) {
-            BlockRows b = block_rows(a, state, scratch, omp_get_thread_num(), task / nb, task % nb);
-            vertical_part(a, g, b, scratch.s.head_data(omp_get_thread_num()));
-        }
-        // Diagonals by (query segment A, key segment B ≤ A) pairs; each cell's key lies in exactly one B.
-        for (int A = 0; A < segments; ++A)
-            for (int B = 0; B <= A; ++B) {
-                const int first = A * per_segment, blocks = std::min(nb, first + per_segment) - first;
-#pragma omp for schedule(dynamic)
-                for (int task = 0; task < H * blocks; ++task) {
-                    BlockRows b = block_rows(a, state, scratch, omp_get_thread_num(), task / blocks, first + task % blocks);
-                    diagonal_part(a, g, b, B * kSegment, std::min(n, (B + 1) * kSegment), scratch.s.head_data(omp_get_thread_num()));
-                }
-            }
-#pragma omp for schedule(static)
-        for (int row = 0; row < H * n; ++row) {
-            const int h = row / n, i = row % n;
-            const OnlineSoftmaxRow r{state.at(h, 0, i), state.at(h, 1, i)};
-            a.O->head(h).row(i) *= online_softmax_inv_sum(r);
-            if (a.lse) a.lse->at(h, i, 0) = online_softmax_lse(r);
+#pragma omp parallel for schedule(dynamic) if (parallel)
+    for (int task = 0; task < H * nb; ++task) {
+        const int tid = omp_get_thread_num(), h = task / nb;
+        BlockRows b = block_rows(a, state, scratch, tid, h, task % nb);
+        b.q.noalias() = a.scale * a.Q->head(h).middleRows(b.i0, b.rows);
+        vertical_part(a, g, b, scratch.s.head_data(tid));
+        diagonal_part(a, g, b, scratch.s.head_data(tid), kernels);
+        for (int r = 0; r < b.rows; ++r) {
+            const OnlineSoftmaxRow row{b.st.run_max[r], b.st.run_sum[r]};
+            b.acc.row(r) *= online_softmax_inv_sum(row);
+            if (a.lse) a.lse->at(h, b.i0 + r, 0) = online_softmax_lse(row);
         }
     }
 }

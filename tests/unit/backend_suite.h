@@ -15,6 +15,21 @@ namespace attnscope::test {
 /// Every backend the suite runs on (CUDA cases skip where no device exists).
 inline std::vector<std::string> suite_backends() { return {"cpu", "cuda"}; }
 
+/// suite_backends() with "cpu-portable" after "cpu": for the suites of the primitives whose CPU code has a
+/// hand-written vector kernel (flash, vslash), so the portable path a CPU without AVX-512 runs is tested here too.
+inline std::vector<std::string> kernel_suite_backends() {
+    std::vector<std::string> out = suite_backends();
+    out.insert(out.begin() + 1, "cpu-portable");
+    return out;
+}
+
+/// A backend name as a test-name part (gtest allows letters, digits and '_').
+inline std::string backend_test_name(std::string name) {
+    for (char& c : name)
+        if (c == '-') c = '_';
+    return name;
+}
+
 /// Makes the named backend, or records why it cannot run here (empty pointer).
 inline std::unique_ptr<Backend> make_backend_for_test(const std::string& name, std::string& skip_reason) {
     if (name == "cuda" && !cuda_device_available()) {

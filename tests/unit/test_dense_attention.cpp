@@ -29,7 +29,7 @@ void PrintTo(const DenseCase& c, std::ostream* os) {
 
 std::string case_name(const testing::TestParamInfo<DenseCase>& info) {
     const DenseCase& c = info.param;
-    return c.backend + "_n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + (c.causal ? "_causal" : "_bidir");
+    return backend_test_name(c.backend) + "_n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + (c.causal ? "_causal" : "_bidir");
 }
 
 class FlashEqualsFull : public testing::TestWithParam<DenseCase> {};
@@ -67,7 +67,7 @@ TEST_P(FlashEqualsFull, RelativeErrorBelowTolerance) {
 
 std::vector<DenseCase> dense_cases() {
     std::vector<DenseCase> out;
-    for (const std::string& b : suite_backends())
+    for (const std::string& b : kernel_suite_backends())
         for (int n : {1, 7, 64, 1000, 4096})
             for (int d : {1, 32, 64, 128})
                 for (bool causal : {false, true}) out.push_back({b, n, d, causal});
@@ -192,8 +192,8 @@ TEST_P(DenseAttentionBackend, PooledViewMaxAndMean) {
     EXPECT_EQ(out.cols(), 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, DenseAttentionBackend, testing::ValuesIn(suite_backends()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(AllBackends, DenseAttentionBackend, testing::ValuesIn(kernel_suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 
 }  // namespace
 }  // namespace attnscope::test

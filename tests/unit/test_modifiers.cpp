@@ -226,8 +226,8 @@ TEST_P(Modifiers, BadModifierInputsAreClearErrors) {
     EXPECT_NE(message({{"score_mod", "softcap"}, {"cap", "0"}}).find("cap"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, Modifiers, testing::ValuesIn(suite_backends()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(AllBackends, Modifiers, testing::ValuesIn(kernel_suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 
 TEST(SentenceStarts, OneDocumentPerSentenceWithSpecialTokensKeptInside) {
     const std::vector<std::string> tokens = {"[CLS]", "it", "rains", ".", "we", "stay", "!", "ok", "?", "[SEP]"};
