@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <utility>
 
 namespace attnscope {
 
@@ -62,6 +63,16 @@ struct TrackingAllocator {
     void deallocate(T* p, std::size_t count) noexcept {
         memory_note_free(static_cast<int64_t>(count * sizeof(T)));
         ::operator delete(p, std::align_val_t{64});
+    }
+    /// Default-initialises (for floats: leaves the bytes as they are), so a vector resize() does not zero a buffer
+    /// its owner is about to overwrite whole; assign(count, value) still fills.
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
     template <class U>
     bool operator==(const TrackingAllocator<U>&) const noexcept { return true; }

@@ -11,6 +11,14 @@ Tensor3::Tensor3(int heads, int rows, int cols, float fill) : m_heads(heads), m_
     m_data.assign(static_cast<size_t>(heads) * rows * cols, fill);
 }
 
+Tensor3 Tensor3::uninitialized(int heads, int rows, int cols) {
+    Tensor3 t;
+    if (heads < 0 || rows < 0 || cols < 0) t = Tensor3(heads, rows, cols);  // throws the constructor's error
+    t.m_heads = heads, t.m_rows = rows, t.m_cols = cols;
+    t.m_data.resize(static_cast<size_t>(heads) * rows * cols);  // TrackingAllocator default-initialises: no fill
+    return t;
+}
+
 std::string Tensor3::shape_string() const {
     return "(" + std::to_string(m_heads) + ", " + std::to_string(m_rows) + ", " + std::to_string(m_cols) + ")";
 }

@@ -26,6 +26,9 @@ public:
     Tensor3() = default;
     /// Allocates (heads, rows, cols) filled with `fill`; throws Error on negative sizes.
     Tensor3(int heads, int rows, int cols, float fill = 0.0f);
+    /// Allocates (heads, rows, cols) without filling it: for an output a primitive writes whole (every element), so
+    /// the zeroing pass is not paid twice. Reading an element before it is written is a bug.
+    static Tensor3 uninitialized(int heads, int rows, int cols);
 
     int heads() const { return m_heads; }
     int rows() const { return m_rows; }

@@ -64,8 +64,8 @@ int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d
 }
 
 int64_t block_sparse_scratch_bytes(int block, int d, int dv) {
-    // Mirrors cpu_block_sparse.cpp's Scratch: one set per OpenMP thread.
-    const int64_t b = block, cols = std::max(block, (kBlockSparseChunkCols / block) * block);
+    // Mirrors cpu_block_sparse.cpp's Scratch: one set per OpenMP thread, rows padded as the flash tile kernel needs.
+    const int64_t b = tiled_attention_padded_rows(block), cols = std::max(block, (kBlockSparseChunkCols / block) * block);
     return int64_t(sizeof(float)) * omp_get_max_threads() * (b * d + b * cols + cols * d + cols * dv + b * dv + 4 * b);
 }
 

@@ -25,7 +25,9 @@ void CpuBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3&
     cpu_pooled_view(M, size, mode, out);
 }
 
-void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) { cpu_block_sparse_attention(args); }
+void CpuBackend::block_sparse_attention(const BlockSparseAttentionArgs& args) {
+    cpu_block_sparse_attention(args, m_kernels);
+}
 void CpuBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& args) {
     cpu_vertical_slash_attention(args, m_kernels);
 }

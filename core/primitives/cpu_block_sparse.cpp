@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "../backend/block_layout.h"
+#include "cpu_flash_tile.h"
 #include "cpu_primitives.h"
 #include "cpu_online_tile.h"
 #include "online_softmax.h"
@@ -39,29 +40,35 @@ struct Scratch {
           stats(threads, 4, b) {}
 };
 
-/// Sets the cells of stored block `k` that its bitmask forbids to `value`; block column c is column off + c of s
-/// (off may be negative when the chunk starts inside this block: columns outside s are left alone).
-/// Walks the runs of zero bits word by word, so mostly-allowed blocks and band edges cost little.
-void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
+/// Calls fill(r, c0, c1) for every run [c0, c1) of cells of row r < rows that stored block `k`'s bitmask forbids, in
+/// the block's column range [0, cols). Walks the runs of zero bits word by word, so mostly-allowed blocks and band
+/// edges (one contiguous run per row) cost little.
+template <class Fill>
+void for_forbidden_runs(const BlockLayoutView& L, int k, int rows, int cols, Fill&& fill) {
     if (L.mask_idx[k] < 0) return;
     const uint64_t* bits = L.masks + static_cast<int64_t>(L.mask_idx[k]) * L.block * L.words_per_row;
-    for (int r = 0; r < s.rows(); ++r) {
-        float* row = s.data() + static_cast<int64_t>(r) * s.cols();
+    for (int r = 0; r < rows; ++r)
         for (int w = 0; w < L.words_per_row; ++w) {
             const int valid = cols - w * 64;
             if (valid <= 0) break;
             const uint64_t in_range = valid >= 64 ? ~0ull : (1ull << valid) - 1;
-            // Run by run: band edges forbid one contiguous run per row, which one fill writes.
             for (uint64_t forbidden = ~bits[r * L.words_per_row + w] & in_range; forbidden;) {
                 const int start = std::countr_zero(forbidden);
                 const uint64_t from_start = forbidden >> start;
                 const int len = ~from_start == 0 ? 64 - start : std::countr_zero(~from_start);
                 forbidden = start + len >= 64 ? 0 : forbidden & ~(((uint64_t(1) << len) - 1) << start);
-                const int c0 = std::max(0, off + w * 64 + start), c1 = std::min<int>(s.cols(), off + w * 64 + start + len);
-                if (c0 < c1) std::fill(row + c0, row + c1, value);
+                fill(r, w * 64 + start, w * 64 + start + len);
             }
         }
-    }
+}
+
+/// Sets the cells of stored block `k` that its bitmask forbids to `value`; block column c is column off + c of s
+/// (off may be negative when the chunk starts inside this block: columns outside s are left alone).
+void fill_masked(const BlockLayoutView& L, int k, MatView s, int off, int cols, float value) {
+    for_forbidden_runs(L, k, int(s.rows()), cols, [&](int r, int c0, int c1) {
+        c0 = std::max(0, off + c0), c1 = std::min<int>(int(s.cols()), off + c1);
+        if (c0 < c1) std::fill(s.data() + static_cast<int64_t>(r) * s.cols() + c0, s.data() + static_cast<int64_t>(r) * s.cols() + c1, value);
+    });
 }
 
 /// Block columns [first, last) of stored block `k` that hold an allowed cell in any of the first `rows` rows:
@@ -83,6 +90,58 @@ std::pair<int, int> allowed_column_range(const BlockLayoutView& L, int k, int ro
     return first < last ? std::pair{first, last} : std::pair{0, 0};
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/// Sets the cells of stored block `k` that its bitmask forbids to −inf in the transposed score tile of t: block column
+/// c is tile column off + c (columns outside [0, cols) are left alone), block row r is lane r.
+void mask_transposed(const BlockLayoutView& L, int k, const flash_tile::Tile& t, int off, int ext, int cols) {
+    for_forbidden_runs(L, k, t.rows, ext, [&](int r, int c0, int c1) {
+        c0 = std::max(0, off + c0), c1 = std::min(cols, off + c1);
+        for (int c = c0; c < c1; ++c) t.st[static_cast<ptrdiff_t>(c) * t.brp + r] = -INFINITY;
+    });
+}
+
+/// block_row_task on the AVX-512 flash tile kernel (cpu_flash_tile.h): each run of consecutive stored blocks is one
+/// key tile read in place, trimmed to its allowed columns, scored raw, masked by the blocks' bitmasks, then folded
+/// like a flash tile. Non-consecutive blocks start a new tile instead of being gathered.
+void vector_block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h,
+                           int I) {
+    const int n = L.n, b = L.block;
+    flash_tile::Tile t;
+    t.i0 = I * b, t.rows = block_extent(n, b, I), t.brp = flash_tile::padded_rows(t.rows);
+    t.d = a.Q->cols(), t.dv = a.V->cols();
+    t.qt = w.q.head_data(tid), t.st = w.s.head_data(tid), t.ot = w.acc.head_data(tid);
+    float* stats = w.stats.head_data(tid);
+    const int stride = w.stats.cols();
+    t.m = stats, t.l = stats + stride, t.tmax = stats + 2 * stride, t.sum = stats + 3 * stride;
+    const int chunk_cap = std::max(b, (kBlockSparseChunkCols / b) * b);
+
+    const flash_tile::FlushSubnormals flush;  // subnormal weights would cost an assist per FMA (see the class)
+    flash_tile::begin(t, a.Q->head_data(h), a.scale);
+    const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
+    for (int k0 = begin; k0 < end;) {
+        int k1 = k0 + 1, cols = block_extent(n, b, L.col_idx[k0]);
+        while (k1 < end && L.col_idx[k1] == L.col_idx[k1 - 1] + 1 && cols + block_extent(n, b, L.col_idx[k1]) <= chunk_cap)
+            cols += block_extent(n, b, L.col_idx[k1++]);
+        const int last_ext = block_extent(n, b, L.col_idx[k1 - 1]);
+        const auto first_range = allowed_column_range(L, k0, t.rows, block_extent(n, b, L.col_idx[k0]));
+        const auto last_range = allowed_column_range(L, k1 - 1, t.rows, last_ext);
+        const int lo = first_range.first, hi = k1 - 1 == k0 ? first_range.second : cols - last_ext + last_range.second;
+        if (lo < hi) {
+            const int j0 = L.col_idx[k0] * b + lo;
+            flash_tile::raw_scores(t, a.K->head_data(h), j0, hi - lo, a.score_mod, h);
+            for (int k = k0, off = -lo; k < k1; off += block_extent(n, b, L.col_idx[k]), ++k)
+                mask_transposed(L, k, t, off, block_extent(n, b, L.col_idx[k]), hi - lo);
+            flash_tile::tile_max(t, hi - lo);
+            flash_tile::softmax(t, j0, hi - lo, false);
+            flash_tile::accumulate(t, a.V->head_data(h), j0, hi - lo, false);
+        }
+        k0 = k1;
+    }
+    flash_tile::finish(t, a.O->head_data(h), a.lse ? a.lse->head_data(h) : nullptr);
+}
+#endif
+
+/// One (head, query block I) task on Eigen products (builds without AVX-512, CpuKernels::Portable).
 void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
     const int n = L.n, b = L.block, d = a.Q->cols(), dv = a.V->cols();
     const int i0 = I * b, rows = block_extent(n, b, I);
@@ -166,18 +225,26 @@ void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L,
 
 }  // namespace
 
-void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a) {
+void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a, [[maybe_unused]] CpuKernels kernels) {
     validate_block_sparse_attention(a);
     const BlockLayoutView L = a.layout->view();
     const int H = a.Q->heads(), nb = L.block_rows;
     if (L.n == 0) return;
     const int cols = std::max(L.block, (kBlockSparseChunkCols / L.block) * L.block);
-    Scratch scratch(omp_get_max_threads(), L.block, cols, a.Q->cols(), a.V->cols());
+    Scratch scratch(omp_get_max_threads(), tiled_attention_padded_rows(L.block), cols, a.Q->cols(), a.V->cols());
     // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
     const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;
     const bool parallel = scored * (a.Q->cols() + a.V->cols()) >= kParallelWork;
 #pragma omp parallel for schedule(dynamic) if (parallel)
-    for (int task = 0; task < H * nb; ++task) block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
+    for (int task = 0; task < H * nb; ++task) {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+        if (kernels == CpuKernels::Vector) {
+            vector_block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
+            continue;
+        }
+#endif
+        block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
+    }
 }
 
 }  // namespace attnscope

@@ -6,7 +6,7 @@
 #include "cpu_flash_tile.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-#include <immintrin.h>
+#include "cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,6 @@
 #include <limits>
 
 #include "../tensor.h"
-#include "cpu_avx512_math.h"
 #include "online_softmax.h"
 
 namespace attnscope::flash_tile {
@@ -187,12 +186,21 @@ FlushSubnormals::FlushSubnormals() : m_saved(_mm_getcsr()) { _mm_setcsr(m_saved 
 FlushSubnormals::~FlushSubnormals() { _mm_setcsr(m_saved); }
 
 void begin(const Tile& t, const float* q, float scale) {
-    // Read Q row by row (each cold line once) and scatter into the hot Qᵀ scratch.
-    for (int r = 0; r < t.rows; ++r) {
-        const float* src = q + static_cast<ptrdiff_t>(t.i0 + r) * t.d;
-        for (int x = 0; x < t.d; ++x) t.qt[static_cast<ptrdiff_t>(x) * t.brp + r] = scale * src[x];
+    // Qᵀ by 16×16 blocks: 16 query rows (zero past t.rows, so padding lanes hold zero queries), transposed in registers.
+    const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
+    for (int r0 = 0; r0 < t.brp; r0 += kLanes) {
+        const int rows = std::clamp(t.rows - r0, 0, kLanes);
+        for (int x0 = 0; x0 < t.d; x0 += kLanes) {
+            const __mmask16 part = avx512::first_lanes(t.d - x0);
+            __m512 block[kLanes];
+            for (int i = 0; i < kLanes; ++i)
+                block[i] = i < rows ? _mm512_mul_ps(s, _mm512_maskz_loadu_ps(part, q + static_cast<ptrdiff_t>(t.i0 + r0 + i) * t.d + x0))
+                                    : zero;
+            avx512::transpose16(block);
+            for (int j = 0; j < std::min(kLanes, t.d - x0); ++j)
+                _mm512_storeu_ps(t.qt + static_cast<ptrdiff_t>(x0 + j) * t.brp + r0, block[j]);
+        }
     }
-    for (int x = 0; x < t.d; ++x) std::fill(t.qt + static_cast<ptrdiff_t>(x) * t.brp + t.rows, t.qt + (x + 1) * static_cast<ptrdiff_t>(t.brp), 0.0f);
     std::fill(t.ot, t.ot + static_cast<ptrdiff_t>(t.dv) * t.brp, 0.0f);
     std::fill(t.m, t.m + t.brp, -INFINITY);
     std::fill(t.l, t.l + t.brp, 0.0f);
@@ -217,6 +225,24 @@ void scores(const Tile& t, const float* k, int j0, int cols, bool causal, const 
         apply_mod(t, j0, cols, causal, mod, h);
         mask_and_max(t, j0, cols, causal);
     }
+}
+
+void raw_scores(const Tile& t, const float* k, int j0, int cols, const ScoreMod& mod, int h) {
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0);
+        for (int c0 = 0; c0 < cols; c0 += kQkRows) {
+            const int mr = std::min(kQkRows, cols - c0);
+            kQk[mr - 1][lanes / kLanes - 1](k + static_cast<ptrdiff_t>(j0 + c0) * t.d, t.d, t.qt + q0, t.brp,
+                                            t.st + static_cast<ptrdiff_t>(c0) * t.brp + q0, t.tmax + q0, false, false,
+                                            j0 + c0, t.i0 + q0);
+        }
+    }
+    apply_mod(t, j0, cols, false, mod, h);
+}
+
+void tile_max(const Tile& t, int cols) {
+    std::fill(t.tmax, t.tmax + t.brp, -INFINITY);
+    mask_and_max(t, 0, cols, false);
 }
 
 void softmax(const Tile& t, int j0, int cols, bool causal) {
@@ -267,12 +293,26 @@ void accumulate(const Tile& t, const float* v, int j0, int cols, bool causal) {
 }
 
 void finish(const Tile& t, float* o, float* lse) {
-    for (int r = 0; r < t.rows; ++r) {
-        const OnlineSoftmaxRow row{t.m[r], t.l[r]};
-        const float inv = online_softmax_inv_sum(row);
-        float* out = o + static_cast<ptrdiff_t>(t.i0 + r) * t.dv;
-        for (int x = 0; x < t.dv; ++x) out[x] = t.ot[static_cast<ptrdiff_t>(x) * t.brp + r] * inv;
-        if (lse) lse[t.i0 + r] = online_softmax_lse(row);
+    // O rows by 16×16 blocks of Oᵀ, transposed in registers and scaled by each row's 1/l.
+    const __m512 zero = _mm512_setzero_ps();
+    for (int r0 = 0; r0 < t.rows; r0 += kLanes) {
+        const int rows = std::min(kLanes, t.rows - r0);
+        alignas(64) float inv[kLanes];
+        for (int i = 0; i < rows; ++i) {
+            const OnlineSoftmaxRow row{t.m[r0 + i], t.l[r0 + i]};
+            inv[i] = online_softmax_inv_sum(row);
+            if (lse) lse[t.i0 + r0 + i] = online_softmax_lse(row);
+        }
+        for (int x0 = 0; x0 < t.dv; x0 += kLanes) {
+            const int cols = std::min(kLanes, t.dv - x0);
+            __m512 block[kLanes];
+            for (int j = 0; j < kLanes; ++j)
+                block[j] = j < cols ? _mm512_loadu_ps(t.ot + static_cast<ptrdiff_t>(x0 + j) * t.brp + r0) : zero;
+            avx512::transpose16(block);
+            for (int i = 0; i < rows; ++i)
+                _mm512_mask_storeu_ps(o + static_cast<ptrdiff_t>(t.i0 + r0 + i) * t.dv + x0, avx512::first_lanes(cols),
+                                      _mm512_mul_ps(block[i], _mm512_set1_ps(inv[i])));
+        }
     }
 }
 

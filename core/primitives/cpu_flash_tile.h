@@ -64,6 +64,14 @@ void begin(const Tile& t, const float* q, float scale);
 /// computed (every later phase skips them the same way). A non-None mod is applied before the mask (h: head).
 void scores(const Tile& t, const float* k, int j0, int cols, bool causal, const ScoreMod& mod, int h);
 
+/// As scores without the causal mask and the max, for a caller whose mask is not causal (block-sparse layouts): stores
+/// the (modified) scores of key tile [j0, j0 + cols) in t.st. The caller sets its forbidden cells to −inf, then
+/// calls tile_max.
+void raw_scores(const Tile& t, const float* k, int j0, int cols, const ScoreMod& mod, int h);
+
+/// t.tmax = each query's max over the first `cols` key columns of t.st (after raw_scores and the caller's mask).
+void tile_max(const Tile& t, int cols);
+
 /// Folds the key tile's max into the running max, turns t.st into Pᵀ = exp(s − m) in place, updates l and
 /// leaves in t.tmax the factor exp(m_old − m_new) that rescales the accumulated output.
 void softmax(const Tile& t, int j0, int cols, bool causal);

@@ -7,7 +7,8 @@ namespace attnscope {
 
 /// Which code a CPU primitive with a hand-written vector kernel runs.
 enum class CpuKernels {
-    Vector,    // the AVX-512 kernels where the build has them (cpu_flash_tile.h, cpu_slash_block.h), else Portable
+    Vector,    // the AVX-512 kernels where the build has them (cpu_flash_tile.h for dense and block-sparse attention,
+               // cpu_slash_block.h), else Portable
     Portable,  // the Eigen paths every build has: what a CPU without AVX-512 runs (testable on one that has it)
 };
 
@@ -18,7 +19,7 @@ void cpu_dense_attention(const DenseAttentionArgs& args, CpuKernels kernels = Cp
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
-void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args);
+void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);
 /// Vertical-slash attention on the CPU (GEMM over gathered columns, diagonals 16 per vector); see
 /// Backend::vertical_slash_attention.
 void cpu_vertical_slash_attention(const VerticalSlashAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);

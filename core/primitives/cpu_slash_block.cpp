@@ -2,23 +2,12 @@
 #include "cpu_slash_block.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-// GCC 12's shuffle intrinsics start from _mm512_undefined_ps(), which -Wuninitialized reports once inlined (GCC bug
-// 105593, fixed in 13); the value is never read.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
-#include "cpu_avx512_math.h"
 #include "online_softmax.h"
 
 namespace attnscope::slash_block {

@@ -34,7 +34,8 @@ struct LongformerPattern {
         if (global[i] || global[j]) return Reason::Global;
         const int dist = i > j ? i - j : j - i;
         const int dh = delta(h);
-        if (dist % dh == 0 && dist / dh <= half) return dh == 1 ? Reason::Window : Reason::Dilated;
+        if (dh == 1) return dist <= half ? Reason::Window : Reason::None;  // no division: the layout asks per cell
+        if (dist % dh == 0 && dist / dh <= half) return Reason::Dilated;
         return Reason::None;
     }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {

@@ -126,8 +126,9 @@ std::unique_ptr<Execution> SparseVariant::execute(const Plan& base, const Heads&
     }
     const Heads& x = e->slot_input(x_in);
     a.Q = &x.Q, a.K = &x.K, a.V = &x.V;
-    e->O = Tensor3(H, n, dv);
-    e->lse = Tensor3(H, n, 1);
+    // The primitive writes every row of O and lse (a row with no allowed cell gets 0 and −inf).
+    e->O = Tensor3::uninitialized(H, n, dv);
+    e->lse = Tensor3::uninitialized(H, n, 1);
     a.O = &e->O, a.lse = &e->lse;
     backend.block_sparse_attention(a);
     if (permuted) e->O = unpermute_rows(e->O, setup.perm, setup.permuted);

@@ -95,8 +95,9 @@ inline int choose_layout_block(int64_t span) {
     return b;
 }
 
-/// build_layout() goes parallel from this many candidate cells (tasks × b²) on.
-constexpr int64_t kParallelBuildCells = int64_t(1) << 22;
+/// build_layout() goes parallel from this many candidate cells (tasks × b²) on: at ~3 ns a cell that is ~0.2 ms of
+/// work, ten times what opening a parallel region costs here.
+constexpr int64_t kParallelBuildCells = int64_t(1) << 16;
 
 /// Builds the BSR layout of `pattern` for n positions, blocks of b and `heads` layout heads (1 or H).
 template <class Pattern>
@@ -108,7 +109,7 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
     std::vector<std::vector<int>> cols(tasks);
     std::vector<std::vector<uint64_t>> masks(tasks);  // per task: its masked blocks back to back
     std::vector<std::vector<int>> masked(tasks);      // per task: 1 when the stored block has a mask
-    // Small layouts build in well under a millisecond: a parallel region would cost more than it saves.
+    // Small layouts build in a fraction of that: a parallel region would cost more than it saves.
     const bool parallel = int64_t(tasks) * b * b >= kParallelBuildCells;
 #pragma omp parallel for schedule(dynamic) if (parallel)
     for (int task = 0; task < tasks; ++task) {

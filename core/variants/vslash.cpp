@@ -157,8 +157,9 @@ public:
         }
         const int H = x.heads(), n = x.n(), d = x.d(), dv = x.dv();
         auto e = std::make_unique<SparseExecution>();
-        e->O = Tensor3(H, n, dv);
-        e->lse = Tensor3(H, n, 1);
+        // The primitive writes every row of O and lse (a row with no kept cell gets 0 and −inf).
+        e->O = Tensor3::uninitialized(H, n, dv);
+        e->lse = Tensor3::uninitialized(H, n, 1);
         VerticalSlashAttentionArgs a;
         a.Q = &x.Q, a.K = &x.K, a.V = &x.V, a.columns = &plan.lines->columns, a.offsets = &plan.lines->offsets;
         a.scale = setup.scale, a.score_mod = setup.modifiers.score, a.O = &e->O, a.lse = &e->lse;

@@ -16,7 +16,8 @@ namespace attnscope::test {
 inline std::vector<std::string> suite_backends() { return {"cpu", "cuda"}; }
 
 /// suite_backends() with "cpu-portable" after "cpu": for the suites of the primitives whose CPU code has a
-/// hand-written vector kernel (flash, vslash), so the portable path a CPU without AVX-512 runs is tested here too.
+/// hand-written vector kernel (flash, block-sparse, vslash), so the portable path a CPU without AVX-512 runs is
+/// tested here too.
 inline std::vector<std::string> kernel_suite_backends() {
     std::vector<std::string> out = suite_backends();
     out.insert(out.begin() + 1, "cpu-portable");

@@ -20,6 +20,8 @@
 namespace attnscope {
 namespace {
 
+using test::backend_test_name;
+using test::kernel_suite_backends;
 using test::suite_backends;
 
 /// A (H, rows, cols) tensor from its values in row-major order.
@@ -256,7 +258,7 @@ struct BackendOp {
 
 std::vector<BackendOp> backend_ops() {
     std::vector<BackendOp> out;
-    for (const std::string& backend : suite_backends())
+    for (const std::string& backend : kernel_suite_backends())
         for (const OpCase& c : op_cases()) out.push_back({backend, c});
     return out;
 }
@@ -271,7 +273,7 @@ TEST_P(BackendOps, HandComputedCase) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendOps, testing::ValuesIn(backend_ops()),
                          [](const testing::TestParamInfo<BackendOp>& info) {
-                             return info.param.backend + "_" + info.param.c.op + "_" + info.param.c.name;
+                             return backend_test_name(info.param.backend) + "_" + info.param.c.op + "_" + info.param.c.name;
                          });
 
 TEST(BackendOpsList, EveryComputeMethodOfTheInterfaceHasACase) {

@@ -311,8 +311,8 @@ TEST_P(SparseAttention, MassRecallIsTheExactMassInsideTheMask) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, SparseAttention, testing::ValuesIn(suite_backends()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(AllBackends, SparseAttention, testing::ValuesIn(kernel_suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 
 }  // namespace
 }  // namespace attnscope::test

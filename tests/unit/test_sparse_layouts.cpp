@@ -428,8 +428,8 @@ TEST_P(SparseLayoutProperty, VSlashMatchesDefinition) {
     EXPECT_GE(checked, kSeeds * 3 / 4) << "too many draws had a near tie at the cut";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(suite_backends()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(kernel_suite_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 
 }  // namespace
 }  // namespace attnscope::test
