@@ -235,7 +235,10 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a, [[maybe_unuse
     // Tiny layouts (≲ 0.1 ms of work) run on one thread: a parallel region would cost more than it saves.
     const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;
     const bool parallel = scored * (a.Q->cols() + a.V->cols()) >= kParallelWork;
-#pragma omp parallel for schedule(dynamic) if (parallel)
+    // Runs of 8 consecutive query blocks per grab: each thread then reads Q and writes O in sequential stretches the
+    // hardware prefetcher follows (one block per grab interleaved the threads: longformer w = 96, n = 4096, H = 8
+    // took 5.8–6.7 ms against 5.2–5.7 ms).
+#pragma omp parallel for schedule(dynamic, 8) if (parallel)
     for (int task = 0; task < H * nb; ++task) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
         if (kernels == CpuKernels::Vector) {

@@ -38,6 +38,12 @@ struct LongformerPattern {
         if (dist % dh == 0 && dist / dh <= half) return Reason::Dilated;
         return Reason::None;
     }
+    /// Without globals or dilation row i keeps the keys [i − w/2, i + w/2] (i when causal), clipped to [0, n).
+    bool row_interval(int h, int i, int& lo, int& hi) const {
+        if (delta(h) != 1 || !global_pos.empty()) return false;
+        lo = std::max(0, i - half), hi = causal ? i : std::min(n - 1, i + half);
+        return true;
+    }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
         const size_t first = out.size();

@@ -14,6 +14,7 @@
 // bigbird adds Structure::random_blocks.
 #pragma once
 #include <algorithm>
+#include <concepts>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -99,6 +100,24 @@ inline int choose_layout_block(int64_t span) {
 /// work, ten times what opening a parallel region costs here.
 constexpr int64_t kParallelBuildCells = int64_t(1) << 16;
 
+/// A pattern that can say when row i of head h allows exactly one interval of keys [lo, hi] (inclusive) — a window
+/// without globals or dilation — lets build_layout() fill a partial block row by row with word operations instead of
+/// asking reason() for every cell. row_interval returns false where the row is not one interval (then reason() is
+/// asked, as for every pattern without it).
+template <class Pattern>
+concept HasRowInterval = requires(const Pattern& p, int h, int i, int& lo, int& hi) {
+    { p.row_interval(h, i, lo, hi) } -> std::same_as<bool>;
+};
+
+/// Sets bits [c0, c1) of a bitmask row of 64-bit words.
+inline void set_bit_range(uint64_t* words, int c0, int c1) {
+    for (int w = c0 >> 6; c0 < c1; ++w) {
+        const int lo = c0 & 63, hi = std::min(64, c1 - (w << 6));
+        words[w] |= (hi == 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+        c0 = (w + 1) << 6;
+    }
+}
+
 /// Builds the BSR layout of `pattern` for n positions, blocks of b and `heads` layout heads (1 or H).
 template <class Pattern>
 BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
@@ -132,12 +151,21 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
             const int j0 = J * b, ext = block_extent(n, b, J);
             std::fill(bits.begin(), bits.end(), 0ull);
             int64_t count = 0;
-            for (int r = 0; r < rows; ++r)
+            for (int r = 0; r < rows; ++r) {
+                if constexpr (HasRowInterval<Pattern>) {
+                    int lo = 0, hi = -1;
+                    if (pattern.row_interval(h, i0 + r, lo, hi)) {
+                        const int c0 = std::max(lo - j0, 0), c1 = std::min(hi - j0 + 1, ext);
+                        if (c0 < c1) set_bit_range(bits.data() + static_cast<size_t>(r) * wpr, c0, c1), count += c1 - c0;
+                        continue;
+                    }
+                }
                 for (int c = 0; c < ext; ++c)
                     if (pattern.reason(h, i0 + r, j0 + c) != Reason::None) {
                         bits[static_cast<size_t>(r) * wpr + (c >> 6)] |= 1ull << (c & 63);
                         ++count;
                     }
+            }
             if (count == 0) continue;
             cols[task].push_back(J);
             if (count == static_cast<int64_t>(rows) * ext) {
