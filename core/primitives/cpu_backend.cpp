@@ -12,7 +12,7 @@ std::string CpuBackend::description() const {
     const bool vector = m_kernels == CpuKernels::Vector && flash_tile::kAvailable;
     return "CPU, " + std::to_string(omp_get_max_threads()) + " threads (Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
            "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", OpenMP" +
-           (vector ? ", AVX-512 flash and vslash kernels" : ", portable Eigen kernels") + ")";
+           (vector ? ", AVX-512 flash, block-sparse and vslash kernels" : ", portable Eigen kernels") + ")";
 }
 
 void CpuBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
