@@ -1,11 +1,11 @@
 // attnscope — block-sparse attention on the CPU.
 // One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
-// up to kBlockSparseChunkCols columns. Consecutive key blocks are read in place (K, V rows are contiguous) and
-// trimmed to the columns between their first and last allowed cell (a band's outer blocks are half forbidden);
-// a scattered chunk (random or global blocks) is gathered into scratch first, so every chunk is two Eigen
-// GEMMs of shapes (b×d)·(d×cols) and (b×cols)·(cols×dv). Rows keep FlashAttention's running max and sum
-// (online_softmax.h, the same bookkeeping the CUDA kernel uses), so work and memory are proportional to
-// the stored blocks, never to n².
+// up to kBlockSparseChunkCols columns, trimmed to the columns between their first and last allowed cell (a band's
+// outer blocks are half forbidden). With AVX-512 a chunk is a run of consecutive stored blocks read in place as one
+// key tile of the flash tile kernel (cpu_flash_tile.h), its forbidden cells written −inf into the transposed scores;
+// otherwise (and for CpuKernels::Portable) a scattered chunk is gathered into scratch and scored by two Eigen GEMMs.
+// Rows keep FlashAttention's running max and sum (online_softmax.h, the same bookkeeping the CUDA kernel uses), so
+// work and memory are proportional to the stored blocks, never to n².
 #include <omp.h>
 
 #include <algorithm>

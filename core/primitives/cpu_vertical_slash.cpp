@@ -38,7 +38,7 @@ struct Scratch {
         : q(threads, kVerticalSlashRows, d), s(threads, kVerticalSlashRows, kBlockSparseChunkCols), stats(threads, 2, kVerticalSlashRows) {}
 };
 
-static_assert(kBlockSparseChunkCols >= 2 * slash_block::kDiagonals, "the row kernel's scratch fits a score tile");
+static_assert(kBlockSparseChunkCols >= 2 * slash_block::kDiagonals, "the slash kernel's scores and keys fit the score scratch");
 
 /// The kept columns of every head gathered into contiguous rows (head h's start at first[h]), and which positions are
 /// kept columns, so a diagonal can skip the cells already scored as vertical.
@@ -140,8 +140,8 @@ void vertical_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g
 
 /// The portable diagonal part (builds without AVX-512, CpuKernels::Portable): the block's diagonals C at a time as
 /// score tiles whose column t holds the row-wise dot products of diagonal o_t.
-void diagonal_part_tiles(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b,
-                                          int t_begin, int t_end, float* s_scratch) {
+void diagonal_part_tiles(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, int t_begin,
+                         int t_end, float* s_scratch) {
     const int C = kBlockSparseChunkCols;
     const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
     const ConstMatView K = a.K->head(b.h), V = a.V->head(b.h);
