@@ -6,10 +6,12 @@
 #include <chrono>
 #include <map>
 #include <new>
+#include <numeric>
 #include <set>
 
 #include "../variants/registry.h"
 #include "batch_cache.h"
+#include "streamed_view.h"
 #include "worker.h"
 
 namespace attnscope {
@@ -136,6 +138,8 @@ private:
     void run_variant_slot(size_t k);
     /// Takes variant k's views from the cache when they are there; true when it did.
     bool reuse_slot(size_t k);
+    /// Above the materialise limit: draws each main view streamed_view can draw (a max-pooled picture from Q and K).
+    void streamed_views();
     /// The spectrum of the main view of slot k at the requested head (cached per head).
     void fill_spectrum(size_t k, CachedViews* cached);
     /// Puts the exact P of this causality (when materialised) into the snapshot with its pooled views.
@@ -226,6 +230,43 @@ void BatchRun::pool_view(VariantView& view) {
                           m_request.view_size));
     } catch (const std::bad_alloc&) {
         view.error = out_of_memory_message(view.id + " (display)", n, H);
+    }
+}
+
+void BatchRun::streamed_views() {
+    if (m_want_P) return;
+    const int n = m_heads->n(), s = std::min(n, m_request.view_size);
+    // Masked views first: they cost O(kept cells·d), a dense one O(n²·d) (seconds at n = 65536).
+    std::vector<size_t> order(m_slots.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_partition(order.begin(), order.end(), [&](size_t k) {
+        return !m_slots[k].empty() && m_slots[k].front().result && m_slots[k].front().result->structure.blocks;
+    });
+    for (size_t k : order) {
+        if (cancelled()) return;
+        std::vector<VariantView>& slot = m_slots[k];
+        if (slot.empty() || !slot.front().result || slot.front().matrix || slot.front().pooled || !slot.front().error.empty())
+            continue;
+        VariantView& view = slot.front();
+        std::string why;
+        if (!can_stream_view(*view.result, why) || !m_snap->display_perm.empty()) continue;
+        const std::string note = view.matrix_note;
+        view.matrix_note = "n = " + std::to_string(n) + " is above 'materialise up to n': drawing P̃ from Q and K row by "
+                           "row into a max-pooled " + std::to_string(s) + "² picture…";
+        publish_partial();
+        std::optional<Tensor3> pooled = streamed_view(*view.result, *m_heads, m_request.view_size, [this] { return cancelled(); });
+        view.matrix_note = note;
+        if (!pooled) return;
+        for (int h = 0; h < pooled->heads(); ++h) {
+            view.head_min.push_back(0.0f);  // P̃ ≥ 0, and a pattern leaves cells at 0
+            view.head_max.push_back(pooled->head(h).maxCoeff());
+            view.head_signed.push_back(false);
+        }
+        view.pooled = std::make_shared<const Tensor3>(std::move(*pooled));
+        if (!m_keys[k].empty())
+            if (CachedViews* cached = m_cache->views(m_keys[k]); cached && !cached->views.empty()) cached->views.front() = view;
+        m_clock.stop("picture " + view.id, m_snap->stages);
+        publish_partial();
     }
 }
 
@@ -444,6 +485,8 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
         }
         m_clock.stop("pool (reordered)", snap.stages);
     }
+    streamed_views();
+    if (cancelled()) return nullptr;
     if (m_want_P)  // the exact P of every causality a variant used (a reused view's may be missing)
         for (const auto& slot : m_slots)
             if (!slot.empty() && slot.front().result) ensure_exact(slot.front().result->causal);
