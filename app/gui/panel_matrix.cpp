@@ -629,8 +629,9 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         ImGui::TextDisabled("n = %d shown as %d×%d bins (%s); zoom in for true cells", n, s, s,
                             diff ? "mean of Δ" : v.signed_matrix ? "mean of P_eff" : "max of P_eff");
     else if (s < n)  // drawn from Q and K above the materialise limit: the bins are all there is
-        ImGui::TextDisabled("n = %d shown as %d×%d bins (max of P_eff, drawn from Q and K row by row: P_eff was not "
-                            "built, so zooming in shows bins, not cells)", n, s, s);
+        hint_text(("n = " + std::to_string(n) + " shown as " + std::to_string(s) + "×" + std::to_string(s) +
+                   " bins (max of P_eff, drawn from Q and K row by row: P_eff was not built, so zooming in shows bins, "
+                   "not cells)").c_str());
     if (app.view.show_mask && !v.auxiliary) reason_legend(v, head, s);
     if (!block_note.empty()) ImGui::TextDisabled("%s", block_note.c_str());
     if (app.view.presentation) {
