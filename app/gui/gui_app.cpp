@@ -430,7 +430,7 @@ int run_gui(const GuiOptions& o) {
         // A finished batch and a batch's first finished view wake the throttled loop at once; later partial views
         // are drawn by its 10 Hz busy redraw. Each wake renders a frame, and with software GL on 2 cores a frame per
         // published view (start and finish of each of six variants) took the CPU the batch needed: edit → all views
-        // p95 went from 181 to 141–143 ms, the first view's from 108 to 104 ms (--measure-latency 30, twice).
+        // p95 went from 181 to 132–135 ms, the first view's from 108 to 82–87 ms (--measure-latency 30, 3 runs).
         app->runs.set_on_publish([app = app.get()] {
             static std::atomic<uint64_t> first_view_generation{~uint64_t(0)};
             bool first_view = false;
