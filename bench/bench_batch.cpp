@@ -31,7 +31,21 @@ bool text128_request(benchmark::State& state, attnscope::RunBatchRequest& r, std
     r.input.mode = attnscope::InputMode::Text;
     r.input.layer = 5;
     r.want_spectrum = true;
-    for (const char* id : {"full", "flash", "bigbird", "lsh", "linformer", "performer"}) r.variants.push_back({id, {}});
+    // Through the parser, as the GUI's requests are: an empty Params leaves the defaults unset and the run fails.
+    for (const char* id : {"full", "flash", "bigbird", "lsh", "linformer", "performer"})
+        r.variants.push_back(attnscope::parse_variant_request(id, {}));
+    return true;
+}
+
+/// Adds `snap`'s stage CPU times to cpu_ms (by the stage's first word: run, pool, spectrum, …); false (and the
+/// benchmark stopped with the message) when a view failed, which would time the failure instead of the work.
+bool add_stages(benchmark::State& state, const attnscope::RunSnapshot& snap, std::map<std::string, double>& cpu_ms) {
+    for (const auto& v : snap.variants)
+        if (!v.error.empty()) {
+            state.SkipWithError((v.id + " failed: " + v.error).c_str());
+            return false;
+        }
+    for (const auto& t : snap.stages) cpu_ms[t.name.substr(0, t.name.find(' '))] += t.cpu_ms;
     return true;
 }
 
@@ -47,7 +61,7 @@ void BM_RunBatchText128(benchmark::State& state) {
     for (auto _ : state) {
         r.input.text = cold && (++edit % 2) ? text + " x" : text;
         auto snap = attnscope::run_batch(r, *backend, nullptr);
-        for (const auto& t : snap->stages) cpu_ms[t.name.substr(0, t.name.find(' '))] += t.cpu_ms;
+        if (!add_stages(state, *snap, cpu_ms)) return;
         benchmark::DoNotOptimize(snap.get());
     }
     for (const auto& [stage, ms] : cpu_ms) state.counters[stage + "_cpu_ms"] = ms / double(state.iterations());
@@ -68,7 +82,7 @@ void BM_WorkerBatchText128(benchmark::State& state) {
         std::shared_ptr<const attnscope::RunSnapshot> snap;
         while (!(snap = worker.run_snapshot()) || snap->generation != g || !snap->complete)
             std::this_thread::sleep_for(std::chrono::microseconds(200));
-        for (const auto& t : snap->stages) cpu_ms[t.name.substr(0, t.name.find(' '))] += t.cpu_ms;
+        if (!add_stages(state, *snap, cpu_ms)) return;
     }
     for (const auto& [stage, ms] : cpu_ms) state.counters[stage + "_cpu_ms"] = ms / double(state.iterations());
 }
