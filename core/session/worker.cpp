@@ -84,6 +84,10 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
     const int H = mask.heads, n = mask.n, s = std::min(n, size);
     std::vector<uint8_t> out(static_cast<size_t>(H) * s * s, 0);
     constexpr int kReasons = static_cast<int>(Reason::Count);
+    if (s == n) {  // one cell per bin (every text): the pooled mask is the mask, unknown codes as "none"
+        for (size_t k = 0; k < out.size(); ++k) out[k] = mask.cells[k] < kReasons ? mask.cells[k] : 0;
+        return out;
+    }
     for (int h = 0; h < H; ++h)
         for (int bi = 0; bi < s; ++bi) {
             const int64_t i0 = pool_bin_begin(bi, n, s), i1 = pool_bin_end(bi, n, s);

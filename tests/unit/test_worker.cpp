@@ -93,6 +93,11 @@ TEST(Worker, MaskPoolingPicksMostFrequentAllowedReason) {
     EXPECT_EQ(p[1], 0);
     EXPECT_EQ(p[2], 0);
     EXPECT_EQ(p[3], static_cast<uint8_t>(Reason::Random));
+    // One cell per bin: each pixel is its cell's reason, and a code outside the reasons shows as none.
+    m.cells[5] = 250;
+    const auto same = pool_mask(m, 4);
+    ASSERT_EQ(same.size(), 16u);
+    for (size_t k = 0; k < 16; ++k) EXPECT_EQ(same[k], k == 5 ? 0 : m.cells[k]) << "cell " << k;
 }
 
 }  // namespace
