@@ -82,7 +82,14 @@ bool can_stream_view(const RunResult& result, std::string& why) {
         why = "a score modifier is on";
         return false;
     }
-    if (is_exact(result)) return true;
+    if (is_exact(result)) {
+        // Exact attention takes no mask modifier today; if it ever does, its cells are no longer all of them.
+        if (result.params.has("mask_mod") && result.params.get("mask_mod") != 0.0) {
+            why = "a mask modifier is on";
+            return false;
+        }
+        return true;
+    }
     const auto& blocks = result.structure.blocks;
     if (!blocks || !blocks->layout) {
         why = "its P̃ is not a softmax over a block layout";
