@@ -118,6 +118,30 @@ ImVec4 quality(double err) {
 }
 
 /// The metric badges of a run; `compact` (presentation mode) keeps the error, the mass kept and the dense warning.
+/// Every metric of r as lines "name value", for the tooltip of the compact badges' "more" badge.
+std::string all_metrics_text(const RunResult& r) {
+    const Metrics& m = r.metrics;
+    std::string t;
+    auto line = [&](const char* name, const std::optional<double>& v, const char* f) {
+        if (v) t += std::string(name) + " " + (std::isfinite(*v) ? fmt(f, *v) : std::string("inf")) + "\n";
+    };
+    line("rel_err_out", m.rel_err_out, "%.3e");
+    line("rel_err_model", m.rel_err_model, "%.3e");
+    line("rel_err_attn", m.rel_err_attn, "%.3e");
+    line("KL(P‖P_eff)", m.row_kl, "%.3e");
+    line("KL(P_eff‖P)", m.row_kl_rev, "%.3e");
+    line("mass_recall", m.mass_recall, "%.4f");
+    line("ceiling", m.mass_ceiling, "%.4f");
+    line("density", m.density, "%.4f");
+    line("keys for 90%", m.keys_for_90, "%.1f");
+    line("entropy (nats)", m.row_entropy, "%.3f");
+    t += "time " + fmt("%.2f ms", r.cost.time_ms) + "\nmemory " + format_bytes(double(r.cost.peak_bytes));
+    return t;
+}
+
+/// Cells narrower than this (pixels) show the compact badges.
+constexpr float kCompactCellWidth = 200.0f;
+
 void metric_badges(const RunResult& r, bool compact) {
     const Metrics& m = r.metrics;
     const ImVec4 neutral(0.70f, 0.75f, 0.85f, 1);
@@ -134,21 +158,18 @@ void metric_badges(const RunResult& r, bool compact) {
                   : "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention: the change of model (shared QK, "
                     "self masked) plus the approximation; rel_err_model separates the approximation");
     }
-    if (compact) {
-        if (m.mass_recall)
-            badge("mass kept", fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall), "share of the exact attention mass the pattern keeps");
-        if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());
-        ImGui::NewLine();
-        return;
-    }
-    if (m.rel_err_model)
+    if (!compact && m.rel_err_model)
         badge("rel_err_model", fmt("%.2e", *m.rel_err_model), quality(*m.rel_err_model), exact_model_sentence(r.model));
-    if (m.row_kl)
+    if (m.rel_err_attn && r.model != ExactModel::Different)
+        badge("rel_err_attn", fmt("%.2e", *m.rel_err_attn), quality(*m.rel_err_attn),
+              "‖P_eff − P‖_F / ‖P‖_F: how far the effective attention matrix is from exact softmax attention's "
+              "(the svd oracle is the closest any rank-r matrix gets)");
+    if (!compact && m.row_kl)
         badge("KL(P‖P_eff)", std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"),
               std::isfinite(*m.row_kl) ? quality(*m.row_kl) : neutral,
               "mean_i KL(P_i ‖ P_eff_i), P = exact softmax: infinite as soon as P_eff gives zero weight to a cell "
               "where P has mass — every mask does; see KL(P_eff‖P) for a finite measure");
-    if (m.row_kl_rev)
+    if (!compact && m.row_kl_rev)
         badge("KL(P_eff‖P)", fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
               "mean_i KL(P_eff_i ‖ P_i), P = exact softmax: finite for a mask; for a mask renormalised over its "
               "allowed cells it equals the mean of −log(mass kept by row i)");
@@ -162,9 +183,14 @@ void metric_badges(const RunResult& r, bool compact) {
             " of it";
         badge("ceiling", fmt("%.3f", *m.mass_ceiling), neutral, help.c_str());
     }
+    if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());
+    if (compact) {  // the key numbers only; the rest in one tooltip
+        badge("more", "", neutral, all_metrics_text(r).c_str());
+        ImGui::NewLine();
+        return;
+    }
     if (m.density)
         badge("density", fmt("%.3f", *m.density), neutral, "allowed cells / (n² or n(n+1)/2 when causal)");
-    if (!m.dense_warning.empty()) badge("dense at this n", "", {0.95f, 0.65f, 0.30f, 1}, m.dense_warning.c_str());
     if (m.keys_for_90)
         badge("90% in", fmt("%.1f keys", *m.keys_for_90), neutral,
               "how concentrated this matrix's rows are: the fewest keys that hold 90% of a row's weight, averaged over "
@@ -487,7 +513,9 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     if (v.auxiliary)
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     else if (v.result)
-        metric_badges(*v.result, app.view.presentation);
+        // A narrow cell (many panels, as in the ceiling lesson) shows the key numbers and a "more" tooltip, so the
+        // matrix keeps its room.
+        metric_badges(*v.result, app.view.presentation || ImGui::GetContentRegionAvail().x < kCompactCellWidth);
     if (app.view.show_blocks && !v.auxiliary) block_density_badges(app, v, head);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
