@@ -315,14 +315,14 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
                                    : v.name.empty() ? v.id.c_str() : v.name.c_str());
             if (v.auxiliary) {
                 ImGui::TableNextColumn();
-                if (v.matrix && head < v.matrix->heads()) ImGui::Text("%.4g", v.matrix->at(head, i, j));
+                if (v.matrix && v.plane(head) < v.matrix->heads()) ImGui::Text("%.4g", v.matrix->at(v.plane(head), i, j));
                 ImGui::TableNextColumn();
                 ImGui::TextDisabled("%s", v.title.c_str());
                 continue;
             }
             ImGui::TableNextColumn();
-            if (v.matrix && head < v.matrix->heads()) {
-                const float w = v.matrix->at(head, i, j);
+            if (v.matrix && v.plane(head) < v.matrix->heads()) {
+                const float w = v.matrix->at(v.plane(head), i, j);
                 ImGui::Text("%.4g", w);
                 if (app.view.show_diff) {
                     auto it = snap.exact_P.find(v.result->causal);
@@ -472,6 +472,11 @@ void export_row(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
     ImGui::PopID();
 }
 
+/// "head 3", or "one matrix for every head" when the view holds a single plane for H > 1 heads.
+std::string head_label(const VariantView& v, int head, int heads) {
+    return heads > 1 && v.plane(head) != head ? "one matrix for every head" : "head " + std::to_string(head);
+}
+
 void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const VariantView& v = snap.variants[k];
     ImGui::PushID(int(k));
@@ -480,15 +485,16 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     const ImVec4 cell_rect(cell_pos.x, cell_pos.y, cell_pos.x + cell_size.x, cell_pos.y + cell_size.y);
     const int n = snap.heads->n();
     const int head = std::clamp(app.view.head, 0, snap.heads->heads() - 1);
+    const int plane = v.plane(head);  // this view's plane for `head` (one plane may serve every head)
     const bool diff = app.view.show_diff;
     // The instance names itself ("SVD r = 8"), so two panels of one variant are told apart.
     ImGui::Text("%s", v.auxiliary ? v.title.c_str() : v.result ? instance_label(find_variant(v.id).info(), v.result->params).c_str()
                                                   : v.name.empty() ? v.id.c_str() : v.name.c_str());
     ImGui::SameLine();
     if (v.auxiliary)
-        ImGui::TextDisabled("(%s) head %d", v.id.c_str(), head);
+        ImGui::TextDisabled("(%s) %s", v.id.c_str(), head_label(v, head, snap.heads->heads()).c_str());
     else
-        ImGui::TextDisabled("(%s) head %d — %s", v.id.c_str(), head,
+        ImGui::TextDisabled("(%s) %s — %s", v.id.c_str(), head_label(v, head, snap.heads->heads()).c_str(),
                             diff ? "P_eff − P: difference to exact softmax"
                                  : !v.result || v.result->structure.matrix_title.empty()
                                        ? "effective attention P_eff"
@@ -523,19 +529,19 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
                   : diff && v.auxiliary ? "No difference view: this matrix is not an attention matrix."
                   : diff ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
                          : "No matrix to show.");
-        if (v.result) export_row(app, v, head, cell_rect);
+        if (v.result) export_row(app, v, plane, cell_rect);
         ImGui::EndChild();
         ImGui::PopID();
         return;
     }
-    update_textures(app, k, snap, v, head, diff);
+    update_textures(app, k, snap, v, plane, diff);
     const int s = pooled->rows();
     // Signed matrices (kernel feature maps, FFT mixing) are shown like differences: diverging and linear.
-    const bool signed_head = v.is_signed(head);
+    const bool signed_head = v.is_signed(plane);
     const bool signed_view = diff || signed_head;
-    float vmax = signed_view ? pooled->head(head).cwiseAbs().maxCoeff() : pooled->head(head).maxCoeff();
-    if (!diff && head < int(v.head_max.size()))
-        vmax = signed_head ? std::max(std::abs(v.head_min[head]), std::abs(v.head_max[head])) : v.head_max[head];
+    float vmax = signed_view ? pooled->head(plane).cwiseAbs().maxCoeff() : pooled->head(plane).maxCoeff();
+    if (!diff && plane < int(v.head_max.size()))
+        vmax = signed_head ? std::max(std::abs(v.head_min[plane]), std::abs(v.head_max[plane])) : v.head_max[plane];
     if (app.view.shared_scale && !signed_head) vmax = std::max(vmax, diff ? app.view.shared_diff_max : app.view.shared_max);
     if (!(vmax > 0)) vmax = 1e-12f;
     const bool log = app.view.log_scale && !signed_head;
@@ -638,15 +644,15 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
     else bar_label = diff ? "P_eff − P" : v.auxiliary || !v.result->structure.matrix_title.empty() ? "value" : "P_eff (signed)",
          lo = -vmax;
     ImPlot::ColormapScale(bar_label.c_str(), lo, hi, ImVec2(bar_w, side), diff ? "%.1e" : "%.2g", 0, cmap);
-    if (!signed_head && !diff && head < int(v.head_min.size()) && v.head_min[head] < 0)
+    if (!signed_head && !diff && plane < int(v.head_min.size()) && v.head_min[plane] < 0)
         ImGui::TextDisabled("P_eff has negative entries (min %.1e): an approximation of weights; drawn as the lowest "
-                            "colour (see difference to exact)", v.head_min[head]);
+                            "colour (see difference to exact)", v.head_min[plane]);
     if (signed_head && !diff)
         ImGui::TextDisabled("%s has negative entries (min %.2g): diverging colours, linear scale",
                             v.auxiliary || !v.result->structure.matrix_title.empty() ? "the matrix" : "P_eff",
-                            head < int(v.head_min.size()) ? v.head_min[head] : 0.0f);
+                            plane < int(v.head_min.size()) ? v.head_min[plane] : 0.0f);
     if (diff) {  // this panel's own maximum; the shared scale may reach further (another panel's)
-        const float own = pooled->head(head).cwiseAbs().maxCoeff();
+        const float own = pooled->head(plane).cwiseAbs().maxCoeff();
         if (own <= 1e-12f) ImGui::TextDisabled("P_eff equals the exact P here (max |Δ| = 0)");
         else ImGui::TextDisabled("max |P_eff − P| = %.2e in this panel%s (blue: less weight than exact, red: more)", own,
                                  app.view.shared_scale && vmax > own * 1.0001f ? " (scale shared with the other panels)" : "");
@@ -660,14 +666,14 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, ImVec2 size) {
         hint_text(("n = " + std::to_string(n) + " shown as " + std::to_string(s) + "×" + std::to_string(s) +
                    " bins (max of P_eff, drawn from Q and K row by row: P_eff was not built, so zooming in shows bins, "
                    "not cells)").c_str());
-    if (app.view.show_mask && !v.auxiliary) reason_legend(v, head, s);
+    if (app.view.show_mask && !v.auxiliary) reason_legend(v, plane, s);
     if (!block_note.empty()) ImGui::TextDisabled("%s", block_note.c_str());
     if (app.view.presentation) {
         ImGui::EndChild();
         ImGui::PopID();
         return;
     }
-    export_row(app, v, head, cell_rect);
+    export_row(app, v, plane, cell_rect);
     if (!v.result->structure.notes.empty()) {  // one line; the full notes on hover (space goes to the matrix)
         ImGui::SameLine();
         ImGui::TextDisabled("notes (%zu): %s", v.result->structure.notes.size(), v.result->structure.notes[0].c_str());

@@ -111,6 +111,9 @@ std::optional<Tensor3> streamed_view(const RunResult& result, const Heads& x, in
     Tensor3 out(H, s, s);  // weights are ≥ 0 and every bin holds a cell: 0 is the max's neutral start
     if (is_exact(result)) {
         for (int h = 0; h < H; ++h) {
+            // Checked here too: inside the loop only thread 0 asks (`cancelled` need not be thread-safe), and another
+            // thread may take every row before thread 0 takes one.
+            if (cancelled && cancelled()) return std::nullopt;
             std::atomic<bool> stop{false};
 #pragma omp parallel
             {

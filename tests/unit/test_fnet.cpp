@@ -3,7 +3,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/figure/run_figure.h"
 #include "core/session/metrics.h"
+#include "core/session/worker.h"
 #include "kernel_test_util.h"
 
 namespace attnscope::test {
@@ -98,6 +100,23 @@ TEST_P(FnetBackend, MixesLayerInputWhenGiven) {
     EXPECT_FALSE(r.metrics.row_kl.has_value());
     // P̃ has one head here; the reference has three, so the matrix error does not apply either.
     EXPECT_FALSE(r.metrics.rel_err_attn.has_value());
+    // Its one mixing matrix stands for every head: views of head 2 (of 3) read plane 0, never past the tensor (the
+    // GUI once uploaded plane 2 of this one-plane matrix as a texture; ASan saw the read).
+    ASSERT_TRUE(r.P_eff);
+    ASSERT_EQ(r.P_eff->heads(), 1);
+    const SpectrumView spectrum = matrix_spectrum(*r.P_eff, 2);
+    EXPECT_TRUE(spectrum.note.empty()) << spectrum.note;
+    EXPECT_EQ(spectrum.singular_values.size(), 12u);
+    VariantView view;
+    view.pooled = std::make_shared<const Tensor3>(*r.P_eff);
+    EXPECT_EQ(view.plane(2), 0);
+    figure::RunFigureOptions figure_options;
+    figure_options.head = 2, figure_options.view = figure::View::Weights;
+    const figure::FigureSpec spec = figure::figure_of_runs(in, {r}, figure_options, nullptr);
+    ASSERT_EQ(spec.panels.size(), 1u);
+    EXPECT_FLOAT_EQ(spec.panels[0].values[size_t(3) * 12 + 5], r.P_eff->at(0, 3, 5));
+    view.pooled = std::make_shared<const Tensor3>(3, 4, 4);  // a view with a plane per head keeps the head
+    EXPECT_EQ(view.plane(2), 2);
     in.X = seeded_tensor(1, 11, 20, 33);
     EXPECT_THROW(run_variant(in, parse_variant_request("fnet", {}), options, *backend, nullptr), Error);
 }
