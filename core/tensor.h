@@ -47,6 +47,9 @@ public:
     /// Eigen view of head h, (rows, cols).
     MatView head(int h) { return MatView(head_data(h), m_rows, m_cols); }
     ConstMatView head(int h) const { return ConstMatView(head_data(h), m_rows, m_cols); }
+    /// The plane that stands for head h: h itself, or 0 when the tensor holds one plane shared by every head (FNet
+    /// on text mixes the layer input X, which the heads share).
+    int plane_for(int h) const { return m_heads == 1 ? 0 : h; }
 
     float& at(int h, int i, int j) { return m_data[index(h, i, j)]; }
     float at(int h, int i, int j) const { return m_data[index(h, i, j)]; }

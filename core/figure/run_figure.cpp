@@ -84,8 +84,7 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
         p.title = instance_label(info, r.params);
         p.n = n;
         p.causal = r.causal;
-        // One plane serves every head when the run has a single one (FNet mixing a text's shared layer input X).
-        const auto M = r.P_eff->head(r.P_eff->heads() == 1 ? 0 : h);
+        const auto M = r.P_eff->head(r.P_eff->plane_for(h));
         p.values.assign(M.data(), M.data() + size_t(n) * n);
         if (r.structure.mask && options.view == View::Mask) {
             const ReasonMask& mask = *r.structure.mask;

@@ -115,7 +115,7 @@ SpectrumView matrix_spectrum(const Tensor3& M, int h) {
 
 SpectrumView matrix_spectrum(const Tensor3& M, int h, Backend& backend) {
     SpectrumView s;
-    if (M.heads() == 1) h = std::min(h, 0);  // one plane for every head (FNet's mixing of a text's layer input X)
+    if (h >= 0) h = M.plane_for(h);
     if (h < 0 || h >= M.heads()) {
         s.note = "head " + std::to_string(h) + " does not exist";
         return s;

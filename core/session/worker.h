@@ -111,9 +111,8 @@ struct VariantView {
     std::vector<char> head_signed;                    // per head: drawn diverging (today the same for every head)
     /// Whether head h is drawn as a signed matrix (diverging colours, linear scale).
     bool is_signed(int h) const { return h < int(head_signed.size()) ? head_signed[h] != 0 : signed_matrix; }
-    /// The plane of this view's matrices that stands for `head`: the head itself, or 0 when the view holds one plane
-    /// for every head (FNet on text mixes the layer input X, which the heads share).
-    int plane(int head) const { return pooled && pooled->heads() == 1 ? 0 : head; }
+    /// The plane of this view's matrices that stands for `head` (Tensor3::plane_for of its pooled view).
+    int plane(int head) const { return pooled ? pooled->plane_for(head) : head; }
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
     std::shared_ptr<const Tensor3> pooled_diff;       // (H, s, s) mean-pooled P̃ − P
     std::shared_ptr<const std::vector<uint8_t>> pooled_mask;  // (H, s, s) reason per bin (most frequent allowed reason)
