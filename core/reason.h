@@ -37,6 +37,17 @@ const char* reason_name(Reason r);
 /// slide; Dense is neutral and None is the dimmed colour of a dark theme. The GUI and figures share it.
 std::array<float, 3> reason_rgb(Reason r);
 
+/// How much a reason must stay visible when one pixel covers cells of several reasons: the pixel shows the most
+/// salient one. Single columns and rows (sink, global, vertical) outrank the bands that fill a row (window,
+/// local); 0 for None, so any allowed cell outranks "not allowed".
+int reason_salience(Reason r);
+
+/// The reason of a and b (codes) that a pooled pixel shows: the more salient; codes past Reason::Count lose.
+uint8_t most_salient(uint8_t a, uint8_t b);
+
+/// A sentence for a reason code: why cell (i, j) is allowed (the hover text and the legend's tooltips).
+const char* reason_sentence(Reason r);
+
 /// Reason codes of every cell, per head: (H, n, n) bytes, 0 = not allowed.
 struct ReasonMask {
     int heads = 0, n = 0;

@@ -12,7 +12,7 @@ void pooled_view(Context& ctx, const float* M, int H, int n, int m, int sr, int 
     DeviceBuffer<float> dOut(out_count, "the pooled view");
     constexpr int kThreads = 256;
     pooled_view_kernel<<<unsigned(ceil_div(int64_t(out_count), kThreads)), kThreads, 0, ctx.stream()>>>(
-        dM.get(), H, n, m, sr, sc, mode == PoolMode::Max, dOut.get());
+        dM.get(), H, n, m, sr, sc, mode, dOut.get());
     ATTNSCOPE_CHECK_LAUNCH("pooled_view_kernel");
     download(ctx, dOut.get(), out, out_count);
 }

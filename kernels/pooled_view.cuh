@@ -11,8 +11,8 @@
 
 namespace attnscope::cuda {
 
-/// out (H, sr, sc): each pixel the max or mean of its bin of M (H, n, m).
-__global__ void pooled_view_kernel(const float* M, int H, int n, int m, int sr, int sc, bool use_max, float* out) {
+/// out (H, sr, sc): each pixel the reduction `mode` of its bin of M (H, n, m) (core/backend/pooling.h).
+__global__ void pooled_view_kernel(const float* M, int H, int n, int m, int sr, int sc, PoolMode mode, float* out) {
     const int64_t pixel = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t per_head = int64_t(sr) * sc;
     if (pixel >= per_head * H) return;
@@ -20,12 +20,12 @@ __global__ void pooled_view_kernel(const float* M, int H, int n, int m, int sr, 
     const int64_t bi = (pixel % per_head) / sc, bj = pixel % sc;
     const int64_t i0 = pool_bin_begin(bi, n, sr), i1 = pool_bin_end(bi, n, sr);
     const int64_t j0 = pool_bin_begin(bj, m, sc), j1 = pool_bin_end(bj, m, sc);
-    float acc = use_max ? -INFINITY : 0.0f;
+    float acc = pool_start(mode);
     for (int64_t i = i0; i < i1; ++i) {
         const float* row = M + (h * n + i) * m;
-        for (int64_t j = j0; j < j1; ++j) acc = use_max ? fmaxf(acc, row[j]) : acc + row[j];
+        for (int64_t j = j0; j < j1; ++j) acc = pool_fold(mode, acc, row[j]);
     }
-    if (!use_max) acc /= float((i1 - i0) * (j1 - j0));
+    if (mode == PoolMode::Mean) acc /= float((i1 - i0) * (j1 - j0));
     out[pixel] = acc;
 }
 

@@ -36,7 +36,18 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--measure-first-view", o->measure_first_view,
                     "Make N edits of an n = 65536 input with five variants (unless --session), print edit-to-first-view and "
                     "edit-to-all-views times, exit; with --screenshot, capture the window while the later views compute");
-    sub->callback([&action, o] { action = [o] { return gui::run_gui(*o); }; });
+    sub->add_option("--layout-json", o->layout_json_path,
+                    "With --screenshot: also write where every panel and heatmap was drawn, the cells each heatmap shows, "
+                    "how its pixels reduce them, its badges, and the open lesson's check (JSON)");
+    auto reduction = std::make_shared<std::string>("max");
+    sub->add_option("--pixel-reduction", *reduction,
+                    "max (default): a pixel covering several cells shows their largest weight and most salient reason; "
+                    "nearest: one cell per pixel, as plain texture sampling would (to see what that hides)")
+        ->check(CLI::IsMember({"max", "nearest"}));
+    sub->callback([&action, o, reduction] {
+        o->reduce_cells = *reduction == "max";
+        action = [o] { return gui::run_gui(*o); };
+    });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");
     sub->callback([&action] {

@@ -22,7 +22,8 @@
 #include "core/session/head_mass.h"
 #include "core/session/worker.h"
 #include "gl_heatmap.h"
-#include "gui_app.h"
+#include "gui_options.h"
+#include "layout_record.h"
 #include "view_job.h"
 
 namespace attnscope::gui {
@@ -90,6 +91,10 @@ struct MatrixViewState {
     bool show_blocks = false;      // draw a block-sparse kernel's b×b tiles (full / partial / skipped) over the mask
     bool presentation = false;     // F5: only the matrices (and a lesson window), for a projector
     float font_scale = 1.0f;       // Ctrl + / Ctrl − / Ctrl 0: every font, saved in the session
+    bool robust_diff_scale = true; // difference view: colour scale at the 99th percentile of |Δ| (else its max)
+    bool show_points = true;       // outline the open lesson's "what to look at" features
+    ImVec2 plot_decoration{0, 0};  // last frame's plot frame minus its data area (axes, ticks): sizes the next plots
+    float last_side = 0;           // last frame's heatmap side in pixels (the strip says how many cells a pixel shows)
     void reset() { *this = MatrixViewState{}; }
 };
 
@@ -222,6 +227,8 @@ struct LessonState {
     std::vector<std::string> focus;          // preset panels to bring to the front once docked
     bool run_check_on_start = false;         // start the check on the first frame (set by a session file)
     std::shared_ptr<LessonCheckJob> check;   // newest check: queued, running or finished
+    bool check_on_open = true;               // opening a lesson starts its check (off: only "Run check" does)
+    std::string layout_for;                  // the lesson whose dock layout is applied ("" = the default layout)
 };
 
 /// Sweep panel: a metric against one parameter, several variants, seeds averaged with a min–max band.
@@ -319,6 +326,7 @@ struct App {
     const RunSnapshot* block_tiles_of = nullptr;  // the snapshot `block_tiles` belongs to
     HeadsState heads_view;
     SinksState sinks;
+    LayoutRecord layout_record;                   // what this frame drew where (--layout-json)
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();
     /// The input the views show: the chosen one, or the synthetic scenario when text mode has no model.
@@ -415,6 +423,9 @@ void cancel_metric_sweep(App& app);
 std::string lessons_status(const App& app);
 /// The sweep part of lessons_status ("" when no sweep ran).
 std::string sweep_status(const App& app);
+/// The shown lesson and its check as the layout record reports them: id, state, each line, and the check's screen
+/// values (ScreenValue) by preset view; null when no lesson is shown.
+nlohmann::json lesson_check_json(const App& app);
 /// Writes the "lesson" (the shown lesson) and "sweep" (the form, not its results) parts of a session.
 void lessons_to_json(const App& app, nlohmann::json& session);
 /// Reads them back ("run": true starts the sweep, "check": true the lesson's check); throws Error on an unknown

@@ -1,6 +1,8 @@
 // attnscope — heatmap textures and the shader callback.
 #include "gl_heatmap.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "attnscope_shaders.h"
@@ -11,55 +13,6 @@ namespace attnscope::gui {
 ImVec4 reason_color(Reason r) {
     const auto c = reason_rgb(r);
     return {c[0], c[1], c[2], 1};
-}
-
-void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
-                           uint64_t new_key) {
-    // glTexImage2D gives the texture new storage: a CUDA registration of the old one must go first.
-    if (interop && values) interop->forget(values);
-    rows = r, cols = c, cells = region;
-    auto params = [] {
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    };
-    if (!values) glGenTextures(1, &values);
-    glBindTexture(GL_TEXTURE_2D, values);
-    params();
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, data);
-    if (mask_cells) {
-        if (!mask) glGenTextures(1, &mask);
-        glBindTexture(GL_TEXTURE_2D, mask);
-        params();
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8UI, cols, rows, 0, GL_RED_INTEGER, GL_UNSIGNED_BYTE, mask_cells);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    } else if (mask) {
-        glDeleteTextures(1, &mask);
-        mask = 0;
-    }
-    glBindTexture(GL_TEXTURE_2D, 0);
-    key = new_key;
-}
-
-void MatrixTexture::release() {
-    if (interop && values) interop->forget(values);
-    interop = nullptr;
-    if (values) glDeleteTextures(1, &values);
-    if (mask) glDeleteTextures(1, &mask);
-    values = mask = 0;
-    key = 0;
-}
-
-void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
-                                  ImVec4 region, uint64_t new_key) {
-    // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills it.
-    upload(nullptr, r, c, mask_cells, region, 0);
-    interop = &link;
-    link.write_texture(values, device, r, c);
-    key = new_key;
 }
 
 namespace {
@@ -79,20 +32,175 @@ GLuint compile(GLenum kind, const char* source, const char* what) {
     return s;
 }
 
-}  // namespace
-
-void HeatmapRenderer::init() {
-    const GLuint vs = compile(GL_VERTEX_SHADER, shaders::kHeatmapVert, "heatmap.vert");
-    const GLuint fs = compile(GL_FRAGMENT_SHADER, shaders::kHeatmapFrag, "heatmap.frag");
-    m_program = glCreateProgram();
-    glAttachShader(m_program, vs);
-    glAttachShader(m_program, fs);
-    glLinkProgram(m_program);
+GLuint link(const char* vert, const char* frag, const char* what) {
+    const GLuint vs = compile(GL_VERTEX_SHADER, vert, "heatmap.vert");
+    const GLuint fs = compile(GL_FRAGMENT_SHADER, frag, what);
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, vs);
+    glAttachShader(program, fs);
+    glLinkProgram(program);
     glDeleteShader(vs);
     glDeleteShader(fs);
     GLint ok = 0;
-    glGetProgramiv(m_program, GL_LINK_STATUS, &ok);
-    if (!ok) throw Error("the graphics driver could not link the heatmap shader (OpenGL 3.3 required)");
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) throw Error(std::string("the graphics driver could not link shader ") + what + " (OpenGL 3.3 required)");
+    return program;
+}
+
+/// Salience of every reason code as the shaders read it (32 entries; codes past Reason::Count never win).
+std::array<GLint, 32> salience_table() {
+    std::array<GLint, 32> t{};
+    t.fill(-1);
+    for (int r = 0; r < static_cast<int>(Reason::Count); ++r) t[size_t(r)] = reason_salience(static_cast<Reason>(r));
+    return t;
+}
+
+/// The programs and framebuffer that build a texture's reduction pyramid (one GL context: the GUI thread's).
+struct PyramidBuilder {
+    GLuint values = 0, mask = 0, fbo = 0, vao = 0;
+    static PyramidBuilder& get() {
+        static PyramidBuilder b;
+        if (!b.values) {
+            b.values = link(shaders::kHeatmapVert, shaders::kReduceValuesFrag, "reduce_values.frag");
+            b.mask = link(shaders::kHeatmapVert, shaders::kReduceMaskFrag, "reduce_mask.frag");
+            glGenFramebuffers(1, &b.fbo);
+            glGenVertexArrays(1, &b.vao);
+        }
+        return b;
+    }
+    void release() {
+        if (values) glDeleteProgram(values), glDeleteProgram(mask), glDeleteFramebuffers(1, &fbo), glDeleteVertexArrays(1, &vao);
+        values = mask = fbo = vao = 0;
+    }
+    /// Writes levels 1 … levels − 1 of `texture` (levels must be allocated), each from the one below.
+    void build(GLuint texture, int levels, int cols, int rows, bool is_mask, bool signed_values) const {
+        GLint old_fbo = 0, old_program = 0, old_viewport[4] = {};
+        glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fbo);
+        glGetIntegerv(GL_CURRENT_PROGRAM, &old_program);
+        glGetIntegerv(GL_VIEWPORT, old_viewport);
+        const GLboolean scissor = glIsEnabled(GL_SCISSOR_TEST), blend = glIsEnabled(GL_BLEND);
+        glDisable(GL_SCISSOR_TEST);
+        glDisable(GL_BLEND);
+        const GLuint program = is_mask ? mask : values;
+        glUseProgram(program);
+        glBindVertexArray(vao);
+        glUniform1i(glGetUniformLocation(program, "u_src"), 0);
+        glUniform4f(glGetUniformLocation(program, "u_rect"), -1, 1, 1, -1);  // the whole target, row 0 at the top
+        if (is_mask) {
+            const std::array<GLint, 32> salience = salience_table();
+            glUniform1iv(glGetUniformLocation(program, "u_reason_salience"), 32, salience.data());
+        } else {
+            glUniform1i(glGetUniformLocation(program, "u_signed"), signed_values ? 1 : 0);
+        }
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glActiveTexture(GL_TEXTURE0);
+        glBindSampler(0, 0);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        for (int level = 1; level < levels; ++level) {
+            // Read only level − 1 while level is written (no feedback loop), then write level.
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level - 1);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, level - 1);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, level);
+            const int w = std::max(1, cols >> level), h = std::max(1, rows >> level);
+            glViewport(0, 0, w, h);
+            glUniform2i(glGetUniformLocation(program, "u_dst_size"), w, h);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        }
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glBindFramebuffer(GL_FRAMEBUFFER, GLuint(old_fbo));
+        glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
+        glUseProgram(GLuint(old_program));
+        if (scissor) glEnable(GL_SCISSOR_TEST);
+        if (blend) glEnable(GL_BLEND);
+    }
+};
+
+/// Mip levels of a (rows, cols) texture down to 1×1 (GL's sizes: each level halves, rounding down).
+int level_count(int rows, int cols) {
+    int levels = 1;
+    while ((std::max(rows, cols) >> levels) > 0) ++levels;
+    return levels;
+}
+
+/// Allocates every level of the bound 2-D texture; level 0 gets `data`.
+void allocate_levels(GLint internal, GLenum format, GLenum type, int cols, int rows, int levels, const void* data) {
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
+    for (int level = 0; level < levels; ++level)
+        glTexImage2D(GL_TEXTURE_2D, level, internal, std::max(1, cols >> level), std::max(1, rows >> level), 0, format,
+                     type, level == 0 ? data : nullptr);
+}
+
+}  // namespace
+
+void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mask_cells) {
+    // glTexImage2D gives the texture new storage: a CUDA registration of the old one must go first.
+    if (interop && values) interop->forget(values);
+    rows = r, cols = c, levels = level_count(r, c);
+    if (!values) glGenTextures(1, &values);
+    glBindTexture(GL_TEXTURE_2D, values);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    allocate_levels(GL_R32F, GL_RED, GL_FLOAT, cols, rows, levels, data);
+    if (mask_cells) {
+        if (!mask) glGenTextures(1, &mask);
+        glBindTexture(GL_TEXTURE_2D, mask);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    } else if (mask) {
+        glDeleteTextures(1, &mask);
+        mask = 0;
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+void MatrixTexture::build_pyramid() {
+    if (levels <= 1) return;
+    const PyramidBuilder& b = PyramidBuilder::get();
+    b.build(values, levels, cols, rows, false, reduction == CellReduction::SignedMaxAbs);
+    if (mask) b.build(mask, levels, cols, rows, true, false);
+}
+
+void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
+                           uint64_t new_key, CellReduction how) {
+    reduction = how, cells = region;
+    allocate(data, r, c, mask_cells);
+    build_pyramid();
+    key = new_key;
+}
+
+void MatrixTexture::release() {
+    if (interop && values) interop->forget(values);
+    interop = nullptr;
+    if (values) glDeleteTextures(1, &values);
+    if (mask) glDeleteTextures(1, &mask);
+    values = mask = 0;
+    key = 0;
+}
+
+void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
+                                  ImVec4 region, uint64_t new_key, CellReduction how) {
+    // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills level 0
+    // and the pyramid is built from it on the GPU.
+    reduction = how, cells = region;
+    allocate(nullptr, r, c, mask_cells);
+    interop = &link;
+    link.write_texture(values, device, r, c);
+    build_pyramid();
+    key = new_key;
+}
+
+
+void HeatmapRenderer::init() {
+    m_program = link(shaders::kHeatmapVert, shaders::kHeatmapFrag, "heatmap.frag");
+    PyramidBuilder::get();  // compiled now, so a driver that refuses it says so at start
     glGenVertexArrays(1, &m_vao);
     for (int k = 0; k < 2; ++k) {
         const auto& table = colormap_table(k == 0 ? Colormap::Viridis : Colormap::Diverging);
@@ -122,6 +230,7 @@ void HeatmapRenderer::shutdown() {
         if (t) glDeleteTextures(1, &t);
     if (m_dummy_mask) glDeleteTextures(1, &m_dummy_mask);
     m_program = m_vao = m_dummy_mask = 0;
+    PyramidBuilder::get().release();
 }
 
 void HeatmapRenderer::draw(ImDrawList* list, const HeatmapDraw& d) {
@@ -175,6 +284,16 @@ void HeatmapRenderer::render(const HeatmapDraw& d) const {
     glUniform1i(loc("u_causal"), d.causal ? 1 : 0);
     glUniform4f(loc("u_cells"), d.texture->cells.x, d.texture->cells.y, d.texture->cells.z, d.texture->cells.w);
     glUniform1f(loc("u_mask_alpha"), d.tint ? 0.55f : 0.0f);
+    const std::array<GLint, 32> salience = salience_table();
+    glUniform1iv(loc("u_reason_salience"), 32, salience.data());
+    // Level-0 texels per framebuffer pixel: the footprint each pixel reduces.
+    const float quad_w = std::fabs(d.bottom_right.x - d.top_left.x) * scale.x;
+    const float quad_h = std::fabs(d.bottom_right.y - d.top_left.y) * scale.y;
+    glUniform2f(loc("u_texels_per_pixel"), float(d.texture->cols) / std::max(quad_w, 1e-3f),
+                float(d.texture->rows) / std::max(quad_h, 1e-3f));
+    glUniform1i(loc("u_reduce"), m_reduce_cells ? 1 : 0);
+    glUniform1i(loc("u_signed"), d.texture->reduction == CellReduction::SignedMaxAbs ? 1 : 0);
+    glUniform1i(loc("u_levels"), d.texture->levels);
     static_assert(static_cast<int>(Reason::Count) <= 32, "shaders/heatmap.frag holds 32 reason colours");
     float colors[32 * 3] = {};
     for (int r = 0; r < static_cast<int>(Reason::Count); ++r) {

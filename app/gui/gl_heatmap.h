@@ -28,21 +28,36 @@ enum class ScaleMode : int {
 /// RGB of a reason (the mask overlay, legends and tooltips use the same table).
 ImVec4 reason_color(Reason r);
 
-/// A GPU mirror of (part of) one head of a matrix and its reason mask; re-uploaded only when its key changes.
+/// How the cells under one screen pixel become one value (the reason mask always keeps its most salient reason).
+enum class CellReduction : int {
+    Max = 0,           // attention weights: the largest (a one-key column stays visible)
+    SignedMaxAbs = 1,  // differences and signed matrices: the entry of largest magnitude, with its sign
+};
+
+/// A GPU mirror of (part of) one head of a matrix and its reason mask; re-uploaded only when its key changes. Both
+/// textures carry their reduction pyramid as mip levels (built on the GPU at upload), so a pixel of any size reads
+/// at most 8×8 texels.
 struct MatrixTexture {
     GLuint values = 0;      // R32F
     GLuint mask = 0;        // R8UI, 0 when there is none
     int rows = 0, cols = 0; // texture size in texels
+    int levels = 1;         // mip levels of both textures
+    CellReduction reduction = CellReduction::Max;  // how the pyramid and the pixels reduce values
     ImVec4 cells;           // matrix region covered, in cells: (col0, row0, col1, row1)
     uint64_t key = 0;       // what is uploaded (caller-defined hash); 0 = nothing
     /// Uploads a (rows, cols) row-major block covering `region`; `mask` (rows, cols) may be null.
-    void upload(const float* data, int rows, int cols, const uint8_t* mask, ImVec4 region, uint64_t new_key);
+    void upload(const float* data, int rows, int cols, const uint8_t* mask, ImVec4 region, uint64_t new_key,
+                CellReduction reduction = CellReduction::Max);
     void release();
     /// Same as upload() for a (rows, cols) row-major block in *device* memory (a result still on the GPU):
     /// written by `interop` straight into the texture (app/gui/gl_interop.h); host data goes through upload().
     void upload_device(GlInterop& interop, const float* device, int rows, int cols, const uint8_t* mask,
-                       ImVec4 region, uint64_t new_key);
+                       ImVec4 region, uint64_t new_key, CellReduction reduction = CellReduction::Max);
     GlInterop* interop = nullptr;  // set once a device upload registered `values` with CUDA (release() forgets it)
+
+private:
+    void allocate(const float* data, int rows, int cols, const uint8_t* mask);
+    void build_pyramid();
 };
 
 /// One heatmap to draw this frame (screen coordinates are ImGui's).
@@ -63,6 +78,10 @@ public:
     /// Compiles the shaders and builds 1-D colormap textures; throws Error when the driver refuses them.
     void init();
     void shutdown();
+    /// Whether a pixel reduces every cell it covers (the default) or shows the one cell at its centre (`gui
+    /// --pixel-reduction nearest`: what plain texture sampling shows, for tests that prove the reduction matters).
+    void set_reduce_cells(bool reduce) { m_reduce_cells = reduce; }
+    bool reduces_cells() const { return m_reduce_cells; }
     /// Forgets last frame's queued draws (call once per frame before drawing panels).
     void begin_frame() { m_draws.clear(); }
     /// Queues `d` into `list` (a callback that draws it, then ImGui's render state is restored).
@@ -73,6 +92,7 @@ private:
     void render(const HeatmapDraw& d) const;
 
     GLuint m_program = 0, m_vao = 0, m_dummy_mask = 0;
+    bool m_reduce_cells = true;
     std::array<GLuint, 2> m_colormaps{};
     std::deque<std::pair<const HeatmapRenderer*, HeatmapDraw>> m_draws;  // stable addresses for callbacks
 };

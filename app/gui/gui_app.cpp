@@ -18,6 +18,7 @@
 #include <implot.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -28,7 +29,10 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "app.h"
+#include "dock_layout.h"
 #include "core/lessons/lessons.h"
 #include "measure.h"
 #include "self_test.h"
@@ -122,6 +126,10 @@ void App::post_batch() {
     r.display_order = view.order;
     r.display_round = view.order_round;
     for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
+    // A lesson that compares low-rank panels with the svd oracle shows their rank ceilings (an SVD per head of P).
+    if (lesson.open && !lesson.id.empty()) {
+        r.rank_ceilings = find_lesson(lesson.id).compares("rank_ceiling");
+    }
     latency.on_post(runs.post(std::move(r)));
 }
 
@@ -148,25 +156,6 @@ void hint_text(const char* text) {
 namespace {
 
 // [SECTION] Layout and chrome
-
-/// Input and Variants on the left, matrices in the centre, the analysis panels as tabs below.
-void build_default_layout(ImGuiID dockspace) {
-    ImGui::DockBuilderRemoveNode(dockspace);
-    ImGui::DockBuilderAddNode(dockspace, ImGuiDockNodeFlags_DockSpace);
-    ImGui::DockBuilderSetNodeSize(dockspace, ImGui::GetMainViewport()->WorkSize);
-    ImGuiID centre = dockspace;
-    ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, 0.24f, nullptr, &centre);
-    ImGuiID left_bottom = ImGui::DockBuilderSplitNode(left, ImGuiDir_Down, 0.58f, nullptr, &left);
-    const ImGuiID bottom = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, 0.36f, nullptr, &centre);
-    for (const PanelEntry& p : panels()) {
-        const ImGuiID node = p.slot == DockSlot::Left         ? left
-                             : p.slot == DockSlot::LeftBottom ? left_bottom
-                             : p.slot == DockSlot::Centre     ? centre
-                                                              : bottom;
-        ImGui::DockBuilderDockWindow(p.window, node);  // the Lesson window docks itself
-    }
-    ImGui::DockBuilderFinish(dockspace);
-}
 
 void save_session(App& app, const std::string& path) {
     try {
@@ -241,7 +230,10 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
-        if (ImGui::MenuItem("Reset layout")) build_default_layout(ImGui::GetID("attnscope-dockspace"));
+        if (ImGui::MenuItem("Reset layout")) {
+            app.lesson.layout_for.clear();
+            build_default_layout(main_dockspace());
+        }
         if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
         ImGui::MenuItem("Presentation mode", "F5", &app.view.presentation);
         ImGui::SetItemTooltip("only the matrices, filling the window (for a projector); F5 again to leave");
@@ -309,7 +301,7 @@ void draw_frame(App& app, GLFWwindow* window) {
     handle_presentation_keys(app);
     draw_menu_bar(app, window);
     draw_status_bar(app);
-    const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
+    const ImGuiID dockspace = main_dockspace();
     if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode())
         build_default_layout(dockspace);
     ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
@@ -395,6 +387,7 @@ int run_gui(const GuiOptions& o) {
         app->input.reset();
         app->variants.reset();
         app->renderer.init();
+        app->renderer.set_reduce_cells(o.reduce_cells);
         if (o.self_test_frames > 0) {
             const char* dir = std::getenv("ATTNSCOPE_EXPORT_DIR");
             app->exports.dir = dir && *dir ? dir : (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
@@ -456,6 +449,9 @@ int run_gui(const GuiOptions& o) {
             glfwGetWindowSize(window, &w, &h);
             if (o.self_test_frames > 0) self_test.inject(*app, w, h);
             if (o.mouse_x >= 0 && o.mouse_y >= 0) ImGui::GetIO().AddMousePosEvent(o.mouse_x, o.mouse_y);
+            // A headless picture without --mouse-x/y: no pointer at all (Xvfb puts it at the centre, where it would
+            // hover a widget and draw its tooltip into the screenshot).
+            else if (!o.screenshot_path.empty() && o.self_test_frames == 0) ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();
@@ -471,6 +467,7 @@ int run_gui(const GuiOptions& o) {
                 app->dirty = false;
             }
             app->renderer.begin_frame();
+            app->layout_record.clear();
             app->banner.clear();
             app->view.shown_i = app->view.hover_i, app->view.shown_j = app->view.hover_j;
             app->view.hover_i = app->view.hover_j = -1;
@@ -520,6 +517,12 @@ int run_gui(const GuiOptions& o) {
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
                     capture(window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
+                    if (!o.layout_json_path.empty()) {
+                        nlohmann::json layout = layout_json(app->layout_record);
+                        layout["lesson"] = lesson_check_json(*app);
+                        layout["screenshot"] = o.screenshot_path;
+                        write_file_atomically(o.layout_json_path, layout.dump(1));
+                    }
                     if (!o.save_session_path.empty()) {
                         save_session(*app, o.save_session_path);
                         if (app->exports.message_is_error) {

@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "core/json_fields.h"
+#include "dock_layout.h"
 #include "panels.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/samples.h"
@@ -25,7 +26,8 @@ namespace attnscope::gui {
 
 // [SECTION] Check job
 
-/// One run of a lesson's check as a worker job. A check cannot be interrupted: a newer batch waits for it.
+/// One run of a lesson's check as a worker job. Before each of its runs the worker computes a pending batch (the views
+/// of an edit never wait for it) and a cancel stops it.
 struct LessonCheckJob final : Job {
     const std::string lesson_id;
     explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id), m_lesson(lesson) {}
@@ -48,9 +50,16 @@ protected:
             std::lock_guard<std::mutex> lock(m_mutex);
             m_backend = ctx.backend().name();
         }
-        CheckOutcome out = run_lesson_check(m_lesson, ctx.backend());
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_outcome = std::move(out);
+        CheckContext context{ctx.backend(), {}, [&ctx] {
+                                 ctx.between_steps();
+                                 return ctx.cancelled();
+                             }};
+        try {
+            CheckOutcome out = run_lesson_check(m_lesson, context);
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_outcome = std::move(out);
+        } catch (const CheckCancelled&) {  // the job ends as cancelled (its context says so)
+        }
     }
 
 private:
@@ -141,27 +150,77 @@ void spinner(float radius) {
 }
 
 void start_check(App& app) {
-    if (app.lesson.check && !app.lesson.check->finished()) return;  // one check at a time
+    const auto& running = app.lesson.check;
+    if (running && !running->finished() && running->lesson_id == app.lesson.id && !running->cancel_requested())
+        return;  // this lesson's check is on its way
     app.lesson.check = std::make_shared<LessonCheckJob>(find_lesson(app.lesson.id));
     app.runs.post_job(app.lesson.check);
 }
 
-/// Docks the Lesson window in a new column right of everything, unless it already sits in the dockspace (e.g.
-/// from a saved layout). Returns false while the dockspace has no size yet (first frame of a loaded layout).
-bool dock_beside_panels() {
-    const ImGuiID dockspace = ImGui::GetID("attnscope-dockspace");
+/// The windows a lesson looks at: its preset's "panels" (Matrices when it names none).
+std::vector<std::string> lesson_windows(const Lesson& lesson) {
+    std::vector<std::string> large;
+    for (const auto& p : lesson.preset.value("panels", nlohmann::json::array())) large.push_back(p.get<std::string>());
+    if (large.empty()) large.push_back(kMatricesWindow);
+    return large;
+}
+
+/// Gives the lesson its layout, unless a loaded session already docked the Lesson window (the user's own layout).
+/// Returns false while the dockspace has no size yet (the first frame).
+bool apply_lesson_layout(App& app, const Lesson& lesson) {
+    const ImGuiID dockspace = main_dockspace();
     ImGuiDockNode* root = ImGui::DockBuilderGetNode(dockspace);
     if (!root || root->Size.x <= 0) return false;
-    if (ImGuiWindow* w = ImGui::FindWindowByName(kLessonWindow); w && w->DockNode) {
-        ImGuiDockNode* node = w->DockNode;
-        while (node->ParentNode) node = node->ParentNode;
-        if (node->ID == dockspace) return true;
-    }
-    ImGuiID right = 0, rest = 0;
-    ImGui::DockBuilderSplitNode(dockspace, ImGuiDir_Right, 0.27f, &right, &rest);
-    ImGui::DockBuilderDockWindow(kLessonWindow, right);
-    ImGui::DockBuilderFinish(dockspace);
+    if (app.layout_loaded && app.lesson.layout_for.empty())
+        if (ImGuiWindow* w = ImGui::FindWindowByName(kLessonWindow); w && w->DockNode) {
+            ImGuiDockNode* node = w->DockNode;
+            while (node->ParentNode) node = node->ParentNode;
+            if (node->ID == dockspace) return app.lesson.layout_for = lesson.id, true;
+        }
+    build_lesson_layout(dockspace, lesson_windows(lesson));
+    app.lesson.layout_for = lesson.id;
+    // The left column holds the panels the lesson does not look at; Variants is the one a reader changes first.
+    app.lesson.focus.insert(app.lesson.focus.begin(), kVariantsWindow);
     return true;
+}
+
+/// The view limits that show point `p` large: its columns (rows) widened to a tenth of the plot or more, a diagonal's
+/// first stretch, a block with a margin.
+void zoom_to(App& app, const LookAtPoint& p) {
+    const int n = app.snap && app.snap->heads ? app.snap->heads->n() : app.view.fitted_n;
+    if (n <= 0) return;
+    MatrixViewState& vw = app.view;
+    auto around = [&](int first, int last, double& lo, double& hi) {
+        const double width = last - first + 1, span = std::min<double>(n, std::max(8.0 * width, n / 8.0));
+        lo = std::clamp(first + width / 2 - span / 2, 0.0, n - span), hi = lo + span;
+    };
+    vw.x_min = 0, vw.x_max = n, vw.y_min = 0, vw.y_max = n;
+    if (p.kind == LookAtPoint::Kind::Keys) around(p.first, p.last, vw.x_min, vw.x_max);
+    else if (p.kind == LookAtPoint::Kind::Rows) around(p.first, p.last, vw.y_min, vw.y_max);
+    else if (p.kind == LookAtPoint::Kind::Block) around(p.first, p.last, vw.x_min, vw.x_max), around(p.rows_first, p.rows_last, vw.y_min, vw.y_max);
+    else if (p.kind == LookAtPoint::Kind::Diagonal) {
+        const double span = std::min<double>(n, std::max(64, 4 * (p.last - p.first + 1) + 32));
+        const double row0 = std::clamp(double(std::max(0, p.first)), 0.0, n - span);
+        vw.y_min = row0, vw.y_max = row0 + span;
+        vw.x_min = std::clamp(row0 - p.last - span / 4, 0.0, n - span), vw.x_max = vw.x_min + span;
+    } else if (p.kind == LookAtPoint::Kind::Head) {
+        vw.head = p.first;
+    }
+    vw.fit_next = false;
+}
+
+/// The lesson's features with a button each that brings the views to it.
+void draw_points(App& app, const Lesson& lesson) {
+    if (lesson.points.empty()) return;
+    ImGui::TextDisabled("outlined in the views; click to zoom there (Fit returns):");
+    for (size_t k = 0; k < lesson.points.size(); ++k) {
+        const LookAtPoint& p = lesson.points[k];
+        ImGui::PushID(int(k));
+        if (ImGui::SmallButton(p.kind == LookAtPoint::Kind::Head ? "show" : "zoom")) zoom_to(app, p);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", p.label.c_str());
+        ImGui::PopID();
+    }
 }
 
 void draw_check(App& app) {
@@ -180,11 +239,11 @@ void draw_check(App& app) {
     }
     const bool mine = ls.check && ls.check->lesson_id == ls.id;
     const bool running = ls.check && !ls.check->finished();
-    ImGui::BeginDisabled(running);
-    if (ImGui::Button("Run check")) start_check(app);
-    ImGui::EndDisabled();
-    ImGui::SetItemTooltip("verify the paper's claim numerically in the background (the same check as "
-                          "`attnscope lesson %s --check`)", ls.id.c_str());
+    if (!running && ImGui::Button(mine ? "Run the check again" : "Run check")) start_check(app);
+    if (!running)
+        ImGui::SetItemTooltip("verify the paper's claim numerically in the background (the same check as "
+                              "`attnscope lesson %s --check`); opening a lesson starts it", ls.id.c_str());
+    if (running && ImGui::Button("Cancel check")) ls.check->cancel();
     if (running) {
         ImGui::SameLine();
         spinner(ImGui::GetTextLineHeight() * 0.4f);
@@ -197,6 +256,10 @@ void draw_check(App& app) {
     }
     if (!mine) return;
     const LessonCheckJob& job = *ls.check;
+    if (job.state() == JobState::Cancelled) {
+        ImGui::TextDisabled("The check was cancelled.");
+        return;
+    }
     if (const std::string error = job.error(); !error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
         ImGui::TextWrapped("The check could not run: %s", error.c_str());
@@ -212,30 +275,23 @@ void draw_check(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("(%s, %.1f s)", job.backend().c_str(), job.seconds());
     ImGui::TextDisabled("measured on %s", out.input.c_str());
-    if (ImGui::BeginTable("##checklines", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
-                                                 ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn("claim", ImGuiTableColumnFlags_WidthStretch, 3.0f);
-        ImGui::TableSetupColumn("measured", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn("needs", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn("paper", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-        ImGui::TableHeadersRow();
-        for (const CheckLine& line : out.lines) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextColored(line.passed ? pass : fail, line.passed ? "pass" : "FAIL");
-            ImGui::TableNextColumn();
-            ImGui::TextWrapped("%s", line.claim.c_str());
-            ImGui::TableNextColumn();
-            ImGui::TextColored(line.passed ? pass : fail, "%.4g", line.measured);
-            ImGui::TableNextColumn();
-            ImGui::Text("%s %.4g", line.at_least ? "≥" : "≤", line.threshold);
-            ImGui::TableNextColumn();
-            if (line.paper.empty()) ImGui::TextDisabled("—");
-            else ImGui::TextWrapped("%s", line.paper.c_str());
+    // One block per claim (a table's narrow columns wrapped every word in a docked window): the verdict and the
+    // measured value against its bound, then the claim and the paper's own figure.
+    for (const CheckLine& line : out.lines) {
+        ImGui::Separator();
+        ImGui::TextColored(line.passed ? pass : fail, "%s", line.passed ? "pass" : "FAIL");
+        ImGui::SameLine();
+        ImGui::TextColored(line.passed ? pass : fail, "%.4g", line.measured);
+        ImGui::SameLine();
+        ImGui::TextDisabled("(needs %s %.4g)", line.at_least ? "≥" : "≤", line.threshold);
+        ImGui::TextWrapped("%s", line.claim.c_str());
+        if (!line.paper.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("paper: %s", line.paper.c_str());
+            ImGui::PopStyleColor();
         }
-        ImGui::EndTable();
     }
+    if (!out.notes.empty()) ImGui::SeparatorText("measured along the way");
     for (const std::string& note : out.notes) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::Bullet();
@@ -251,9 +307,12 @@ void draw_check(App& app) {
 void apply_lesson(App& app, const std::string& id) {
     const Lesson& lesson = find_lesson(id);
     apply_preset(app, lesson.preset);
+    // A check still running for the lesson shown before stops: its numbers would not be this screen's.
+    if (app.lesson.check && !app.lesson.check->finished() && app.lesson.check->lesson_id != lesson.id) app.lesson.check->cancel();
     app.lesson.id = lesson.id;
     app.lesson.open = true;
     app.lesson.dock_pending = true;
+    app.lesson.run_check_on_start = app.lesson.check_on_open;  // the screen shows the check's measurements
 }
 
 bool lessons_busy(const App& app) {
@@ -298,8 +357,13 @@ void draw_lessons_menu(App& app) {
 
 void draw_lesson_panel(App& app) {
     LessonState& ls = app.lesson;
+    if (!ls.open && !ls.layout_for.empty()) {  // the lesson was closed: the default layout again
+        ls.layout_for.clear();
+        build_default_layout(main_dockspace());
+        if (ls.check && !ls.check->finished()) ls.check->cancel();
+    }
     if (!ls.open || ls.id.empty()) return;
-    if (ls.dock_pending && (dock_beside_panels() || app.frame > 30)) ls.dock_pending = false;
+    if (ls.dock_pending && (apply_lesson_layout(app, find_lesson(ls.id)) || app.frame > 30)) ls.dock_pending = false;
     // After the default layout's own focus on frame 2; one window per frame, because a dock node selects the
     // tab of the window focused while it updates.
     if (!ls.focus.empty() && app.frame >= 3) {
@@ -325,10 +389,29 @@ void draw_lesson_panel(App& app) {
     ImGui::Spacing();
     ImGui::SeparatorText("What to look at");
     ImGui::TextWrapped("%s", flowing(lesson.look_at).c_str());
+    draw_points(app, lesson);
     if (ImGui::SmallButton("Apply the preset again")) apply_lesson(app, ls.id);
     ImGui::SetItemTooltip("restore the lesson's input, variants and panels after you changed them");
     draw_check(app);
     ImGui::End();
+}
+
+nlohmann::json lesson_check_json(const App& app) {
+    nlohmann::json j;
+    if (!app.lesson.open || app.lesson.id.empty()) return j;
+    j["id"] = app.lesson.id;
+    const auto& job = app.lesson.check;
+    if (!job || job->lesson_id != app.lesson.id) return j;
+    j["state"] = job_state_name(job->state());
+    if (!job->error().empty()) j["error"] = job->error();
+    if (const std::optional<CheckOutcome> out = job->outcome()) {
+        j["passed"] = out->passed();
+        for (const CheckLine& l : out->lines)
+            j["lines"].push_back({{"claim", l.claim}, {"measured", l.measured}, {"passed", l.passed}});
+        j["screen"] = nlohmann::json::array();
+        for (const ScreenValue& v : out->screen) j["screen"].push_back({{"view", v.view}, {"metric", v.metric}, {"value", v.value}});
+    }
+    return j;
 }
 
 // [SECTION] Session
@@ -349,7 +432,7 @@ void lessons_from_json(App& app, const nlohmann::json& j) {
         app.lesson.id = id;
         app.lesson.open = true;
         app.lesson.dock_pending = true;
-        app.lesson.run_check_on_start = json_bool(l, "check", false, "the session's lesson");
+        app.lesson.run_check_on_start = json_bool(l, "check", app.lesson.check_on_open, "the session's lesson");
     }
 }
 

@@ -16,12 +16,19 @@ struct RectCmd {
     Rgb colour;
 };
 
-/// An RGB image (rows top to bottom) stretched over a rectangle with nearest-neighbour sampling: the matrix cells.
+/// An RGB image (rows top to bottom) stretched over a rectangle: the matrix cells. Enlarged, each texel becomes a
+/// block of pixels; shrunk, each pixel shows the texel of highest `rank` among those it covers (the largest weight,
+/// the most salient reason), so a one-cell column survives any size (reduce_image).
 struct ImageCmd {
     float x, y, w, h;
     int width = 0, height = 0;
     std::vector<uint8_t> rgb;  // width·height·3 bytes
+    std::vector<float> rank;   // width·height: which texel a shrunk pixel keeps; empty: the first it covers
 };
+
+/// `img` resampled to out_w × out_h texels: each output texel covers a rectangle of input texels and takes the
+/// colour of the one with the highest rank (nearest texel when enlarging). Returns the RGB bytes.
+std::vector<uint8_t> reduce_image(const ImageCmd& img, int out_w, int out_h);
 
 /// One line of UTF-8 text. (x, y) is the baseline anchor; `vertical` rotates it 90° to read bottom to top.
 struct TextCmd {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "../error.h"
+#include "../backend/pooling.h"
 #include "../reason.h"
 #include "font.h"
 
@@ -72,30 +73,36 @@ std::string tick_text(double v) {
     return buf;
 }
 
-/// The panel's image: one pixel per cell, pooled to kMaxImageSide (max of weights, mean of signed values; a pooled
-/// block takes the first specific reason among its allowed cells, so a thin pattern stays visible).
+/// The panel's image: one texel per cell, pooled to kMaxImageSide by the GUI's rule (max of weights, the entry of
+/// largest magnitude of signed values, the most salient reason), with each texel's rank so that a writer shrinking
+/// it keeps the same features (canvas.h).
 ImageCmd panel_image(const FigurePanel& p, Colormap map, bool mask, const Colours& c) {
     const int n = p.n, s = std::min(n, kMaxImageSide);
     ImageCmd img;
     img.width = img.height = s;
     img.rgb.resize(size_t(s) * s * 3);
+    img.rank.resize(size_t(s) * s);
     const bool signed_values = p.scale.kind == ValueScale::Kind::Signed;
+    const PoolMode mode = signed_values ? PoolMode::SignedMaxAbs : PoolMode::Max;
     for (int bi = 0; bi < s; ++bi) {
-        const int i0 = int(int64_t(bi) * n / s), i1 = std::max(i0 + 1, int(int64_t(bi + 1) * n / s));
+        const int i0 = int(pool_bin_begin(bi, n, s)), i1 = int(pool_bin_end(bi, n, s));
         for (int bj = 0; bj < s; ++bj) {
-            const int j0 = int(int64_t(bj) * n / s), j1 = std::max(j0 + 1, int(int64_t(bj + 1) * n / s));
-            double acc = signed_values ? 0.0 : -1e30;
+            const int j0 = int(pool_bin_begin(bj, n, s)), j1 = int(pool_bin_end(bj, n, s));
+            float acc = pool_start(mode);
             uint8_t reason = 0;
             for (int i = i0; i < i1; ++i)
                 for (int j = j0; j < j1; ++j) {
-                    const float v = p.values[size_t(i) * n + j];
-                    acc = signed_values ? acc + v : std::max(acc, double(v));
-                    const uint8_t r = p.reasons.empty() ? uint8_t(p.causal && j > i ? 0 : 1) : p.reasons[size_t(i) * n + j];
-                    if (r && (!reason || reason == 1)) reason = r;
+                    acc = pool_fold(mode, acc, p.values[size_t(i) * n + j]);
+                    reason = most_salient(reason, p.reasons.empty() ? uint8_t(p.causal && j > i ? 0 : 1) : p.reasons[size_t(i) * n + j]);
                 }
-            if (signed_values) acc /= double(i1 - i0) * (j1 - j0);
-            const Rgb col = cell_colour(float(acc), p.scale, map, mask, reason, c.forbidden);
+            const Rgb col = cell_colour(acc, p.scale, map, mask, reason, c.forbidden);
             std::copy(col.begin(), col.end(), &img.rgb[(size_t(bi) * s + bj) * 3]);
+            // Shrunk further by a writer: the most salient reason first (when shown), then the strongest value.
+            const float t = p.scale.position(acc);
+            const float strength = signed_values ? std::fabs(t - 0.5f) : t;
+            img.rank[size_t(bi) * s + bj] =
+                mask ? float(reason_salience(static_cast<Reason>(std::min<int>(reason, int(Reason::Count) - 1)))) * 2 + strength
+                     : strength;
         }
     }
     return img;

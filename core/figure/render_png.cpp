@@ -49,14 +49,13 @@ std::vector<uint8_t> rasterize(const Canvas& canvas, float scale, int& width, in
             for (int x = std::max(0, px(c.x, scale)); x < std::min(width, px(c.x + c.w, scale)); ++x) r.blend(x, y, c.colour, 255);
     for (const ImageCmd& img : canvas.images) {
         const int x0 = px(img.x, scale), y0 = px(img.y, scale), x1 = px(img.x + img.w, scale), y1 = px(img.y + img.h, scale);
-        for (int y = std::max(0, y0); y < std::min(height, y1); ++y) {
-            const int row = std::min(img.height - 1, int(int64_t(y - y0) * img.height / std::max(1, y1 - y0)));
+        const int w = std::max(1, x1 - x0), h = std::max(1, y1 - y0);
+        const std::vector<uint8_t> pixels = reduce_image(img, w, h);  // one texel per output pixel, by rank
+        for (int y = std::max(0, y0); y < std::min(height, y1); ++y)
             for (int x = std::max(0, x0); x < std::min(width, x1); ++x) {
-                const int col = std::min(img.width - 1, int(int64_t(x - x0) * img.width / std::max(1, x1 - x0)));
-                const uint8_t* c = &img.rgb[(size_t(row) * img.width + col) * 3];
+                const uint8_t* c = &pixels[(size_t(y - y0) * w + (x - x0)) * 3];
                 std::copy(c, c + 3, &r.rgb[(size_t(y) * width + x) * 3]);
             }
-        }
     }
     for (const TextCmd& t : canvas.texts) draw_text(r, t, scale);
     return r.rgb;

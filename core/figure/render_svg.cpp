@@ -51,15 +51,17 @@ std::string base64(const std::string& bytes) {
     return out;
 }
 
-/// The image as PNG bytes, each cell enlarged to k×k pixels so viewers that smooth images keep sharp cells.
+/// The image as PNG bytes. More texels than twice the shown size are reduced by rank first (canvas.h): the viewer
+/// draws it pixelated, so it would drop cells as the PNG writer would; fewer are enlarged to k×k pixels so viewers
+/// that smooth images keep sharp cells.
 std::string image_png(const ImageCmd& img) {
+    const int shown_w = std::max(1, int(std::ceil(2 * img.w))), shown_h = std::max(1, int(std::ceil(2 * img.h)));
+    if (img.width > shown_w || img.height > shown_h) {
+        const int w = std::min(img.width, shown_w), h = std::min(img.height, shown_h);
+        return encode_rgb_png(w, h, reduce_image(img, w, h).data());
+    }
     const int k = std::max(1, std::min(8, int(std::ceil(512.0 / std::max(img.width, img.height)))));
-    const int w = img.width * k, h = img.height * k;
-    std::vector<uint8_t> big(size_t(w) * h * 3);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < 3; ++c) big[(size_t(y) * w + x) * 3 + c] = img.rgb[(size_t(y / k) * img.width + x / k) * 3 + c];
-    return encode_rgb_png(w, h, big.data());
+    return encode_rgb_png(img.width * k, img.height * k, reduce_image(img, img.width * k, img.height * k).data());
 }
 
 }  // namespace

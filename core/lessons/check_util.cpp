@@ -59,12 +59,28 @@ VariantRequest preset_request(const Lesson& lesson, const std::string& id) {
     throw Error("lesson " + lesson.id + ": its preset shows no '" + id + "' panel, which its check measures");
 }
 
+int preset_view(const Lesson& lesson, const std::string& id) {
+    const std::vector<VariantRequest> views = preset_variants(lesson.preset);
+    for (size_t k = 0; k < views.size(); ++k)
+        if (views[k].id == id) return int(k);
+    throw Error("lesson " + lesson.id + ": its preset shows no " + id + " view");
+}
+
 RunResult check_run(CheckContext& context, const Heads& heads, const std::string& id, const Assignments& assignments,
                     bool with_matrix) {
     return check_run(context, heads, parse_variant_request(id, assignments), with_matrix);
 }
 
+namespace {
+
+void stop_when_cancelled(const CheckContext& context) {
+    if (context.cancelled && context.cancelled()) throw CheckCancelled();
+}
+
+}  // namespace
+
 RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequest& request, bool with_matrix) {
+    stop_when_cancelled(context);
     ReferenceCache refs(heads, with_matrix);
     RunOptions options;
     options.explain = with_matrix;
@@ -73,6 +89,7 @@ RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequ
 }
 
 RunResult run_for_cost(CheckContext& context, const Heads& heads, const VariantRequest& request) {
+    stop_when_cancelled(context);
     return run_variant_timed(heads, context.variant(request.id), request.params, context.backend);
 }
 

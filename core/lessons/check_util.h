@@ -42,6 +42,10 @@ KeysPerQuery keys_per_query(const RunResult& run);
 /// preset does not show that variant.
 VariantRequest preset_request(const Lesson& lesson, const std::string& id);
 
+/// Index of the first view of variant `id` in the preset (what ScreenValue::view names); throws Error when the preset
+/// does not show it.
+int preset_view(const Lesson& lesson, const std::string& id);
+
 /// Runs `id` as the context provides it, with `assignments` on top of its defaults and metrics against the exact
 /// reference(s); P̃ and exact P are materialised when `with_matrix`.
 RunResult check_run(CheckContext& context, const Heads& heads, const std::string& id, const Assignments& assignments,

@@ -8,6 +8,7 @@
 
 #include "../format.h"
 #include "../variants/instance_label.h"
+#include "../variants/rank_bound.h"
 #include "../variants/registry.h"
 #include "check_util.h"
 #include "preset.h"
@@ -16,50 +17,54 @@ namespace attnscope {
 
 namespace {
 
-/// An upper bound of the rank of a low-rank variant's P̃ on an input of head dim d (the budget `svd` gets), or 0
-/// when `run` is not of the low-rank family this check knows.
-int rank_bound(const RunResult& run, int d) {
-    const Params& p = run.params;
-    if (run.variant == "linformer") return p.get_int("k");  // P̃ = softmax(QK'ᵀ)·F with F ∈ R^{k×n}
-    if (run.variant == "linear") return d;                   // P̃ ∝ φ(Q)φ(K)ᵀ with φ(x) ∈ R^d
-    if (run.variant == "performer") {                        // P̃ ∝ φ(Q)φ(K)ᵀ with m (hyperbolic, trig: 2m) columns
-        const std::string kind = p.value_text(*find_param(find_variant("performer").info().params, "kind"));
-        return p.get_int("features") * (kind == "hyperbolic" || kind == "trig" ? 2 : 1);
-    }
-    return 0;
-}
-
 /// Where the variants of the preset stand against their oracle on one input: the smallest margin over each
 /// family (the oracle's advantage, ≥ 0 when the guarantee holds), with notes on every variant's gap.
 struct FamilyMargins {
-    double masked = 1e300, low_rank = 1e300;
-    std::string masked_worst, low_rank_worst;
+    double masked = 1e300, reaches = 1e300, low_rank = 1e300;
+    std::string masked_worst, reaches_worst, low_rank_worst;
 };
 
+/// Measures every masked and low-rank view of the preset on `heads`; with `screen`, records what the lesson's
+/// panels show (their badges) as the check's screen values.
 FamilyMargins measure_input(const Lesson& lesson, CheckContext& ctx, const std::string& label, const Heads& heads,
-                            CheckOutcome& out) {
+                            CheckOutcome& out, bool screen) {
     FamilyMargins m;
     const VariantRequest topk = preset_request(lesson, "topk"), svd = preset_request(lesson, "svd");
-    for (const VariantRequest& request : preset_variants(lesson.preset)) {
-        if (request.id == "full" || request.id == "topk" || request.id == "svd") continue;
+    const std::vector<VariantRequest> views = preset_variants(lesson.preset);
+    for (size_t view = 0; view < views.size(); ++view) {
+        const VariantRequest& request = views[view];
+        if (request.id == "full" || request.id == "svd") continue;
         const RunResult run = check_run(ctx, heads, request, true);
+        if (request.id == "topk") {  // the oracle's own panel: what every mask's mass is compared with on screen
+            if (screen) out.screen.push_back({int(view), "mass_recall", run.metrics.mass_recall.value_or(NAN)});
+            continue;
+        }
         const std::string name = instance_label(find_variant(request.id).info(), run.params);
         if (find_variant(request.id).info().has_mask) {
-            // The budget topk gets: the most keys any row of this mask keeps, so the per-row guarantee applies.
+            // The ceiling on screen: row by row, the exact mass of the k_i largest probabilities, k_i = the keys this
+            // mask keeps in row i. The topk variant at the most keys any row keeps (same causality) must reach it —
+            // the oracle measured on its own code path.
             const KeysPerQuery keys = keys_per_query(run);
             const RunResult oracle = check_run(
                 ctx, heads,
                 with_params(topk, {{"k", std::to_string(keys.most)}, {"causal", run.causal ? "1" : "0"}}), false);
-            const double kept = run.metrics.mass_recall.value_or(1.0), best = oracle.metrics.mass_recall.value_or(1.0);
+            const double kept = run.metrics.mass_recall.value_or(1.0), ceiling = run.metrics.mass_ceiling.value_or(NAN),
+                         best = oracle.metrics.mass_recall.value_or(1.0);
             out.notes.push_back(label + ": " + name + " keeps " + format_percent(kept, 3) + " of the exact " +
                                 (run.causal ? "causal " : "") + "mass with ≤ " + std::to_string(keys.most) +
-                                " keys per query (mean " + format_significant(keys.mean, 3) + "); topk at k = " +
-                                std::to_string(keys.most) + " keeps " + format_percent(best, 3) + " — " +
-                                format_significant(100 * (best - kept), 3) + " points below its ceiling; output error " +
+                                " keys per query (mean " + format_significant(keys.mean, 3) + "); its ceiling (topk row by "
+                                "row at its keys per row) " + format_percent(ceiling, 3) + " — " +
+                                format_significant(100 * (ceiling - kept), 3) + " points below; topk at k = " +
+                                std::to_string(keys.most) + " keeps " + format_percent(best, 3) + "; output error " +
                                 "rel_err_out " + format_significant(run.metrics.rel_err_out.value_or(NAN), 3) +
                                 ", topk's " + format_significant(oracle.metrics.rel_err_out.value_or(NAN), 3) +
                                 " (not guaranteed lower)");
-            if (best - kept < m.masked) m.masked = best - kept, m.masked_worst = name;
+            if (!(ceiling - kept >= m.masked)) m.masked = ceiling - kept, m.masked_worst = name;  // NaN is kept: it fails
+            if (!(best - ceiling >= m.reaches)) m.reaches = best - ceiling, m.reaches_worst = name;
+            if (screen) {
+                out.screen.push_back({int(view), "mass_recall", kept});
+                out.screen.push_back({int(view), "mass_ceiling", ceiling});
+            }
             continue;
         }
         const int rank = rank_bound(run, heads.d());
@@ -73,6 +78,10 @@ FamilyMargins measure_input(const Lesson& lesson, CheckContext& ctx, const std::
                             format_significant(best, 3) + " — " + format_significant(err - best, 3) +
                             " above its ceiling");
         if (!(err - best >= m.low_rank)) m.low_rank = err - best, m.low_rank_worst = name;  // NaN is kept: it fails
+        if (screen) {
+            out.screen.push_back({int(view), "rel_err_attn", err});
+            out.screen.push_back({int(view), "rank_ceiling", best});
+        }
     }
     return m;
 }
@@ -92,14 +101,18 @@ CheckOutcome ceiling(const Lesson& lesson, CheckContext& ctx) {
     // Float rounding of the two log-sum-exps (or Frobenius norms) when a variant reaches its oracle exactly.
     const double tolerance = check_param(p, "tolerance", 1e-5);
     for (const LabelledHeads& in : inputs) {
-        const FamilyMargins m = measure_input(lesson, ctx, in.label, in.heads, out);
+        const FamilyMargins m = measure_input(lesson, ctx, in.label, in.heads, out, &in == &inputs.front());
         if (m.masked_worst.empty() || m.low_rank_worst.empty())  // an empty family would pass without a measurement
             throw Error("lesson " + lesson.id + ": its preset must show at least one masked and one low-rank variant "
                         "beside topk and svd");
-        out.lines.push_back(check_line(in.label + ": topk's mass_recall minus each masked variant's, topk at k = that "
-                                       "variant's most keys per query — lowest margin (" + m.masked_worst + ")",
+        out.lines.push_back(check_line(in.label + ": each masked variant's ceiling (topk row by row at its keys per "
+                                       "row) minus its mass_recall — lowest margin (" + m.masked_worst + ")",
                                        m.masked, -tolerance, true,
                                        "the k largest entries of a row hold the most mass any k entries can"));
+        out.lines.push_back(check_line(in.label + ": the topk variant at k = the mask's most keys per query minus that "
+                                       "ceiling — lowest margin (" + m.reaches_worst + ")",
+                                       m.reaches, -tolerance, true,
+                                       "topk keeps each row's k largest probabilities"));
         out.lines.push_back(check_line(in.label + ": each low-rank variant's rel_err_attn minus svd's at r = its "
                                        "rank bound — lowest margin (" + m.low_rank_worst + ")",
                                        m.low_rank, -tolerance, true,

@@ -6,6 +6,7 @@
 
 #include "../format.h"
 #include "check_util.h"
+#include "preset.h"
 
 namespace attnscope {
 
@@ -58,6 +59,8 @@ CheckOutcome attention_sinks(const Lesson& lesson, CheckContext& ctx) {
         return with_params(window_alone, {{"window", std::to_string(2 * (keys - 1))}, {"causal", "1"}, {"global", "none"}});
     };
     const std::string ws = "w = " + std::to_string(w) + ", s = " + std::to_string(s);
+    // The input the screen shows: the preset's layer (text), or the one synthetic input.
+    const int screen_layer = preset_input_spec(lesson.preset).layer;
     double worst_gain = 1e300, worst_margin = 1e300, worst_share = 1e300;
     std::string worst_gain_at, worst_margin_at, worst_share_at;
     for (const LabelledHeads& in : inputs) {
@@ -83,6 +86,11 @@ CheckOutcome attention_sinks(const Lesson& lesson, CheckContext& ctx) {
                             "; most in head " + std::to_string(strongest.first) + " (" +
                             format_percent(strongest.second, 3) + ")");
         const bool per_layer = inputs.size() == layers.size();  // a text input, encoded at each listed layer
+        if (!per_layer || layers[size_t(&in - inputs.data())] == screen_layer) {  // what the panels' badges show
+            out.screen.push_back({preset_view(lesson, "sink"), "mass_recall", m_sink});
+            if (w == preset_request(lesson, "longformer").params.get_int("window") / 2 + 1)
+                out.screen.push_back({preset_view(lesson, "longformer"), "mass_recall", m_w});
+        }
         if (per_layer && layers[size_t(&in - inputs.data())] < claim_from) {
             out.notes.back() += " (below layer " + std::to_string(claim_from) + ": noted, not claimed)";
             continue;

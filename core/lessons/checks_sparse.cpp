@@ -89,6 +89,8 @@ CheckOutcome windows_globals(const Lesson& lesson, CheckContext& ctx) {
         out.notes.push_back("longformer on the hubs input: the window alone keeps " + format_percent(kept_window, 3) +
                             " of the exact attention mass, with global tokens on the hub keys " + positions + " " +
                             format_percent(kept_hubs, 3));
+        if (positions == longformer.params.value_text(*find_param(find_variant("longformer").info().params, "global")))
+            out.screen.push_back({preset_view(lesson, "longformer"), "mass_recall", kept_hubs});  // the panel's own run
         out.lines.push_back(check_line("longformer + globals on the hub keys: share of the exact mass kept", kept_hubs,
                                        check_param(lesson.check_params, "min_hub_mass", 0.6), true,
                                        "global tokens where the task puts its mass (§3.1)"));

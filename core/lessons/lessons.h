@@ -16,6 +16,17 @@
 
 namespace attnscope {
 
+/// One feature a lesson tells the reader to look at, as data: the GUI outlines it in the views it names and zooms
+/// to it with one click; tests check it is visible.
+struct LookAtPoint {
+    enum class Kind { Keys, Rows, Diagonal, Block, Head };
+    std::string label;               // what the lesson calls it ("sink columns (keys 0–3)")
+    Kind kind = Kind::Keys;
+    int first = 0, last = 0;         // keys, rows or diagonal offsets i − j, inclusive (Head: the head, twice)
+    int rows_first = 0, rows_last = 0;  // Block: its rows; its keys are first … last
+    std::vector<std::string> views;  // variant ids of the views it is outlined in; empty: every view
+};
+
 /// One lesson as written in assets/lessons/<id>.json.
 struct Lesson {
     std::string id;               // e.g. "low-rank"
@@ -27,6 +38,18 @@ struct Lesson {
                                   // the check's main claims run on exactly this input
     std::string check;            // id of the numeric check
     nlohmann::json check_params;  // thresholds and sizes of the check
+    std::vector<LookAtPoint> points;  // the features "look_at" names ("points" in the file)
+    /// A metric the screen compares: "badges" holds ids ("mass_recall": every view that has it) or
+    /// {"metric": id, "views": [variant ids]}. Compact badges always keep them.
+    struct BadgeRule {
+        std::string metric;
+        std::vector<std::string> views;  // empty: every view
+    };
+    std::vector<BadgeRule> badges;
+    /// The metric ids the lesson compares in a view of variant `id`.
+    std::vector<std::string> badges_for(const std::string& id) const;
+    /// Whether any rule names `metric`.
+    bool compares(const std::string& metric) const;
 };
 
 /// Reads one lesson file's JSON; throws Error saying which key is missing or of the wrong type.
@@ -46,11 +69,20 @@ struct CheckLine {
     bool passed = false;   // whether this claim holds
 };
 
+/// A value the check measured on the lesson's own input that the lesson's screen shows too: a badge of one preset
+/// view (a test compares the two).
+struct ScreenValue {
+    int view = 0;         // index into the preset's variants
+    std::string metric;   // badge id ("mass_recall", "rank_ceiling", "rel_err_model", "memory", …)
+    double value = 0;
+};
+
 /// The outcome of a lesson's check: passed when every line passed.
 struct CheckOutcome {
     std::string input;               // what the claims were measured on (the preset's input, sizes, seeds)
     std::vector<CheckLine> lines;
     std::vector<std::string> notes;  // context printed beside the lines (per-size values, timings)
+    std::vector<ScreenValue> screen; // the measurements its screen's badges show
     bool passed() const;
 };
 
@@ -59,8 +91,14 @@ struct CheckOutcome {
 struct CheckContext {
     Backend& backend;
     std::map<std::string, std::shared_ptr<const Variant>> stand_ins;  // variant id → what runs instead
+    std::function<bool()> cancelled;  // polled before each run: true stops the check with CheckCancelled
     /// The variant the check runs under `id`: the stand-in when there is one, else the registered variant.
     const Variant& variant(const std::string& id) const;
+};
+
+/// Thrown by a check whose context was cancelled (a GUI lesson closed or changed while its check ran).
+struct CheckCancelled : Error {
+    CheckCancelled() : Error("the check was cancelled") {}
 };
 
 /// Runs the lesson's check; throws Error when the check id is unknown or cannot run here (e.g. the text model is

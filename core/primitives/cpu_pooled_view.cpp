@@ -20,12 +20,40 @@ void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
             const int64_t i0 = pool_bin_begin(bi, n, sr), i1 = pool_bin_end(bi, n, sr);
             for (int bj = 0; bj < sc; ++bj) {
                 const int64_t j0 = pool_bin_begin(bj, m, sc), j1 = pool_bin_end(bj, m, sc);
-                float acc = mode == PoolMode::Max ? -INFINITY : 0.0f;
+                float acc = pool_start(mode);
                 for (int64_t i = i0; i < i1; ++i) {
                     const float* row = M.head_data(h) + i * m;
-                    for (int64_t j = j0; j < j1; ++j) acc = mode == PoolMode::Max ? std::max(acc, row[j]) : acc + row[j];
+                    for (int64_t j = j0; j < j1; ++j) acc = pool_fold(mode, acc, row[j]);
                 }
                 if (mode == PoolMode::Mean) acc /= static_cast<float>((i1 - i0) * (j1 - j0));
+                out.at(h, bi, bj) = acc;
+            }
+        }
+}
+
+}  // namespace attnscope
+
+namespace attnscope {
+
+void pooled_difference(const Tensor3& A, const Tensor3& B, int size, Tensor3& out) {
+    validate_pooled_view(size);
+    if (A.heads() != B.heads() || A.rows() != B.rows() || A.cols() != B.cols())
+        throw Error("pooled_difference: the two matrices differ in shape");
+    const int H = A.heads(), n = A.rows(), m = A.cols();
+    const int sr = std::min(n, size), sc = std::min(m, size);
+    out = Tensor3(H, sr, sc);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int bi = 0; bi < sr; ++bi) {
+            const int64_t i0 = pool_bin_begin(bi, n, sr), i1 = pool_bin_end(bi, n, sr);
+            for (int bj = 0; bj < sc; ++bj) {
+                const int64_t j0 = pool_bin_begin(bj, m, sc), j1 = pool_bin_end(bj, m, sc);
+                float acc = pool_start(PoolMode::SignedMaxAbs);
+                for (int64_t i = i0; i < i1; ++i) {
+                    const float* a = A.head_data(h) + i * m;
+                    const float* b = B.head_data(h) + i * m;
+                    for (int64_t j = j0; j < j1; ++j) acc = pool_fold(PoolMode::SignedMaxAbs, acc, a[j] - b[j]);
+                }
                 out.at(h, bi, bj) = acc;
             }
         }

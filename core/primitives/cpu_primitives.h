@@ -18,6 +18,9 @@ void cpu_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, fl
 void cpu_dense_attention(const DenseAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);
 /// Pooled level-of-detail view on the CPU; see Backend::pooled_view.
 void cpu_pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out);
+/// out (H, s, s): per bin the entry of A − B of largest magnitude, with its sign (the pooled difference view); no
+/// n×n difference is built. Throws Error when A and B differ in shape.
+void pooled_difference(const Tensor3& A, const Tensor3& B, int size, Tensor3& out);
 /// Block-sparse attention on the CPU; see Backend::block_sparse_attention.
 void cpu_block_sparse_attention(const BlockSparseAttentionArgs& args, CpuKernels kernels = CpuKernels::Vector);
 /// Vertical-slash attention on the CPU (GEMM over gathered columns, diagonals 16 per vector); see

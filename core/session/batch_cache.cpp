@@ -105,7 +105,8 @@ std::string view_key(const BatchCache& cache, const RunBatchRequest& request, co
         key += "]";
     }
     key += "\nmax_n" + std::to_string(request.max_matrix_n) + " view" + std::to_string(request.view_size) + " order" +
-           std::to_string(int(request.display_order)) + " backend " + request.backend;
+           std::to_string(int(request.display_order)) + " backend " + request.backend +
+           (request.rank_ceilings ? " rank_ceilings" : "");
     return key;
 }
 

@@ -2,6 +2,7 @@
 
 #include "../bench/memory_guard.h"
 #include "../host_memory.h"
+#include "../variants/rank_bound.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -55,6 +56,23 @@ const Reference* ReferenceCache::own_model(const RunResult& result, Backend& bac
     return nullptr;
 }
 
+const std::vector<double>& ReferenceCache::singular_values(bool causal, Backend& backend) {
+    auto it = m_singular_values.find(causal);
+    if (it == m_singular_values.end()) {
+        std::vector<double> S;
+        const Reference& ref = get(causal, backend);
+        if (ref.P) {
+            StageClock clock;
+            SingularValuesArgs a;
+            a.M = ref.P.get(), a.S = &S;
+            backend.singular_values(a);
+            clock.stop_into(m_time);
+        }
+        it = m_singular_values.emplace(causal, std::move(S)).first;
+    }
+    return it->second;
+}
+
 std::optional<Tensor3> ReferenceCache::take_P(bool causal) {
     auto it = m_refs.find(causal);
     if (it == m_refs.end() || !it->second.P) return std::nullopt;
@@ -83,6 +101,11 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
     if (refs) {
         const Reference* model_ref = refs->own_model(result, backend);
         compute_metrics(refs->get(result.causal, backend), model_ref, variant.info(), result);
+        const int rank = refs->rank_ceilings() && result.P_eff ? rank_bound(result, heads.d()) : 0;
+        if (rank > 0) {
+            const std::vector<double>& S = refs->singular_values(result.causal, backend);
+            if (!S.empty()) result.metrics.rank_ceiling = best_rank_error(S, heads.heads(), rank);
+        }
     }
     return result;
 }

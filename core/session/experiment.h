@@ -46,6 +46,13 @@ public:
     std::shared_ptr<const Tensor3> shared_P(bool causal) const;
     /// The input this cache is for.
     const Heads& heads() const { return m_heads; }
+    /// From now on, run_variant also fills Metrics::rank_ceiling of low-rank variants (an exact SVD of every head of
+    /// P, once per causality): the svd oracle at each variant's rank bound, which a view asks for by name.
+    void want_rank_ceilings(bool on) { m_rank_ceilings = on; }
+    bool rank_ceilings() const { return m_rank_ceilings; }
+    /// Singular values of every head of the materialised exact P of this causality, (H, n) descending per head,
+    /// computed on first use; empty when P was not materialised.
+    const std::vector<double>& singular_values(bool causal, Backend& backend);
     /// Wall and thread CPU time spent computing references so far (a batch's "reference" stage).
     const StageTime& time_spent() const { return m_time; }
 
@@ -53,7 +60,9 @@ private:
     StageTime m_time{"reference"};
     const Heads& m_heads;
     bool m_want_P;
+    bool m_rank_ceilings = false;
     std::map<bool, Reference> m_refs;
+    std::map<bool, std::vector<double>> m_singular_values;  // causal → (H, n) σ of exact P
     std::map<std::pair<ExactModel, bool>, Reference> m_model_refs;
     std::map<std::pair<std::string, bool>, Reference> m_modified_refs;  // by Modifiers::key()
 };

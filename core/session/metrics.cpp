@@ -300,6 +300,22 @@ double mass_ceiling(const Tensor3& P, const ReasonMask& mask) {
 
 }  // namespace
 
+double best_rank_error(const std::vector<double>& S, int heads, int r) {
+    if (heads <= 0 || S.empty()) return 0;
+    const size_t m = S.size() / size_t(heads);
+    double sum = 0;
+    for (int h = 0; h < heads; ++h) {
+        double total = 0, tail = 0;
+        for (size_t i = 0; i < m; ++i) {
+            const double s2 = S[size_t(h) * m + i] * S[size_t(h) * m + i];
+            total += s2;
+            if (i >= size_t(std::max(0, r))) tail += s2;
+        }
+        sum += total > 0 ? std::sqrt(tail / total) : 0;
+    }
+    return sum / heads;
+}
+
 double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h) {
     const int n = allowed_lse.rows();
     double sum = 0;

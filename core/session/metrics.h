@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "../backend/backend.h"
 #include "../variants/modifiers.h"
@@ -42,6 +43,10 @@ Reference compute_modified_reference(const Heads& heads, const Modifiers& modifi
 /// Share of head h's exact attention mass (of `total_lse`, (H, n, 1)) inside the allowed cells (`allowed_lse`,
 /// (H, n, 1) log Σ_allowed exp(s·q·k)): the mean over query rows of exp(allowed − total).
 double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h);
+
+/// Mean over heads of ‖P − P_r‖_F / ‖P‖_F for the best rank-r approximation P_r (Eckart–Young:
+/// sqrt(Σ_{i>r} σ_i² / Σ_i σ_i²)), from `S` = (heads, m) singular values, descending per head.
+double best_rank_error(const std::vector<double>& S, int heads, int r);
 
 /// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
 /// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and

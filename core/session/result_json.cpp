@@ -42,6 +42,7 @@ nlohmann::json result_to_json(const RunResult& r) {
               {"row_kl_rev", metric(m.row_kl_rev)},
               {"mass_recall", metric(m.mass_recall)},
               {"mass_ceiling", metric(m.mass_ceiling)},
+              {"rank_ceiling", metric(m.rank_ceiling)},
               {"density", metric(m.density)},
               {"keys_for_90", metric(m.keys_for_90)},
               {"row_entropy_nats", metric(m.row_entropy)},

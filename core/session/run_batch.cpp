@@ -4,11 +4,13 @@
 // Index: [SECTION] Display helpers  [SECTION] Batch
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <new>
 #include <numeric>
 #include <set>
 
+#include "../primitives/cpu_primitives.h"
 #include "../variants/registry.h"
 #include "batch_cache.h"
 #include "streamed_view.h"
@@ -25,8 +27,8 @@ std::string out_of_memory_message(const std::string& what, int n, int H) {
            ": lower n or the number of heads, or lower 'materialise up to n'";
 }
 
-/// Pools `view.matrix` for display (max keeps sparse patterns visible; mean keeps the sign of signed matrices)
-/// and records each head's range.
+/// Pools `view.matrix` for display (max keeps sparse patterns visible; a signed matrix keeps each bin's entry of
+/// largest magnitude with its sign) and records each head's range.
 void pool_for_display(VariantView& view, int view_size, Backend& backend) {
     const Tensor3& M = *view.matrix;
     for (int h = 0; h < M.heads(); ++h) {
@@ -39,7 +41,7 @@ void pool_for_display(VariantView& view, int view_size, Backend& backend) {
         view.signed_matrix = view.signed_matrix || view.head_signed.back();
     }
     Tensor3 pooled;
-    backend.pooled_view(M, view_size, view.signed_matrix ? PoolMode::Mean : PoolMode::Max, pooled);
+    backend.pooled_view(M, view_size, view.signed_matrix ? PoolMode::SignedMaxAbs : PoolMode::Max, pooled);
     view.pooled = std::make_shared<const Tensor3>(std::move(pooled));
 }
 
@@ -165,7 +167,6 @@ private:
     bool m_late_order = false;    // the display order comes from a variant's result (LSH buckets): pool at the end
     std::vector<std::vector<VariantView>> m_slots;  // per requested variant
     std::vector<std::string> m_keys;                // per requested variant: its cache key ("" = not cached)
-    std::map<bool, Tensor3> m_ref_mean;             // causal → (H, s, s) mean-pooled exact P
 };
 
 std::vector<VariantView> BatchRun::flattened() const {
@@ -189,9 +190,6 @@ void BatchRun::ensure_exact(bool causal) {
     if (!P) return;
     if (!m_snap->display_perm.empty()) P = std::make_shared<const Tensor3>(permuted_matrix(*P, m_snap->display_perm));
     m_snap->exact_P[causal] = P;
-    // Mean pooling is linear, so the pooled difference is mean(P̃) − mean(P): no n×n difference is ever built
-    // (at n = 16384 that would be another GiB per head).
-    m_backend.pooled_view(*P, m_request.view_size, PoolMode::Mean, m_ref_mean[causal]);
     Tensor3 ep;
     m_backend.pooled_view(*P, m_request.view_size, PoolMode::Max, ep);
     m_snap->exact_pooled[causal] = std::make_shared<const Tensor3>(std::move(ep));
@@ -213,15 +211,21 @@ void BatchRun::pool_view(VariantView& view) {
         const RunResult& result = *view.result;
         if (view.auxiliary) return;
         ensure_exact(result.causal);
-        const auto rm = m_ref_mean.find(result.causal);
-        if (rm != m_ref_mean.end() && view.matrix->heads() == H && view.matrix->rows() == n && view.matrix->cols() == n) {
+        const auto exact = m_snap->exact_P.find(result.causal);
+        if (exact != m_snap->exact_P.end() && view.matrix->heads() == H && view.matrix->rows() == n &&
+            view.matrix->cols() == n) {
+            // Each bin's largest |P̃ − P| with its sign, read from both matrices (no n×n difference is built: at
+            // n = 16384 that would be another GiB per head); the mean of a bin would hide a one-cell error.
             Tensor3 diff;
-            if (view.signed_matrix) diff = *view.pooled;  // already mean-pooled
-            else m_backend.pooled_view(*view.matrix, m_request.view_size, PoolMode::Mean, diff);
-            const int64_t count = diff.size();
-            const float* b = rm->second.data();
-            float* d = diff.data();
-            for (int64_t k = 0; k < count; ++k) d[k] -= b[k];
+            pooled_difference(*view.matrix, *exact->second, m_request.view_size, diff);
+            for (int h = 0; h < diff.heads(); ++h) {
+                std::vector<float> magnitudes(diff.head_data(h), diff.head_data(h) + int64_t(diff.rows()) * diff.cols());
+                for (float& m : magnitudes) m = std::fabs(m);
+                const size_t at = size_t(0.99 * double(magnitudes.size() - 1));
+                std::nth_element(magnitudes.begin(), magnitudes.begin() + at, magnitudes.end());
+                view.diff_p99.push_back(magnitudes[at]);
+                view.diff_max.push_back(*std::max_element(magnitudes.begin() + at, magnitudes.end()));
+            }
             view.pooled_diff = std::make_shared<const Tensor3>(std::move(diff));
         }
         if (result.structure.mask)
@@ -436,6 +440,7 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
         m_local_refs = std::make_unique<ReferenceCache>(*m_heads, m_want_P);
         m_refs = m_local_refs.get();
     }
+    m_refs->want_rank_ceilings(m_request.rank_ceilings);
     if (m_request.display_order == DisplayOrder::Groups) snap.display_perm = display_permutation(m_request, *m_heads, {});
 
     // Queued views first, so the panels lay out every view at once and say which one is computing.

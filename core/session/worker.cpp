@@ -88,23 +88,22 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
         for (size_t k = 0; k < out.size(); ++k) out[k] = mask.cells[k] < kReasons ? mask.cells[k] : 0;
         return out;
     }
-    for (int h = 0; h < H; ++h)
-        for (int bi = 0; bi < s; ++bi) {
-            const int64_t i0 = pool_bin_begin(bi, n, s), i1 = pool_bin_end(bi, n, s);
-            for (int bj = 0; bj < s; ++bj) {
-                const int64_t j0 = pool_bin_begin(bj, n, s), j1 = pool_bin_end(bj, n, s);
-                std::array<int, kReasons> count{};
-                for (int64_t i = i0; i < i1; ++i)
-                    for (int64_t j = j0; j < j1; ++j) {
-                        const uint8_t r = mask.cells[(static_cast<size_t>(h) * n + i) * n + j];
-                        if (r > 0 && r < kReasons) ++count[r];
-                    }
-                int best = 0;
-                for (int r = 1; r < kReasons; ++r)
-                    if (count[r] > count[best] || (best == 0 && count[r] > 0)) best = r;
-                out[(static_cast<size_t>(h) * s + bi) * s + bj] = static_cast<uint8_t>(best);
+    // The most salient reason of the bin (core/reason.h): a one-cell sink or global column among window cells stays
+    // visible at any zoom, as the GUI's pixels do (shaders/heatmap.frag).
+#pragma omp parallel for schedule(static)
+    for (int hb = 0; hb < H * s; ++hb) {
+        const int h = hb / s, bi = hb % s;
+        const int64_t i0 = pool_bin_begin(bi, n, s), i1 = pool_bin_end(bi, n, s);
+        for (int bj = 0; bj < s; ++bj) {
+            const int64_t j0 = pool_bin_begin(bj, n, s), j1 = pool_bin_end(bj, n, s);
+            uint8_t best = 0;
+            for (int64_t i = i0; i < i1; ++i) {
+                const uint8_t* row = mask.cells.data() + (static_cast<size_t>(h) * n + i) * n;
+                for (int64_t j = j0; j < j1; ++j) best = most_salient(best, row[j]);
             }
+            out[(static_cast<size_t>(h) * s + bi) * s + bj] = best;
         }
+    }
     return out;
 }
 

@@ -73,6 +73,8 @@ struct RunBatchRequest {
     std::string backend;                    // "" = the worker's own backend; "cpu" = this batch on the CPU
     DisplayOrder display_order = DisplayOrder::Positions;  // how the views order both axes
     int display_round = 0;                  // the lsh round whose sorted order LshBuckets shows
+    bool rank_ceilings = false;             // also Metrics::rank_ceiling of low-rank variants (an SVD of every head
+                                            // of P): a lesson that compares them with the svd oracle asks for it
 };
 
 /// Singular values of one matrix head, descending, with the normalised cumulative energy.
@@ -106,7 +108,7 @@ struct VariantView {
                                                       // of the variant's display matrices (shares result's storage)
     std::string title;                                // auxiliary view: what its matrix is, e.g. "S_n = sin(2πij/n)"
     bool auxiliary = false;                           // a display matrix of the variant in the view before it
-    std::shared_ptr<const Tensor3> pooled;            // (H, s, s) `matrix` for display: max-pooled, mean-pooled when signed
+    std::shared_ptr<const Tensor3> pooled;            // (H, s, s) `matrix` for display: max-pooled; signed: each bin's largest |·| with its sign
     bool signed_matrix = false;                       // the matrix is signed by meaning (VariantInfo::signed_matrix)
     std::vector<char> head_signed;                    // per head: drawn diverging (today the same for every head)
     /// Whether head h is drawn as a signed matrix (diverging colours, linear scale).
@@ -114,7 +116,9 @@ struct VariantView {
     /// The plane of this view's matrices that stands for `head` (Tensor3::plane_for of its pooled view).
     int plane(int head) const { return pooled ? pooled->plane_for(head) : head; }
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
-    std::shared_ptr<const Tensor3> pooled_diff;       // (H, s, s) mean-pooled P̃ − P
+    std::shared_ptr<const Tensor3> pooled_diff;       // (H, s, s) P̃ − P: each bin's largest |·| with its sign
+    std::vector<float> diff_max, diff_p99;            // per head: max and 99th percentile of |P̃ − P| over the
+                                                      // pooled bins (a few outliers must not set the whole scale)
     std::shared_ptr<const std::vector<uint8_t>> pooled_mask;  // (H, s, s) reason per bin (most frequent allowed reason)
     std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
     std::string matrix_note;                          // why there is no matrix, when there is none
@@ -157,7 +161,7 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
                                              const std::atomic<bool>* cancelled, BatchCache* cache = nullptr,
                                              const PublishPartial& publish = {});
 
-/// Reason per pooled bin of a (H, n, n) mask: the most frequent non-zero reason of the bin, 0 when none.
+/// Reason per pooled bin of a (H, n, n) mask: the most salient reason of the bin (core/reason.h), 0 when none.
 std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
 
 /// Singular values of head h of M (n×m), exact for n ≤ 2048; `note` says why when it cannot.

@@ -101,6 +101,8 @@ struct Metrics {
     std::vector<float> row_mass_recall;  // per row, averaged over heads (when mass_recall is set)
     std::optional<double> mass_ceiling;  // mean_i of the most exact mass any c_i keys of row i hold (c_i = the keys the
                                          // mask keeps in that row): the topk oracle's mass at the same keys per row
+    std::optional<double> rank_ceiling;  // low-rank variants, when asked: mean over heads of ‖P − P_r‖_F / ‖P‖_F with P_r
+                                         // the best rank-r matrix (truncated SVD), r = the variant's rank bound
     std::optional<double> keys_for_90;   // mean over rows of the fewest keys holding 90% of the row's weight (P̃)
     std::optional<double> row_entropy;   // mean over rows of −Σ_j P̃_ij ln P̃_ij, in nats (exp of it: "effective keys")
     std::string dense_warning;           // non-empty when a sparse pattern scores (almost) every cell at this n

@@ -689,9 +689,8 @@ TEST(SoftmaxRowsKernelEmulated, MatchesCpuMaterialisedProbabilities) {
 TEST(PooledViewKernelEmulated, MatchesCpuPooledView) {
     const Tensor3 M = random_tensor(2, 37, 29, 7);
     for (int size : {1, 5, 29, 100})
-        for (PoolMode mode : {PoolMode::Max, PoolMode::Mean}) {
-            std::cout << "[case] emulated pooled_view_kernel 37x29 -> " << size
-                      << (mode == PoolMode::Max ? " max" : " mean") << " exact\n";
+        for (PoolMode mode : {PoolMode::Max, PoolMode::Mean, PoolMode::SignedMaxAbs}) {
+            std::cout << "[case] emulated pooled_view_kernel 37x29 -> " << size << " mode " << int(mode) << " exact\n";
             Tensor3 ref;
             cpu_pooled_view(M, size, mode, ref);
             Fenced dM(M), dOut(std::size_t(ref.size()));
@@ -699,7 +698,7 @@ TEST(PooledViewKernelEmulated, MatchesCpuPooledView) {
             reset_shared_arena();
             cuda_emu::launch(dim3(unsigned(cuda::ceil_div(pixels, 256))), dim3(256), 0, [&] {
                 cuda::pooled_view_kernel(dM.get(), M.heads(), M.rows(), M.cols(), ref.rows(), ref.cols(),
-                                         mode == PoolMode::Max, dOut.get());
+                                         mode, dOut.get());
             });
             const Tensor3 out = dOut.to_tensor(ref.heads(), ref.rows(), ref.cols());
             EXPECT_TRUE(dOut.fences_intact());

@@ -100,6 +100,10 @@ std::vector<OpCase> op_cases() {
                      expect_values(out, {5, 7, 13, 15}, kTol, "max");
                      b.pooled_view(M, 2, PoolMode::Mean, out);
                      expect_values(out, {2.5f, 4.5f, 10.5f, 12.5f}, kTol, "mean");
+                     // Signed: each bin's entry of largest magnitude keeps its sign (−9 beats 1; −0.5 beats 0.25).
+                     const Tensor3 S = tensor(1, 1, 4, {1, -9, 0.25f, -0.5f});
+                     b.pooled_view(S, 2, PoolMode::SignedMaxAbs, out);
+                     expect_values(out, {-9, -0.5f}, kTol, "signed max-abs");
                  }});
     c.push_back({"block_sparse_attention", "diagonal_layout_and_an_empty_row", [](Backend& b) {
                      // b = 1, n = 3: row 0 → key 0, row 1 → key 1, row 2 → nothing (O = 0, lse = −inf).

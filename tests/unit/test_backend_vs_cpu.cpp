@@ -120,9 +120,9 @@ TEST_P(PrimitivesVsCpu, PooledViewMatchesCpu) {
     CpuBackend cpu;
     const Tensor3 M = random_tensor(3, 301, 257, 8);
     for (int size : {1, 7, 64, 300, 1000})
-        for (PoolMode mode : {PoolMode::Max, PoolMode::Mean}) {
-            std::cout << "[case] backend=" << GetParam() << " pooled 301x257 -> " << size
-                      << (mode == PoolMode::Max ? " max" : " mean") << " tol=1e-6\n";
+        for (PoolMode mode : {PoolMode::Max, PoolMode::Mean, PoolMode::SignedMaxAbs}) {
+            std::cout << "[case] backend=" << GetParam() << " pooled 301x257 -> " << size << " mode " << int(mode)
+                      << " tol=1e-6\n";
             Tensor3 ref, out;
             cpu.pooled_view(M, size, mode, ref);
             backend->pooled_view(M, size, mode, out);

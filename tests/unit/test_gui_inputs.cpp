@@ -91,7 +91,7 @@ TEST(GuiInputs, TensorErrorsAreSentences) {
 }
 
 TEST(GuiInputs, PooledDifferenceEqualsPoolingTheDifference) {
-    std::printf("[case] bigbird on local n=100 H=2 d=16, view 32: mean(P_eff) - mean(P) vs mean(P_eff - P)\n");
+    std::printf("[case] bigbird on local n=100 H=2 d=16, view 32: the pooled difference is the signed max-abs pooling of P_eff - P\n");
     RunBatchRequest r;
     r.input.scenario.kind = ScenarioKind::Local;
     r.input.scenario.n = 100, r.input.scenario.heads = 2, r.input.scenario.dim = 16;
@@ -107,7 +107,7 @@ TEST(GuiInputs, PooledDifferenceEqualsPoolingTheDifference) {
     Tensor3 diff(P.heads(), P.rows(), P.cols());
     for (int64_t k = 0; k < diff.size(); ++k) diff.data()[k] = v.result->P_eff->data()[k] - P.data()[k];
     Tensor3 expected;
-    backend->pooled_view(diff, 32, PoolMode::Mean, expected);
+    backend->pooled_view(diff, 32, PoolMode::SignedMaxAbs, expected);
     ASSERT_EQ(expected.rows(), v.pooled_diff->rows());
     float worst = 0, largest = 0;
     for (int64_t k = 0; k < expected.size(); ++k) {

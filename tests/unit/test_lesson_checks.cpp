@@ -95,7 +95,7 @@ RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::st
 void expect_lesson_fails(const Lesson& lesson, const std::map<std::string, std::shared_ptr<const Variant>>& stand_ins,
                          const std::string& broken) {
     CpuBackend cpu;
-    CheckContext ctx{cpu, stand_ins};
+    CheckContext ctx{cpu, stand_ins, {}};
     const CheckOutcome out = run_lesson_check(lesson, ctx);
     bool found = false;
     for (const CheckLine& line : out.lines) {

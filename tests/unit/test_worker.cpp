@@ -79,19 +79,22 @@ TEST(Worker, UnknownVariantFailsOnlyItsSlot) {
     EXPECT_FALSE(s->variants[1].error.empty());
 }
 
-TEST(Worker, MaskPoolingPicksMostFrequentAllowedReason) {
-    std::printf("[case] pool_mask 4x4 -> 2x2\n");
+TEST(Worker, MaskPoolingKeepsTheMostSalientReason) {
+    std::printf("[case] pool_mask 4x4 -> 2x2: one global cell among local cells, one random cell among none\n");
     ReasonMask m;
     m.heads = 1, m.n = 4;
     m.cells.assign(16, 0);
     auto set = [&](int i, int j, Reason r) { m.cells[i * 4 + j] = static_cast<uint8_t>(r); };
-    set(0, 0, Reason::Local), set(1, 1, Reason::Local), set(0, 1, Reason::Global);  // bin (0,0): local ×2
-    set(2, 3, Reason::Random);                                                      // bin (1,1): random
+    // Bin (0,0): local ×2 and one global cell — a one-cell column of a global token must stay visible (the most
+    // frequent reason would hide it). Bin (1,1): one random cell among not-allowed cells.
+    set(0, 0, Reason::Local), set(1, 1, Reason::Local), set(0, 1, Reason::Global);
+    set(2, 3, Reason::Random);
+    set(2, 0, Reason::Window), set(3, 1, Reason::Sink), set(3, 0, Reason::Window);  // bin (1,0): sink beats window ×2
     const auto p = pool_mask(m, 2);
     ASSERT_EQ(p.size(), 4u);
-    EXPECT_EQ(p[0], static_cast<uint8_t>(Reason::Local));
+    EXPECT_EQ(p[0], static_cast<uint8_t>(Reason::Global));
     EXPECT_EQ(p[1], 0);
-    EXPECT_EQ(p[2], 0);
+    EXPECT_EQ(p[2], static_cast<uint8_t>(Reason::Sink));
     EXPECT_EQ(p[3], static_cast<uint8_t>(Reason::Random));
     // One cell per bin: each pixel is its cell's reason, and a code outside the reasons shows as none.
     m.cells[5] = 250;

@@ -1,0 +1,200 @@
+// attnscope — metric badges (see matrix_badges.h).
+#include "matrix_badges.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/format.h"
+#include "core/session/metrics.h"
+
+namespace attnscope::gui {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+ImVec4 quality(double err) {
+    if (err < 1e-3) return {0.45f, 0.85f, 0.50f, 1};
+    if (err < 1e-1) return {0.95f, 0.80f, 0.35f, 1};
+    return {0.95f, 0.50f, 0.40f, 1};
+}
+
+const ImVec4 kNeutral(0.70f, 0.75f, 0.85f, 1);
+
+/// What a relative error above 1 means, added to its tooltip (LSH 2.5, Performer 4 on some inputs).
+std::string above_one(double err) {
+    return err > 1 ? "\n\nAbove 1: the error is larger than the reference itself — outputting zeros would be closer. "
+                     "Large estimation variance (random features at unit scale) or missed keys (hashing) do that."
+                   : "";
+}
+
+}  // namespace
+
+std::vector<Badge> run_badges(const RunResult& r) {
+    const Metrics& m = r.metrics;
+    std::vector<Badge> out;
+    auto add = [&](const char* id, std::string label, std::string short_label, std::optional<double> number,
+                   std::string value, ImVec4 colour, std::string help, bool key) {
+        std::string short_value = value;
+        if (number && std::isfinite(*number) && value.find('e') != std::string::npos && std::fabs(*number) >= 1e-3)
+            short_value = fmt("%.3g", *number);  // 9.26e-01 → 0.926 where that is as exact
+        out.push_back({id, std::move(label), std::move(short_label), std::move(value), std::move(short_value), number,
+                       colour, std::move(help), key});
+    };
+    if (r.model == ExactModel::Different) {
+        add("different_model", "different model", "different model", std::nullopt, "", kNeutral,
+            exact_model_sentence(r.model), true);
+        if (m.rel_err_out)
+            add("rel_err_out", "Δ vs softmax", "Δ vs softmax", m.rel_err_out, fmt("%.2e", *m.rel_err_out), kNeutral,
+                "‖O − O_full‖_F / ‖O_full‖_F, mean over heads: how far this model's output is from softmax attention's "
+                "(not an approximation error: the model is a different one)", true);
+    } else if (m.rel_err_out) {
+        add("rel_err_out", "rel_err_out", "err_out", m.rel_err_out, fmt("%.2e", *m.rel_err_out), quality(*m.rel_err_out),
+            std::string(r.model == ExactModel::Softmax
+                            ? "‖O − O_full‖_F / ‖O_full‖_F, mean over heads: relative error of the output against exact "
+                              "softmax attention"
+                            : "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention, mean over heads: the change of "
+                              "model (shared QK, modifiers) plus the approximation; rel_err_model separates the "
+                              "approximation") + above_one(*m.rel_err_out),
+            true);
+    }
+    if (m.rel_err_model)
+        add("rel_err_model", "rel_err_model", "err_model", m.rel_err_model, fmt("%.2e", *m.rel_err_model),
+            quality(*m.rel_err_model), std::string(exact_model_sentence(r.model)) + above_one(*m.rel_err_model), true);
+    if (m.rel_err_attn && r.model != ExactModel::Different)
+        add("rel_err_attn", "rel_err_attn", "err_attn", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn),
+            quality(*m.rel_err_attn),
+            "‖P_eff − P‖_F / ‖P‖_F, mean over heads: how far the effective attention matrix is from exact softmax "
+            "attention's (the svd oracle is the closest any rank-r matrix gets)" + above_one(*m.rel_err_attn),
+            false);
+    if (m.rank_ceiling)
+        add("rank_ceiling", "svd ceiling", "svd ceiling", m.rank_ceiling, fmt("%.2e", *m.rank_ceiling), kNeutral,
+            "rel_err_attn of P_r, the closest rank-r matrix to the exact P (truncated SVD, Eckart–Young), r = this "
+            "variant's rank bound: no method whose P_eff has rank ≤ r gets closer (mean over heads)",
+            false);
+    if (m.row_kl)
+        add("row_kl", "KL(P‖P_eff)", "KL(P‖P_eff)", m.row_kl,
+            std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"),
+            std::isfinite(*m.row_kl) ? quality(*m.row_kl) : kNeutral,
+            "mean_i KL(P_i ‖ P_eff_i), P = exact softmax: infinite as soon as P_eff gives zero weight to a cell where P "
+            "has mass — every mask does; see KL(P_eff‖P) for a finite measure",
+            false);
+    if (m.row_kl_rev)
+        add("row_kl_rev", "KL(P_eff‖P)", "KL(P_eff‖P)", m.row_kl_rev, fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
+            "mean_i KL(P_eff_i ‖ P_i), P = exact softmax: finite for a mask; for a mask renormalised over its allowed "
+            "cells it equals the mean of −log(mass kept by row i)",
+            false);
+    if (m.mass_recall)
+        add("mass_recall", "mass_recall", "mass", m.mass_recall, fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
+            "mean over heads and rows i of Σ_{j allowed} P_ij: share of the exact attention mass the pattern keeps", true);
+    if (m.mass_ceiling && m.mass_recall)
+        add("mass_ceiling", "ceiling", "ceiling", m.mass_ceiling, fmt("%.3f", *m.mass_ceiling), kNeutral,
+            "the most exact mass any pattern with the same number of keys in each row keeps (the topk oracle, row by "
+            "row): this pattern reaches " + fmt("%.0f%%", 100 * *m.mass_recall / std::max(1e-12, *m.mass_ceiling)) +
+                " of it",
+            true);
+    if (!m.dense_warning.empty())
+        add("dense_warning", "dense at this n", "dense at this n", std::nullopt, "", {0.95f, 0.65f, 0.30f, 1},
+            m.dense_warning, true);
+    if (m.density)
+        add("density", "density", "density", m.density, fmt("%.3f", *m.density), kNeutral,
+            "allowed cells / (n² or n(n+1)/2 when causal)", false);
+    if (m.keys_for_90)
+        add("keys_for_90", "90% in", "90% in", m.keys_for_90, fmt("%.1f keys", *m.keys_for_90), kNeutral,
+            "how concentrated this matrix's rows are: the fewest keys that hold 90% of a row's weight, averaged over "
+            "rows and heads (of full attention: how sparse attention could be on this input)",
+            false);
+    if (m.row_entropy)
+        add("row_entropy", "entropy", "entropy", m.row_entropy, fmt("%.2f nats", *m.row_entropy), kNeutral,
+            "mean row entropy −Σ_j P_ij ln P_ij; exp(entropy) is the number of equally weighted keys with the same "
+            "spread (0: one key; ln n: uniform)",
+            false);
+    add("time", "time", "time", r.cost.time_ms, fmt("%.2f ms", r.cost.time_ms), kNeutral,
+        "measured wall time of this run's compute part, once (noisy; lessons time medians of alternating runs)", false);
+    add("memory", "memory", "memory", double(r.cost.peak_bytes), format_bytes(double(r.cost.peak_bytes)), kNeutral,
+        "peak tracked bytes held during the run", false);
+    return out;
+}
+
+std::vector<const Badge*> shown_badges(const std::vector<Badge>& all, bool compact,
+                                       const std::vector<std::string>& lesson_metrics) {
+    std::vector<const Badge*> out;
+    auto in_lesson = [&](const Badge& b) {
+        return std::find(lesson_metrics.begin(), lesson_metrics.end(), b.id) != lesson_metrics.end();
+    };
+    if (!compact) {
+        for (const Badge& b : all) out.push_back(&b);
+        return out;
+    }
+    // A lesson's own metrics first (what its text tells the reader to compare), then the key numbers.
+    for (const Badge& b : all)
+        if (in_lesson(b)) out.push_back(&b);
+    if (lesson_metrics.empty())
+        for (const Badge& b : all)
+            if (b.key) out.push_back(&b);
+    return out;
+}
+
+float badge_width(const Badge& b, bool compact) {
+    const std::string& label = compact ? b.short_label : b.label;
+    const std::string& value = compact ? b.short_value : b.value;
+    const std::string text = value.empty() ? label : label + " " + value;
+    return ImGui::CalcTextSize(text.c_str()).x + ImGui::GetStyle().FramePadding.x * 2 + 4;
+}
+
+int badge_lines(const std::vector<const Badge*>& shown, bool compact, float width) {
+    std::vector<float> widths;
+    for (const Badge* b : shown) widths.push_back(badge_width(*b, compact));
+    if (compact) widths.push_back(ImGui::CalcTextSize("more").x + ImGui::GetStyle().FramePadding.x * 2 + 4);
+    int lines = widths.empty() ? 0 : 1;
+    float x = 0;
+    for (float w : widths) {
+        if (x > 0 && x + w > width) ++lines, x = 0;
+        x += w;
+    }
+    return lines;
+}
+
+namespace {
+
+void draw_one(const std::string& text, ImVec4 colour, const std::string& help) {
+    const float w = ImGui::CalcTextSize(text.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // wrap instead of clipping
+    ImGui::PushStyleColor(ImGuiCol_Button, colour);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, colour);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, colour);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.05f, 0.05f, 0.07f, 1));
+    ImGui::SmallButton(text.c_str());
+    ImGui::PopStyleColor(4);
+    if (ImGui::BeginItemTooltip()) {
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+        ImGui::TextUnformatted(help.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+    ImGui::SameLine(0, 4);
+}
+
+}  // namespace
+
+void draw_badges(const std::vector<const Badge*>& shown, const std::vector<Badge>& all, bool compact) {
+    for (const Badge* b : shown) {
+        const std::string& label = compact ? b->short_label : b->label;
+        const std::string& value = compact ? b->short_value : b->value;
+        draw_one(value.empty() ? label : label + " " + value, b->colour, b->label + ": " + b->help);
+    }
+    if (compact) {
+        std::string every;
+        for (const Badge& b : all) every += b.label + (b.value.empty() ? "" : " " + b.value) + "\n";
+        if (!every.empty()) every.pop_back();
+        draw_one("more", kNeutral, every);
+    }
+    ImGui::NewLine();
+}
+
+}  // namespace attnscope::gui
