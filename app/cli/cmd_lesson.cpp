@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "backends/registry.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/preset.h"
 
 namespace attnscope::cli {
 
@@ -28,6 +29,12 @@ int execute(const LessonOptionsCli& o) {
     const CheckOutcome outcome = run_lesson_check(lesson, *backend);
     std::cout << "\nCheck (" << backend->name() << ") on " << outcome.input << ":\n";
     for (const std::string& note : outcome.notes) std::cout << "  note: " << note << "\n";
+    // What the lesson's screen shows as badges (gui --lesson NAME), measured here on the same input.
+    const std::vector<VariantRequest> views = preset_variants(lesson.preset);
+    for (const ScreenValue& v : outcome.screen)
+        std::cout << "  on screen: " << (v.view >= 0 && v.view < int(views.size()) ? "view " + std::to_string(v.view) + " (" + views[size_t(v.view)].id + ")"
+                                                                                    : std::string("Spectrum map"))
+                  << " " << v.metric << " = " << std::setprecision(6) << v.value << "\n";
     for (const CheckLine& line : outcome.lines) {
         std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": measured "
                   << std::setprecision(4) << line.measured << (line.at_least ? " (needs ≥ " : " (needs ≤ ") << line.threshold

@@ -115,7 +115,8 @@ struct SpectrumState {
     int k = 32;            // index where the captured energy is read
     bool log_y = true;     // singular values on a log axis
     bool visible = false;  // the tab was visible last frame (spectra are computed only then)
-    int grid_index = 0;    // text: index read in the layers × heads heatmap (0 = n/8)
+    int grid_index = 0;    // text: index read in the layers × heads heatmap (0 = grid_fraction · n)
+    double grid_fraction = 0.125;  // that index as a share of n when grid_index is 0 (a lesson may set n/4)
     void reset() { *this = SpectrumState{}; }
 };
 

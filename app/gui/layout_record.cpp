@@ -38,7 +38,7 @@ nlohmann::json layout_json(const LayoutRecord& record) {
             if (o.kind == "block") one["rows"] = {o.rows_first, o.rows_last};
             outlines.push_back(one);
         }
-        j["heatmaps"].push_back({{"panel", h.panel}, {"view", h.view}, {"variant", h.variant}, {"instance", h.instance},
+        j["heatmaps"].push_back({{"panel", h.panel}, {"view", h.view}, {"slot", h.slot}, {"variant", h.variant}, {"instance", h.instance},
                                  {"title", h.title}, {"head", h.head}, {"shows", h.shows}, {"cell", rect(h.cell)},
                                  {"plot", rect(h.plot)}, {"x_range", {h.x_min, h.x_max}}, {"y_range", {h.y_min, h.y_max}},
                                  {"pixels_per_cell", {h.pixels_per_cell_x, h.pixels_per_cell_y}},

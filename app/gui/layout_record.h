@@ -23,6 +23,7 @@ struct OutlineRecord {
 struct HeatmapRecord {
     std::string panel;                 // window ("Matrices")
     int view = 0;                      // index of the view in the snapshot
+    int slot = -1;                     // the Variants slot (preset view) it belongs to; -1 for other heatmaps
     std::string variant, instance;     // id and instance label ("Sink w = 32, s = 4")
     std::string title;                 // the matrix it shows (P_eff, C_n, …)
     int head = 0;                      // head shown

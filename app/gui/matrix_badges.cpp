@@ -72,6 +72,11 @@ std::vector<Badge> run_badges(const RunResult& r) {
             "‖P_eff − P‖_F / ‖P‖_F, mean over heads: how far the effective attention matrix is from exact softmax "
             "attention's (the svd oracle is the closest any rank-r matrix gets)" + above_one(*m.rel_err_attn),
             false);
+    else if (m.rel_err_attn)
+        add("rel_err_attn", "ΔP vs softmax", "ΔP vs softmax", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn), kNeutral,
+            "‖P_eff − P‖_F / ‖P‖_F, mean over heads: how far this model's matrix is from softmax attention's P (a "
+            "different model, so not an approximation error)" + above_one(*m.rel_err_attn),
+            false);
     if (m.rank_ceiling)
         add("rank_ceiling", "svd ceiling", "svd ceiling", m.rank_ceiling, fmt("%.2e", *m.rank_ceiling), kNeutral,
             "rel_err_attn of P_r, the closest rank-r matrix to the exact P (truncated SVD, Eckart–Young), r = this "

@@ -155,13 +155,21 @@ void draw_text(App& app) {
         ImGui::SeparatorText("tokens");
         const auto& toks = app.snap->heads->tokens;
         for (size_t i = 0; i < toks.size(); ++i) {
+            // Drawn as text, not as a widget label: a word piece such as "##lls" would be an ImGui id and show empty.
+            const ImVec2 text = ImGui::CalcTextSize(toks[i].c_str(), nullptr, false);
+            const ImVec2 size(text.x + 2 * ImGui::GetStyle().FramePadding.x, ImGui::GetTextLineHeight());
             if (i > 0) ImGui::SameLine(0, 2);
-            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(toks[i].c_str()).x + 8) ImGui::NewLine();
+            if (ImGui::GetContentRegionAvail().x < size.x) ImGui::NewLine();
             ImGui::PushID(int(i));
+            const ImVec2 pos = ImGui::GetCursorScreenPos();
+            ImGui::InvisibleButton("token", size);
             const bool hot = app.view.shown_i == int(i) || app.view.shown_j == int(i);
-            if (hot) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.8f, 0.5f, 0.1f, 1));
-            ImGui::SmallButton(toks[i].c_str());
-            if (hot) ImGui::PopStyleColor();
+            ImDrawList* dl = ImGui::GetWindowDrawList();
+            dl->AddRectFilled(pos, ImVec2(pos.x + size.x, pos.y + size.y),
+                              ImGui::GetColorU32(hot ? ImVec4(0.8f, 0.5f, 0.1f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button)),
+                              ImGui::GetStyle().FrameRounding);
+            dl->AddText(ImVec2(pos.x + ImGui::GetStyle().FramePadding.x, pos.y), ImGui::GetColorU32(ImGuiCol_Text),
+                        toks[i].c_str());
             if (ImGui::IsItemHovered()) app.view.hover_i = app.view.hover_j = int(i);
             ImGui::PopID();
         }

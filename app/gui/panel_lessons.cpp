@@ -32,7 +32,9 @@ struct LessonCheckJob final : Job {
     const std::string lesson_id;
     explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id), m_lesson(lesson) {}
     std::string kind() const override { return "lesson check"; }
-    bool uses_all_cores() const override { return true; }
+    // The threads of the views it explains (one core stays with the renderer): a run's tracked peak includes a scratch
+    // buffer per thread, so only then are the check's numbers the badges' numbers. Its timings are CPU-time ratios.
+    bool uses_all_cores() const override { return false; }
     /// The check's outcome once it ran (nullopt before and when it failed).
     std::optional<CheckOutcome> outcome() const {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -50,10 +52,7 @@ protected:
             std::lock_guard<std::mutex> lock(m_mutex);
             m_backend = ctx.backend().name();
         }
-        CheckContext context{ctx.backend(), {}, [&ctx] {
-                                 ctx.between_steps();
-                                 return ctx.cancelled();
-                             }};
+        CheckContext context{ctx.backend(), {}, [&ctx] { return ctx.cancelled(); }, [&ctx] { ctx.between_steps(); }};
         try {
             CheckOutcome out = run_lesson_check(m_lesson, context);
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -112,10 +111,16 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     const std::string order = json_string(v, "order", "positions", "the lesson preset");
     view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                               : DisplayOrder::Positions;
+    // A lesson that names the Performance panel may set its sweep ("performance": the session's keys; "run": true
+    // measures its range on opening instead of the quick first look).
+    if (preset.contains("performance")) load_performance_session(app, preset);
     app.input = input;
     app.variants = vars;
     app.view = view;
     app.spectrum.enabled = json_bool(v, "spectrum", app.spectrum.enabled, "the lesson preset");
+    // The index the lesson's text reads the layers × heads map at (low-rank: n/4), else the panel's default.
+    app.spectrum.grid_index = 0;
+    app.spectrum.grid_fraction = json_number(v, "grid_fraction", 0.125, 1e-6, 1, "the lesson preset");
     app.lsh.variant = 0;
     app.lesson.focus = focus;
     app.dirty = true;

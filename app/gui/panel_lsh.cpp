@@ -170,6 +170,7 @@ void draw_lsh_panel(App& app) {
             if (ImPlot::BeginPlot("normalised queries in the plane of the first two rotation directions (round 0)",
                                   ImVec2(-1, 320), ImPlotFlags_Equal)) {
                 ImPlot::SetupAxes("x̂·R[:,0]", "x̂·R[:,1]");
+                ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);
                 for (int bk = 0; bk < n_b; ++bk) {
                     if (xs[bk].empty()) continue;
                     ImPlotSpec spec;

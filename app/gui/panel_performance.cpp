@@ -16,6 +16,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "plot_legend.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
 
@@ -73,11 +74,10 @@ void slope_guide(const char* label, double slope, double n0, double y0, double n
 
 void sweep_plot(const char* title, const char* y_label, const std::vector<Series>& series, double (*y_of)(const BenchPoint&),
                 double (*model_of)(const BenchPoint&), bool guides, ImVec2 size) {
-    if (!ImPlot::BeginPlot(title, size)) return;
+    if (!ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) return;  // the shared legend is above (sweep_legend)
     ImPlot::SetupAxes("sequence length n", y_label, ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
     ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
     ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-    ImPlot::SetupLegend(ImPlotLocation_NorthWest);
     double n_lo = 1e30, n_hi = 0, n0 = 0, y0 = 0;
     for (size_t k = 0; k < series.size(); ++k) {
         const Series& s = series[k];
@@ -108,9 +108,6 @@ void sweep_plot(const char* title, const char* y_label, const std::vector<Series
         }
     }
     if (guides && n_hi > n_lo) {
-        ImPlotSpec faint;
-        faint.LineColor = ImVec4(0.7f, 0.7f, 0.7f, 0.45f);
-        ImPlot::PlotDummy("thick, faint: cost model", faint);
         slope_guide("O(n)", 1, n0, y0, n_lo, n_hi);
         slope_guide("O(n²)", 2, n0, y0, n_lo, n_hi);
     }
@@ -142,8 +139,11 @@ void comparison_table(PerfState& ps, const BenchReport& r, const std::vector<Ser
     int n_top = 0;
     for (const BenchPoint& q : r.points) n_top = std::max(n_top, q.n);
     const auto fits = fit_slopes(r, n_top / 8);
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
-    if (!ImGui::BeginTable("cmp", 7, flags)) return;
+    // Scrolls sideways in a narrow dock instead of cutting columns off.
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX;
+    const float rows_h = (float(series.size()) + 1) * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize + 8;
+    if (!ImGui::BeginTable("cmp", 7, flags, ImVec2(0, rows_h))) return;
     ImGui::TableSetupColumn("variant");
     ImGui::TableSetupColumn("ms");
     ImGui::TableSetupColumn("speed-up");
@@ -282,20 +282,32 @@ void update_cost_model(App& app) {
     app.runs.post_job(ps.model_job);
 }
 
+/// The variants of the cost model, in the order their curves are drawn (and coloured).
+std::vector<std::string> model_labels(const std::vector<ModelPoint>& model) {
+    std::vector<std::string> labels;
+    for (const ModelPoint& p : model)
+        if (std::find(labels.begin(), labels.end(), p.label) == labels.end()) labels.push_back(p.label);
+    return labels;
+}
+
+/// The guides' legend entries (the slope lines, and the cost model's thick faint curves when measured beside it).
+void add_guides(std::vector<LegendEntry>& legend, bool model_curves) {
+    if (model_curves) legend.push_back({"thick, faint: cost model", ImVec4(0.7f, 0.7f, 0.7f, 1), true});
+    legend.push_back({"O(n)", ImVec4(0.8f, 0.8f, 0.8f, 0.35f)});
+    legend.push_back({"O(n²)", ImVec4(0.8f, 0.8f, 0.8f, 0.6f)});
+}
+
 /// The cost model alone, before anything is measured: analytic GFLOP and estimated peak memory against n.
 void model_plots(const std::vector<ModelPoint>& model, bool guides, ImVec2 size) {
     for (int plot = 0; plot < 2; ++plot) {
         if (plot == 1) ImGui::SameLine();
         const char* title = plot == 0 ? "cost model: analytic work vs n" : "cost model: estimated peak memory vs n";
-        if (!ImPlot::BeginPlot(title, size)) continue;
+        if (!ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) continue;  // the legend is above both (model_legend)
         ImPlot::SetupAxes("sequence length n", plot == 0 ? "analytic GFLOP per run" : "estimated peak [MiB]",
                           ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-        ImPlot::SetupLegend(ImPlotLocation_NorthWest);
-        std::vector<std::string> labels;
-        for (const ModelPoint& p : model)
-            if (std::find(labels.begin(), labels.end(), p.label) == labels.end()) labels.push_back(p.label);
+        const std::vector<std::string> labels = model_labels(model);
         double n0 = 0, y0 = 0, n_lo = 1e30, n_hi = 0;
         for (size_t k = 0; k < labels.size(); ++k) {
             std::vector<double> x, y;
@@ -425,10 +437,18 @@ void draw_performance_panel(App& app) {
                   "measured yet). Measured points appear as a sweep runs: Run sweep times the selected variants over n "
                   "with the benchmark engine behind `attnscope bench` (one warm-up, the median of the timed runs, peak "
                   "tracked memory).");
-        const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const ImVec2 size((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f, std::max(200.0f, avail.y));
-        if (ps.model) model_plots(*ps.model, ps.show_slopes, size);
-        else ImGui::TextDisabled("computing the cost model…");
+        if (ps.model) {
+            std::vector<LegendEntry> legend;
+            for (const std::string& label : model_labels(*ps.model))
+                legend.push_back({label, ImPlot::GetColormapColor(int(legend.size()))});
+            if (ps.show_slopes) add_guides(legend, false);
+            legend_row(legend);
+            const ImVec2 avail = ImGui::GetContentRegionAvail();
+            const ImVec2 size((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f, std::max(200.0f, avail.y));
+            model_plots(*ps.model, ps.show_slopes, size);
+        } else {
+            ImGui::TextDisabled("computing the cost model…");
+        }
         ImGui::End();
         return;
     }
@@ -443,16 +463,29 @@ void draw_performance_panel(App& app) {
     for (const BenchPoint& p : r.points)
         if (!p.measured()) notes.push_back(p.label + " at n = " + std::to_string(p.n) + ": " + point_status_name(p.status) +
                                            (p.reason.empty() ? "" : " — " + p.reason));
+    std::vector<LegendEntry> legend;
+    for (size_t k = 0; k < series.size(); ++k) legend.push_back({series[k].label, ImPlot::GetColormapColor(int(k))});
+    if (ps.show_slopes) add_guides(legend, true);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float table_w = std::min(520.0f, avail.x * 0.38f);
     const float w = (avail.x - table_w - ImGui::GetStyle().ItemSpacing.x * 2) * 0.5f;
-    const float h = std::max(200.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(notes.size(), 4) + 0.5));
+    const float legend_h = legend_row_height(legend, 2 * w);
+    const float h = std::max(200.0f, avail.y - legend_h -
+                                         ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(notes.size(), 4) + 0.5));
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 2 * w);
+    ImGui::BeginChild("legend", ImVec2(2 * w + ImGui::GetStyle().ItemSpacing.x, legend_h), ImGuiChildFlags_None,
+                      ImGuiWindowFlags_NoScrollbar);
+    legend_row(legend);
+    ImGui::EndChild();
+    ImGui::PopTextWrapPos();
     sweep_plot("time vs n (log–log)", "median time [ms]", series, time_of, time_model, ps.show_slopes, ImVec2(w, h));
     ImGui::SameLine();
     sweep_plot("peak memory vs n (log–log)", "peak tracked memory [MiB]", series, memory_of, memory_model, ps.show_slopes,
                ImVec2(w, h));
+    ImGui::EndGroup();
     ImGui::SameLine();
-    ImGui::BeginChild("table", ImVec2(table_w, h));
+    ImGui::BeginChild("table", ImVec2(table_w, h + legend_h));
     comparison_table(ps, r, series);
     ImGui::TextWrapped("speed-up = flash's median / this median; saving = full's peak / this peak (same n). Slopes: "
                        "log–log fit of the measured times, and of the analytic FLOPs (cost model): ≈1 linear, ≈2 quadratic.");

@@ -82,7 +82,7 @@ void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
         ImPlot::SetupAxes(v.text ? "key token j" : "key position j", "mean attention received (vs uniform 1/n)",
                           ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
         if (app.sinks.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-        ImPlot::SetupLegend(ImPlotLocation_NorthEast);
+        ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);  // beside the bars, never over them
         // Token labels: every one when they fit, else every step-th (the tooltip names all).
         std::vector<double> ticks;
         std::vector<std::string> labels;

@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "plot_legend.h"
 #include "layer_head_grid.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -86,14 +87,17 @@ void draw_layer_grid(App& app) {
         return;
     }
     const LayerHeadSpectra& s = *g.result;
-    const int k = std::clamp(st.grid_index > 0 ? st.grid_index : std::max(1, s.n / 8), 1, std::max(1, s.n));
+    const int by_fraction = std::max(1, int(std::lround(st.grid_fraction * s.n)));
+    const int k = std::clamp(st.grid_index > 0 ? st.grid_index : by_fraction, 1, std::max(1, s.n));
     int slider = k;
-    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 190));
+    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 230));
     if (ImGui::SliderInt("index k##grid", &slider, 1, std::max(1, s.n))) st.grid_index = slider;
     ImGui::SetItemTooltip("the heatmap shows Σ_{i≤k} σ_i / Σ σ of each head's exact P at this index");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("n/8")) st.grid_index = 0;
-    ImGui::SetItemTooltip("back to the default index n/8 = %d", std::max(1, s.n / 8));
+    for (const auto& [label, fraction] : {std::pair<const char*, double>{"n/8", 0.125}, {"n/4", 0.25}}) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(label)) st.grid_index = 0, st.grid_fraction = fraction;
+        ImGui::SetItemTooltip("index k = %s = %d", label, std::max(1, int(std::lround(fraction * s.n))));
+    }
     ImGui::SameLine();
     ImGui::TextDisabled("n = %d%s", s.n, stale ? " (updating…)" : "");
     std::vector<double> values(size_t(s.layers) * s.heads);
@@ -107,10 +111,25 @@ void draw_layer_grid(App& app) {
     lo = std::floor(lo * 20) / 20, hi = std::max(lo + 0.05, std::ceil(hi * 20) / 20);
     const float bar_w = 84;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    char text[256];
+    // Each layer's mean over its heads: what the low-rank lesson's check holds every layer to (recorded for its test).
+    HeatmapRecord record;
+    record.panel = kSpectrumWindow, record.instance = "layers × heads at k = " + std::to_string(k);
+    record.title = "Σ_{i≤k} σ_i / Σ σ of the exact P";
+    std::string means;
+    for (int l = 0; l < s.layers; ++l) {
+        double mean = 0;
+        for (int h = 0; h < s.heads; ++h) mean += values[size_t(l) * s.heads + h] / s.heads;
+        record.badges.emplace_back("c_mean/layer " + std::to_string(l), mean);
+        char one[32];
+        std::snprintf(one, sizeof one, "%s%d: %.3f", l ? ", " : "", l, mean);
+        means += one;
+    }
+    app.layout_record.heatmaps.push_back(std::move(record));
+    char text[512];
     std::snprintf(text, sizeof text,
                   "Exact softmax P of every layer (rows) and head (columns) at k = %d%s: higher = closer to low rank. "
-                  "Click a cell to show it; red frame = shown now.", k, s.truncated ? " (text truncated)" : "");
+                  "Mean over the heads by layer — %s. Click a cell to show it; red frame = shown now.", k,
+                  s.truncated ? " (text truncated)" : "", means.c_str());
     const float caption = ImGui::CalcTextSize(text, nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
     const ImVec2 size(std::max(120.0f, avail.x - bar_w - 8), std::max(100.0f, avail.y - caption));
     const int cmap = plot_colormap(Colormap::Viridis);
@@ -157,17 +176,25 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
     const SpectrumState& st = app.spectrum;
     const double kline = st.k;
     ImGui::Text("head %d (the Matrices head), n = %d", std::clamp(app.view.head, 0, app.snap->heads->heads() - 1), n);
-    plot.y -= ImGui::GetTextLineHeightWithSpacing();
-    if (ImPlot::BeginPlot("singular values σ_i", plot)) {
+    // One legend above both plots (they draw the same series): inside, 13 entries would cover the curves.
+    std::vector<LegendEntry> legend;
+    for (size_t k = 0; k < series.size(); ++k) legend.push_back({series[k].name, ImPlot::GetColormapColor(int(k))});
+    legend.push_back({"k = " + std::to_string(st.k), ImVec4(1, 1, 1, 0.5f)});
+    plot.y -= ImGui::GetTextLineHeightWithSpacing() + legend_row_height(legend, plot.x * 2);
+    legend_row(legend);
+    const ImPlotFlags flags = ImPlotFlags_NoLegend;
+    if (ImPlot::BeginPlot("singular values σ_i", plot, flags)) {
         ImPlot::SetupAxes("index i", "σ_i", ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
-        ImPlot::SetupLegend(ImPlotLocation_SouthWest);  // σ falls to the lower right: keep the legend off the curves
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-        for (const auto& s : series) {
+        for (size_t k = 0; k < series.size(); ++k) {
+            const Series& s = series[k];
             std::vector<double> x(s.s->singular_values.size()), y;
             for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
             for (double v : s.s->singular_values) y.push_back(std::max(v, 1e-12));
-            ImPlot::PlotLine(s.name.c_str(), x.data(), y.data(), int(x.size()));
+            ImPlotSpec line;
+            line.LineColor = legend[k].colour;
+            ImPlot::PlotLine(s.name.c_str(), x.data(), y.data(), int(x.size()), line);
         }
         ImPlotSpec guide;
         guide.LineColor = ImVec4(1, 1, 1, 0.5f);
@@ -175,15 +202,17 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
         ImPlot::EndPlot();
     }
     ImGui::SameLine();
-    if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", plot)) {
+    if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", plot, flags)) {
         ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
-        ImPlot::SetupLegend(ImPlotLocation_SouthEast);  // the shares rise to the upper right
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);
-        for (const auto& s : series) {
+        for (size_t k = 0; k < series.size(); ++k) {
+            const Series& s = series[k];
             std::vector<double> x(s.s->cumulative.size());
             for (size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
-            ImPlot::PlotLine(s.name.c_str(), x.data(), s.s->cumulative.data(), int(x.size()));
+            ImPlotSpec line;
+            line.LineColor = legend[k].colour;
+            ImPlot::PlotLine(s.name.c_str(), x.data(), s.s->cumulative.data(), int(x.size()), line);
         }
         ImPlotSpec guide;
         guide.LineColor = ImVec4(1, 1, 1, 0.5f);
@@ -199,14 +228,17 @@ void at_k_table(const App& app, const std::vector<Series>& series) {
         return;
     }
     ImGui::Text("cumulative share at k = %d", k);
-    if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn("matrix");
-        ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ");
+    // The name column gives way (its text is cut, the full name on hover) so the values always show.
+    if (ImGui::BeginTable("at_k", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("matrix", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("Σ_{i≤k} σ_i / Σ σ", ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableHeadersRow();
         for (const auto& s : series) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(s.name.c_str());
+            if (ImGui::IsItemHovered() && ImGui::CalcTextSize(s.name.c_str()).x > ImGui::GetColumnWidth())
+                ImGui::SetTooltip("%s", s.name.c_str());
             ImGui::TableNextColumn();
             const auto& c = s.s->cumulative;
             ImGui::Text("%.4f", c.empty() ? 0.0 : c[std::min<size_t>(c.size(), size_t(k)) - 1]);
@@ -291,13 +323,15 @@ void draw_spectrum_panel(App& app) {
 void save_spectrum_session(const App& app, nlohmann::json& j) {
     j["view"]["spectrum"] = app.spectrum.enabled;
     j["view"]["grid_index"] = app.spectrum.grid_index;
+    j["view"]["grid_fraction"] = app.spectrum.grid_fraction;
 }
 
 void load_spectrum_session(App& app, const nlohmann::json& j) {
     if (!j.contains("view")) return;
     const bool enabled = json_bool(j["view"], "spectrum", true, "the session's view");
     const int grid_index = json_int(j["view"], "grid_index", 0, 0, 1 << 20, "the session's view");
-    app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index;
+    const double fraction = json_number(j["view"], "grid_fraction", 0.125, 1e-6, 1, "the session's view");
+    app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index, app.spectrum.grid_fraction = fraction;
 }
 
 }  // namespace attnscope::gui

@@ -340,6 +340,7 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
     const std::string title = job.plan.metric + " vs " + job.plan.param + " (line: mean over seeds, band: min–max)";
     if (!ImPlot::BeginPlot(title.c_str(), ImVec2(-1, -1))) return;
     ImPlot::SetupAxes(job.plan.param.c_str(), job.plan.metric.c_str(), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+    ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);  // beside the curves, never over them
     if (log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
     if (log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
     double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;

@@ -13,11 +13,22 @@ double process_cpu_ms() {
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
 }
 
+double work_cpu_ms() {
+    double total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        total += double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+    }
+    return total;
+}
+
 PairedRatio paired_cpu_ratio(const std::function<void()>& a, const std::function<void()>& b, int runs) {
     auto cpu_of = [](const std::function<void()>& f) {
-        const double t0 = process_cpu_ms();
+        const double t0 = work_cpu_ms();
         f();
-        return process_cpu_ms() - t0;
+        return work_cpu_ms() - t0;
     };
     cpu_of(a), cpu_of(b);  // warm-up: caches, page faults, thread-pool start-up
     std::vector<double> ta, tb, pair;

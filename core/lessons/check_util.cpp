@@ -66,6 +66,17 @@ int preset_view(const Lesson& lesson, const std::string& id) {
     throw Error("lesson " + lesson.id + ": its preset shows no " + id + " view");
 }
 
+void record_screen(const Lesson& lesson, CheckContext& context, const Heads& heads, const std::vector<std::string>& ids,
+                   const std::string& metric, CheckOutcome& out) {
+    const std::vector<VariantRequest> views = preset_variants(lesson.preset);
+    for (size_t k = 0; k < views.size(); ++k) {
+        if (std::find(ids.begin(), ids.end(), views[k].id) == ids.end()) continue;
+        const std::optional<double> value = metric_by_id(check_run(context, heads, views[k], true), metric);
+        if (!value) throw Error("lesson " + lesson.id + ": view " + std::to_string(k) + " (" + views[k].id + ") has no " + metric);
+        out.screen.push_back({int(k), metric, *value});
+    }
+}
+
 RunResult check_run(CheckContext& context, const Heads& heads, const std::string& id, const Assignments& assignments,
                     bool with_matrix) {
     return check_run(context, heads, parse_variant_request(id, assignments), with_matrix);
@@ -80,6 +91,7 @@ void stop_when_cancelled(const CheckContext& context) {
 }  // namespace
 
 RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequest& request, bool with_matrix) {
+    if (context.between_runs) context.between_runs();  // never inside a timed run: run_for_cost only polls
     stop_when_cancelled(context);
     ReferenceCache refs(heads, with_matrix);
     RunOptions options;

@@ -46,6 +46,11 @@ VariantRequest preset_request(const Lesson& lesson, const std::string& id);
 /// does not show it.
 int preset_view(const Lesson& lesson, const std::string& id);
 
+/// Runs every preset view of the variants `ids` on `heads` exactly as the lesson's panels run it and records its
+/// `metric` (a badge id, metric_by_id) as a screen value; throws Error when a run lacks that metric.
+void record_screen(const Lesson& lesson, CheckContext& context, const Heads& heads, const std::vector<std::string>& ids,
+                   const std::string& metric, CheckOutcome& out);
+
 /// Runs `id` as the context provides it, with `assignments` on top of its defaults and metrics against the exact
 /// reference(s); P̃ and exact P are materialised when `with_matrix`.
 RunResult check_run(CheckContext& context, const Heads& heads, const std::string& id, const Assignments& assignments,

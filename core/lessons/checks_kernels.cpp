@@ -6,6 +6,7 @@
 #include "../bench/timing.h"
 #include "../format.h"
 #include "../memory.h"
+#include "../variants/registry.h"
 #include "check_util.h"
 
 namespace attnscope {
@@ -41,6 +42,15 @@ CheckOutcome favor_plus(const Lesson& lesson, CheckContext& ctx) {
     out.input += "; the same input with Q, K × ½; " + std::to_string(seeds) + " feature seeds";
     const VariantRequest performer = preset_request(lesson, "performer");
     const std::string m = std::to_string(performer.params.get_int("features"));
+    {  // the panel's own run (its feature seed): what its badges show beside the seeds' mean below
+        const RunResult shown = check_run(ctx, unit, performer, true);
+        out.screen.push_back({preset_view(lesson, "performer"), "rel_err_attn", shown.metrics.rel_err_attn.value_or(NAN)});
+        out.screen.push_back({preset_view(lesson, "performer"), "rel_err_out", shown.metrics.rel_err_out.value_or(NAN)});
+        out.notes.push_back("the performer panel's run (seed " +
+                            performer.params.value_text(*find_param(find_variant("performer").info().params, "seed")) +
+                            "): rel_err_attn " + format_significant(shown.metrics.rel_err_attn.value_or(NAN), 4) +
+                            ", rel_err_out " + format_significant(shown.metrics.rel_err_out.value_or(NAN), 4));
+    }
     // (a) Lemma 2: the estimator's variance grows like exp(‖q + k‖²): at unit scale the same m gives a far larger
     // error than at half scale. This is where FAVOR+ fails, shown rather than scaled away.
     const double err_unit = performer_error(ctx, unit, performer, {}, seeds, true);
@@ -131,6 +141,7 @@ CheckOutcome linear_rnn(const Lesson& lesson, CheckContext& ctx) {
     const Params lin_p = lin.resolve(linear.params, heads.shape()), full_p = exact.resolve(full.params, heads.shape());
     // (a) The recurrent form gives the numbers of the parallel causal form.
     const RunResult parallel = check_run(ctx, heads, linear, false);
+    out.screen.push_back({preset_view(lesson, "linear"), "rel_err_out", parallel.metrics.rel_err_out.value_or(NAN)});
     double num = 0, den = 0;
     for (int h = 0; h < heads.heads(); ++h) {
         const MatrixRM rnn = decode(lin, lin_p, heads, heads.n(), h).first;
@@ -192,6 +203,8 @@ CheckOutcome linformer_kernels(const Lesson& lesson, CheckContext& ctx) {
     const RunResult random = check_run(ctx, heads, with_params(combined, {{"projection", "random"}}), true);
     const RunResult pooled = check_run(ctx, heads, with_params(combined, {{"projection", "pool"}}), true);
     const double neg_random = negative_share(*random.P_eff), neg_pooled = negative_share(*pooled.P_eff);
+    if (combined.params.value_text(*find_param(find_variant("linformer").info().params, "projection")) == "random")
+        out.screen.push_back({preset_view(lesson, "linformer"), "rel_err_out", random.metrics.rel_err_out.value_or(NAN)});
     out.notes.push_back("share of negative entries of P̃: random E " + format_significant(neg_random, 3) + ", pooled E " +
                         format_significant(neg_pooled, 3) + "; rel_err_out against softmax attention: random " +
                         format_significant(random.metrics.rel_err_out.value_or(0), 3) + ", pooled " +
@@ -223,6 +236,7 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
     CheckOutcome out;
     const Heads heads = lesson_heads(lesson, out);
     const RunResult r = check_run(ctx, heads, preset_request(lesson, "fnet"), true);
+    out.screen.push_back({preset_view(lesson, "fnet"), "rel_err_out", r.metrics.rel_err_out.value_or(NAN)});
     if (!r.P_eff || r.structure.display_matrices.empty())
         throw Error("fnet showed no mixing matrices (C_n as P̃ and S_n): the lesson's identity has nothing to test");
     const Tensor3& S = r.structure.display_matrices.front().matrix;
@@ -292,6 +306,8 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
                                            [&] { run_for_cost(ctx, heads, full); });
     const int64_t full_peak = run_for_cost(ctx, heads, full).cost.peak_bytes;
     const int64_t lin_peak = run_for_cost(ctx, heads, linformer).cost.peak_bytes;
+    out.screen.push_back({preset_view(lesson, "full"), "memory", double(full_peak)});
+    out.screen.push_back({preset_view(lesson, "linformer"), "memory", double(lin_peak)});
     const std::string k = std::to_string(linformer.params.get_int("k"));
     out.notes.push_back("n = " + std::to_string(heads.n()) + ", k = " + k + ": linformer " +
                         format_significant(t.a_median_ms, 3) + " ms, full " + format_significant(t.b_median_ms, 3) +

@@ -42,6 +42,7 @@ CheckOutcome low_rank_spectrum(const Lesson& lesson, CheckContext& ctx) {
             sum += c, lowest = std::min(lowest, c);
         }
         layer_mean.push_back(sum / h.heads());
+        out.screen.push_back({-1, "c_mean/layer " + std::to_string(layer), layer_mean.back()});  // the Spectrum map's means
         out.notes.push_back("layer " + std::to_string(layer) + " (n = " + std::to_string(h.n()) + " tokens, k = " +
                             std::to_string(k) + "): mean c(k) over the " + std::to_string(h.heads()) + " heads " +
                             format_significant(layer_mean.back(), 4) + ", lowest head " + format_significant(lowest, 4));
@@ -72,6 +73,7 @@ CheckOutcome linformer_vs_svd(const Lesson& lesson, CheckContext& ctx) {
     std::map<std::string, std::vector<double>> error;
     std::vector<double> svd;
     int oracle_wins = 0, pairs = 0;
+    record_screen(lesson, ctx, heads, {"svd", "linformer"}, "rel_err_attn", out);  // the panels' own runs
     for (int k : ks) {
         svd.push_back(*check_run(ctx, heads, "svd", {{"rank", std::to_string(k)}}, true).metrics.rel_err_attn);
         std::string line = "k = " + std::to_string(k) + ": svd " + format_significant(svd.back(), 3);
@@ -120,6 +122,7 @@ CheckOutcome lsh_rounds(const Lesson& lesson, CheckContext& ctx) {
     const VariantRequest lsh = preset_request(lesson, "lsh");
     // Against LSH's own exact model (shared QK, self masked): with softmax(s·QKᵀ) as the reference the change of
     // model would put a floor under the error that no number of rounds can lower.
+    record_screen(lesson, ctx, heads, {"lsh"}, "rel_err_model", out);  // the panel's own run (its rounds and seed)
     std::vector<double> errors;
     const std::vector<int> rounds = {1, 2, 4, 8};
     for (int r : rounds) {

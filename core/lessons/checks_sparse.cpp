@@ -29,6 +29,7 @@ CheckOutcome factorised_two_steps(const Lesson& lesson, CheckContext& ctx) {
     const double max_density = check_param(lesson.check_params, "max_density", 0.4);
     for (const std::string id : {"strided", "fixed"}) {
         const RunResult r = check_run(ctx, heads, preset_request(lesson, id), true);
+        out.screen.push_back({preset_view(lesson, id), "density", r.metrics.density.value_or(NAN)});  // the panel's run
         const Reachability reach = union_reachability(r, 2, true);
         out.notes.push_back(id + " (" + r.params.value_text(*find_param(find_variant(id).info().params, "head_pattern")) +
                             " heads): density " + format_percent(r.metrics.density.value_or(0), 3) + ", one step " +
@@ -124,6 +125,7 @@ CheckOutcome xl_memory(const Lesson& lesson, CheckContext& ctx) {
     const Heads heads = lesson_heads(lesson, out);
     const VariantRequest xl = preset_request(lesson, "xl");
     const int n = heads.n(), L = xl.params.get_int("segment");
+    record_screen(lesson, ctx, heads, {"xl"}, "density", out);  // the panel's pattern: the cells it scores
     std::vector<double> speedups;
     std::vector<int> memories;
     for (const auto& m : lesson.check_params.value("memories", std::vector<int>{256, 1024})) memories.push_back(m);

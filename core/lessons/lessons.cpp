@@ -151,7 +151,7 @@ CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context) {
 }
 
 CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
-    CheckContext context{backend, {}, {}};
+    CheckContext context{backend, {}, {}, {}};
     return run_lesson_check(lesson, context);
 }
 

@@ -91,7 +91,8 @@ struct CheckOutcome {
 struct CheckContext {
     Backend& backend;
     std::map<std::string, std::shared_ptr<const Variant>> stand_ins;  // variant id → what runs instead
-    std::function<bool()> cancelled;  // polled before each run: true stops the check with CheckCancelled
+    std::function<bool()> cancelled;     // polled before each run: true stops the check with CheckCancelled
+    std::function<void()> between_runs;  // called before each untimed run (the GUI computes a pending edit there)
     /// The variant the check runs under `id`: the stand-in when there is one, else the registered variant.
     const Variant& variant(const std::string& id) const;
 };

@@ -48,6 +48,11 @@ double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, in
 /// sqrt(Σ_{i>r} σ_i² / Σ_i σ_i²)), from `S` = (heads, m) singular values, descending per head.
 double best_rank_error(const std::vector<double>& S, int heads, int r);
 
+/// The metric a badge, a CSV column or a lesson names by id — rel_err_out, rel_err_model, rel_err_attn, row_kl,
+/// row_kl_rev, mass_recall, mass_ceiling, rank_ceiling, density, keys_for_90, row_entropy, time (ms), memory (peak
+/// bytes) — or nothing when the run has none (or the id is unknown).
+std::optional<double> metric_by_id(const RunResult& r, const std::string& id);
+
 /// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
 /// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and
 /// row_kl_rev when P̃ and P exist with the same shape (the KLs only for normalised variants whose P̃ is

@@ -378,7 +378,9 @@ public:
             .paper = "Kitaev et al. 2020",
             .summary = "hash shared Q/K with random rotations (argmax [xR; −xR]), sort by bucket, attend within chunk + "
                   "look-back, self-mask, log-sum-exp over rounds",
-            .params = {int_param("rounds", "n_hashes", "hash rounds n_hashes; rounds are combined by log-sum-exp", 4, 1, kMaxLshRounds),
+            .params = {int_param("rounds", "n_r",
+                                 "hash rounds n_r (n_rounds in the paper, n_hashes in its code), combined by log-sum-exp",
+                                 4, 1, kMaxLshRounds),
                    with_auto_default(int_param("buckets", "n_b", "buckets n_b per round (1 or even): h(x) = argmax([xR; −xR])",
                                                2, 1, 65536),
                                      "n/c rounded to even, ≥ 2"),

@@ -67,7 +67,8 @@ void launch_version(int version, const float* M, int H, int n, int m, int sr, in
     constexpr int kThreads = 256;
     switch (version) {
         case 1:
-            pooled_view_kernel<<<unsigned(ceil_div(pixels, kThreads)), kThreads>>>(M, H, n, m, sr, sc, use_max, out);
+            pooled_view_kernel<<<unsigned(ceil_div(pixels, kThreads)), kThreads>>>(M, H, n, m, sr, sc,
+                                                                                 use_max ? PoolMode::Max : PoolMode::Mean, out);
             ATTNSCOPE_CHECK_LAUNCH("pooled_view_kernel");
             break;
         case 2:

@@ -95,7 +95,7 @@ RunFn runs_instead(const std::string& other, const std::vector<std::pair<std::st
 void expect_lesson_fails(const Lesson& lesson, const std::map<std::string, std::shared_ptr<const Variant>>& stand_ins,
                          const std::string& broken) {
     CpuBackend cpu;
-    CheckContext ctx{cpu, stand_ins, {}};
+    CheckContext ctx{cpu, stand_ins, {}, {}};
     const CheckOutcome out = run_lesson_check(lesson, ctx);
     bool found = false;
     for (const CheckLine& line : out.lines) {
@@ -261,7 +261,22 @@ std::shared_ptr<StandIn> bottom_k_topk() {
 TEST(LessonChecksCanFail, TheCeilingWithABottomKOracle) {
     if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
     std::cout << "[case] the-ceiling: topk keeps each row's k smallest scores\n";
-    expect_check_fails("the-ceiling", "topk", bottom_k_topk(), "topk's mass_recall minus each masked variant's");
+    expect_check_fails("the-ceiling", "topk", bottom_k_topk(), "the topk variant at k = the mask's most keys");
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithAMaskThatUnderstatesItsKeys) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: longformer's reason mask drops every other allowed cell while it keeps them all\n";
+    auto broken = std::make_shared<StandIn>("longformer", [](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        RunResult r = find_variant("longformer").run(h, p, o, b);
+        if (r.structure.mask) {
+            bool drop = false;
+            for (uint8_t& cell : r.structure.mask->cells)
+                if (cell != 0 && (drop = !drop)) cell = 0;  // the ceiling then counts half the keys the run keeps
+        }
+        return r;
+    });
+    expect_check_fails("the-ceiling", "longformer", broken, "each masked variant's ceiling");
 }
 
 TEST(LessonChecksCanFail, TheCeilingWithSvdAtHalfTheRank) {
