@@ -91,7 +91,7 @@ struct MatrixViewState {
     bool show_blocks = false;      // draw a block-sparse kernel's b×b tiles (full / partial / skipped) over the mask
     bool presentation = false;     // F5: only the matrices (and a lesson window), for a projector
     float font_scale = 1.0f;       // Ctrl + / Ctrl − / Ctrl 0: every font, saved in the session
-    bool robust_diff_scale = true; // difference view: colour scale at the 99th percentile of |Δ| (else its max)
+    bool robust_diff_scale = true; // difference view: colour scale at kDiffScaleQuantile of |Δ| (else its max)
     bool show_points = true;       // outline the open lesson's "what to look at" features
     ImVec2 plot_decoration{0, 0};  // last frame's plot frame minus its data area (axes, ticks): sizes the next plots
     float last_side = 0;           // last frame's heatmap side in pixels (the strip says how many cells a pixel shows)
@@ -230,6 +230,7 @@ struct LessonState {
     std::shared_ptr<LessonCheckJob> check;   // newest check: queued, running or finished
     bool check_on_open = true;               // opening a lesson starts its check (off: only "Run check" does)
     std::string layout_for;                  // the lesson whose dock layout is applied ("" = the default layout)
+    bool layout_presentation = false;        // whether that layout was built for presentation mode
 };
 
 /// Sweep panel: a metric against one parameter, several variants, seeds averaged with a min–max band.

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "app.h"
+#include "matrix_view.h"
 #include "panels.h"
 
 namespace attnscope::gui {
@@ -39,14 +40,41 @@ void build_default_layout(ImGuiID dockspace) {
     ImGui::DockBuilderFinish(dockspace);
 }
 
-void build_lesson_layout(ImGuiID dockspace, const std::vector<std::string>& large) {
+namespace {
+
+/// The font scale (Ctrl +/−): the columns of text grow with it.
+float font_scale() { return std::max(1.0f, ImGui::GetStyle().FontScaleMain); }
+
+/// The Lesson window's share of the width beside the panels: its text and check lines need ~380 px at 100%.
+float lesson_share(float width) { return std::clamp(400.0f * font_scale() / std::max(width, 1.0f), 0.2f, 0.4f); }
+
+/// The left column's share: tabs of the panels a lesson does not look at, wide enough for their widgets.
+float left_share() { return std::clamp(0.13f * font_scale(), 0.13f, 0.24f); }
+
+/// Its share of the height below the panels.
+constexpr float kLessonBelowShare = 0.36f;
+
+}  // namespace
+
+bool lesson_below_is_larger(int views, ImVec2 size) {
+    // A rough cell chrome (title, key badges, tick labels): only the comparison of the two placements matters.
+    const CellChrome chrome = [](float, bool, const void*) { return ImVec2(56, 72); };
+    const float spacing = ImGui::GetStyle().ItemSpacing.x, toolbar = ImGui::GetFrameHeightWithSpacing() * 3;
+    const GridChoice beside = choose_grid(views, ImVec2(size.x * (1 - lesson_share(size.x)), size.y - toolbar), spacing,
+                                          0, true, chrome, nullptr);
+    const GridChoice below = choose_grid(views, ImVec2(size.x, size.y * (1 - kLessonBelowShare) - toolbar), spacing, 0,
+                                         true, chrome, nullptr);
+    return below.side > beside.side;
+}
+
+void build_lesson_layout(ImGuiID dockspace, const std::vector<std::string>& large, bool lesson_below) {
     ImGuiID rest = fresh_dockspace(dockspace);
     const float width = ImGui::GetMainViewport()->WorkSize.x;
-    // The lesson's text and check table need ~380 px; the left column only holds tabs to switch to.
-    const float lesson_share = std::clamp(400.0f / std::max(width, 1.0f), 0.2f, 0.34f);
-    const ImGuiID right = ImGui::DockBuilderSplitNode(rest, ImGuiDir_Right, lesson_share, nullptr, &rest);
+    const ImGuiID right = lesson_below ? ImGui::DockBuilderSplitNode(rest, ImGuiDir_Down, kLessonBelowShare, nullptr, &rest)
+                                       : ImGui::DockBuilderSplitNode(rest, ImGuiDir_Right, lesson_share(width), nullptr, &rest);
     ImGuiID centre = rest;
-    const ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, 0.13f / (1 - lesson_share), nullptr, &centre);
+    const float beside = lesson_below ? 0.0f : lesson_share(width);
+    const ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, left_share() / (1 - beside), nullptr, &centre);
     auto is_large = [&](const char* window) { return std::find(large.begin(), large.end(), window) != large.end(); };
     bool large_bottom = false;
     for (const PanelEntry& p : panels()) large_bottom = large_bottom || (p.slot == DockSlot::Bottom && is_large(p.window));

@@ -292,7 +292,12 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
         d.tint = !diff;  // differences keep their colours; only forbidden cells are dimmed
         d.causal = v.result && v.result->causal;
         const ImVec2 pp = ImPlot::GetPlotPos(), ps = ImPlot::GetPlotSize();
-        d.clip = ImVec4(pp.x, pp.y, pp.x + ps.x, pp.y + ps.y);
+        // The plot's rectangle within what the window shows: a cell scrolled partly out of view must not be drawn
+        // over the windows around it (the shader's scissor is all that clips it).
+        ImPlot::PushPlotClipRect();
+        const ImVec2 clip_min = ImPlot::GetPlotDrawList()->GetClipRectMin(), clip_max = ImPlot::GetPlotDrawList()->GetClipRectMax();
+        ImPlot::PopPlotClipRect();
+        d.clip = ImVec4(clip_min.x, clip_min.y, clip_max.x, clip_max.y);
         for (const MatrixTexture& t : app.textures[k]) {
             if (!t.key) continue;
             d.texture = &t;

@@ -53,11 +53,12 @@ ViewScale view_scale(const App& app, const VariantView& v, int plane, bool diff)
     s.map = s.diverging ? Colormap::Diverging : Colormap::Viridis;
     const MatrixViewState& vw = app.view;
     if (diff) {
-        const bool robust = vw.robust_diff_scale && plane < int(v.diff_p99.size()) && v.diff_p99[size_t(plane)] > 0;
-        s.vmax = robust ? v.diff_p99[size_t(plane)] : plane < int(v.diff_max.size()) ? v.diff_max[size_t(plane)] : 0;
+        const bool robust = vw.robust_diff_scale && plane < int(v.diff_robust.size()) && v.diff_robust[size_t(plane)] > 0;
+        s.vmax = robust ? v.diff_robust[size_t(plane)] : plane < int(v.diff_max.size()) ? v.diff_max[size_t(plane)] : 0;
         if (vw.shared_scale) s.vmax = std::max(s.vmax, vw.shared_diff_max), s.shared = true;
         s.label = "P_eff − P";
-        if (robust) s.note = "±99th percentile of |Δ|; larger differences saturate";
+        if (vw.robust_diff_scale)
+            s.note = "±" + std::to_string(int(std::lround(100 * kDiffScaleQuantile))) + "th percentile of |Δ|, larger saturate";
     } else if (signed_head) {
         if (plane < int(v.head_max.size()))
             s.vmax = std::max(std::fabs(v.head_min[size_t(plane)]), std::fabs(v.head_max[size_t(plane)]));
@@ -91,7 +92,12 @@ void colour_bar(const ViewScale& s, float width) {
     ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
     ImGui::SameLine();
     ImGui::TextDisabled("%s", short_number(s.vmax).c_str());
-    if (!s.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.note.c_str());
+    if (!s.note.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(%s)", s.note.c_str());
+        ImGui::SetItemTooltip("the scale ends there so a few large differences do not wash out the rest; View ▾ turns it "
+                              "to the maximum |Δ|");
+    }
 }
 
 void draw_shared_strip(App& app, const RunSnapshot& snap, const std::vector<ViewScale>& scales, float cells_per_pixel) {

@@ -22,7 +22,7 @@ struct ViewScale {
     bool shared = false;         // the panel-wide scale (drawn once in the strip); else the cell draws its own bar
     bool diverging = false;      // differences and signed matrices
     std::string label;           // what the bar measures ("log10 P_eff", "P_eff − P")
-    std::string note;            // how vmax was chosen when it is not the plain maximum ("±p99 of |Δ|")
+    std::string note;            // how vmax was chosen when it is not the plain maximum ("±95th percentile of |Δ|")
 };
 
 /// The scale of view `v` at its plane `plane` under the panel's toggles (`diff`: the difference view).

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "plot_room.h"
 #include "log_ticks.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
@@ -184,7 +185,7 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     mark_pareto_front(pts, x, y);  // the axes change without a re-run: the front follows them
     std::vector<std::string> missing;
     const double floor = log_floor(pts, y);
-    const bool open = ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText);
+    const bool open = plot_fits(size) && ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText);
     if (open) {
         ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y));
         if (st.log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app.h"
+#include "plot_room.h"
 #include "layer_head_grid.h"
 #include "core/session/head_mass.h"
 #include "core/variants/registry.h"
@@ -54,7 +55,7 @@ void draw_grid(App& app, const LayerHeadMass& m, const HeadMassGrid& g, ImVec2 s
     }
     std::vector<double> values(g.recall);  // row-major: layer rows, head columns (layer 0 drawn on top)
     ImGui::PushID(g.instance.c_str());
-    if (ImPlot::BeginPlot("##mass", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
+    if (plot_fits(size) && ImPlot::BeginPlot("##mass", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
         const bool labels = setup_layer_head_grid(m.layers, m.heads, text ? "layer" : "layer (one: synthetic)");
         ImPlot::PushColormap(plot_colormap(Colormap::Viridis));
         ImPlot::PlotHeatmap("##m", values.data(), m.layers, m.heads, 0, 1, labels ? "%.2f" : nullptr, ImPlotPoint(0, 0),

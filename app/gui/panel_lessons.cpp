@@ -121,6 +121,7 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     // The index the lesson's text reads the layers × heads map at (low-rank: n/4), else the panel's default.
     app.spectrum.grid_index = 0;
     app.spectrum.grid_fraction = json_number(v, "grid_fraction", 0.125, 1e-6, 1, "the lesson preset");
+    app.spectrum.k = json_int(v, "spectrum_k", app.spectrum.k, 1, 1 << 20, "the lesson preset");  // the spectra's k line
     app.lsh.variant = 0;
     app.lesson.focus = focus;
     app.dirty = true;
@@ -182,8 +183,12 @@ bool apply_lesson_layout(App& app, const Lesson& lesson) {
             while (node->ParentNode) node = node->ParentNode;
             if (node->ID == dockspace) return app.lesson.layout_for = lesson.id, true;
         }
-    build_lesson_layout(dockspace, lesson_windows(lesson));
+    // Presentation mode shows Matrices and the Lesson window only: the lesson goes below a row of a few wide matrices.
+    const bool below = app.view.presentation &&
+                       lesson_below_is_larger(int(preset_variants(lesson.preset).size()), ImGui::GetMainViewport()->WorkSize);
+    build_lesson_layout(dockspace, lesson_windows(lesson), below);
     app.lesson.layout_for = lesson.id;
+    app.lesson.layout_presentation = app.view.presentation;
     // The left column holds the panels the lesson does not look at; Variants is the one a reader changes first.
     app.lesson.focus.insert(app.lesson.focus.begin(), kVariantsWindow);
     return true;
@@ -368,6 +373,7 @@ void draw_lesson_panel(App& app) {
         if (ls.check && !ls.check->finished()) ls.check->cancel();
     }
     if (!ls.open || ls.id.empty()) return;
+    if (ls.layout_for == ls.id && ls.layout_presentation != app.view.presentation) ls.dock_pending = true, ls.layout_for.clear();
     if (ls.dock_pending && (apply_lesson_layout(app, find_lesson(ls.id)) || app.frame > 30)) ls.dock_pending = false;
     // After the default layout's own focus on frame 2; one window per frame, because a dock node selects the
     // tab of the window focused while it updates.

@@ -78,9 +78,9 @@ void toolbar(App& app, const RunSnapshot* snap) {
         ImGui::Checkbox("blocks", &vw.show_blocks);
         ImGui::SetItemTooltip("block-sparse kernels: draw their b×b tiles over the mask (outlined: full, amber: partial, "
                               "shaded: skipped) with the block density the kernel pays and the token density it uses");
-        ImGui::Checkbox("difference scale at the 99th percentile", &vw.robust_diff_scale);
-        ImGui::SetItemTooltip("on: ±99th percentile of |Δ| (a few large differences saturate instead of whitening the "
-                              "rest); off: ±max |Δ|");
+        ImGui::Checkbox("difference scale at a percentile of |Δ|", &vw.robust_diff_scale);
+        ImGui::SetItemTooltip("on: ±%.0fth percentile of |Δ| (a few large differences saturate instead of whitening the "
+                              "rest); off: ±max |Δ|", 100 * kDiffScaleQuantile);
         ImGui::Checkbox("outline the lesson's features", &vw.show_points);
         ImGui::SetItemTooltip("draw the open lesson's \"what to look at\" columns, rows, diagonals and blocks");
         static const char* const kOrders[] = {"positions", "LSH buckets", "clusters"};
@@ -208,7 +208,7 @@ void draw_matrices_panel(App& app) {
     for (const auto& v : snap->variants) {
         const int plane = v.plane(head);
         if (plane < int(v.head_max.size()) && !v.is_signed(plane)) vw.shared_max = std::max(vw.shared_max, v.head_max[size_t(plane)]);
-        const std::vector<float>& diff_top = vw.robust_diff_scale && plane < int(v.diff_p99.size()) ? v.diff_p99 : v.diff_max;
+        const std::vector<float>& diff_top = vw.robust_diff_scale && plane < int(v.diff_robust.size()) ? v.diff_robust : v.diff_max;
         if (plane < int(diff_top.size())) vw.shared_diff_max = std::max(vw.shared_diff_max, diff_top[size_t(plane)]);
     }
     std::vector<ViewScale> scales;
@@ -234,11 +234,14 @@ void draw_matrices_panel(App& app) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const GridChoice grid =
-        choose_grid(int(snap->variants.size()), avail, spacing, vw.columns, vw.presentation, cell_chrome, &chrome);
+        choose_grid(int(snap->variants.size()), avail, spacing, vw.columns, false, cell_chrome, &chrome);
     vw.last_side = grid.side;
     CellLayout layout;
     layout.size = grid.cell, layout.side = grid.side, layout.compact = grid.compact;
     layout.lesson = lesson;
+    // On a projector the grid sits in the middle of the height it leaves free.
+    const float used = float(grid.rows) * grid.cell.y + spacing * float(grid.rows - 1);
+    if (vw.presentation && avail.y > used + 8) ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (avail.y - used) / 2);
     for (size_t k = 0; k < snap->variants.size(); ++k) {
         if (k % size_t(grid.cols)) ImGui::SameLine();
         draw_cell(app, *snap, k, layout, scales[k]);

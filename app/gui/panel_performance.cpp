@@ -16,6 +16,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "plot_room.h"
 #include "plot_legend.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
@@ -74,7 +75,7 @@ void slope_guide(const char* label, double slope, double n0, double y0, double n
 
 void sweep_plot(const char* title, const char* y_label, const std::vector<Series>& series, double (*y_of)(const BenchPoint&),
                 double (*model_of)(const BenchPoint&), bool guides, ImVec2 size) {
-    if (!ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) return;  // the shared legend is above (sweep_legend)
+    if (!plot_fits(size) || !ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) return;  // the legend is above
     ImPlot::SetupAxes("sequence length n", y_label, ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
     ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
     ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
@@ -302,7 +303,7 @@ void model_plots(const std::vector<ModelPoint>& model, bool guides, ImVec2 size)
     for (int plot = 0; plot < 2; ++plot) {
         if (plot == 1) ImGui::SameLine();
         const char* title = plot == 0 ? "cost model: analytic work vs n" : "cost model: estimated peak memory vs n";
-        if (!ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) continue;  // the legend is above both (model_legend)
+        if (!plot_fits(size) || !ImPlot::BeginPlot(title, size, ImPlotFlags_NoLegend)) continue;  // legend above both
         ImPlot::SetupAxes("sequence length n", plot == 0 ? "analytic GFLOP per run" : "estimated peak [MiB]",
                           ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
@@ -479,9 +480,9 @@ void draw_performance_panel(App& app) {
     legend_row(legend);
     ImGui::EndChild();
     ImGui::PopTextWrapPos();
-    sweep_plot("time vs n (log–log)", "median time [ms]", series, time_of, time_model, ps.show_slopes, ImVec2(w, h));
+    sweep_plot("median time vs n (log–log)", "time [ms]", series, time_of, time_model, ps.show_slopes, ImVec2(w, h));
     ImGui::SameLine();
-    sweep_plot("peak memory vs n (log–log)", "peak tracked memory [MiB]", series, memory_of, memory_model, ps.show_slopes,
+    sweep_plot("peak tracked memory vs n (log–log)", "memory [MiB]", series, memory_of, memory_model, ps.show_slopes,
                ImVec2(w, h));
     ImGui::EndGroup();
     ImGui::SameLine();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "plot_room.h"
 #include "core/analysis/key_attention.h"
 #include "core/json_fields.h"
 
@@ -78,7 +79,7 @@ void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
         const int kind = v.text ? int(token_kind(v.tokens[size_t(j)])) : 2;
         xs[kind].push_back(j), ys[kind].push_back(v.received[size_t(j)]);
     }
-    if (ImPlot::BeginPlot("##sinks", size, ImPlotFlags_NoMouseText)) {
+    if (plot_fits(size) && ImPlot::BeginPlot("##sinks", size, ImPlotFlags_NoMouseText)) {
         ImPlot::SetupAxes(v.text ? "key token j" : "key position j", "mean attention received (vs uniform 1/n)",
                           ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
         if (app.sinks.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);

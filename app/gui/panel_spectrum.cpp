@@ -16,6 +16,7 @@
 #include "core/json_fields.h"
 #include "app.h"
 #include "plot_legend.h"
+#include "plot_room.h"
 #include "layer_head_grid.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -133,6 +134,7 @@ void draw_layer_grid(App& app) {
     const float caption = ImGui::CalcTextSize(text, nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
     const ImVec2 size(std::max(120.0f, avail.x - bar_w - 8), std::max(100.0f, avail.y - caption));
     const int cmap = plot_colormap(Colormap::Viridis);
+    if (!plot_fits(size)) return;
     if (ImPlot::BeginPlot("##layer_grid", size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus)) {
         const bool labels = setup_layer_head_grid(s.layers, s.heads, "layer");
         ImPlot::PushColormap(cmap);
@@ -183,6 +185,7 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
     plot.y -= ImGui::GetTextLineHeightWithSpacing() + legend_row_height(legend, plot.x * 2);
     legend_row(legend);
     const ImPlotFlags flags = ImPlotFlags_NoLegend;
+    if (!plot_fits(plot)) return;
     if (ImPlot::BeginPlot("singular values σ_i", plot, flags)) {
         ImPlot::SetupAxes("index i", "σ_i", ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
@@ -202,7 +205,7 @@ void spectra_plots(const App& app, const std::vector<Series>& series, int n, ImV
         ImPlot::EndPlot();
     }
     ImGui::SameLine();
-    if (ImPlot::BeginPlot("normalised cumulative sum Σ_{j≤i} σ_j / Σ σ", plot, flags)) {
+    if (ImPlot::BeginPlot("cumulative share Σ_{j≤i} σ_j / Σ σ", plot, flags)) {
         ImPlot::SetupAxes("index i", "cumulative share", ImPlotAxisFlags_AutoFit, 0);
         ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         ImPlot::SetupAxisLimits(ImAxis_Y1, 0, 1.02, ImPlotCond_Always);

@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app.h"
+#include "plot_room.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
 #include "log_ticks.h"
@@ -338,7 +339,7 @@ void draw_plot(App& app, const MetricSweepJob& job, const std::vector<MetricSwee
     if ((s.log_x && nonpositive_x) || (s.log_y && nonpositive_y))
         hint_text("Some values are ≤ 0, so that axis is shown linear.");
     const std::string title = job.plan.metric + " vs " + job.plan.param + " (line: mean over seeds, band: min–max)";
-    if (!ImPlot::BeginPlot(title.c_str(), ImVec2(-1, -1))) return;
+    if (!plot_fits(ImGui::GetContentRegionAvail()) || !ImPlot::BeginPlot(title.c_str(), ImVec2(-1, -1))) return;
     ImPlot::SetupAxes(job.plan.param.c_str(), job.plan.metric.c_str(), ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
     ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);  // beside the curves, never over them
     if (log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);

@@ -221,9 +221,9 @@ void BatchRun::pool_view(VariantView& view) {
             for (int h = 0; h < diff.heads(); ++h) {
                 std::vector<float> magnitudes(diff.head_data(h), diff.head_data(h) + int64_t(diff.rows()) * diff.cols());
                 for (float& m : magnitudes) m = std::fabs(m);
-                const size_t at = size_t(0.99 * double(magnitudes.size() - 1));
+                const size_t at = size_t(kDiffScaleQuantile * double(magnitudes.size() - 1));
                 std::nth_element(magnitudes.begin(), magnitudes.begin() + at, magnitudes.end());
-                view.diff_p99.push_back(magnitudes[at]);
+                view.diff_robust.push_back(magnitudes[at]);
                 view.diff_max.push_back(*std::max_element(magnitudes.begin() + at, magnitudes.end()));
             }
             view.pooled_diff = std::make_shared<const Tensor3>(std::move(diff));

@@ -85,6 +85,10 @@ struct SpectrumView {
     std::string note;                     // why it is missing, when empty
 };
 
+/// The quantile of |P̃ − P| the difference view's colour scale ends at by default: larger differences saturate, so a
+/// few outliers (FAVOR+'s ±0.97 among errors of 0.005) do not wash out the rest.
+inline constexpr double kDiffScaleQuantile = 0.95;
+
 /// Where one variant of a batch still computing stands (a finished snapshot has only Done views).
 enum class ViewState {
     Queued,   // waiting for the variants before it
@@ -117,7 +121,7 @@ struct VariantView {
     int plane(int head) const { return pooled ? pooled->plane_for(head) : head; }
     std::vector<float> head_min, head_max;            // per head: smallest and largest entry of P̃
     std::shared_ptr<const Tensor3> pooled_diff;       // (H, s, s) P̃ − P: each bin's largest |·| with its sign
-    std::vector<float> diff_max, diff_p99;            // per head: max and 99th percentile of |P̃ − P| over the
+    std::vector<float> diff_max, diff_robust;         // per head: max and kDiffScaleQuantile of |P̃ − P| over the
                                                       // pooled bins (a few outliers must not set the whole scale)
     std::shared_ptr<const std::vector<uint8_t>> pooled_mask;  // (H, s, s) reason per bin (most frequent allowed reason)
     std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
