@@ -16,7 +16,7 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" gui \
   --session "$root/tests/gui/sessions/readme.json" --panel spectrum --frames 40 \
-  --mouse-x 800 --mouse-y 212 --screenshot "$root/docs/screenshot.png" | tee "$log"
+  --mouse-x 880 --mouse-y 380 --screenshot "$root/docs/screenshot.png" | tee "$log"
 status_line="$(grep '^gui: status bar message:' "$log" || true)"
 [ -n "$status_line" ] || { echo "screenshots.sh: the app did not report its status bar message" >&2; exit 1; }
 for private in "$root" "$HOME" /tmp /root /home; do

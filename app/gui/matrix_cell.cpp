@@ -239,6 +239,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
     record.title = what, record.head = head, record.cell = cell_rect;
     record.shows = diff ? "difference" : app.view.show_mask ? "mask" : "weights";
     std::vector<Badge> badges;
+    const float badges_top = ImGui::GetCursorPosY();
     if (v.auxiliary) {
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     } else if (v.result) {
@@ -250,6 +251,9 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
             if (b->number) record.badges.emplace_back(b->id, *b->number);
     }
     if (app.view.show_blocks && !v.auxiliary) block_density_badges(app, v, head);
+    // Every cell reserves the badge rows of the fullest one, so the heatmaps of a row line up.
+    const float reserved = badges_top + float(layout.badge_rows) * (ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.y);
+    if (ImGui::GetCursorPosY() < reserved) ImGui::SetCursorPosY(reserved);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
         hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()

@@ -33,6 +33,7 @@ struct CellLayout {
     ImVec2 size;                 // the cell's child window
     float side = 0;              // the heatmap's data area, square
     bool compact = false;        // key badges only ("more" holds the rest), no axis labels, no caption
+    int badge_rows = 0;          // rows of badges the fullest cell needs: every cell reserves them (heatmaps align)
     const Lesson* lesson = nullptr;  // the open lesson: the badges it compares are always shown
 };
 

@@ -129,6 +129,15 @@ struct ChromeContext {
     bool any_own_bar = false;                     // some view draws its own colour bar
 };
 
+/// Rows of badges the fullest cell needs at this width.
+int badge_rows_at(const ChromeContext& c, float width, bool compact) {
+    int rows = 0;
+    for (size_t k = 0; k < c.badges.size(); ++k)
+        rows = std::max(rows, badge_lines(shown_badges(c.badges[k], compact, c.lesson_metrics[k]), compact,
+                                          width - 2 * kCellPadding.x));
+    return rows;
+}
+
 /// Room beside a cell's heatmap (see CellChrome).
 ImVec2 cell_chrome(float width, bool compact, const void* context) {
     const auto& c = *static_cast<const ChromeContext*>(context);
@@ -138,10 +147,7 @@ ImVec2 cell_chrome(float width, bool compact, const void* context) {
     ImVec2 deco = c.app->view.plot_decoration;
     if (deco.x <= 0 || deco.y <= 0)
         deco = compact ? ImVec2(line * 3.2f, line * 0.8f) : ImVec2(line * 4.5f, line * 3.0f);
-    int badge_rows = 0;
-    for (size_t k = 0; k < c.badges.size(); ++k)
-        badge_rows = std::max(badge_rows, badge_lines(shown_badges(c.badges[k], compact, c.lesson_metrics[k]), compact,
-                                                      width - 2 * kCellPadding.x));
+    const int badge_rows = badge_rows_at(c, width, compact);
     const float bar = c.any_own_bar ? ImGui::CalcTextSize("-0.00e+00").x + line * 2.2f + style.ItemSpacing.x : 0;
     const float x = 2 * kCellPadding.x + deco.x + bar + 2;
     const float y = 2 * kCellPadding.y + line + style.ItemSpacing.y +                              // title
@@ -238,6 +244,7 @@ void draw_matrices_panel(App& app) {
     vw.last_side = grid.side;
     CellLayout layout;
     layout.size = grid.cell, layout.side = grid.side, layout.compact = grid.compact;
+    layout.badge_rows = badge_rows_at(chrome, grid.cell.x, grid.compact);
     layout.lesson = lesson;
     // On a projector the grid sits in the middle of the height it leaves free.
     const float used = float(grid.rows) * grid.cell.y + spacing * float(grid.rows - 1);
