@@ -1,9 +1,9 @@
 // attnscope — room for a plot (see plot_room.h).
 #include "plot_room.h"
 
-namespace attnscope::gui {
+#include "app.h"  // hint_text
 
-void hint_text(const char* text);  // app.h
+namespace attnscope::gui {
 
 bool plot_fits(ImVec2 size) {
     const float line = ImGui::GetTextLineHeight(), glyph = ImGui::CalcTextSize("0").x;
