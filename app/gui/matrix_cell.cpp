@@ -124,7 +124,7 @@ void draw_outlines(const App& app, const RunSnapshot& snap, const VariantView& v
     ImPlot::PushPlotClipRect();
     const ImU32 colour = IM_COL32(255, 255, 255, 230);  // no colormap or reason colour is white
     for (const LookAtPoint& p : lesson->points) {
-        if (p.kind == LookAtPoint::Kind::Head) continue;
+        if (p.kind == LookAtPoint::Kind::Head || (p.on_head >= 0 && p.on_head != record.head)) continue;
         if (!p.views.empty() && std::find(p.views.begin(), p.views.end(), v.id) == p.views.end()) continue;
         OutlineRecord o{p.label, "", p.first, p.last, p.rows_first, p.rows_last};
         auto box = [&](double x0, double y0, double x1, double y1) {
@@ -338,11 +338,16 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
                               plot_colormap(scale.map));
     }
     if (!layout.compact) {
+        // One line (the grid reserved one), cut with "…" when longer; the whole caption on hover.
         const std::string line = caption(app, snap, k, plane, diff, scale, block_note);
         if (!line.empty()) {
-            ImGui::PushTextWrapPos(0);
-            ImGui::TextDisabled("%s", line.c_str());
-            ImGui::PopTextWrapPos();
+            const ImVec2 pos = ImGui::GetCursorScreenPos();
+            const ImVec2 end(pos.x + ImGui::GetContentRegionAvail().x, pos.y + ImGui::GetTextLineHeight());
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), pos, end, end.x, line.c_str(), nullptr, nullptr);
+            ImGui::PopStyleColor();
+            ImGui::Dummy(ImVec2(end.x - pos.x, ImGui::GetTextLineHeight()));
+            ImGui::SetItemTooltip("%s", line.c_str());
         }
     }
     app.layout_record.heatmaps.push_back(std::move(record));

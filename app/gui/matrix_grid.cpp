@@ -8,12 +8,13 @@ namespace attnscope::gui {
 
 GridChoice choose_grid(int count, ImVec2 avail, float spacing, int forced, bool compact_only, CellChrome chrome,
                        const void* context) {
-    GridChoice best;
-    best.side = -1e9f;
     count = std::max(1, count);
     const int first = forced > 0 ? std::min(forced, count) : 1, last = forced > 0 ? first : count;
-    // Full badges first: compact ones (no axis names, key badges only) win only with a heatmap a tenth larger, so
-    // room left below a row of heatmaps goes to the numbers instead of staying empty.
+    // A candidate's worth: its heatmap side, discounted where the choice costs the reader. Compact cells (no axis
+    // names, key badges only) must win by a tenth, so height left under a row of heatmaps goes to the numbers; a grid
+    // with empty slots (three views in 2 × 2) by 15%, so no quadrant stays blank for a marginally larger picture.
+    GridChoice best;
+    float best_worth = -1e9f;
     for (const bool compact : {false, true}) {
         if (!compact && compact_only) continue;
         for (int cols = first; cols <= last; ++cols) {
@@ -22,9 +23,9 @@ GridChoice choose_grid(int count, ImVec2 avail, float spacing, int forced, bool 
             const float cell_h = (avail.y - spacing * float(rows - 1)) / float(rows);
             const ImVec2 room = chrome(cell_w, compact, context);
             const float side = std::floor(std::min(cell_w - room.x, cell_h - room.y));
-            // Strictly larger by a pixel: among equal sides the fewer columns (rows read left to right) win.
-            const float needed = compact && !best.compact && !compact_only ? best.side * 1.1f : best.side + 1;
-            if (side > needed) best = {cols, rows, side, ImVec2(cell_w, 0), compact};
+            const float worth = side / (compact && !compact_only ? 1.1f : 1.0f) / (rows * cols > count ? 1.15f : 1.0f);
+            // Strictly better by a pixel: among equal candidates the fewer columns (rows read left to right) win.
+            if (worth > best_worth + 1) best_worth = worth, best = {cols, rows, side, ImVec2(cell_w, 0), compact};
         }
     }
     best.side = std::max(best.side, 48.0f);

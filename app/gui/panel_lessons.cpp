@@ -216,6 +216,7 @@ void zoom_to(App& app, const LookAtPoint& p) {
     } else if (p.kind == LookAtPoint::Kind::Head) {
         vw.head = p.first;
     }
+    if (p.on_head >= 0) vw.head = p.on_head;  // a head-specific feature is zoomed to in its head
     vw.fit_next = false;
 }
 

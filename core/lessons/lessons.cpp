@@ -54,6 +54,7 @@ LookAtPoint parse_point(const nlohmann::json& p) {
     if (kinds != 1)
         throw Error("point '" + pt.label + "' must name exactly one of \"keys\", \"rows\", \"diagonal\", \"block\", \"head\"");
     for (const auto& v : p.value("views", nlohmann::json::array())) pt.views.push_back(v.get<std::string>());
+    pt.on_head = json_int(p, "on_head", -1, -1, 1023, "point '" + pt.label + "'");
     return pt;
 }
 

@@ -25,6 +25,7 @@ struct LookAtPoint {
     int first = 0, last = 0;         // keys, rows or diagonal offsets i − j, inclusive (Head: the head, twice)
     int rows_first = 0, rows_last = 0;  // Block: its rows; its keys are first … last
     std::vector<std::string> views;  // variant ids of the views it is outlined in; empty: every view
+    int on_head = -1;                // outlined only while this head is shown (a head-specific pattern); -1: any
 };
 
 /// One lesson as written in assets/lessons/<id>.json.
