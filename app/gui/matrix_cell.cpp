@@ -266,7 +266,9 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
     update_textures(app, k, snap, v, plane, diff);
 
     // The plot frame is the data area plus last frame's axes and ticks, so the heatmap itself is side × side.
-    const ImVec2 deco = app.view.plot_decoration;
+    std::vector<ImVec2>& decorations = app.view.plot_decoration;
+    if (decorations.size() < snap.variants.size()) decorations.resize(snap.variants.size(), ImVec2(0, 0));
+    const ImVec2 deco = decorations[k];
     const float side = layout.side;
     const bool text = !snap.heads->tokens.empty();
     const bool ordered = !snap.display_perm.empty();
@@ -324,7 +326,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
                            : diff || v.is_signed(plane) ? "largest |value| with its sign; most salient reason"
                                                         : "max; most salient reason";
         // Next frame's frame size: the decorations ImPlot needed around this data area.
-        app.view.plot_decoration = ImVec2(std::max(0.0f, side + deco.x - ps.x), std::max(0.0f, side + deco.y - ps.y));
+        decorations[k] = ImVec2(std::max(0.0f, side + deco.x - ps.x), std::max(0.0f, side + deco.y - ps.y));
         ImPlot::EndPlot();
     }
     ImPlot::PopStyleVar();  // after EndPlot: the padding is read when the plot lays itself out

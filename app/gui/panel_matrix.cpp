@@ -144,7 +144,8 @@ ImVec2 cell_chrome(float width, bool compact, const void* context) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float line = ImGui::GetTextLineHeight();
     // Plot decorations: last frame's measurement, or a guess before the first plot.
-    ImVec2 deco = c.app->view.plot_decoration;
+    ImVec2 deco(0, 0);
+    for (const ImVec2& d : c.app->view.plot_decoration) deco = ImVec2(std::max(deco.x, d.x), std::max(deco.y, d.y));
     if (deco.x <= 0 || deco.y <= 0)
         deco = compact ? ImVec2(line * 3.2f, line * 0.8f) : ImVec2(line * 4.5f, line * 3.0f);
     const int badge_rows = badge_rows_at(c, width, compact);
