@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the code without CUDA and micro-benchmarks (the GUI only for `address`) with sanitizers in its own tree and
 # runs what CI checks under them; any report is fatal (-fno-sanitize-recover), so it fails the test that met it.
-#   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI smoke excluded: timing
+#   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI screenshots excluded: timing
 #            claims, the installer and screenshots, not memory safety), then a random GUI session of
 #            ATTNSCOPE_SELF_TEST_FRAMES frames (default 1500) with its invariants (scripts/gui-soak.sh)
 #   thread   TSan: the worker, job-queue and benchmark-job tests (attnscope_thread_tests). OMP_NUM_THREADS=1:
@@ -31,7 +31,7 @@ status=0
 if [ "$kind" = address ]; then
   cmake --build "$build" -j "$(nproc)"
   build_s=$((SECONDS - start))
-  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.|gui\.smoke)') || status=$?
+  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.|gui\.smoke|gui\.lessons)') || status=$?
   tests_s=$((SECONDS - start - build_s))
   "$root/scripts/gui-soak.sh" "${ATTNSCOPE_SELF_TEST_FRAMES:-1500}" 1 "$build" || status=$?
   echo "sanitize address: GUI session $((SECONDS - start - build_s - tests_s)) s" >&2

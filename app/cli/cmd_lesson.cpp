@@ -31,10 +31,11 @@ int execute(const LessonOptionsCli& o) {
     for (const std::string& note : outcome.notes) std::cout << "  note: " << note << "\n";
     // What the lesson's screen shows as badges (gui --lesson NAME), measured here on the same input.
     const std::vector<VariantRequest> views = preset_variants(lesson.preset);
-    for (const ScreenValue& v : outcome.screen)
-        std::cout << "  on screen: " << (v.view >= 0 && v.view < int(views.size()) ? "view " + std::to_string(v.view) + " (" + views[size_t(v.view)].id + ")"
-                                                                                    : std::string("Spectrum map"))
-                  << " " << v.metric << " = " << std::setprecision(6) << v.value << "\n";
+    for (const ScreenValue& v : outcome.screen) {
+        const bool view = v.view >= 0 && v.view < int(views.size());
+        const std::string where = view ? "view " + std::to_string(v.view) + " (" + views[size_t(v.view)].id + ")" : "Spectrum map";
+        std::cout << "  on screen: " << where << " " << v.metric << " = " << std::setprecision(6) << v.value << "\n";
+    }
     for (const CheckLine& line : outcome.lines) {
         std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": measured "
                   << std::setprecision(4) << line.measured << (line.at_least ? " (needs ≥ " : " (needs ≤ ") << line.threshold

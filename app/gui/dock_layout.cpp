@@ -81,7 +81,8 @@ void build_lesson_layout(ImGuiID dockspace, const std::vector<std::string>& larg
     // A bottom panel the lesson looks at gets the lower part of the centre; Matrices keeps the upper (more of it when
     // the lesson names Matrices too).
     ImGuiID lower = 0;
-    if (large_bottom) lower = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, is_large(kMatricesWindow) ? 0.42f : 0.55f, nullptr, &centre);
+    const float lower_share = is_large(kMatricesWindow) ? 0.42f : 0.55f;
+    if (large_bottom) lower = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, lower_share, nullptr, &centre);
     for (const PanelEntry& p : panels()) {
         ImGuiID node = left;
         if (std::string(p.window) == kMatricesWindow) node = centre;

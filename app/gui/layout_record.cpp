@@ -26,7 +26,8 @@ nlohmann::json layout_json(const LayoutRecord& record) {
         if (!w->WasActive || w->Hidden || ((w->Flags & ImGuiWindowFlags_ChildWindow) && !docked) || w->Name[0] == '#') continue;
         if (docked && !w->DockTabIsVisible) continue;
         if (std::string(w->Name).rfind("WindowOverViewport", 0) == 0) continue;
-        j["windows"].push_back({{"name", w->Name}, {"rect", rect(ImVec4(w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y))}});
+        const ImVec4 r(w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y);
+        j["windows"].push_back({{"name", w->Name}, {"rect", rect(r)}});
     }
     j["heatmaps"] = nlohmann::json::array();
     for (const HeatmapRecord& h : record.heatmaps) {
@@ -38,7 +39,8 @@ nlohmann::json layout_json(const LayoutRecord& record) {
             if (o.kind == "block") one["rows"] = {o.rows_first, o.rows_last};
             outlines.push_back(one);
         }
-        j["heatmaps"].push_back({{"panel", h.panel}, {"view", h.view}, {"slot", h.slot}, {"variant", h.variant}, {"instance", h.instance},
+        j["heatmaps"].push_back({{"panel", h.panel}, {"view", h.view}, {"slot", h.slot}, {"variant", h.variant},
+                                 {"instance", h.instance},
                                  {"title", h.title}, {"head", h.head}, {"shows", h.shows}, {"cell", rect(h.cell)},
                                  {"plot", rect(h.plot)}, {"x_range", {h.x_min, h.x_max}}, {"y_range", {h.y_min, h.y_max}},
                                  {"pixels_per_cell", {h.pixels_per_cell_x, h.pixels_per_cell_y}},

@@ -154,10 +154,12 @@ void crosshair_and_hover(App& app, const RunSnapshot& snap, int head) {
     const int hi = app.view.shown_i, hj = app.view.shown_j;
     ImPlot::PushPlotClipRect();
     ImDrawList* dl = ImPlot::GetPlotDrawList();
-    if (hi >= 0 && hi < n) dl->AddRectFilled(ImPlot::PlotToPixels(0, hi), ImPlot::PlotToPixels(n, hi + 1), IM_COL32(255, 255, 255, 28));
-    if (hj >= 0 && hj < n) dl->AddRectFilled(ImPlot::PlotToPixels(hj, 0), ImPlot::PlotToPixels(hj + 1, n), IM_COL32(255, 255, 255, 28));
+    const ImU32 band = IM_COL32(255, 255, 255, 28);
+    if (hi >= 0 && hi < n) dl->AddRectFilled(ImPlot::PlotToPixels(0, hi), ImPlot::PlotToPixels(n, hi + 1), band);
+    if (hj >= 0 && hj < n) dl->AddRectFilled(ImPlot::PlotToPixels(hj, 0), ImPlot::PlotToPixels(hj + 1, n), band);
     if (hi >= 0 && hj >= 0 && hi < n && hj < n)
-        dl->AddRect(ImPlot::PlotToPixels(hj, hi), ImPlot::PlotToPixels(hj + 1, hi + 1), IM_COL32(255, 80, 80, 255), 0.0f, 0, 2.0f);
+        dl->AddRect(ImPlot::PlotToPixels(hj, hi), ImPlot::PlotToPixels(hj + 1, hi + 1), IM_COL32(255, 80, 80, 255), 0.0f, 0,
+                    2.0f);
     ImPlot::PopPlotClipRect();
     if (ImPlot::IsPlotHovered()) {
         const ImPlotPoint mp = ImPlot::GetPlotMousePos();

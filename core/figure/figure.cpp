@@ -93,16 +93,16 @@ ImageCmd panel_image(const FigurePanel& p, Colormap map, bool mask, const Colour
             for (int i = i0; i < i1; ++i)
                 for (int j = j0; j < j1; ++j) {
                     acc = pool_fold(mode, acc, p.values[size_t(i) * n + j]);
-                    reason = most_salient(reason, p.reasons.empty() ? uint8_t(p.causal && j > i ? 0 : 1) : p.reasons[size_t(i) * n + j]);
+                    const uint8_t r = p.reasons.empty() ? uint8_t(p.causal && j > i ? 0 : 1) : p.reasons[size_t(i) * n + j];
+                    reason = most_salient(reason, r);
                 }
             const Rgb col = cell_colour(acc, p.scale, map, mask, reason, c.forbidden);
             std::copy(col.begin(), col.end(), &img.rgb[(size_t(bi) * s + bj) * 3]);
             // Shrunk further by a writer: the most salient reason first (when shown), then the strongest value.
             const float t = p.scale.position(acc);
             const float strength = signed_values ? std::fabs(t - 0.5f) : t;
-            img.rank[size_t(bi) * s + bj] =
-                mask ? float(reason_salience(static_cast<Reason>(std::min<int>(reason, int(Reason::Count) - 1)))) * 2 + strength
-                     : strength;
+            const int salience = reason_salience(static_cast<Reason>(std::min<int>(reason, int(Reason::Count) - 1)));
+            img.rank[size_t(bi) * s + bj] = mask ? float(salience) * 2 + strength : strength;
         }
     }
     return img;

@@ -27,7 +27,8 @@ std::string text_of(const nlohmann::json& j, const char* key) {
 /// An inclusive range [a, b] of non-negative integers under `key` of point `p`.
 std::pair<int, int> range_of(const nlohmann::json& p, const char* key, const std::string& label) {
     const nlohmann::json& r = p.at(key);
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0].get<int>() > r[1].get<int>())
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
+        r[0].get<int>() > r[1].get<int>())
         throw Error("point '" + label + "': \"" + key + "\" must be [first, last] with first ≤ last, got " + r.dump());
     return {r[0].get<int>(), r[1].get<int>()};
 }
@@ -36,12 +37,19 @@ LookAtPoint parse_point(const nlohmann::json& p) {
     LookAtPoint pt;
     pt.label = p.at("label").get<std::string>();
     int kinds = 0;
-    if (p.contains("keys") && !p.contains("block")) pt.kind = LookAtPoint::Kind::Keys, std::tie(pt.first, pt.last) = range_of(p, "keys", pt.label), ++kinds;
-    if (p.contains("rows")) pt.kind = LookAtPoint::Kind::Rows, std::tie(pt.first, pt.last) = range_of(p, "rows", pt.label), ++kinds;
+    if (p.contains("keys")) {
+        pt.kind = LookAtPoint::Kind::Keys, ++kinds;
+        std::tie(pt.first, pt.last) = range_of(p, "keys", pt.label);
+    }
+    if (p.contains("rows")) {
+        pt.kind = LookAtPoint::Kind::Rows, ++kinds;
+        std::tie(pt.first, pt.last) = range_of(p, "rows", pt.label);
+    }
     if (p.contains("diagonal")) {
         pt.kind = LookAtPoint::Kind::Diagonal, ++kinds;
         const nlohmann::json& d = p.at("diagonal");
-        if (!d.is_array() || d.size() != 2 || !d[0].is_number_integer() || !d[1].is_number_integer() || d[0].get<int>() > d[1].get<int>())
+        if (!d.is_array() || d.size() != 2 || !d[0].is_number_integer() || !d[1].is_number_integer() ||
+            d[0].get<int>() > d[1].get<int>())
             throw Error("point '" + pt.label + "': \"diagonal\" must be [first, last] offsets i − j, got " + d.dump());
         pt.first = d[0], pt.last = d[1];
     }
@@ -50,7 +58,10 @@ LookAtPoint parse_point(const nlohmann::json& p) {
         std::tie(pt.rows_first, pt.rows_last) = range_of(p.at("block"), "rows", pt.label);
         std::tie(pt.first, pt.last) = range_of(p.at("block"), "keys", pt.label);
     }
-    if (p.contains("head")) pt.kind = LookAtPoint::Kind::Head, pt.first = pt.last = json_int(p, "head", 0, 0, 1023, "point '" + pt.label + "'"), ++kinds;
+    if (p.contains("head")) {
+        pt.kind = LookAtPoint::Kind::Head, ++kinds;
+        pt.first = pt.last = json_int(p, "head", 0, 0, 1023, "point '" + pt.label + "'");
+    }
     if (kinds != 1)
         throw Error("point '" + pt.label + "' must name exactly one of \"keys\", \"rows\", \"diagonal\", \"block\", \"head\"");
     for (const auto& v : p.value("views", nlohmann::json::array())) pt.views.push_back(v.get<std::string>());

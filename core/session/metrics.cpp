@@ -300,6 +300,13 @@ double mass_ceiling(const Tensor3& P, const ReasonMask& mask) {
 
 }  // namespace
 
+const std::vector<std::string>& metric_ids() {
+    static const std::vector<std::string> ids = {"rel_err_out", "rel_err_model", "rel_err_attn", "row_kl", "row_kl_rev",
+                                                 "mass_recall", "mass_ceiling", "rank_ceiling", "density", "keys_for_90",
+                                                 "row_entropy", "time", "memory"};
+    return ids;
+}
+
 std::optional<double> metric_by_id(const RunResult& r, const std::string& id) {
     const Metrics& m = r.metrics;
     if (id == "rel_err_out") return m.rel_err_out;

@@ -53,6 +53,9 @@ double best_rank_error(const std::vector<double>& S, int heads, int r);
 /// bytes) — or nothing when the run has none (or the id is unknown).
 std::optional<double> metric_by_id(const RunResult& r, const std::string& id);
 
+/// Every id metric_by_id knows, in that order.
+const std::vector<std::string>& metric_ids();
+
 /// Fills result.metrics: rel_err_out against softmax attention (`ref`) when O has O_full's shape; rel_err_model
 /// against `model_ref` (the variant's own exact model, nullptr when it has none); rel_err_attn, row_kl and
 /// row_kl_rev when P̃ and P exist with the same shape (the KLs only for normalised variants whose P̃ is
