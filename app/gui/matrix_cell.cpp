@@ -38,6 +38,17 @@ std::string matrix_title(const VariantView& v, bool diff) {
     return "effective attention P_eff";
 }
 
+/// `text` on one line at the cursor, at most `width` pixels wide and cut with "…" beyond; `tooltip` on hover.
+void one_line(const std::string& text, float width, bool grey, const std::string& tooltip) {
+    const ImVec2 pos = ImGui::GetCursorScreenPos();
+    const ImVec2 end(pos.x + std::min(width, ImGui::CalcTextSize(text.c_str()).x), pos.y + ImGui::GetTextLineHeight());
+    if (grey) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), pos, end, end.x, text.c_str(), nullptr, nullptr);
+    if (grey) ImGui::PopStyleColor();
+    ImGui::Dummy(ImVec2(end.x - pos.x, ImGui::GetTextLineHeight()));
+    ImGui::SetItemTooltip("%s", tooltip.c_str());
+}
+
 /// The title line: the instance in full when it fits, else cut with "…" (the tooltip has it all), the head and what
 /// the matrix is in grey, and the view's menu at the right end.
 void title_line(App& app, const VariantView& v, const std::string& title, const std::string& subtitle, int head,
@@ -45,20 +56,10 @@ void title_line(App& app, const VariantView& v, const std::string& title, const 
     const float menu_w = ImGui::CalcTextSize("⋯").x + ImGui::GetStyle().FramePadding.x * 2 + 4;
     const ImVec2 pos = ImGui::GetCursorScreenPos();
     const float right = pos.x + ImGui::GetContentRegionAvail().x - menu_w;
-    const float title_w = ImGui::CalcTextSize(title.c_str()).x;
-    const ImVec2 end(std::min(right, pos.x + title_w), pos.y + ImGui::GetTextLineHeight());
-    ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), pos, end, end.x, title.c_str(), nullptr, nullptr);
-    ImGui::Dummy(ImVec2(end.x - pos.x, ImGui::GetTextLineHeight()));
-    ImGui::SetItemTooltip("%s — %s", title.c_str(), subtitle.c_str());
-    if (right - end.x > 40) {
+    one_line(title, right - pos.x, false, title + " — " + subtitle);
+    if (right - ImGui::GetItemRectMax().x > 40) {
         ImGui::SameLine();
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        const ImVec2 q(right - 4, p.y + ImGui::GetTextLineHeight());
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), p, q, q.x, subtitle.c_str(), nullptr, nullptr);
-        ImGui::PopStyleColor();
-        ImGui::Dummy(ImVec2(q.x - p.x, ImGui::GetTextLineHeight()));
-        ImGui::SetItemTooltip("%s", subtitle.c_str());
+        one_line(subtitle, right - 4 - ImGui::GetCursorScreenPos().x, true, subtitle);
     }
     ImGui::SameLine();
     ImGui::SetCursorScreenPos(ImVec2(right, pos.y));
@@ -344,15 +345,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
     if (!layout.compact) {
         // One line (the grid reserved one), cut with "…" when longer; the whole caption on hover.
         const std::string line = caption(app, snap, k, plane, diff, scale, block_note);
-        if (!line.empty()) {
-            const ImVec2 pos = ImGui::GetCursorScreenPos();
-            const ImVec2 end(pos.x + ImGui::GetContentRegionAvail().x, pos.y + ImGui::GetTextLineHeight());
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-            ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), pos, end, end.x, line.c_str(), nullptr, nullptr);
-            ImGui::PopStyleColor();
-            ImGui::Dummy(ImVec2(end.x - pos.x, ImGui::GetTextLineHeight()));
-            ImGui::SetItemTooltip("%s", line.c_str());
-        }
+        if (!line.empty()) one_line(line, ImGui::GetContentRegionAvail().x, true, line);
     }
     app.layout_record.heatmaps.push_back(std::move(record));
     end_cell();
