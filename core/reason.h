@@ -24,7 +24,7 @@ enum class Reason : uint8_t {
     Bucket,       // Reformer: same chunk / look-back chunk after sorting by bucket
     Sink,         // StreamingLLM: one of the first s positions every query keeps
     TopK,         // the top-k oracle: one of the query's k largest exact scores
-    Selected,     // block selection: a key block the query block's gate chose
+    Selected,     // block selection: a key block the query's gate chose
     Vertical,     // vertical-slash: a key column the last queries' mass chose
     Slash,        // vertical-slash: a diagonal i − j the last queries' mass chose
     Count         // number of reasons (not a reason)

@@ -1,14 +1,17 @@
 // attnscope — `full` (Vaswani 2017) and `flash` (Dao 2022/2023): the two exact variants.
 // `full` materialises P (n×n per head) as the textbook implementation does; `flash` runs the tiled online
-// softmax with O(n) extra memory and recomputes P only when a heatmap asks for it.
+// softmax with O(n) extra memory and recomputes P only when a heatmap asks for it. With a mask modifier both run
+// masked_exact_attention (the flash tile kernel over the mask's blocks): the dense primitive knows only causality.
 
 #include <algorithm>
 #include <cmath>
 
 #include "../backend/backend.h"
 #include "common_params.h"
+#include "masked_exact.h"
 #include "modifiers.h"
 #include "registry.h"
+#include "sparse_common.h"
 
 namespace attnscope {
 
@@ -26,6 +29,29 @@ struct FullExecution : Execution {
     Tensor3 P;  // (H, n, n)
 };
 
+/// What a mask modifier adds to full's or flash's peak: L, the block-sparse primitive's scratch and the layout (every
+/// block stored and masked, as a bound).
+int64_t masked_extra_bytes(int heads, int n, int d, int dv, const Params& p) {
+    if (!has_mask_modifier(p)) return 0;
+    const int64_t b = kDefaultLayoutBlock, nb = (n + b - 1) / b;
+    return int64_t(sizeof(float)) * heads * n + block_sparse_scratch_bytes(int(b), d, dv) + 3 * nb * nb * (8 + 8 * b);
+}
+
+/// Runs the masked exact model for full or flash: O, the density, the FLOPs of the kept cells, a note, and (for full)
+/// the materialised P.
+void run_masked(const Plan& plan, const Heads& h, Backend& backend, Execution& e, Tensor3* P) {
+    const Modifiers mods = modifiers_of(plan.params, h);
+    const float scale = static_cast<float>(plan.params.get("scale"));
+    MaskedExact run = masked_exact_attention(h, scale, plan.causal, mods, backend);
+    if (P) *P = masked_exact_matrix(h, scale, mods, run);
+    e.O = std::move(run.O);
+    e.structure.density = masked_exact_density(run, plan.causal);
+    e.flops = double(layout_allowed_cells(run.layout)[0]) * h.heads() * 2.0 * (h.d() + h.dv());
+    e.structure.notes.push_back("mask modifier " + mods.label() + ": exact softmax over the cells it keeps, run by the "
+                                "flash tile kernel over its " + std::to_string(run.layout.block) + "×" +
+                                std::to_string(run.layout.block) + " blocks (the dense primitive masks causally only)");
+}
+
 class FullVariant : public Variant {
 public:
     FullVariant() {
@@ -34,7 +60,7 @@ public:
             .name = "Full softmax",
             .paper = "Vaswani et al. 2017",
             .summary = "softmax(s·QKᵀ + causal mask)·V with P materialised (n×n per head)",
-            .params = with_modifier_params({scale_param(), causal_param(false)}, false),
+            .params = with_modifier_params({scale_param(), causal_param(false)}, true),
             .short_name = "Full softmax",
             .key_params = {},
             .signed_matrix = false,
@@ -46,6 +72,11 @@ public:
             throw Error("full would materialise P of " + std::to_string(static_cast<int64_t>(p_bytes / (1 << 20))) +
                         " MiB for n = " + std::to_string(h.n()) + ": use flash (same result, O(n) memory)");
         auto e = std::make_unique<FullExecution>();
+        if (has_mask_modifier(plan.params)) {
+            exact_cost(h, plan.causal, true, *e);
+            run_masked(plan, h, backend, *e, &e->P);
+            return e;
+        }
         e->O = Tensor3(h.heads(), h.n(), h.dv());
         e->P = Tensor3(h.heads(), h.n(), h.n());
         DenseAttentionArgs a;
@@ -58,12 +89,17 @@ public:
         e->structure.density = 1.0;
         return e;
     }
-    void explain(const Plan&, Execution& e, const Heads& h, int max_matrix_n, Backend&) const override {
-        if (h.n() <= max_matrix_n) e.P_eff = std::move(static_cast<FullExecution&>(e).P);
+    void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend&) const override {
+        if (h.n() > max_matrix_n) return;
+        e.P_eff = std::move(static_cast<FullExecution&>(e).P);
+        if (has_mask_modifier(plan.params))
+            e.structure.mask = masked_exact_reasons(h.heads(), h.n(), plan.causal, modifiers_of(plan.params, h).mask);
     }
-    int64_t estimate_peak_bytes(int heads, int n, int, int dv, const Params&) const override {
+    /// A mask modifier's kept cells depend on the input (its documents): the dense count bounds them.
+    bool flops_estimate_is_bound(const Params& p) const override { return has_mask_modifier(p); }
+    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // O and P, nothing else: the materialised primitive writes scores into P in place.
-        return int64_t(sizeof(float)) * heads * int64_t(n) * (int64_t(dv) + n);
+        return int64_t(sizeof(float)) * heads * int64_t(n) * (int64_t(dv) + n) + masked_extra_bytes(heads, n, d, dv, p);
     }
     std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
         // The KV-cache decoder scores plain logits: a modified model has none.
@@ -87,7 +123,7 @@ public:
                    choice_param("precision", "prec",
                                 "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
                                 "relative error); the CPU computes fp32 either way",
-                                {"fp32", "tf32"}, 0)}, false),
+                                {"fp32", "tf32"}, 0)}, true),
             .short_name = "Flash",
             .key_params = {},
             .signed_matrix = false,
@@ -95,6 +131,11 @@ public:
     }
     std::unique_ptr<Execution> execute(const Plan& plan, const Heads& h, Backend& backend) const override {
         auto e = std::make_unique<Execution>();
+        if (has_mask_modifier(plan.params)) {
+            exact_cost(h, plan.causal, false, *e);
+            run_masked(plan, h, backend, *e, nullptr);
+            return e;
+        }
         DenseAttentionArgs a = args(plan, h);
         e->O = Tensor3(h.heads(), h.n(), h.dv());
         Tensor3 lse(h.heads(), h.n(), 1);
@@ -111,6 +152,13 @@ public:
     }
     void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend& backend) const override {
         if (h.n() > max_matrix_n) return;
+        if (has_mask_modifier(plan.params)) {
+            const Modifiers mods = modifiers_of(plan.params, h);
+            const float scale = static_cast<float>(plan.params.get("scale"));
+            e.P_eff = masked_exact_matrix(h, scale, mods, masked_exact_attention(h, scale, plan.causal, mods, backend));
+            e.structure.mask = masked_exact_reasons(h.heads(), h.n(), plan.causal, mods.mask);
+            return;
+        }
         // Recompute P (FlashAttention keeps only L; the backward pass does the same).
         DenseAttentionArgs a = args(plan, h);
         Tensor3 P(h.heads(), h.n(), h.n()), O2(h.heads(), h.n(), h.dv());
@@ -118,10 +166,13 @@ public:
         backend.dense_attention(a);
         e.P_eff = std::move(P);
     }
+    /// A mask modifier's kept cells depend on the input (its documents): the dense count bounds them.
+    bool flops_estimate_is_bound(const Params& p) const override { return has_mask_modifier(p); }
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         // O and L, plus the CPU primitive's tile scratch.
         return int64_t(sizeof(float)) * heads * int64_t(n) * (dv + 1) +
-               tiled_attention_scratch_bytes(p.get_int("tile_rows"), p.get_int("tile_cols"), n, d, dv);
+               tiled_attention_scratch_bytes(p.get_int("tile_rows"), p.get_int("tile_cols"), n, d, dv) +
+               masked_extra_bytes(heads, n, d, dv, p);
     }
     std::unique_ptr<Decoder> make_decoder(int d, int dv, const Params& p) const override {
         // The KV-cache decoder scores plain logits: a modified model has none.

@@ -82,7 +82,8 @@ std::string Modifiers::label() const {
 
 std::vector<ParamSpec> score_modifier_params() {
     return {choice_param("score_mod", "mod",
-                         "score modifier: none; alibi adds −m_h·|i − j| with m_h = 2^(−8(h+1)/H) (Press et al. 2022); "
+                         "score modifier: none; alibi adds −m_h·|i − j| with m_h = 2^(−8(h+1)/H) for H a power of two, the "
+                         "paper's interleaved ladder otherwise (Press et al. 2022); "
                          "softcap replaces the logit x by c·tanh(x/c) (Gemma 2). Changes the model: errors are also "
                          "measured against exact attention with the same modifier",
                          {"none", "alibi", "softcap"}, kScoreNone),
@@ -137,6 +138,8 @@ bool has_modifiers(const Params& p) {
     return int(p.get_or("score_mod", kScoreNone)) != kScoreNone || int(p.get_or("mask_mod", kMaskNone)) != kMaskNone;
 }
 
+bool has_mask_modifier(const Params& p) { return int(p.get_or("mask_mod", kMaskNone)) != kMaskNone; }
+
 bool has_positional_modifiers(const Params& p) {
     return int(p.get_or("score_mod", kScoreNone)) == kScoreAlibi || int(p.get_or("mask_mod", kMaskNone)) != kMaskNone;
 }
@@ -168,7 +171,8 @@ Modifiers modifiers_of(const Params& p, const Heads& x) {
         if (starts.empty()) {
             if (x.tokens.empty())
                 throw Error("mask_mod document needs document boundaries on an input without text: set boundaries "
-                            "to the start positions, e.g. boundaries=0,100,250");
+                            "to the start positions, e.g. boundaries=0," + std::to_string(std::max(1, n / 3)) + "," +
+                            std::to_string(std::max(2, 2 * n / 3)) + " for this input's n = " + std::to_string(n));
             starts = sentence_starts(x.tokens);
         }
         for (int s : starts)

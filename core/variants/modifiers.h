@@ -76,6 +76,8 @@ std::string modifier_summary(const Params& params);
 
 /// True when resolved params switch on any modifier (no input needed: what exact_model() asks).
 bool has_modifiers(const Params& resolved);
+/// True when resolved params switch on a mask modifier (prefix-LM or document).
+bool has_mask_modifier(const Params& resolved);
 /// True when resolved params switch on a modifier that reads positions (ALiBi or a mask).
 bool has_positional_modifiers(const Params& resolved);
 /// The modifiers of resolved params on this input; the document mask takes its boundaries from the params, or from

@@ -50,11 +50,6 @@ std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout) {
     return cells;
 }
 
-namespace {
-
-/// P̃ = exp(mod(s·q_i·k_j) − lse_i) on allowed cells, 0 elsewhere (display only; quadratic by nature).
-/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position (a
-/// positional modifier never runs permuted, so `mod` sees positions).
 Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const ScoreMod& mod,
                          const Tensor3& lse, const std::function<int(int, int)>& position) {
     const BlockLayoutView v = layout.view();
@@ -77,6 +72,8 @@ Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale,
         }
     return P;
 }
+
+namespace {
 
 /// Copies of the rows of t with head h's rows reordered to slot order when permuted[h] (out[s] = t[perm[s]]).
 Tensor3 permute_rows(const Tensor3& t, const std::vector<int>& perm, const std::vector<uint8_t>& permuted) {

@@ -191,6 +191,12 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
     return L;
 }
 
+/// P̃ = exp(mod(s·q_i·k_j) − lse_i) on the layout's allowed cells, 0 elsewhere (display only; quadratic by nature).
+/// x, lse and the layout are in layout (slot) order; `position` maps a slot of head h back to its position (a
+/// positional modifier never runs permuted, so `mod` sees positions).
+Tensor3 effective_matrix(const Heads& x, const BlockLayout& layout, float scale, const ScoreMod& mod,
+                         const Tensor3& lse, const std::function<int(int, int)>& position);
+
 /// Allowed cells of each layout head (cells ≥ n excluded), from the layout alone.
 std::vector<int64_t> layout_allowed_cells(const BlockLayout& layout);
 

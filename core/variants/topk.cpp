@@ -1,6 +1,7 @@
 // attnscope — `topk`, the oracle of the masked family: each query keeps the k keys with the largest exact scores
 // s·q_i·k_j (ties go to the lower j), causal or not — the best k-sparse pattern for this input, as `svd` is the
-// best rank-r matrix. It needs every exact score, so it is O(n²·d) by nature: an upper bound for what a sparse
+// best rank-r matrix. With modifiers it stays the oracle of the modified model: it ranks the modified logits and
+// chooses only among the keys the mask modifier keeps (a row keeps fewer than k when fewer are allowed). It needs every exact score, so it is O(n²·d) by nature: an upper bound for what a sparse
 // pattern with k keys per query can keep, not a method. The selection runs in plan() (host, untimed); execute()
 // runs the block-sparse primitive over the kept cells. Exact when k ≥ n.
 #include <algorithm>
@@ -38,8 +39,9 @@ struct TopKPattern {
     }
 };
 
-/// The k largest of s·q_i·k_j per row (j ≤ i when causal), ties by lower j, for every head.
-std::vector<int> select_top_keys(const Heads& x, int k, float scale, bool causal) {
+/// The k largest modified logits mod(s·q_i·k_j) per row among the keys the mask keeps (j ≤ i when causal), ties by
+/// lower j, for every head.
+std::vector<int> select_top_keys(const Heads& x, int k, float scale, bool causal, const Modifiers& mods) {
     const int H = x.heads(), n = x.n();
     std::vector<int> keys(size_t(H) * n * k, -1);
     constexpr int kRows = 64;  // query rows scored per GEMM
@@ -52,9 +54,12 @@ std::vector<int> select_top_keys(const Heads& x, int k, float scale, bool causal
             std::vector<int> order;
             for (int r = 0; r < rows; ++r) {
                 const int i = i0 + r, limit = causal ? i + 1 : n;
-                order.resize(size_t(limit));
-                std::iota(order.begin(), order.end(), 0);
-                const std::vector<int> kept = top_indices(std::move(order), k, [&](int j) { return S(r, j); });
+                order.clear();
+                for (int j = 0; j < limit; ++j)
+                    if (mods.mask.allows(i, j)) order.push_back(j);
+                const std::vector<int> kept = top_indices(std::move(order), k, [&](int j) {
+                    return apply_score_mod(mods.score, h, i, j, S(r, j));
+                });
                 std::copy(kept.begin(), kept.end(), keys.begin() + long((size_t(h) * n + i) * k));
             }
         }
@@ -87,9 +92,13 @@ public:
         s.causal = p.get_bool("causal");
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = x.heads();
-        pat.keys = select_top_keys(x, pat.k, s.scale, s.causal);
+        const Modifiers mods = modifiers_of(p, x);
+        pat.keys = select_top_keys(x, pat.k, s.scale, s.causal, mods);
         s.notes.push_back("an oracle: the k = " + std::to_string(pat.k) + " keys of each row were chosen from all n² exact "
                           "scores (O(n²·d), untimed); the time shown is the attention over the kept cells");
+        if (mods.any())
+            s.notes.push_back("chosen by the modified logits (" + mods.label() + ") among the keys the modifiers keep: the "
+                              "oracle of the modified model");
         if (p.get_int("k") >= x.n()) s.notes.push_back("k ≥ n: every key is kept (equals full attention)");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }

@@ -53,6 +53,18 @@ TimedExecution execute_timed(const Variant& variant, const Plan& plan, const Hea
     return t;
 }
 
+void note_rows_without_keys(Structure& structure) {
+    if (!structure.allowed_lse) return;
+    const Tensor3& lse = *structure.allowed_lse;
+    int64_t empty = 0;
+    for (int64_t k = 0; k < lse.size(); ++k) empty += lse.data()[k] == -INFINITY;
+    structure.rows_without_keys = empty;
+    if (empty > 0)
+        structure.notes.push_back(std::to_string(empty) + " of " + std::to_string(lse.size()) + " query rows (all heads) "
+                                  "keep no key, so their output is 0: the mask modifier removes every key the pattern "
+                                  "allows them");
+}
+
 RunResult Variant::run(const Heads& heads, const Params& resolved, const RunOptions& options, Backend& backend) const {
     return run_plan(*plan(heads, resolved, options.weights), heads, options, backend);
 }
@@ -61,6 +73,7 @@ RunResult Variant::run_plan(const Plan& plan, const Heads& heads, const RunOptio
     TimedExecution timed = execute_timed(*this, plan, heads, backend);
     Execution& e = *timed.execution;
     analyse(plan, e, heads, backend);
+    note_rows_without_keys(e.structure);
     if (options.explain) {
         explain(plan, e, heads, options.max_matrix_n, backend);
         if (info().has_matrix && heads.n() > options.max_matrix_n)

@@ -200,6 +200,10 @@ TimedExecution execute_timed(const Variant& variant, const Plan& plan, const Hea
 /// The RunResult of a timed execution of `plan` (O, structure, P̃ and cost moved out of it).
 RunResult make_result(const Variant& variant, const Plan& plan, TimedExecution&& timed);
 
+/// Counts the query rows whose allowed set is empty (allowed_lse = −∞) into structure.rows_without_keys and, when
+/// there are any, says so in a note: a row without a key outputs 0, which no user should have to discover.
+void note_rows_without_keys(Structure& structure);
+
 /// The "causal" param of resolved params (off when the variant has none).
 bool causal_of(const Params& resolved);
 

@@ -1,7 +1,9 @@
 // attnscope — `vslash`: MInference's vertical-slash pattern (Jiang et al. 2024). Causal. The last q queries'
 // exact attention probabilities estimate which key columns (vertical lines) and which diagonals i − j = o (slash
 // lines) carry the mass; every query then keeps the V columns and the S diagonals with the largest summed
-// probability (ties to the lower j or o), j ≤ i.
+// probability (ties to the lower j or o), j ≤ i. As in MInference's reference code (vertical_and_slash_kernel),
+// V and S are at least 30 and 50 (capped at n), the first 30 columns and the 100 nearest diagonals count as
+// infinitely heavy, so they are kept first: every query keeps its own key (o = 0) and the first tokens.
 //   Vertical: j is a kept column;  Slash: i − j is a kept offset (a cell on both counts as vertical)
 // The estimate costs O(q·n·d) and runs in the plan (untimed, said in a note). Exact when V ≥ n or S ≥ n.
 // execute() runs Backend::vertical_slash_attention over the kept lines (work ∝ kept cells); with a mask modifier the
@@ -47,6 +49,13 @@ struct VSlashPlan : SparsePlan {
     std::shared_ptr<const VSlashPattern> lines;
 };
 
+/// MInference's floors and forced lines (minference_forward.py, vertical_and_slash_kernel): V ≥ 30, S ≥ 50, both
+/// capped at n; the first 30 columns and the 100 nearest diagonals are given infinite estimated mass.
+constexpr int kMinVerticals = 30, kMinSlashes = 50, kForcedColumns = 30, kForcedDiagonals = 100;
+
+/// The V or S a run keeps at n positions: the requested count raised to MInference's floor, capped at n.
+int lines_kept(int requested, int floor, int n) { return std::min(n, std::max(requested, floor)); }
+
 /// Layout block of the pattern (block view, the mask-modifier fallback and the CUDA backend's layout alike).
 constexpr int kVSlashBlock = 16;
 
@@ -77,15 +86,18 @@ public:
             .id = "vslash",
             .name = "Vertical-slash (MInference)",
             .paper = "Jiang et al. 2024",
-            .summary = "causal; the last q queries' probabilities pick V key columns and S diagonals with the most mass; "
+            .summary = "causal; the last q queries' probabilities pick V ≥ 30 key columns (the first 30 forced) and S ≥ 50 "
+                       "diagonals (the nearest 100 first) with the most mass; "
                        "every query keeps those; masked softmax",
             .params = with_modifier_params({with_auto_default(int_param("last_queries", "q", "queries (the last q) whose exact probabilities "
                                                    "choose the lines", 64, 1, 65536),
                                          "min(64, n)"),
-                       with_auto_default(int_param("verticals", "V", "key columns kept (V ≥ n: every key)", 64, 0, 1048576),
-                                         "min(64, n/8, ≥ 1)"),
-                       with_auto_default(int_param("slashes", "S", "diagonals i − j kept (S ≥ n: every key)", 64, 0, 1048576),
-                                         "min(64, n/8, ≥ 1)"),
+                       with_auto_default(int_param("verticals", "V", "key columns kept, at least 30 (MInference's floor; the "
+                                                   "first 30 columns always among them); V ≥ n: every key", 64, 0, 1048576),
+                                         "min(64, n/8), raised to 30, at most n"),
+                       with_auto_default(int_param("slashes", "S", "diagonals i − j kept, at least 50 (MInference's floor; the "
+                                                   "100 nearest diagonals first); S ≥ n: every key", 64, 0, 1048576),
+                                         "min(64, n/8), raised to 50, at most n"),
                        scale_param()}, true),
             .has_mask = true,
             .always_causal = true,
@@ -98,14 +110,18 @@ public:
         Params p = Variant::resolve(params, heads);
         const int n = heads.n();
         if (!p.has("last_queries")) p.set("last_queries", std::min(64, n));
-        if (!p.has("verticals")) p.set("verticals", std::clamp(n / 8, 1, 64));
-        if (!p.has("slashes")) p.set("slashes", std::clamp(n / 8, 1, 64));
+        // The floors are part of the method (forced in MInference's code): resolved params say what runs.
+        p.set("verticals", lines_kept(p.has("verticals") ? p.get_int("verticals") : std::min(64, n / 8), kMinVerticals, n));
+        p.set("slashes", lines_kept(p.has("slashes") ? p.get_int("slashes") : std::min(64, n / 8), kMinSlashes, n));
         return p;
     }
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
         const int n = x.n(), H = x.heads(), q = std::min(p.get_int("last_queries"), n);
+        const int V = lines_kept(p.get_int("verticals"), kMinVerticals, n), S = lines_kept(p.get_int("slashes"), kMinSlashes, n);
         const float scale = static_cast<float>(p.get("scale"));
+        // The estimate reads the probabilities of the model the run approximates: modified logits, allowed cells.
+        const Modifiers mods = modifiers_of(p, x);
         VSlashPattern pat;
         pat.n = n, pat.b = kVSlashBlock;
         pat.columns.resize(size_t(H)), pat.offsets.resize(size_t(H));
@@ -114,20 +130,27 @@ public:
 #pragma omp parallel for schedule(static)
         for (int h = 0; h < H; ++h) {
             // Causal softmax rows of the last q queries, summed down columns and along diagonals.
-            const Eigen::MatrixXf S = scale * (x.Q.head(h).bottomRows(q) * x.K.head(h).transpose());
-            std::vector<double> column(size_t(n), 0.0), slash(size_t(n), 0.0);
+            const Eigen::MatrixXf S_est = scale * (x.Q.head(h).bottomRows(q) * x.K.head(h).transpose());
+            std::vector<double> column(size_t(n), 0.0), slash(size_t(n), 0.0), logit(size_t(n), 0.0);
             for (int r = 0; r < q; ++r) {
                 const int i = n - q + r;
-                const float top = S.row(r).head(i + 1).maxCoeff();
-                double total = 0;
-                for (int j = 0; j <= i; ++j) total += std::exp(double(S(r, j) - top));
+                double top = -INFINITY;
                 for (int j = 0; j <= i; ++j) {
-                    const double prob = std::exp(double(S(r, j) - top)) / total;
+                    logit[size_t(j)] = mods.mask.allows(i, j) ? double(apply_score_mod(mods.score, h, i, j, S_est(r, j)))
+                                                              : -INFINITY;
+                    top = std::max(top, logit[size_t(j)]);
+                }
+                double total = 0;
+                for (int j = 0; j <= i; ++j) total += std::exp(logit[size_t(j)] - top);
+                for (int j = 0; j <= i; ++j) {
+                    const double prob = std::exp(logit[size_t(j)] - top) / total;
                     column[size_t(j)] += prob, slash[size_t(i - j)] += prob;
                 }
             }
-            pat.columns[size_t(h)] = largest(column, p.get_int("verticals"));
-            pat.offsets[size_t(h)] = largest(slash, p.get_int("slashes"));
+            for (int j = 0; j < std::min(kForcedColumns, n); ++j) column[size_t(j)] = INFINITY;
+            for (int o = 0; o < std::min(kForcedDiagonals, n); ++o) slash[size_t(o)] = INFINITY;
+            pat.columns[size_t(h)] = largest(column, V);
+            pat.offsets[size_t(h)] = largest(slash, S);
             for (int j : pat.columns[size_t(h)]) pat.is_column[size_t(h)][size_t(j)] = 1;
             for (int o : pat.offsets[size_t(h)]) pat.is_offset[size_t(h)][size_t(o)] = 1;
         }
@@ -138,7 +161,11 @@ public:
         s.layout_heads = H;
         s.notes.push_back("estimate: the last " + std::to_string(q) + " queries' exact probabilities chose the lines in "
                           "the plan (O(q·n·d), untimed)");
-        if (p.get_int("verticals") >= n || p.get_int("slashes") >= n)
+        s.notes.push_back("MInference's forced lines: V = " + std::to_string(V) + " columns (≥ 30) with the first " +
+                          std::to_string(std::min(kForcedColumns, n)) + " always among them, S = " + std::to_string(S) +
+                          " diagonals (≥ 50) with the " + std::to_string(std::min({kForcedDiagonals, S, n})) +
+                          " nearest first: every query keeps its own key");
+        if (V >= n || S >= n)
             s.notes.push_back("V ≥ n or S ≥ n: every earlier key is kept (equals causal full attention)");
         auto lines = std::make_shared<const VSlashPattern>(std::move(pat));
         auto plan = make_sparse_plan<VSlashPlan>(p, x, lines, lines, std::move(s));
@@ -214,7 +241,8 @@ public:
     /// Upper bound of the attention over the kept cells: V columns and S diagonals per row, at most i + 1 (a cell on
     /// a kept column and a kept diagonal counts once in the run, twice here; which lines are kept depends on Q, K).
     double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const int64_t lines = int64_t(p.get_int("verticals")) + p.get_int("slashes");
+        const int64_t lines = int64_t(lines_kept(p.get_int("verticals"), kMinVerticals, n)) +
+                              lines_kept(p.get_int("slashes"), kMinSlashes, n);
         double cells = 0;
         for (int64_t i = 0; i < n; ++i) cells += double(std::min<int64_t>(lines, i + 1));
         return heads * cells * 2.0 * (d + dv);
@@ -223,9 +251,10 @@ public:
     /// fallback during the run and by the block view after it).
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
         const int64_t b = kVSlashBlock, nb = (n + b - 1) / b;
-        const int64_t lines = int64_t(p.get_int("verticals")) + 2 * int64_t(p.get_int("slashes"));
+        const int64_t V = lines_kept(p.get_int("verticals"), kMinVerticals, n), S = lines_kept(p.get_int("slashes"), kMinSlashes, n);
+        const int64_t lines = V + 2 * S;
         const int64_t blocks = int64_t(heads) * nb * std::min<int64_t>(nb, lines);
-        const int64_t columns = int64_t(heads) * std::min<int64_t>(n, p.get_int("verticals"));
+        const int64_t columns = int64_t(heads) * V;
         return int64_t(heads) * n * (dv + 3) * 4 + blocks * (8 + 8 * b) + int64_t(n) * 64 * 4 * 2 +
                vertical_slash_scratch_bytes(heads, n, columns, d, dv) + (16ll << 20);
     }

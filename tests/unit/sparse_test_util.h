@@ -51,9 +51,25 @@ using CellPredicate = std::function<bool(int, int, int)>;
 /// The modified logit of cell (h, i, j) given its plain logit x (a score modifier written from its definition).
 using Logit = std::function<double(int, int, int, double)>;
 
-/// ALiBi as Press et al. define it: head h of H (0-based) has slope 2^(−8(h+1)/H) and adds −slope·|i − j|.
+/// ALiBi's slopes as the paper's get_slopes builds them: a power of two H gives start·ratio^h with start = ratio =
+/// 2^(−8/H); any other H takes the slopes of the closest power of two c below it, then slopes(2c)[0::2][:H − c].
+inline std::vector<double> alibi_slopes(int H) {
+    const auto power_of_two = [](int m) {
+        std::vector<double> out;
+        const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(double(m)) - 3)));
+        for (int h = 0; h < m; ++h) out.push_back(start * std::pow(start, h));
+        return out;
+    };
+    if (std::exp2(std::floor(std::log2(double(H)))) == H) return power_of_two(H);
+    const int c = int(std::exp2(std::floor(std::log2(double(H)))));
+    std::vector<double> out = power_of_two(c);
+    const std::vector<double> finer = alibi_slopes(2 * c);
+    for (int t = 0; out.size() < size_t(H); t += 2) out.push_back(finer[size_t(t)]);
+    return out;
+}
+/// ALiBi as Press et al. define it: head h of H (0-based) adds −m_h·|i − j| with m_h = alibi_slopes(H)[h].
 inline Logit alibi_logit(int H) {
-    return [H](int h, int i, int j, double x) { return x - std::pow(2.0, -8.0 * (h + 1) / H) * std::abs(i - j); };
+    return [slopes = alibi_slopes(H)](int h, int i, int j, double x) { return x - slopes[size_t(h)] * std::abs(i - j); };
 }
 /// Gemma 2's soft-cap: c·tanh(x/c).
 inline Logit softcap_logit(double c) {

@@ -116,8 +116,10 @@ TEST_P(Modifiers, MaskModifiersIntersectThePatternAsDefined) {
          [](int i, int j) { return j <= i && (j < 4 || i - j < 10); }, document},
         {"strided", {{"stride", "10"}, {"head_pattern", "split"}, {"mask_mod", "document"}, {"boundaries", "17,40,41,77"}},
          nullptr, document},  // strided's own cells per head are checked against its mask with the modifier off
+        // At n = 100 MInference's floors (V = 30, S = 50) keep only forced lines — the first 30 columns and the 50
+        // nearest diagonals — whatever the estimate; a mask modifier takes vslash off its line primitive.
         {"vslash", {{"verticals", "6"}, {"slashes", "6"}, {"mask_mod", "document"}, {"boundaries", "17,40,41,77"}},
-         nullptr, document},  // falls back from the line primitive to the block-sparse one
+         [](int i, int j) { return j <= i && (j < 30 || i - j < 50); }, document},
     };
     const Heads x = random_heads(2, n, 16, 8, 4);
     for (const Case& c : cases) {
@@ -228,6 +230,17 @@ TEST_P(Modifiers, BadModifierInputsAreClearErrors) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, Modifiers, testing::ValuesIn(kernel_suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
+
+TEST(AlibiSlopes, FollowThePapersLadderForEveryHeadCount) {
+    // Press et al.'s get_slopes for 6 heads: the 4 slopes of 4 heads, then slopes(8)[0::2][:2].
+    const std::vector<double> six = {0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125};
+    for (int h = 0; h < 6; ++h) EXPECT_FLOAT_EQ(alibi_slope(h, 6), float(six[size_t(h)])) << "head " << h;
+    for (int H = 1; H <= 24; ++H) {
+        const std::vector<double> want = alibi_slopes(H);
+        for (int h = 0; h < H; ++h)
+            EXPECT_NEAR(alibi_slope(h, H), want[size_t(h)], 1e-6 * want[size_t(h)]) << "H = " << H << " head " << h;
+    }
+}
 
 TEST(SentenceStarts, OneDocumentPerSentenceWithSpecialTokensKeptInside) {
     const std::vector<std::string> tokens = {"[CLS]", "it", "rains", ".", "we", "stay", "!", "ok", "?", "[SEP]"};
