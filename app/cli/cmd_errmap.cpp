@@ -67,7 +67,7 @@ int execute(const ErrmapCli& o) {
     size_t width = 10;
     for (const ErrorCostPoint& p : points) width = std::max(width, p.instance.size() + 2);
     std::cout << "error–cost map on " << input.heads.source << " (n = " << input.heads.n() << ", H = " << input.heads.heads()
-              << "): " << o.x << " against " << o.y << " (vs exact softmax); * = on the Pareto front\n";
+              << "): " << o.x << " against " << o.y << " (vs exact softmax, mean over heads); * = on the Pareto front\n";
     std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "time_ms" << std::setw(14)
               << "GFLOP" << std::setw(12) << "peak_MiB" << std::setw(14) << "rel_err_out" << std::setw(12) << "mass_loss"
               << (y == ErrorAxis::EmbeddingLoss ? "  emb_loss" : "") << "  pareto\n";

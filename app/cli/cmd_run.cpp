@@ -63,18 +63,24 @@ std::string label_of(const RunResult& r) { return instance_label(find_variant(r.
 void print_table(const Heads& heads, const std::string& backend, const std::vector<RunResult>& results) {
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
               << " dv=" << heads.dv() << "   backend " << backend << "\n";
+    std::cout << "every metric below is the mean over the " << heads.heads()
+              << (heads.heads() == 1 ? " head" : " heads") << " of each head's own value (density: over all heads' "
+              << "cells); --json also gives every head's (metrics.per_head)\n";
     size_t width = 12;  // the instance column fits the longest label ("Performer m = 256, orthogonal")
     for (const RunResult& r : results) width = std::max(width, label_of(r).size() + 2);
     std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "rel_err_out" << std::setw(14)
               << "rel_err_model" << std::setw(13) << "rel_err_attn" << std::setw(10) << "row_kl" << std::setw(11)
-              << "row_kl_rev" << std::setw(12) << "mass_recall" << std::setw(10) << "density" << std::setw(11) << "time_ms"
-              << std::setw(11) << "peak_MiB" << "  params\n";
+              << "row_kl_rev" << std::setw(12) << "mass_recall" << std::setw(10) << "density" << std::setw(12)
+              << "keys_for_90" << std::setw(18) << "keys_for_90_exact" << std::setw(12) << "row_entropy" << std::setw(18)
+              << "row_entropy_exact" << std::setw(11) << "time_ms" << std::setw(11) << "peak_MiB" << "  params\n";
     for (const RunResult& r : results) {
         const Metrics& m = r.metrics;
         std::cout << std::left << std::setw(int(width)) << label_of(r) << std::right << std::setw(12) << format_metric(m.rel_err_out)
                   << std::setw(14) << format_metric(m.rel_err_model) << std::setw(13) << format_metric(m.rel_err_attn)
                   << std::setw(10) << format_metric(m.row_kl) << std::setw(11) << format_metric(m.row_kl_rev)
                   << std::setw(12) << format_metric(m.mass_recall) << std::setw(10) << format_metric(m.density)
+                  << std::setw(12) << format_metric(m.keys_for_90) << std::setw(18) << format_metric(m.keys_for_90_exact)
+                  << std::setw(12) << format_metric(m.row_entropy) << std::setw(18) << format_metric(m.row_entropy_exact)
                   << std::setw(11) << std::fixed << std::setprecision(2) << r.cost.time_ms << std::setw(11)
                   << r.cost.peak_bytes / 1048576.0 << std::defaultfloat << "  " << params_text(r) << "\n";
         if (r.model != ExactModel::Softmax) std::cout << "    model: " << exact_model_sentence(r.model) << "\n";
@@ -82,14 +88,13 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
         if (!m.dense_warning.empty()) std::cout << "    warning: " << m.dense_warning << "\n";
         if (m.mass_ceiling && m.mass_recall)
             std::cout << "    ceiling: the topk oracle with the same keys in every row keeps " << std::setprecision(4)
-                      << *m.mass_ceiling << " of the exact mass; this pattern " << *m.mass_recall << "\n";
-        if (m.keys_for_90)
-            std::cout << "    rows: 90% of a row's weight in " << std::setprecision(3) << *m.keys_for_90
-                      << " keys (mean), row entropy " << *m.row_entropy << " nats\n";
+                      << *m.mass_ceiling << " of the exact mass; this pattern " << *m.mass_recall << " (means over heads)\n";
     }
     std::cout << "rel_err_out and rel_err_attn: against exact softmax attention; rel_err_model: against the variant's "
                  "own exact model (where it changes the model); row_kl = KL(P‖P̃), row_kl_rev = KL(P̃‖P) (finite for a "
-                 "mask: −log of the kept mass when renormalised); mass_recall: share of the exact mass inside the mask\n";
+                 "mask: −log of the kept mass when renormalised); mass_recall: share of the exact mass inside the mask; "
+                 "keys_for_90 (fewest keys holding 90% of a row) and row_entropy (nats) of the variant's P̃, "
+                 "*_exact of the exact softmax P it is compared with\n";
 }
 
 /// The tokens the variants see (first and last few when long), so a user can check the tokenization.
@@ -164,6 +169,7 @@ void write_matrix_files(const RunOptionsCli& o, const LoadedInput& input, const 
             figure::RunFigureOptions f;
             f.view = figure::View::Weights;
             f.head = h;
+            f.head_number = shown_head;
             f.width = 900;
             f.title = describe_loaded_input(input);
             const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(heads, {r}, f, {}));

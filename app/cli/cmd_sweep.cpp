@@ -68,7 +68,7 @@ int execute(const SweepOptionsCli& o) {
         });
         if (tty) std::cerr << "\n";
         const std::string column = name == "budget" ? "budget (" + swept + ")" : name;
-        std::cout << label << "\n";
+        std::cout << label << " (each point: mean over seeds of the mean over heads)\n";
         std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << sweep_metric_name(spec.metric)
                   << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
         nlohmann::json rows = nlohmann::json::array();

@@ -109,6 +109,8 @@ std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFil
     if (!(o.dpi >= 48 && o.dpi <= 1200)) throw Error("--dpi " + std::to_string(o.dpi) + " is outside 48…1200");
     if (o.decades < 0 || o.decades > 12) throw Error("--decades must be in 1…12");
     f.head = o.view_head >= 0 ? o.view_head : job.head.value_or(0);
+    // Text --head H holds that one head: titles and metric lines name it H, as the encoder does.
+    if (job.input.kind == InputKind::Text && job.input.head >= 0) f.head_number = job.input.head;
     f.log_scale = o.linear ? false : job.log_scale.value_or(true);
     f.decades = o.decades > 0 ? float(o.decades) : job.decades.value_or(4.0f);
     f.title = o.title == "none" ? std::string() : o.title.empty() ? job.title : o.title;

@@ -93,6 +93,8 @@ struct MatrixViewState {
     float font_scale = 1.0f;       // Ctrl + / Ctrl − / Ctrl 0: every font, saved in the session
     bool robust_diff_scale = true; // difference view: colour scale at kDiffScaleQuantile of |Δ| (else its max)
     bool show_points = true;       // outline the open lesson's "what to look at" features
+    bool mean_badges = false;      // badges give the means over heads (a lesson's checks compare those) instead of
+                                   // the drawn head's own values
     std::vector<ImVec2> plot_decoration;  // per view, last frame's plot frame minus its data area (axes, ticks): sizes
                                           // that view's next plot so its heatmap is exactly side × side
     float last_side = 0;           // last frame's heatmap side in pixels (the strip says how many cells a pixel shows)

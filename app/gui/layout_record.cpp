@@ -44,7 +44,8 @@ nlohmann::json layout_json(const LayoutRecord& record) {
                                  {"title", h.title}, {"head", h.head}, {"shows", h.shows}, {"cell", rect(h.cell)},
                                  {"plot", rect(h.plot)}, {"x_range", {h.x_min, h.x_max}}, {"y_range", {h.y_min, h.y_max}},
                                  {"pixels_per_cell", {h.pixels_per_cell_x, h.pixels_per_cell_y}},
-                                 {"reduction", h.reduction}, {"badges", badges}, {"outlines", outlines}});
+                                 {"reduction", h.reduction}, {"badges", badges}, {"badges_head", h.badges_head},
+                                 {"outlines", outlines}});
     }
     return j;
 }

@@ -34,6 +34,7 @@ struct HeatmapRecord {
     double pixels_per_cell_x = 0, pixels_per_cell_y = 0;
     std::string reduction;             // how a pixel of several cells is coloured
     std::vector<std::pair<std::string, double>> badges;  // metric id → value of every badge drawn
+    int badges_head = -1;          // the head whose own values the badges are (−1: means over heads)
     std::vector<OutlineRecord> outlines;
 };
 

@@ -25,8 +25,9 @@ struct Badge {
     bool key = false;        // one of the key numbers compact badges keep
 };
 
-/// Every badge of `r` in display order. Values are over every head (means of per-head values for the errors).
-std::vector<Badge> run_badges(const RunResult& r);
+/// Every badge of `r` in display order: head `head`'s own values when the run has them per head, else (head < 0)
+/// the means over heads; with several heads the first badge ("scope") says which, and every tooltip repeats it.
+std::vector<Badge> run_badges(const RunResult& r, int head);
 
 /// The badges a cell shows: all of them, or when `compact` the key numbers and every id in `lesson_metrics`.
 std::vector<const Badge*> shown_badges(const std::vector<Badge>& all, bool compact,

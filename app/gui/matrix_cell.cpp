@@ -204,6 +204,10 @@ std::string caption(const App& app, const RunSnapshot& snap, size_t k, int plane
 
 }  // namespace
 
+int badge_head(const App& app, const RunSnapshot& snap) {
+    return app.view.mean_badges ? -1 : std::clamp(app.view.head, 0, std::max(0, snap.heads->heads() - 1));
+}
+
 void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& layout, const ViewScale& scale) {
     const VariantView& v = snap.variants[k];
     ImGui::PushID(int(k));
@@ -246,7 +250,8 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
     if (v.auxiliary) {
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     } else if (v.result) {
-        badges = run_badges(*v.result);
+        record.badges_head = badge_head(app, snap);
+        badges = run_badges(*v.result, record.badges_head);
         const std::vector<const Badge*> shown = shown_badges(
             badges, layout.compact, layout.lesson ? layout.lesson->badges_for(v.id) : std::vector<std::string>{});
         draw_badges(shown, badges, layout.compact);

@@ -91,20 +91,27 @@ void export_figure(App& app, figure::Theme theme) {
 
 std::string metrics_csv(const RunSnapshot& s) {
     std::ostringstream o;
-    o << "variant,instance,model,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,mass_ceiling,"
-         "rank_ceiling,density,time_ms,peak_bytes,flops\n";
+    o << "variant,instance,model,heads,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,"
+         "mass_ceiling,rank_ceiling,density,keys_for_90,keys_for_90_exact,row_entropy,row_entropy_exact,time_ms,"
+         "peak_bytes,flops\n";
     auto opt = [&](const std::optional<double>& v) {
         if (v) o << *v;
         o << ",";
     };
     for (const auto& v : s.variants) {
         if (!v.result) continue;
-        const Metrics& m = v.result->metrics;
-        o << v.id << ",\"" << instance_label(find_variant(v.id).info(), v.result->params) << "\","
-          << exact_model_id(v.result->model) << ",";
-        opt(m.rel_err_out), opt(m.rel_err_model), opt(m.rel_err_attn), opt(m.row_kl), opt(m.row_kl_rev);
-        opt(m.mass_recall), opt(m.mass_ceiling), opt(m.rank_ceiling), opt(m.density);
-        o << v.result->cost.time_ms << "," << v.result->cost.peak_bytes << "," << v.result->cost.flops << "\n";
+        const Metrics& all = v.result->metrics;
+        // The means over heads first, then every head's own values (density and costs are over all heads).
+        auto row = [&](const MetricValues& m, const std::string& heads) {
+            o << v.id << ",\"" << instance_label(find_variant(v.id).info(), v.result->params) << "\","
+              << exact_model_id(v.result->model) << "," << heads << ",";
+            opt(m.rel_err_out), opt(m.rel_err_model), opt(m.rel_err_attn), opt(m.row_kl), opt(m.row_kl_rev);
+            opt(m.mass_recall), opt(m.mass_ceiling), opt(m.rank_ceiling), opt(all.density);
+            opt(m.keys_for_90), opt(m.keys_for_90_exact), opt(m.row_entropy), opt(m.row_entropy_exact);
+            o << v.result->cost.time_ms << "," << v.result->cost.peak_bytes << "," << v.result->cost.flops << "\n";
+        };
+        row(all, "mean over heads");
+        for (size_t h = 0; h < all.heads.size(); ++h) row(all.heads[h], "head " + std::to_string(h));
     }
     return o.str();
 }

@@ -75,10 +75,12 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
                 ImGui::ColorButton("##r", reason_color(r), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
                 ImGui::SameLine();
                 ImGui::TextUnformatted(why.c_str());
-                const auto& recall = v.result->metrics.row_mass_recall;  // averaged over heads
-                if (pi < int(recall.size())) {
+                // The row of the head drawn, as the cell's weight beside it.
+                const auto& recall = v.result->metrics.head_row_mass_recall;  // (H, n)
+                const size_t at = size_t(head) * size_t(snap.heads->n()) + size_t(pi);
+                if (at < recall.size()) {
                     ImGui::SameLine();
-                    ImGui::TextDisabled("(row %d keeps %.1f%% of the exact mass)", pi, 100.0 * recall[size_t(pi)]);
+                    ImGui::TextDisabled("(row %d of head %d keeps %.1f%% of the exact mass)", pi, head, 100.0 * recall[at]);
                 }
             } else {
                 ImGui::TextDisabled("%s", v.error.empty() ? "—" : "failed");

@@ -71,7 +71,12 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
 /// "⋯" on a cell's title line: exports (PNG of the cell, CSV, NPY) and the run's notes.
 void view_menu(App& app, const VariantView& v, int head, ImVec4 cell_rect);
 
-/// The metrics of every view of `s` as CSV (Copy metrics CSV).
+/// The head whose own metrics the badges show: the drawn head, or −1 (means over heads) when the view asks for
+/// means.
+int badge_head(const App& app, const RunSnapshot& snap);
+
+/// The metrics of every view of `s` as CSV (Copy metrics CSV): per view, a row of means over heads, then one row
+/// per head.
 std::string metrics_csv(const RunSnapshot& s);
 
 /// The panel-wide strip under the toolbar: the shared colour bar, the reason legend of every view shown and what a

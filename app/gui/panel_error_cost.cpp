@@ -52,8 +52,8 @@ const char* cost_axis_label(CostAxis a) {
 }
 
 const char* error_axis_label(ErrorAxis a) {
-    return a == ErrorAxis::RelErrOut ? "rel_err_out vs exact"
-           : a == ErrorAxis::MassLoss ? "1 − mass_recall"
+    return a == ErrorAxis::RelErrOut ? "rel_err_out vs exact (mean over heads)"
+           : a == ErrorAxis::MassLoss ? "1 − mass_recall (mean over heads)"
                                       : "1 − embedding cosine";
 }
 
@@ -289,8 +289,8 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
                 ImGui::Text("%s%s", p.instance.c_str(), p.pareto ? "  (on the Pareto front)" : "");
                 ImGui::TextDisabled("%s", params.c_str());
                 ImGui::Text("time %.3f ms · %.3g FLOPs · peak %.3g MiB", p.time_ms, p.flops, p.peak_bytes / 1048576.0);
-                if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax)", *p.rel_err_out);
-                if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f", *p.mass_loss);
+                if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax, mean over heads)", *p.rel_err_out);
+                if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f (mean over heads)", *p.mass_loss);
                 if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
                 if (slot == app.variants.slots.end()) ImGui::TextDisabled("its Variants slot was removed");
                 else if (r.swept.empty()) ImGui::TextDisabled("this is the slot's current setting");
@@ -350,8 +350,8 @@ void draw_error_cost_panel(App& app) {
                             "(no other point is cheaper and better)",
                             map.points.size(), map.source.c_str(), map.n, map.heads,
                             st.map.stale(key) ? " (updating…)" : "",
-                            st.y == "rel_err_out" ? "‖O − O_exact‖ / ‖O_exact‖ against exact softmax"
-                            : st.y == "mass_loss" ? "share of the exact softmax mass outside the pattern"
+                            st.y == "rel_err_out" ? "‖O_h − O_exact,h‖ / ‖O_exact,h‖ against exact softmax, mean over heads h"
+                            : st.y == "mass_loss" ? "share of the exact softmax mass outside the pattern, mean over heads"
                                                   : "1 − cosine of the sentence embedding to the exact encoder's");
         for (const std::string& note : map.notes) ImGui::TextDisabled("%s", note.c_str());
         const ImVec2 avail = ImGui::GetContentRegionAvail();

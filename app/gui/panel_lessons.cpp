@@ -108,6 +108,8 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     view.show_mask = json_bool(v, "mask", true, "the lesson preset");
     view.log_scale = json_bool(v, "log", true, "the lesson preset");
     view.head = json_int(v, "head", 0, 0, 1023, "the lesson preset");  // the panels clamp it to the input's heads
+    // A lesson's checks and thresholds are on means over heads: its badges show those, and say so.
+    view.mean_badges = json_bool(v, "mean_badges", true, "the lesson preset");
     const std::string order = json_string(v, "order", "positions", "the lesson preset");
     view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
                                                                               : DisplayOrder::Positions;

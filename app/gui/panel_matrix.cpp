@@ -81,6 +81,10 @@ void toolbar(App& app, const RunSnapshot* snap) {
         ImGui::Checkbox("difference scale at a percentile of |Δ|", &vw.robust_diff_scale);
         ImGui::SetItemTooltip("on: ±%.0fth percentile of |Δ| (a few large differences saturate instead of whitening the "
                               "rest); off: ±max |Δ|", 100 * kDiffScaleQuantile);
+        ImGui::Checkbox("badges: mean over heads", &vw.mean_badges);
+        ImGui::SetItemTooltip("on: every badge is the mean over heads of each head's own value (what `attnscope run` "
+                              "prints; a lesson opens with it, since its checks compare means); off: the drawn head's "
+                              "own values. The first badge says which.");
         ImGui::Checkbox("outline the lesson's features", &vw.show_points);
         ImGui::SetItemTooltip("draw the open lesson's \"what to look at\" columns, rows, diagonals and blocks");
         static const char* const kOrders[] = {"positions", "LSH buckets", "clusters"};
@@ -232,7 +236,7 @@ void draw_matrices_panel(App& app) {
         scales.push_back(view_scale(app, v, v.plane(head), vw.show_diff));
         const bool drawn = vw.show_diff ? bool(v.pooled_diff) : bool(v.pooled);
         chrome.any_own_bar = chrome.any_own_bar || (drawn && !scales.back().shared);
-        chrome.badges.push_back(v.result && !v.auxiliary ? run_badges(*v.result) : std::vector<Badge>{});
+        chrome.badges.push_back(v.result && !v.auxiliary ? run_badges(*v.result, badge_head(app, *snap)) : std::vector<Badge>{});
         chrome.lesson_metrics.push_back(lesson ? lesson->badges_for(v.id) : std::vector<std::string>{});
     }
     // The strip first (its height is known once drawn), then the grid in what is left.
@@ -265,6 +269,7 @@ void save_matrices_session(const App& app, nlohmann::json& j) {
     view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
     view["order_round"] = v.order_round;
     view["blocks"] = v.show_blocks;
+    view["mean_badges"] = v.mean_badges;
     view["zoom"] = {v.x_min, v.x_max, v.y_min, v.y_max};
     view["zoom_n"] = v.fitted_n;  // the length the zoom belongs to: kept on load when the input has it again
     view["presentation"] = v.presentation, view["font_scale"] = std::round(double(v.font_scale) * 100) / 100;
@@ -287,6 +292,7 @@ void load_matrices_session(App& app, const nlohmann::json& j) {
                                                                                   : DisplayOrder::Positions;
         view.order_round = json_int(v, "order_round", 0, 0, 1 << 20, "the session's view");
         view.show_blocks = json_bool(v, "blocks", false, "the session's view");
+        view.mean_badges = json_bool(v, "mean_badges", false, "the session's view");
         view.presentation = json_bool(v, "presentation", false, "the session's view");
         view.font_scale = float(json_number(v, "font_scale", 1.0, kMinFontScale, kMaxFontScale, "the session's view"));
         if (v.contains("zoom")) {  // keys x_min, x_max; queries y_min, y_max

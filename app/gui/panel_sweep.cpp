@@ -315,6 +315,8 @@ void draw_form(App& app) {
         }
         ImGui::EndCombo();
     }
+    ImGui::SetItemTooltip("each point: the mean over seeds of the run's metric, itself the mean over heads of each "
+                          "head's own value (time and memory: the whole run)");
     ImGui::SetNextItemWidth(90);
     ImGui::InputInt("seeds", &s.seeds);
     s.seeds = std::clamp(s.seeds, 1, 50);

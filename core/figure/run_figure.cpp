@@ -26,23 +26,28 @@ std::string fixed3(double v) {
     return buf;
 }
 
-/// Metric lines of one run, each naming its reference.
-std::vector<std::string> metric_lines(const RunResult& r) {
+/// Metric lines of one run at head `h` (named `name` in the figure), each naming its reference and the head it is
+/// of: that head's own values where the run has them per head, else the mean over heads, said as such.
+std::vector<std::string> metric_lines(const RunResult& r, int h, const std::string& name) {
     std::vector<std::string> lines;
-    const Metrics& m = r.metrics;
+    const bool own = h >= 0 && h < int(r.metrics.heads.size());
+    const MetricValues& m = own ? r.metrics.heads[size_t(h)] : r.metrics;
+    const std::string of = own ? name + ": " : "mean over heads: ";
     if (r.model == ExactModel::Different && m.rel_err_out)
-        lines.push_back("a different model: output differs from softmax attention by " + sci(*m.rel_err_out) + " (relative)");
+        lines.push_back(of + "a different model: output differs from softmax attention by " + sci(*m.rel_err_out) + " (relative)");
     else if (m.rel_err_out)
-        lines.push_back("output error vs exact softmax: " + sci(*m.rel_err_out));
-    if (m.rel_err_model) lines.push_back("output error vs its own exact model (" + std::string(exact_model_id(r.model)) + "): " + sci(*m.rel_err_model));
-    if (m.mass_recall) lines.push_back("exact softmax mass kept: " + fixed3(*m.mass_recall));
-    if (m.density) lines.push_back(std::string("cells scored: ") + fixed3(*m.density) + (r.causal ? " of the causal triangle" : " of n²"));
-    if (!m.dense_warning.empty()) lines.push_back("warning: " + m.dense_warning);
+        lines.push_back(of + "output error vs exact softmax: " + sci(*m.rel_err_out));
+    if (m.rel_err_model) lines.push_back(of + "output error vs its own exact model (" + std::string(exact_model_id(r.model)) + "): " + sci(*m.rel_err_model));
+    if (m.mass_recall) lines.push_back(of + "exact softmax mass kept: " + fixed3(*m.mass_recall));
+    // The variants report density over every head's cells only.
+    if (r.metrics.density)
+        lines.push_back(std::string("all heads: cells scored: ") + fixed3(*r.metrics.density) + (r.causal ? " of the causal triangle" : " of n²"));
+    if (!r.metrics.dense_warning.empty()) lines.push_back("warning: " + r.metrics.dense_warning);
     // How concentrated exact attention is on this input: what any sparse pattern has to catch.
-    if (r.model == ExactModel::Softmax && !m.mass_recall && m.keys_for_90 && m.rel_err_out && *m.rel_err_out < 1e-4) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "90%% of a row's weight in %.1f keys (mean); row entropy %.2f nats", *m.keys_for_90,
-                      m.row_entropy.value_or(0));
+    if (r.model == ExactModel::Softmax && !m.mass_recall && m.keys_for_90_exact && m.rel_err_out && *m.rel_err_out < 1e-4) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%sexact P: 90%% of a row's weight in %.1f keys (mean over rows); row entropy %.2f nats",
+                      of.c_str(), *m.keys_for_90_exact, m.row_entropy_exact.value_or(0));
         lines.push_back(buf);
     }
     return lines;
@@ -92,7 +97,8 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
             p.reasons.assign(mask.cells.begin() + long(plane * size_t(h % mask.heads)),
                              mask.cells.begin() + long(plane * size_t(h % mask.heads + 1)));
         }
-        const std::string head_text = ", head " + std::to_string(h);
+        const std::string head_name = "head " + std::to_string(options.head_number >= 0 ? options.head_number : h);
+        const std::string head_text = ", " + head_name;
         if (diff && !info.signed_matrix) {
             const Tensor3* P = exact ? exact(r.causal) : nullptr;
             if (!P) throw Error("the difference view needs the exact P, which was not materialised at n = " + std::to_string(n));
@@ -120,7 +126,7 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
             if (lo < 0) p.lines.push_back("negative entries down to " + sci(lo) + " (an approximation, not weights): drawn as the lowest colour");
             shared_max = std::max(shared_max, *std::max_element(p.values.begin(), p.values.end()));
         }
-        for (std::string& line : metric_lines(r)) p.lines.push_back(std::move(line));
+        for (std::string& line : metric_lines(r, h, head_name)) p.lines.push_back(std::move(line));
         own_scale.push_back(info.signed_matrix);
         spec.panels.push_back(std::move(p));
     }

@@ -27,7 +27,8 @@ Theme parse_theme(const std::string& text);
 /// How to draw the runs.
 struct RunFigureOptions {
     View view = View::Mask;
-    int head = 0;                // the head every panel shows
+    int head = 0;                // the head every panel shows, and whose own metrics its lines give
+    int head_number = -1;        // the number titles call that head (text --head H loads H alone, as head 0); −1: head
     bool log_scale = true;       // weights: log10 colours over `decades`
     float decades = 4;
     Theme theme = Theme::Light;

@@ -22,6 +22,8 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
                                 "lower n or the number of heads");
         StageClock clock;
         it = m_refs.emplace(causal, compute_reference(m_heads, causal, m_want_P, backend)).first;
+        // Once per reference: every variant shows the exact P's keys_for_90 and entropy beside its own.
+        if (it->second.P) it->second.P_rows = std::make_shared<const RowConcentration>(row_concentration(*it->second.P));
         clock.stop_into(m_time);
     }
     return it->second;
@@ -104,7 +106,7 @@ RunResult run_variant(const Heads& heads, const Variant& variant, const Params& 
         const int rank = refs->rank_ceilings() && result.P_eff ? rank_bound(result, heads.d()) : 0;
         if (rank > 0) {
             const std::vector<double>& S = refs->singular_values(result.causal, backend);
-            if (!S.empty()) result.metrics.rank_ceiling = best_rank_error(S, heads.heads(), rank);
+            if (!S.empty()) set_rank_ceilings(result.metrics, best_rank_errors(S, heads.heads(), rank));
         }
     }
     return result;

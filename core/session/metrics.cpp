@@ -141,29 +141,32 @@ Reference compute_modified_reference(const Heads& h, const Modifiers& modifiers,
 
 namespace {
 
-double mean_over_heads_rel_err(const Tensor3& approx, const Tensor3& exact) {
-    double sum = 0;
+/// ‖approx_h − exact_h‖_F / ‖exact_h‖_F of every head h (the bare norm where exact_h is zero).
+std::vector<double> head_rel_errs(const Tensor3& approx, const Tensor3& exact) {
+    std::vector<double> out;
     for (int h = 0; h < exact.heads(); ++h) {
         const double denom = exact.head(h).cast<double>().norm();
         const double num = (approx.head(h).cast<double>() - exact.head(h).cast<double>()).norm();
-        sum += denom > 0 ? num / denom : num;
+        out.push_back(denom > 0 ? num / denom : num);
     }
-    return sum / exact.heads();
+    return out;
 }
 
-/// Both directions of the mean row KL between the exact P and the effective P̃, averaged over heads and rows, in one
-/// pass with one log per cell: KL(P ‖ P̃) is row_kl (+inf wherever P̃ drops mass P has: every mask), KL(P̃ ‖ P) is
-/// row_kl_rev (finite for a mask: the cells P̃ drops contribute nothing).
-struct RowKls {
-    double forward = 0;  // mean_i KL(P_i ‖ P̃_i)
-    double reverse = 0;  // mean_i KL(P̃_i ‖ P_i)
+/// Both directions of the mean row KL between the exact P and the effective P̃ of every head, averaged over that
+/// head's rows, in one pass with one log per cell: KL(P ‖ P̃) is row_kl (+inf wherever P̃ drops mass P has: every
+/// mask), KL(P̃ ‖ P) is row_kl_rev (finite for a mask: the cells P̃ drops contribute nothing).
+struct HeadRowKls {
+    std::vector<double> forward;  // per head: mean_i KL(P_i ‖ P̃_i)
+    std::vector<double> reverse;  // per head: mean_i KL(P̃_i ‖ P_i)
 };
-RowKls mean_row_kls(const Tensor3& P, const Tensor3& Pt) {
+HeadRowKls head_row_kls(const Tensor3& P, const Tensor3& Pt) {
     const int H = P.heads(), n = P.rows(), m = P.cols();
-    double forward = 0, reverse = 0;
-    bool forward_inf = false, reverse_inf = false;
-#pragma omp parallel for collapse(2) reduction(+ : forward, reverse) reduction(|| : forward_inf, reverse_inf)
-    for (int h = 0; h < H; ++h)
+    const double inf = std::numeric_limits<double>::infinity();
+    HeadRowKls out;
+    for (int h = 0; h < H; ++h) {
+        double forward = 0, reverse = 0;
+        bool forward_inf = false, reverse_inf = false;
+#pragma omp parallel for reduction(+ : forward, reverse) reduction(|| : forward_inf, reverse_inf)
         for (int i = 0; i < n; ++i) {
             const float* a = P.head_data(h) + size_t(i) * m;
             const float* b = Pt.head_data(h) + size_t(i) * m;
@@ -179,8 +182,10 @@ RowKls mean_row_kls(const Tensor3& P, const Tensor3& Pt) {
                 }
             }
         }
-    const double rows = double(H) * n, inf = std::numeric_limits<double>::infinity();
-    return {forward_inf ? inf : forward / rows, reverse_inf ? inf : reverse / rows};
+        out.forward.push_back(forward_inf ? inf : forward / std::max(1, n));
+        out.reverse.push_back(reverse_inf ? inf : reverse / std::max(1, n));
+    }
+    return out;
 }
 
 bool same_shape(const Tensor3& a, const Tensor3& b) {
@@ -259,32 +264,14 @@ int fewest_keys_for_share(std::vector<float>& v, double share) {
     return keys;
 }
 
-/// How concentrated the rows of a distribution matrix are: the fewest keys holding 90% of each row and its
-/// entropy, averaged over heads and rows (every row up to 256 per head, else 256 evenly spaced ones).
-void row_concentration(const Tensor3& P, Metrics& m) {
-    const int H = P.heads(), n = P.rows(), stride = std::max(1, n / 256);
-    double keys = 0, entropy = 0;
-    int rows = 0;
-    std::vector<float> row(size_t(P.cols()));
-    for (int h = 0; h < H; ++h)
-        for (int i = 0; i < n; i += stride, ++rows) {
-            const Eigen::Map<const Eigen::ArrayXf> p(P.head_data(h) + size_t(i) * P.cols(), P.cols());
-            // Eigen's vectorised float log: a scalar double log per cell cost as much as the variant's run.
-            entropy -= (p > 0.0f).select(p * p.log(), 0.0f).cast<double>().sum();
-            std::copy(p.data(), p.data() + p.size(), row.begin());
-            keys += fewest_keys_for_share(row, 0.9);
-        }
-    m.keys_for_90 = keys / std::max(1, rows);
-    m.row_entropy = entropy / std::max(1, rows);
-}
-
-/// Mean over heads and rows of the largest exact mass any set of c keys of the row holds, c = the allowed cells of
-/// that row of the mask: what the topk oracle keeps with the same number of keys in every row.
-double mass_ceiling(const Tensor3& P, const ReasonMask& mask) {
+/// Mean over the rows of each head of the largest exact mass any set of c keys of the row holds, c = the allowed
+/// cells of that row of the mask: what the topk oracle keeps with the same number of keys in every row.
+std::vector<double> head_mass_ceilings(const Tensor3& P, const ReasonMask& mask) {
     const int H = P.heads(), n = P.rows();
-    double total = 0;
-#pragma omp parallel for collapse(2) reduction(+ : total) schedule(static)
-    for (int h = 0; h < H; ++h)
+    std::vector<double> out;
+    for (int h = 0; h < H; ++h) {
+        double total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static)
         for (int i = 0; i < n; ++i) {
             int keys = 0;
             for (int j = 0; j < n; ++j) keys += mask.at(h, i, j) != Reason::None;
@@ -295,15 +282,53 @@ double mass_ceiling(const Tensor3& P, const ReasonMask& mask) {
             for (int k = 0; k < keys; ++k) kept += row[size_t(k)];
             total += kept;
         }
-    return total / (double(H) * n);
+        out.push_back(total / std::max(1, n));
+    }
+    return out;
 }
+
+double mean_of(const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0 : sum / double(v.size());
+}
+
+/// Sets `field` of every head from `values` (one per head) and the run's `field` to their mean.
+void set_per_head(Metrics& m, std::optional<double> MetricValues::*field, const std::vector<double>& values) {
+    for (size_t h = 0; h < values.size() && h < m.heads.size(); ++h) m.heads[h].*field = values[h];
+    m.*field = mean_of(values);
+}
+
+}  // namespace
+
+RowConcentration row_concentration(const Tensor3& P) {
+    const int H = P.heads(), n = P.rows(), stride = std::max(1, n / 256);
+    RowConcentration out;
+    std::vector<float> row(size_t(P.cols()));
+    for (int h = 0; h < H; ++h) {
+        double keys = 0, entropy = 0;
+        int rows = 0;
+        for (int i = 0; i < n; i += stride, ++rows) {
+            const Eigen::Map<const Eigen::ArrayXf> p(P.head_data(h) + size_t(i) * P.cols(), P.cols());
+            // Eigen's vectorised float log: a scalar double log per cell cost as much as the variant's run.
+            entropy -= (p > 0.0f).select(p * p.log(), 0.0f).cast<double>().sum();
+            std::copy(p.data(), p.data() + p.size(), row.begin());
+            keys += fewest_keys_for_share(row, 0.9);
+        }
+        out.keys_for_90.push_back(keys / std::max(1, rows));
+        out.entropy.push_back(entropy / std::max(1, rows));
+    }
+    return out;
+}
+
+namespace {
 
 }  // namespace
 
 const std::vector<std::string>& metric_ids() {
     static const std::vector<std::string> ids = {"rel_err_out", "rel_err_model", "rel_err_attn", "row_kl", "row_kl_rev",
                                                  "mass_recall", "mass_ceiling", "rank_ceiling", "density", "keys_for_90",
-                                                 "row_entropy", "time", "memory"};
+                                                 "row_entropy", "keys_for_90_exact", "row_entropy_exact", "time", "memory"};
     return ids;
 }
 
@@ -320,15 +345,17 @@ std::optional<double> metric_by_id(const RunResult& r, const std::string& id) {
     if (id == "density") return m.density;
     if (id == "keys_for_90") return m.keys_for_90;
     if (id == "row_entropy") return m.row_entropy;
+    if (id == "keys_for_90_exact") return m.keys_for_90_exact;
+    if (id == "row_entropy_exact") return m.row_entropy_exact;
     if (id == "time") return r.cost.time_ms;
     if (id == "memory") return double(r.cost.peak_bytes);
     return std::nullopt;
 }
 
-double best_rank_error(const std::vector<double>& S, int heads, int r) {
-    if (heads <= 0 || S.empty()) return 0;
+std::vector<double> best_rank_errors(const std::vector<double>& S, int heads, int r) {
+    if (heads <= 0 || S.empty()) return {};
     const size_t m = S.size() / size_t(heads);
-    double sum = 0;
+    std::vector<double> out;
     for (int h = 0; h < heads; ++h) {
         double total = 0, tail = 0;
         for (size_t i = 0; i < m; ++i) {
@@ -336,9 +363,15 @@ double best_rank_error(const std::vector<double>& S, int heads, int r) {
             total += s2;
             if (i >= size_t(std::max(0, r))) tail += s2;
         }
-        sum += total > 0 ? std::sqrt(tail / total) : 0;
+        out.push_back(total > 0 ? std::sqrt(tail / total) : 0);
     }
-    return sum / heads;
+    return out;
+}
+
+double best_rank_error(const std::vector<double>& S, int heads, int r) { return mean_of(best_rank_errors(S, heads, r)); }
+
+void set_rank_ceilings(Metrics& m, const std::vector<double>& per_head) {
+    if (!per_head.empty()) set_per_head(m, &MetricValues::rank_ceiling, per_head);
 }
 
 double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, int h) {
@@ -351,15 +384,18 @@ double head_mass_recall(const Tensor3& allowed_lse, const Tensor3& total_lse, in
 void compute_metrics(const Reference& ref, const Reference* model_ref, const VariantInfo& info, RunResult& r) {
     Metrics& m = r.metrics;
     m = Metrics{};
+    m.heads.resize(size_t(ref.O.heads()));
     // A variant whose output is not attention of this input (fnet mixing the layer input X) has another shape.
-    if (same_shape(r.O, ref.O)) m.rel_err_out = mean_over_heads_rel_err(r.O, ref.O);
-    if (model_ref && same_shape(r.O, model_ref->O)) m.rel_err_model = mean_over_heads_rel_err(r.O, model_ref->O);
+    if (same_shape(r.O, ref.O)) set_per_head(m, &MetricValues::rel_err_out, head_rel_errs(r.O, ref.O));
+    if (model_ref && same_shape(r.O, model_ref->O))
+        set_per_head(m, &MetricValues::rel_err_model, head_rel_errs(r.O, model_ref->O));
     if (r.P_eff && ref.P && same_shape(*r.P_eff, *ref.P)) {
-        m.rel_err_attn = mean_over_heads_rel_err(*r.P_eff, *ref.P);
+        set_per_head(m, &MetricValues::rel_err_attn, head_rel_errs(*r.P_eff, *ref.P));
         // KL needs a distribution: a kernel that can go negative (performer trig) has none on that run.
         if (info.normalised && all_non_negative(*r.P_eff)) {
-            const RowKls kl = mean_row_kls(*ref.P, *r.P_eff);
-            m.row_kl = kl.forward, m.row_kl_rev = kl.reverse;
+            const HeadRowKls kl = head_row_kls(*ref.P, *r.P_eff);
+            set_per_head(m, &MetricValues::row_kl, kl.forward);
+            set_per_head(m, &MetricValues::row_kl_rev, kl.reverse);
         }
     }
     if (r.structure.allowed_lse) {
@@ -367,22 +403,35 @@ void compute_metrics(const Reference& ref, const Reference* model_ref, const Var
         const Reference& total_ref = model_ref ? *model_ref : ref;
         const Tensor3& allowed = *r.structure.allowed_lse;
         const int H = allowed.heads(), n = allowed.rows();
-        m.row_mass_recall.assign(n, 0.0f);
-        double total = 0;
+        m.row_mass_recall.assign(size_t(n), 0.0f);
+        m.head_row_mass_recall.assign(size_t(H) * n, 0.0f);
+        std::vector<double> recall;
         for (int h = 0; h < H; ++h) {
-            for (int i = 0; i < n; ++i)
-                m.row_mass_recall[i] += static_cast<float>(
-                    std::exp(double(allowed.at(h, i, 0)) - double(total_ref.lse.at(h, i, 0))) / H);
-            total += head_mass_recall(allowed, total_ref.lse, h);
+            for (int i = 0; i < n; ++i) {
+                const double kept = std::exp(double(allowed.at(h, i, 0)) - double(total_ref.lse.at(h, i, 0)));
+                m.head_row_mass_recall[size_t(h) * n + i] = static_cast<float>(kept);
+                m.row_mass_recall[size_t(i)] += static_cast<float>(kept / H);
+            }
+            recall.push_back(head_mass_recall(allowed, total_ref.lse, h));
         }
-        m.mass_recall = total / H;
+        set_per_head(m, &MetricValues::mass_recall, recall);
         // The ceiling needs the exact P of the model the mask is measured in: plain softmax, materialised.
         if (!model_ref && ref.P && r.structure.mask && r.structure.mask->n == ref.P->rows() &&
             r.structure.mask->heads == ref.P->heads())
-            m.mass_ceiling = mass_ceiling(*ref.P, *r.structure.mask);
+            set_per_head(m, &MetricValues::mass_ceiling, head_mass_ceilings(*ref.P, *r.structure.mask));
     }
     m.density = r.structure.density;
-    if (r.P_eff && info.normalised && all_non_negative(*r.P_eff)) row_concentration(*r.P_eff, m);
+    if (r.P_eff && info.normalised && all_non_negative(*r.P_eff)) {
+        const RowConcentration rows = row_concentration(*r.P_eff);
+        set_per_head(m, &MetricValues::keys_for_90, rows.keys_for_90);
+        set_per_head(m, &MetricValues::row_entropy, rows.entropy);
+    }
+    // The exact P's own concentration, beside P̃'s: how many keys the input needs, not how many the variant kept.
+    if (ref.P && ref.P->heads() == ref.O.heads()) {
+        const RowConcentration exact = ref.P_rows ? *ref.P_rows : row_concentration(*ref.P);
+        set_per_head(m, &MetricValues::keys_for_90_exact, exact.keys_for_90);
+        set_per_head(m, &MetricValues::row_entropy_exact, exact.entropy);
+    }
     if (info.has_mask && m.density && *m.density >= kDenseShare) {
         const int n = r.O.rows();
         char share[16];

@@ -14,6 +14,30 @@ nlohmann::json metric(const std::optional<double>& v) {
     return *v;
 }
 
+/// Every metric with a value per head, as {"rel_err_out": [head 0, head 1, …], …} (null where a head's is unset or
+/// infinite; a metric no head has is left out).
+nlohmann::json per_head_json(const Metrics& m) {
+    static const std::pair<const char*, std::optional<double> MetricValues::*> kFields[] = {
+        {"rel_err_out", &MetricValues::rel_err_out},       {"rel_err_model", &MetricValues::rel_err_model},
+        {"rel_err_attn", &MetricValues::rel_err_attn},     {"row_kl", &MetricValues::row_kl},
+        {"row_kl_rev", &MetricValues::row_kl_rev},         {"mass_recall", &MetricValues::mass_recall},
+        {"mass_ceiling", &MetricValues::mass_ceiling},     {"rank_ceiling", &MetricValues::rank_ceiling},
+        {"keys_for_90", &MetricValues::keys_for_90},       {"row_entropy_nats", &MetricValues::row_entropy},
+        {"keys_for_90_exact", &MetricValues::keys_for_90_exact},
+        {"row_entropy_exact_nats", &MetricValues::row_entropy_exact}};
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [name, field] : kFields) {
+        nlohmann::json values = nlohmann::json::array();
+        bool any = false;
+        for (const MetricValues& h : m.heads) {
+            values.push_back(metric(h.*field));
+            any = any || (h.*field).has_value();
+        }
+        if (any) out[name] = std::move(values);
+    }
+    return out;
+}
+
 }  // namespace
 
 nlohmann::json result_to_json(const RunResult& r) {
@@ -46,6 +70,10 @@ nlohmann::json result_to_json(const RunResult& r) {
               {"density", metric(m.density)},
               {"keys_for_90", metric(m.keys_for_90)},
               {"row_entropy_nats", metric(m.row_entropy)},
+              {"keys_for_90_exact", metric(m.keys_for_90_exact)},
+              {"row_entropy_exact_nats", metric(m.row_entropy_exact)},
+              {"aggregate", "mean over heads of per_head (density: all heads' cells)"},
+              {"per_head", per_head_json(m)},
               {"dense_warning", m.dense_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.dense_warning)}}},
             {"cost",
              {{"flops", r.cost.flops},

@@ -88,23 +88,34 @@ struct Execution {
     std::optional<Tensor3> P_eff;  // (H, n, n) effective matrix, from explain()
 };
 
-/// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
-/// the model); unset when a metric does not apply.
-struct Metrics {
+/// The metrics of one head, each over that head's n rows and n×n cells alone (docs/VARIANTS.md "Metrics"); unset
+/// when a metric does not apply. Metrics holds one per head and, in the same fields, their means over heads.
+struct MetricValues {
     std::optional<double> rel_err_out;   // ‖O − O_full‖_F / ‖O_full‖_F
     std::optional<double> rel_err_model; // ‖O − O_model‖_F / ‖O_model‖_F against the own exact model (ExactModel)
     std::optional<double> rel_err_attn;  // ‖P̃ − P‖_F / ‖P‖_F
     std::optional<double> row_kl;        // mean_i KL(P_i ‖ P̃_i); +inf when P̃ drops mass P has
     std::optional<double> row_kl_rev;    // mean_i KL(P̃_i ‖ P_i): finite for a mask; −log(kept mass) when renormalised
     std::optional<double> mass_recall;   // mean_i Σ_{j allowed} P_ij, P of the own exact model
-    std::optional<double> density;       // allowed cells / (n² or n(n+1)/2)
-    std::vector<float> row_mass_recall;  // per row, averaged over heads (when mass_recall is set)
+    std::optional<double> density;       // allowed cells / (n² or n(n+1)/2); the variants report it for all heads
+                                         // only, so a head's own is unset
     std::optional<double> mass_ceiling;  // mean_i of the most exact mass any c_i keys of row i hold (c_i = the keys the
                                          // mask keeps in that row): the topk oracle's mass at the same keys per row
-    std::optional<double> rank_ceiling;  // low-rank variants, when asked: mean over heads of ‖P − P_r‖_F / ‖P‖_F with P_r
-                                         // the best rank-r matrix (truncated SVD), r = the variant's rank bound
-    std::optional<double> keys_for_90;   // mean over rows of the fewest keys holding 90% of the row's weight (P̃)
+    std::optional<double> rank_ceiling;  // low-rank variants, when asked: ‖P − P_r‖_F / ‖P‖_F with P_r the best
+                                         // rank-r matrix (truncated SVD), r = the variant's rank bound
+    std::optional<double> keys_for_90;   // mean over rows of the fewest keys holding 90% of the row's weight, of P̃
     std::optional<double> row_entropy;   // mean over rows of −Σ_j P̃_ij ln P̃_ij, in nats (exp of it: "effective keys")
+    std::optional<double> keys_for_90_exact;  // the same of the exact softmax P the run is compared with
+    std::optional<double> row_entropy_exact;  // the same of the exact softmax P, in nats
+};
+
+/// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
+/// the model). The inherited fields are means over heads of the per-head values in `heads` (every head weighs the
+/// same; the lessons' thresholds are calibrated on these means), except density, which is over all heads' cells.
+struct Metrics : MetricValues {
+    std::vector<MetricValues> heads;     // head h's own values (empty when no metric was computed)
+    std::vector<float> row_mass_recall;  // per row, averaged over heads (when mass_recall is set)
+    std::vector<float> head_row_mass_recall;  // (H, n) [h · n + i]: row i's mass kept in head h alone
     std::string dense_warning;           // non-empty when a sparse pattern scores (almost) every cell at this n
 };
 
