@@ -7,7 +7,8 @@
 
 namespace attnscope {
 
-/// {"variant","params":{},"metrics":{...},"cost":{...},"notes":[...]}; non-applicable or infinite metrics are null.
+/// {"variant","instance","params":{},"metrics":{...},"cost":{...},"notes":[...]}; "instance" is instance_label
+/// ("SVD r = 8"); non-applicable or infinite metrics are null.
 nlohmann::json result_to_json(const RunResult& result);
 
 /// {"source","n","heads","dim","value_dim"} (+ "tokens" when the input is text).
