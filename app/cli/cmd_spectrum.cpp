@@ -77,6 +77,10 @@ int execute(const SpectrumOptionsCli& o) {
     RunOptions options;
     options.explain = true;
     options.max_matrix_n = heads.n();
+    // Every variant runs before the table starts, so one that rejects its parameters or the input prints nothing.
+    std::vector<RunResult> results;
+    for (const VariantRequest& request : requests)
+        results.push_back(run_variant(heads, request, options, *backend, &refs));
 
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
               << "   backend " << backend->description() << "\n"
@@ -95,8 +99,7 @@ int execute(const SpectrumOptionsCli& o) {
         print_row(o.causal ? "P (causal)" : "P", h, s);
         out["spectra"].push_back(spectrum_json("P", h, s, o.top));
     }
-    for (const VariantRequest& request : requests) {
-        const RunResult r = run_variant(heads, request, options, *backend, &refs);
+    for (const RunResult& r : results) {
         out["results"].push_back(result_to_json(r));
         if (!r.P_eff) {
             std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see docs/VARIANTS.md)\n";

@@ -49,8 +49,9 @@ int execute(const SweepOptionsCli& o) {
         const LoadedInput text = load_input_full(o.input);
         evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
     }
-    nlohmann::json curves = nlohmann::json::array();
-    const bool tty = isatty(STDERR_FILENO);
+    // Every curve's request is checked before the first runs, so a parameter the second instance lacks fails
+    // before the first curve is printed.
+    std::vector<SweepSpec> specs;
     for (const VariantRequest& instance : instances) {
         SweepSpec spec;
         spec.variant = instance.id;
@@ -60,6 +61,14 @@ int execute(const SweepOptionsCli& o) {
         spec.seeds = o.seeds;
         spec.fixed = assignments_of(instance);
         spec.evaluate = evaluate;
+        validate_sweep(spec);
+        specs.push_back(std::move(spec));
+    }
+    nlohmann::json curves = nlohmann::json::array();
+    const bool tty = isatty(STDERR_FILENO);
+    for (size_t k = 0; k < instances.size(); ++k) {
+        const VariantRequest& instance = instances[k];
+        const SweepSpec& spec = specs[k];
         const std::string swept = swept_parameter(find_variant(instance.id).info(), name);
         const std::string label = curve_label(find_variant(instance.id).info(), instance.params, swept);
         const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {

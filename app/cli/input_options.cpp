@@ -83,6 +83,8 @@ std::string input_text(const InputOptions& o) {
     return ss.str();
 }
 
+std::string model_dir_of(const InputOptions& o) { return o.model.empty() ? default_model_dir() : o.model; }
+
 LoadedInput load_input_full(const InputOptions& o) {
     LoadedInput out;
     out.kind = input_kind(o);
@@ -92,7 +94,7 @@ LoadedInput load_input_full(const InputOptions& o) {
     if (out.kind == InputKind::Text) {
         TextInputSpec spec;
         spec.text = input_text(o);
-        spec.model_dir = o.model.empty() ? default_model_dir() : o.model;
+        spec.model_dir = model_dir_of(o);
         spec.layer = o.layer;
         spec.head = o.head;
         spec.truncate = o.truncate;
