@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/session/metrics.h"
 #include "backends/registry.h"
 #include "core/data/text_model.h"
@@ -278,7 +279,8 @@ int execute(const RunOptionsCli& o) {
 void add_run_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<RunOptionsCli>();
     auto* sub = app.add_subcommand("run", "Run variants on one input and report errors against exact softmax and costs");
-    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated or repeated (e.g. svd:rank=8,svd:rank=32; see `attnscope variants`)");
+    sub->add_option("--variant", o->variants,
+                    std::string("Variant instance(s): ") + kVariantSpecRule + "; see `attnscope variants`");
     sub->add_option("--session", o->session,
                     "Take the input and variants from a GUI session file (File → Save session); --variant replaces its variants");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/analysis/spectrum.h"
 #include "backends/registry.h"
 #include "core/session/experiment.h"
@@ -120,7 +121,8 @@ int execute(const SpectrumOptionsCli& o) {
 void add_spectrum_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SpectrumOptionsCli>();
     auto* sub = app.add_subcommand("spectrum", "Singular values and cumulative curve of P and of each variant's P̃");
-    sub->add_option("--variant", o->variants, "Variant id(s), comma-separated (P is always included)");
+    sub->add_option("--variant", o->variants,
+                    std::string("Variant instance(s): ") + kVariantSpecRule + " (P is always included)");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");

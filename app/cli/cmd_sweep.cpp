@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/session/metric_sweep.h"
 #include "backends/registry.h"
 #include "core/data/text_model.h"
@@ -105,8 +106,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SweepOptionsCli>();
     auto* sub = app.add_subcommand("sweep", "A metric against one parameter (or n), averaged over seeds with a min–max band");
     sub->add_option("--variant", o->variants,
-                    "Variant instance(s), one curve each: ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated (e.g. "
-                    "performer:orthogonal=1,performer:orthogonal=0)")->required();
+                    std::string("Variant instance(s), one curve each: ") + kVariantSpecRule)->required();
     sub->add_option("--param", o->param,
                     "NAME=START:STOP[:xFACTOR|:+STEP]; NAME may be n, or budget: each variant's own budget parameter "
                     "(svd rank, linformer k, performer features, longformer window, …) on one axis")->required();
