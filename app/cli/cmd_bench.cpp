@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "backends/registry.h"
+#include "core/session/variant_spec.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
 #include "core/bench/engine.h"
@@ -151,7 +152,8 @@ int execute(const BenchOptionsCli& o) {
 void add_bench_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<BenchOptionsCli>();
     auto* sub = app.add_subcommand("bench", "Time and measure variants over a sweep of n, against the machine's own roofs");
-    sub->add_option("--variants,--variant", o->variants, "Variant id(s), comma-separated (see `attnscope variants`)");
+    sub->add_option("--variants,--variant", o->variants,
+                    std::string("Variant instance(s): ") + kVariantSpecRule + "; see `attnscope variants`");
     sub->add_option("--n", o->n_list, "Sequence lengths: a list (1024,4096), a power-of-two range (1024:65536) or both")
         ->capture_default_str();
     sub->add_option("--heads", o->heads, "Number of heads H")->capture_default_str();

@@ -9,6 +9,7 @@
 
 #include "backends/registry.h"
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/data/text_model.h"
 #include "core/session/error_cost.h"
 #include "core/session/text_whatif.h"
@@ -107,7 +108,7 @@ int execute(const ErrmapCli& o) {
 void add_errmap_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<ErrmapCli>();
     auto* sub = app.add_subcommand("errmap", "Error against cost for variant instances on one input, Pareto front marked");
-    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated")->required();
+    sub->add_option("--variant", o->variants, std::string("Variant instance(s): ") + kVariantSpecRule)->required();
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     sub->add_option("--param", o->param, "Also sweep NAME=START:STOP[:xF|:+S] for every instance (NAME may be budget)");
     add_input_options(*sub, o->input);

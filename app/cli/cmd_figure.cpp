@@ -5,6 +5,7 @@
 
 #include "backends/registry.h"
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/figure/render.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
@@ -43,8 +44,8 @@ void add_figure_command(CLI::App& app, CommandAction& action) {
     auto* sub = app.add_subcommand(
         "figure", "Draw variants side by side on one input as a slide-ready PNG and/or SVG (titles, tokens, colour bar)");
     sub->add_option("--variant", o->variants,
-                    "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated (e.g. full,longformer:window=8,"
-                    "bigbird); with --session, replaces the session's variants");
+                    std::string("Variant instance(s): ") + kVariantSpecRule +
+                        "; with --session, replaces the session's variants");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/session/metrics.h"
 #include "backends/registry.h"
 #include "core/data/text_model.h"
@@ -136,6 +137,23 @@ void print_whatif(const std::vector<WhatIfResult>& whatifs, const std::vector<Ru
     }
 }
 
+/// The layer --whatif-layer names: kAllLayers for "all", else an index of one of the model's `layers`.
+int whatif_layer_of(const std::string& text, int layers) {
+    if (text == "all") return kAllLayers;
+    const std::string range = "choose 0 to " + std::to_string(layers - 1) + " (the model has " +
+                              std::to_string(layers) + " layers) or all";
+    int layer = -1;
+    try {
+        size_t used = 0;
+        layer = std::stoi(text, &used);
+        if (used != text.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+        throw Error("--whatif-layer '" + text + "' is not a layer index or 'all': " + range);
+    }
+    if (layer < 0 || layer >= layers) throw Error("--whatif-layer " + text + " is out of range: " + range);
+    return layer;
+}
+
 /// Creates an output folder (when asked for) and checks it is writable before anything is computed.
 void prepare_folder(const std::string& dir) {
     if (dir.empty()) return;
@@ -199,15 +217,8 @@ int execute(const RunOptionsCli& o) {
     if (whatif) {
         if (input_kind(o.input) != InputKind::Text)
             throw Error("--whatif-layer runs variants inside the encoder: give text with --text or --text-file");
-        if (o.whatif_layer != "all") {
-            try {
-                size_t used = 0;
-                whatif_layer = std::stoi(o.whatif_layer, &used);
-                if (used != o.whatif_layer.size()) throw std::invalid_argument("trailing");
-            } catch (const std::exception&) {
-                throw Error("--whatif-layer '" + o.whatif_layer + "' is not a layer index or 'all'");
-            }
-        }
+        // Checked against the model before the input is encoded, so a bad layer prints no table first.
+        whatif_layer = whatif_layer_of(o.whatif_layer, load_text_model(model_dir_of(o.input))->encoder.config().layers);
     }
     const LoadedInput input = session ? std::move(session->input) : load_input_full(o.input);
     const Heads& heads = input.heads;
@@ -274,7 +285,8 @@ int execute(const RunOptionsCli& o) {
 void add_run_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<RunOptionsCli>();
     auto* sub = app.add_subcommand("run", "Run variants on one input and report errors against exact softmax and costs");
-    sub->add_option("--variant", o->variants, "Variant instance(s): ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated or repeated (e.g. svd:rank=8,svd:rank=32; see `attnscope variants`)");
+    sub->add_option("--variant", o->variants,
+                    std::string("Variant instance(s): ") + kVariantSpecRule + "; see `attnscope variants`");
     sub->add_option("--session", o->session,
                     "Take the input and variants from a GUI session file (File → Save session); --variant replaces its variants");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
@@ -292,7 +304,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                     "Write q, k, v (and tokens.txt for text), each variant's O and P_eff (up to --matrix-limit) as .npy "
                     "files with an index.json into this folder (also readable back with --tensors)");
     sub->add_option("--whatif-layer", o->whatif_layer,
-                    "Text input: also replace the encoder's attention of layer L (or 'all') by each variant and report "
+                    "Text input: also replace the encoder's attention of layer L (0 to the model's last layer; 0-5 for "
+                    "the default model) or of 'all' layers by each variant and report "
                     "the cosine of the sentence embedding to the exact one");
     sub->add_option("--matrix-limit", o->matrix_limit, "Materialise n×n matrices (rel_err_attn, row_kl, PNG) up to this n")
         ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/analysis/spectrum.h"
 #include "backends/registry.h"
 #include "core/session/experiment.h"
@@ -77,6 +78,10 @@ int execute(const SpectrumOptionsCli& o) {
     RunOptions options;
     options.explain = true;
     options.max_matrix_n = heads.n();
+    // Every variant runs before the table starts, so one that rejects its parameters or the input prints nothing.
+    std::vector<RunResult> results;
+    for (const VariantRequest& request : requests)
+        results.push_back(run_variant(heads, request, options, *backend, &refs));
 
     std::cout << "input " << heads.source << ": n=" << heads.n() << " H=" << heads.heads() << " d=" << heads.d()
               << "   backend " << backend->description() << "\n"
@@ -95,8 +100,7 @@ int execute(const SpectrumOptionsCli& o) {
         print_row(o.causal ? "P (causal)" : "P", h, s);
         out["spectra"].push_back(spectrum_json("P", h, s, o.top));
     }
-    for (const VariantRequest& request : requests) {
-        const RunResult r = run_variant(heads, request, options, *backend, &refs);
+    for (const RunResult& r : results) {
         out["results"].push_back(result_to_json(r));
         if (!r.P_eff) {
             std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see docs/VARIANTS.md)\n";
@@ -117,7 +121,8 @@ int execute(const SpectrumOptionsCli& o) {
 void add_spectrum_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SpectrumOptionsCli>();
     auto* sub = app.add_subcommand("spectrum", "Singular values and cumulative curve of P and of each variant's P̃");
-    sub->add_option("--variant", o->variants, "Variant id(s), comma-separated (P is always included)");
+    sub->add_option("--variant", o->variants,
+                    std::string("Variant instance(s): ") + kVariantSpecRule + " (P is always included)");
     sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
     add_input_options(*sub, o->input);
     sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/session/variant_spec.h"
 #include "core/session/metric_sweep.h"
 #include "backends/registry.h"
 #include "core/data/text_model.h"
@@ -49,8 +50,9 @@ int execute(const SweepOptionsCli& o) {
         const LoadedInput text = load_input_full(o.input);
         evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
     }
-    nlohmann::json curves = nlohmann::json::array();
-    const bool tty = isatty(STDERR_FILENO);
+    // Every curve's request is checked before the first runs, so a parameter the second instance lacks fails
+    // before the first curve is printed.
+    std::vector<SweepSpec> specs;
     for (const VariantRequest& instance : instances) {
         SweepSpec spec;
         spec.variant = instance.id;
@@ -60,6 +62,14 @@ int execute(const SweepOptionsCli& o) {
         spec.seeds = o.seeds;
         spec.fixed = assignments_of(instance);
         spec.evaluate = evaluate;
+        validate_sweep(spec);
+        specs.push_back(std::move(spec));
+    }
+    nlohmann::json curves = nlohmann::json::array();
+    const bool tty = isatty(STDERR_FILENO);
+    for (size_t k = 0; k < instances.size(); ++k) {
+        const VariantRequest& instance = instances[k];
+        const SweepSpec& spec = specs[k];
         const std::string swept = swept_parameter(find_variant(instance.id).info(), name);
         const std::string label = curve_label(find_variant(instance.id).info(), instance.params, swept);
         const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {
@@ -96,8 +106,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SweepOptionsCli>();
     auto* sub = app.add_subcommand("sweep", "A metric against one parameter (or n), averaged over seeds with a min–max band");
     sub->add_option("--variant", o->variants,
-                    "Variant instance(s), one curve each: ID or ID:NAME=VALUE[:NAME=VALUE], comma-separated (e.g. "
-                    "performer:orthogonal=1,performer:orthogonal=0)")->required();
+                    std::string("Variant instance(s), one curve each: ") + kVariantSpecRule)->required();
     sub->add_option("--param", o->param,
                     "NAME=START:STOP[:xFACTOR|:+STEP]; NAME may be n, or budget: each variant's own budget parameter "
                     "(svd rank, linformer k, performer features, longformer window, …) on one axis")->required();

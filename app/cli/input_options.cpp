@@ -1,5 +1,6 @@
 #include "input_options.h"
 
+#include "core/session/variant_spec.h"
 #include "core/variants/registry.h"
 
 #include <chrono>
@@ -14,22 +15,6 @@
 #include "core/data/text_model.h"
 
 namespace attnscope::cli {
-
-namespace {
-
-/// Splits "a,b" lists (CLI11 also accepts repeated --variant).
-std::vector<std::string> split_commas(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const std::string& item : items) {
-        std::stringstream ss(item);
-        std::string part;
-        while (std::getline(ss, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
-
-}  // namespace
 
 void add_input_options(CLI::App& sub, InputOptions& o) {
     std::string scenarios;
@@ -83,6 +68,8 @@ std::string input_text(const InputOptions& o) {
     return ss.str();
 }
 
+std::string model_dir_of(const InputOptions& o) { return o.model.empty() ? default_model_dir() : o.model; }
+
 LoadedInput load_input_full(const InputOptions& o) {
     LoadedInput out;
     out.kind = input_kind(o);
@@ -92,7 +79,7 @@ LoadedInput load_input_full(const InputOptions& o) {
     if (out.kind == InputKind::Text) {
         TextInputSpec spec;
         spec.text = input_text(o);
-        spec.model_dir = o.model.empty() ? default_model_dir() : o.model;
+        spec.model_dir = model_dir_of(o);
         spec.layer = o.layer;
         spec.head = o.head;
         spec.truncate = o.truncate;
@@ -162,30 +149,11 @@ void require_writable(const std::string& path) {
 
 std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
                                                    const std::vector<std::string>& sets, bool causal) {
-    // Each entry is ID or ID:NAME=VALUE[:NAME=VALUE…], one instance each (two instances of one variant differ
-    // in their own values). A comma splits instances, except inside a list value ("longformer:global=0,5").
     std::vector<std::string> ids;
     std::vector<std::vector<std::pair<std::string, std::string>>> assigned;
-    for (const std::string& piece : split_commas(variant_lists)) {
-        const bool continues_list = !ids.empty() && !assigned.back().empty() &&
-                                    piece.find_first_not_of("0123456789") == std::string::npos;
-        if (continues_list) {
-            assigned.back().back().second += "," + piece;
-            continue;
-        }
-        const size_t colon = piece.find(':');
-        ids.push_back(piece.substr(0, colon));
-        assigned.emplace_back();
-        find_variant(ids.back());  // unknown ids fail here, naming the known ones
-        for (size_t at = colon; at != std::string::npos;) {
-            const size_t next = piece.find(':', at + 1);
-            const std::string text = piece.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
-            const auto eq = text.find('=');
-            if (eq == std::string::npos || eq == 0)
-                throw Error("--variant " + piece + ": '" + text + "' is not NAME=VALUE (e.g. --variant svd:rank=8)");
-            assigned.back().emplace_back(text.substr(0, eq), text.substr(eq + 1));
-            at = next;
-        }
+    for (VariantSpec& spec : parse_variant_specs(variant_lists)) {
+        ids.push_back(std::move(spec.id));
+        assigned.push_back(std::move(spec.assignments));
     }
     if (ids.empty()) throw Error("no variant given: pass --variant ID[,ID...] (see `attnscope variants`)");
     for (const std::string& text : sets) {

@@ -59,6 +59,9 @@ void add_input_options(CLI::App& sub, InputOptions& options);
 /// The kind the options select; throws Error when text and tensors (or --text and --text-file) are mixed.
 InputKind input_kind(const InputOptions& options);
 
+/// The model folder text input uses: --model, or default_model_dir() when it is not given.
+std::string model_dir_of(const InputOptions& options);
+
 /// Builds the input; throws Error on bad values (n ≤ 0, unknown scenario, missing model, bad file, ...).
 LoadedInput load_input_full(const InputOptions& options);
 

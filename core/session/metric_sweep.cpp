@@ -130,8 +130,7 @@ std::string swept_parameter(const VariantInfo& info, const std::string& name) {
     return name;
 }
 
-std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
-                                  const std::function<bool(int, int)>& progress) {
+void validate_sweep(const SweepSpec& spec) {
     if (spec.seeds < 1 || spec.seeds > 1000) throw Error("--seeds must be between 1 and 1000");
     const VariantInfo& info = find_variant(spec.variant).info();
     const std::string param = swept_parameter(info, spec.param);
@@ -141,6 +140,21 @@ std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputF
         throw Error("the embedding_cosine metric needs text input (--text or --text-file): the encoder is re-run "
                     "with the variant in place of one layer's attention");
     if (external && sweeps_n) throw Error("n cannot be swept with embedding_cosine: the text fixes n");
+    if (sweeps_n) return;  // n is checked when each input is made
+    for (double value : spec.range.values()) {
+        auto assignments = spec.fixed;
+        assignments.emplace_back(param, exact_text(value));
+        parse_variant_request(spec.variant, assignments);
+    }
+}
+
+std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
+                                  const std::function<bool(int, int)>& progress) {
+    validate_sweep(spec);
+    const VariantInfo& info = find_variant(spec.variant).info();
+    const std::string param = swept_parameter(info, spec.param);
+    const bool sweeps_n = param == "n";
+    const bool external = spec.metric == SweepMetric::EmbeddingCosine;
     const std::vector<double> values = spec.range.values();
     const bool has_seed = find_param(info.params, "seed") != nullptr;
     const bool need_matrix = spec.metric == SweepMetric::RelErrAttn || spec.metric == SweepMetric::RowKl;

@@ -73,11 +73,16 @@ struct SweepSpec {
 /// Throws Error naming what the variant has instead.
 std::string swept_parameter(const VariantInfo& info, const std::string& name);
 
+/// Checks what run_sweep would reject before its first run (seeds, the swept parameter, the metric's input, every
+/// value of the range as a parameter value); throws Error saying what is wrong. A front end running several sweeps
+/// checks them all first, so a bad one fails before any result is shown.
+void validate_sweep(const SweepSpec& spec);
+
 /// Makes the input for a seed and (when the swept parameter is "n") a sequence length.
 using SweepInputFactory = std::function<Heads(uint64_t seed, int n_override)>;
 
 /// Runs the sweep; `progress(done, total)` is called after each run and may return false to cancel
-/// (the points finished so far are returned). Throws Error on bad parameters.
+/// (the points finished so far are returned). Throws Error on bad parameters (validate_sweep) or a failed run.
 std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputFactory& make_input, Backend& backend,
                                   const std::function<bool(int, int)>& progress = {});
 

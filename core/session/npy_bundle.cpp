@@ -46,7 +46,6 @@ nlohmann::json write_npy_bundle(const std::string& dir, const Heads& heads, cons
         const std::string label = repeat == 1 ? slug : slug + "-" + std::to_string(repeat);
         nlohmann::json entry = result_to_json(r);
         entry["label"] = label;
-        entry["instance"] = instance_label(info, r.params);
         entry["O"] = "O-" + label + ".npy";
         write_npy(path(entry["O"]), r.O);
         if (r.P_eff) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics.h"
+#include "../variants/instance_label.h"
 #include "../variants/registry.h"
 
 namespace attnscope {
@@ -41,8 +42,9 @@ nlohmann::json per_head_json(const Metrics& m) {
 }  // namespace
 
 nlohmann::json result_to_json(const RunResult& r) {
+    const VariantInfo& info = find_variant(r.variant).info();
     nlohmann::json params = nlohmann::json::object();
-    for (const ParamSpec& spec : find_variant(r.variant).info().params) {
+    for (const ParamSpec& spec : info.params) {
         if (spec.kind == ParamKind::IntList) {
             params[spec.name] = r.params.has(spec.name) ? nlohmann::json(r.params.get_list(spec.name)) : nlohmann::json(nullptr);
         } else if (spec.kind == ParamKind::Choice) {
@@ -53,6 +55,7 @@ nlohmann::json result_to_json(const RunResult& r) {
     }
     const Metrics& m = r.metrics;
     return {{"variant", r.variant},
+            {"instance", instance_label(info, r.params)},  // the name every table, title and file of the run uses
             {"params", params},
             {"causal", r.causal},
             {"model", exact_model_id(r.model)},

@@ -52,7 +52,8 @@ string(REPEAT "word " 600 long_text)
 expect_exit(2 "the text has 602 tokens but the model takes at most 512: shorten it or truncate it (--truncate)"
             run --variant full --text "${long_text}")
 expect_exit(2 "layer 9 is out of range: the model has layers 0 to 5" run --variant full --text "hello" --layer 9)
-expect_exit(2 "what-if layer 7 is out of range" run --variant full --text "hello" --whatif-layer 7)
+expect_quiet_exit(2 "--whatif-layer 7 is out of range: choose 0 to 5 (the model has 6 layers) or all"
+                  run --variant full --text "hello" --whatif-layer 7)
 expect_exit(2 "--whatif-layer 'x' is not a layer index or 'all'" run --variant full --text "hello" --whatif-layer x)
 
 set(json ${WORK_DIR}/text.json)

@@ -1,0 +1,93 @@
+#include "variant_spec.h"
+
+#include <cctype>
+
+#include "../error.h"
+#include "../variants/registry.h"
+
+namespace attnscope {
+
+namespace {
+
+std::string trimmed(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+/// Variant ids start with a letter, list items with a digit (or a sign or point before one): that is what
+/// tells "13" (more of a list) from "full" (the next instance) after a comma.
+bool starts_number(const std::string& piece) {
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    if (piece.empty()) return false;
+    if (digit(piece[0])) return true;
+    return (piece[0] == '-' || piece[0] == '+' || piece[0] == '.') && piece.size() > 1 && digit(piece[1]);
+}
+
+std::string list_params_of(const VariantInfo& info) {
+    std::string names;
+    for (const ParamSpec& p : info.params)
+        if (p.kind == ParamKind::IntList) names += (names.empty() ? "" : ", ") + p.name;
+    return names;
+}
+
+/// Appends `item` to the list value assigned last in `spec`, or says why a number cannot stand there.
+void continue_list(VariantSpec* spec, const std::string& item, const std::string& text) {
+    const std::string where = "--variant '" + text + "': '" + item + "' ";
+    if (!spec || spec->assignments.empty())
+        throw Error(where + "is a number where a variant id belongs: after a comma each instance starts with its id "
+                            "(ID[:NAME=VALUE...]), and numbers continue only a list parameter written just before "
+                            "them, e.g. topk:mask_mod=document:boundaries=13,30");
+    auto& [name, value] = spec->assignments.back();
+    const VariantInfo& info = find_variant(spec->id).info();
+    const ParamSpec* param = find_param(info.params, name);
+    // An unknown name is left to parse_variant_request, whose message lists the variant's parameters.
+    if (param && param->kind != ParamKind::IntList) {
+        const std::string lists = list_params_of(info);
+        throw Error(where + "follows " + name + "=" + value + ", but " + name + " takes one value; only list "
+                    "parameters (" + (lists.empty() ? spec->id + " has none" : lists) + ") take comma-separated "
+                    "numbers. For another instance write its id again, e.g. " + spec->id + ":" + name + "=" + value +
+                    "," + spec->id + ":" + name + "=" + item);
+    }
+    value += (value.empty() ? "" : ",") + item;
+}
+
+}  // namespace
+
+std::vector<VariantSpec> parse_variant_specs(const std::vector<std::string>& texts) {
+    std::vector<VariantSpec> out;
+    for (const std::string& text : texts) {
+        // A list continues only within one --variant value: a repeated option always starts an instance.
+        VariantSpec* current = nullptr;
+        size_t start = 0;
+        while (start <= text.size()) {
+            const size_t comma = text.find(',', start);
+            const std::string piece =
+                trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+            if (piece.empty()) continue;
+            const size_t colon = piece.find(':');
+            const std::string head = trimmed(piece.substr(0, colon));
+            if (starts_number(head)) {
+                continue_list(current, head, text);
+            } else {
+                find_variant(head);  // an unknown id fails here, naming the known ones
+                out.push_back({head, {}});
+                current = &out.back();
+            }
+            for (size_t at = colon; at != std::string::npos;) {
+                const size_t next = piece.find(':', at + 1);
+                const std::string part =
+                    trimmed(piece.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+                const auto eq = part.find('=');
+                if (eq == std::string::npos || eq == 0)
+                    throw Error("--variant '" + text + "': '" + part + "' is not NAME=VALUE (e.g. --variant svd:rank=8)");
+                current->assignments.emplace_back(trimmed(part.substr(0, eq)), trimmed(part.substr(eq + 1)));
+                at = next;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace attnscope
