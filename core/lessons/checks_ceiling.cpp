@@ -11,6 +11,7 @@
 #include "../variants/rank_bound.h"
 #include "../variants/registry.h"
 #include "check_util.h"
+#include "definition_keys.h"
 #include "preset.h"
 
 namespace attnscope {
@@ -22,7 +23,29 @@ namespace {
 struct FamilyMargins {
     double masked = 1e300, reaches = 1e300, low_rank = 1e300;
     std::string masked_worst, reaches_worst, low_rank_worst;
+    int64_t off_definition = 0;  // query rows (over heads and masked views) whose kept keys the definition rules out
+    std::string off_definition_worst;
 };
+
+/// Query rows (over all heads) of a masked run whose count of kept keys lies outside its definition's range at this
+/// n (definition_keys, written from the papers): a mask one key too wide or a lost forced line shows here even where
+/// the mass stays under the topk ceiling.
+int64_t rows_off_definition(const std::string& id, const RunResult& run, int n, std::string& first) {
+    const std::vector<KeyRange> want = definition_keys(id, run.params, run.causal, n);
+    const ReasonMask& mask = *run.structure.mask;
+    int64_t off = 0;
+    for (int h = 0; h < mask.heads; ++h)
+        for (int i = 0; i < mask.n; ++i) {
+            int kept = 0;
+            for (int j = 0; j < mask.n; ++j) kept += mask.at(h, i, j) != Reason::None;
+            if (kept >= want[size_t(i)].lo && kept <= want[size_t(i)].hi) continue;
+            if (off++ == 0)
+                first = "head " + std::to_string(h) + " row " + std::to_string(i) + " keeps " + std::to_string(kept) +
+                        " keys, its definition " + std::to_string(want[size_t(i)].lo) +
+                        (want[size_t(i)].hi != want[size_t(i)].lo ? "–" + std::to_string(want[size_t(i)].hi) : "");
+        }
+    return off;
+}
 
 /// Measures every masked and low-rank view of the preset on `heads`; with `screen`, records what the lesson's
 /// panels show (their badges) as the check's screen values.
@@ -59,6 +82,11 @@ FamilyMargins measure_input(const Lesson& lesson, CheckContext& ctx, const std::
                                 "rel_err_out " + format_significant(run.metrics.rel_err_out.value_or(NAN), 3) +
                                 ", topk's " + format_significant(oracle.metrics.rel_err_out.value_or(NAN), 3) +
                                 " (not guaranteed lower)");
+            std::string first_off;
+            const int64_t off = rows_off_definition(request.id, run, heads.n(), first_off);
+            if (off > 0) out.notes.push_back(label + ": " + name + " — " + std::to_string(off) + " rows off its definition (" +
+                                             first_off + ")");
+            if (off > m.off_definition || m.off_definition_worst.empty()) m.off_definition = off, m.off_definition_worst = name;
             if (!(ceiling - kept >= m.masked)) m.masked = ceiling - kept, m.masked_worst = name;  // NaN is kept: it fails
             if (!(best - ceiling >= m.reaches)) m.reaches = best - ceiling, m.reaches_worst = name;
             if (screen) {
@@ -109,6 +137,11 @@ CheckOutcome ceiling(const Lesson& lesson, CheckContext& ctx) {
                                        "row) minus its mass_recall — lowest margin (" + m.masked_worst + ")",
                                        m.masked, -tolerance, true,
                                        "the k largest entries of a row hold the most mass any k entries can"));
+        out.lines.push_back(check_line(in.label + ": query rows whose kept keys differ from their variant's definition at "
+                                       "this n (window, sinks, blocks, forced lines) — most in one view (" +
+                                       m.off_definition_worst + ")",
+                                       double(m.off_definition), 0, false,
+                                       "each mask keeps the keys its paper defines, no more, no fewer"));
         out.lines.push_back(check_line(in.label + ": the topk variant at k = the mask's most keys per query minus that "
                                        "ceiling — lowest margin (" + m.reaches_worst + ")",
                                        m.reaches, -tolerance, true,

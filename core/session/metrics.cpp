@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "../backend/block_layout.h"
-#include "../variants/sparse_common.h"
+#include "../variants/masked_exact.h"
 
 namespace attnscope {
 
@@ -108,34 +108,13 @@ Reference compute_model_reference(const Heads& h, ExactModel model, bool causal,
     return ref;
 }
 
-namespace {
-
-/// Every cell (j ≤ i when causal) of the n×n matrix: the exact pattern a mask modifier is intersected with.
-struct AllCellsPattern {
-    int n, b;
-    bool causal;
-    Reason reason(int, int i, int j) const { return causal && j > i ? Reason::None : Reason::Window; }
-    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
-        band_candidates(n, b, I, causal ? 0 : -int64_t(n), n, out);
-    }
-};
-
-}  // namespace
-
 Reference compute_modified_reference(const Heads& h, const Modifiers& modifiers, bool causal, Backend& backend) {
-    const int b = 64, n = h.n();
-    const MaskModdedPattern<AllCellsPattern> pattern{std::make_shared<const AllCellsPattern>(AllCellsPattern{n, b, causal}),
-                                                     std::make_shared<const MaskMod>(modifiers.mask), n, b};
-    const BlockLayout layout = build_layout(pattern, n, b, 1);
+    MaskedExact run = masked_exact_attention(h, static_cast<float>(1.0 / std::sqrt(static_cast<double>(h.d()))), causal,
+                                             modifiers, backend);
     Reference ref;
     ref.causal = causal;
-    ref.O = Tensor3(h.heads(), n, h.dv());
-    ref.lse = Tensor3(h.heads(), n, 1);
-    BlockSparseAttentionArgs a;
-    a.Q = &h.Q, a.K = &h.K, a.V = &h.V, a.layout = &layout, a.O = &ref.O, a.lse = &ref.lse;
-    a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(h.d())));
-    a.score_mod = modifiers.score;
-    backend.block_sparse_attention(a);
+    ref.O = std::move(run.O);
+    ref.lse = std::move(run.lse);
     return ref;
 }
 

@@ -279,6 +279,32 @@ TEST(LessonChecksCanFail, TheCeilingWithAMaskThatUnderstatesItsKeys) {
     expect_check_fails("the-ceiling", "longformer", broken, "each masked variant's ceiling");
 }
 
+/// A stand-in for `id` that runs the real variant with `edit` applied but reports the parameters it was asked for:
+/// a variant whose mask differs from its own definition.
+std::shared_ptr<StandIn> misreporting(const std::string& id, std::function<void(Params&)> edit) {
+    return std::make_shared<StandIn>(id, [id, edit](const Heads& h, const Params& p, const RunOptions& o, Backend& b) {
+        RunResult r = with_edited_params(id, edit)(h, p, o, b);
+        r.params = p;
+        return r;
+    });
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithAWindowOneKeyTooWide) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: longformer runs w + 2 (one key more on each side) and reports w; its mass stays "
+                 "under its ceiling, so only the definition line can catch it\n";
+    expect_check_fails("the-ceiling", "longformer",
+                       misreporting("longformer", [](Params& p) { p.set("window", p.get_int("window") + 2); }),
+                       "differ from their variant's definition");
+}
+
+TEST(LessonChecksCanFail, TheCeilingWithSinksDropped) {
+    if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
+    std::cout << "[case] the-ceiling: sink runs without its sinks and reports s = 4\n";
+    expect_check_fails("the-ceiling", "sink", misreporting("sink", [](Params& p) { p.set("sinks", 0); }),
+                       "differ from their variant's definition");
+}
+
 TEST(LessonChecksCanFail, TheCeilingWithSvdAtHalfTheRank) {
     if (installed_model_dir().empty()) GTEST_SKIP() << "the text model is not installed (scripts/setup.sh)";
     std::cout << "[case] the-ceiling: svd truncates to half the rank it is given\n";
