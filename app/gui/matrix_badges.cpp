@@ -36,7 +36,7 @@ std::string above_one(double err) {
 
 }  // namespace
 
-std::vector<Badge> run_badges(const RunResult& r, int head) {
+std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
     const int heads = int(r.metrics.heads.size());
     const bool own = head >= 0 && head < heads;
     const MetricValues& m = own ? r.metrics.heads[size_t(head)] : r.metrics;
@@ -154,6 +154,13 @@ std::vector<Badge> run_badges(const RunResult& r, int head) {
         "runs)", false);
     add("memory", "memory", "memory", double(r.cost.peak_bytes), format_bytes(double(r.cost.peak_bytes)), kNeutral,
         "peak tracked bytes held during the run (all heads)", false);
+    if (!own && heads > 1 && drawn_head >= 0 && drawn_head < heads) {
+        const std::vector<Badge> drawn = run_badges(r, drawn_head);
+        for (Badge& b : out)
+            for (const Badge& d : drawn)
+                if (d.id == b.id && d.number && b.id != "density")
+                    b.help += "\n\nHead " + std::to_string(drawn_head) + " (drawn): " + d.value + ".";
+    }
     return out;
 }
 

@@ -27,7 +27,8 @@ struct Badge {
 
 /// Every badge of `r` in display order: head `head`'s own values when the run has them per head, else (head < 0)
 /// the means over heads; with several heads the first badge ("scope") says which, and every tooltip repeats it.
-std::vector<Badge> run_badges(const RunResult& r, int head);
+/// Means shown beside one drawn head (`drawn_head` ≥ 0) add that head's own value to each tooltip.
+std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head = -1);
 
 /// The badges a cell shows: all of them, or when `compact` the key numbers and every id in `lesson_metrics`.
 std::vector<const Badge*> shown_badges(const std::vector<Badge>& all, bool compact,

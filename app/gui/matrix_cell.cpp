@@ -251,7 +251,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
         hint_text("The second mixing matrix of the same run: Y = C_n·Re(X·F_d) + S_n·Im(X·F_d).");
     } else if (v.result) {
         record.badges_head = badge_head(app, snap);
-        badges = run_badges(*v.result, record.badges_head);
+        badges = run_badges(*v.result, record.badges_head, std::clamp(app.view.head, 0, std::max(0, snap.heads->heads() - 1)));
         const std::vector<const Badge*> shown = shown_badges(
             badges, layout.compact, layout.lesson ? layout.lesson->badges_for(v.id) : std::vector<std::string>{});
         draw_badges(shown, badges, layout.compact);

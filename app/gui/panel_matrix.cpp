@@ -236,7 +236,7 @@ void draw_matrices_panel(App& app) {
         scales.push_back(view_scale(app, v, v.plane(head), vw.show_diff));
         const bool drawn = vw.show_diff ? bool(v.pooled_diff) : bool(v.pooled);
         chrome.any_own_bar = chrome.any_own_bar || (drawn && !scales.back().shared);
-        chrome.badges.push_back(v.result && !v.auxiliary ? run_badges(*v.result, badge_head(app, *snap)) : std::vector<Badge>{});
+        chrome.badges.push_back(v.result && !v.auxiliary ? run_badges(*v.result, badge_head(app, *snap), app.view.head) : std::vector<Badge>{});
         chrome.lesson_metrics.push_back(lesson ? lesson->badges_for(v.id) : std::vector<std::string>{});
     }
     // The strip first (its height is known once drawn), then the grid in what is left.
