@@ -174,10 +174,9 @@ std::vector<const Badge*> shown_badges(const std::vector<Badge>& all, bool compa
         for (const Badge& b : all) out.push_back(&b);
         return out;
     }
-    // Which heads the numbers are over, then a lesson's own metrics (what its text tells the reader to compare), then
-    // the key numbers.
-    for (const Badge& b : all)
-        if (b.id == "scope") out.push_back(&b);
+    // A lesson's own metrics (what its text tells the reader to compare), then the key numbers. Which heads they are
+    // over is said once for every cell in the strip above the grid (draw_shared_strip), not in each compact cell,
+    // where the badge would cost a line of heatmap.
     for (const Badge& b : all)
         if (in_lesson(b)) out.push_back(&b);
     if (lesson_metrics.empty())

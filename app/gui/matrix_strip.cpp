@@ -138,6 +138,22 @@ void draw_shared_strip(App& app, const RunSnapshot& snap, const std::vector<View
                               "a diagonal stays visible at any size; zoom in (wheel) to see cells one by one.");
         first = false;
     }
+    // Which heads every badge is over, once for all cells (compact cells leave their own scope badge out).
+    const int heads = snap.heads->heads();
+    if (heads > 1) {
+        const std::string scope = vw.mean_badges ? "badges: mean over " + std::to_string(heads) + " heads"
+                                                 : "badges: head " + std::to_string(std::clamp(vw.head, 0, heads - 1)) +
+                                                       "'s own values";
+        same_line_if_fits(ImGui::CalcTextSize(scope.c_str()).x);
+        ImGui::TextDisabled("%s", scope.c_str());
+        ImGui::SetItemTooltip("%s", vw.mean_badges
+                                        ? "Each number in the badges is the mean over heads of every head's own value "
+                                          "(density: over every head's cells); each badge's tooltip gives the drawn "
+                                          "head's own. View ▾ → untick \"badges: mean over heads\" for the drawn head's."
+                                        : "Each number in the badges is the drawn head's own (density: over every "
+                                          "head's cells). View ▾ → \"badges: mean over heads\" for the means.");
+        first = false;
+    }
     // The reasons drawn in any view at its head.
     if (!vw.show_mask) return;
     std::set<int> present;
