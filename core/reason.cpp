@@ -29,7 +29,7 @@ constexpr ReasonRow kReasons[] = {
     {"bucket", {0.84f, 0.37f, 0.00f}, 5, "bucket: same LSH chunk or its look-back chunk"},
     {"sink", {0.95f, 0.35f, 0.75f}, 16, "sink: one of the first s positions every query keeps (StreamingLLM)"},
     {"top-k", {0.20f, 0.80f, 0.80f}, 13, "top-k: one of this query's k largest exact scores (the oracle)"},
-    {"selected", {0.55f, 0.85f, 0.35f}, 10, "selected: a key block the gate q̄·k̄ chose for this query block"},
+    {"selected", {0.55f, 0.85f, 0.35f}, 10, "selected: a key block the block gate chose for this query"},
     {"vertical", {0.95f, 0.55f, 0.20f}, 14, "vertical: a key column the last queries' probabilities chose"},
     {"slash", {0.45f, 0.55f, 0.95f}, 12, "slash: a diagonal i − j the last queries' probabilities chose"},
 };
