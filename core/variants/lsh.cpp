@@ -181,6 +181,7 @@ void analyse_union(const LshHashing& p, const Heads& in, const Tensor3& keys, St
     const double total_cells = p.causal ? 0.5 * n * (n + 1.0) : double(n) * n;
     s.density = u.cells / (H * total_cells);
     s.allowed_lse = std::move(u.allowed);
+    s.rows_without_keys = u.empty_rows;  // explained here: note_rows_without_keys adds no second note
     if (u.empty_rows > 0)
         s.notes.push_back(std::to_string(u.empty_rows) + " of " + std::to_string(int64_t(H) * n) +
                           " rows have no allowed key (causal with separate Q/K hashing: every key in "

@@ -66,6 +66,8 @@ struct Structure {
     std::optional<double> density;           // allowed cells / (n² or n(n+1)/2)
     std::optional<Tensor3> allowed_lse;      // (H, n, 1) log Σ_allowed exp(s·q·k): mass recall
     int64_t rows_without_keys = 0;           // query rows (over all heads) whose allowed set is empty: their O is 0
+                                             // (set by note_rows_without_keys; a variant that explains its own sets
+                                             // it first)
     std::vector<std::string> notes;          // e.g. "n = 976 padded to 1024 (block 64)"
     std::string matrix_title;                // what P̃ is when it is not an attention matrix (FNet)
     std::optional<BlockPlan> blocks;         // masked family

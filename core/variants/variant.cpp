@@ -58,11 +58,12 @@ void note_rows_without_keys(Structure& structure) {
     const Tensor3& lse = *structure.allowed_lse;
     int64_t empty = 0;
     for (int64_t k = 0; k < lse.size(); ++k) empty += lse.data()[k] == -INFINITY;
+    const bool explained = structure.rows_without_keys > 0;  // the variant counted them and said why
     structure.rows_without_keys = empty;
-    if (empty > 0)
+    if (empty > 0 && !explained)
         structure.notes.push_back(std::to_string(empty) + " of " + std::to_string(lse.size()) + " query rows (all heads) "
-                                  "keep no key, so their output is 0: the mask modifier removes every key the pattern "
-                                  "allows them");
+                                  "keep no key, so their output is 0: the pattern, with its mask modifier if one is "
+                                  "on, allows them none");
 }
 
 RunResult Variant::run(const Heads& heads, const Params& resolved, const RunOptions& options, Backend& backend) const {

@@ -212,7 +212,8 @@ TimedExecution execute_timed(const Variant& variant, const Plan& plan, const Hea
 RunResult make_result(const Variant& variant, const Plan& plan, TimedExecution&& timed);
 
 /// Counts the query rows whose allowed set is empty (allowed_lse = −∞) into structure.rows_without_keys and, when
-/// there are any, says so in a note: a row without a key outputs 0, which no user should have to discover.
+/// there are any and the variant has not counted (and explained) them itself, says so in a note: a row without a key
+/// outputs 0, which no user should have to discover.
 void note_rows_without_keys(Structure& structure);
 
 /// The "causal" param of resolved params (off when the variant has none).

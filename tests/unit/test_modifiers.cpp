@@ -212,6 +212,59 @@ TEST_P(Modifiers, ModifiedRunsAreMeasuredAgainstTheModifiedExactModel) {
     EXPECT_GT(*doc.metrics.rel_err_out, 1e-2);
 }
 
+TEST_P(Modifiers, FullAndFlashTakeTheMaskModifiers) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    // 6 heads: ALiBi's slopes for a head count that is not a power of two are the paper's interleaved ladder.
+    const int H = 6, n = 90;
+    const Heads x = random_heads(H, n, 16, 8, 17);
+    const auto doc = [](int i) { return (i >= 13) + (i >= 30) + (i >= 71); };
+    struct Case {
+        std::string id;
+        Assignments sets;
+        std::function<bool(int, int)> kept;  // the definition's cells
+        bool alibi;
+    };
+    const std::vector<Case> cases = {
+        {"full", {{"mask_mod", "document"}, {"boundaries", "13,30,71"}}, [&](int i, int j) { return doc(i) == doc(j); }, false},
+        {"flash", {{"mask_mod", "document"}, {"boundaries", "13,30,71"}, {"score_mod", "alibi"}},
+         [&](int i, int j) { return doc(i) == doc(j); }, true},
+        {"full", {{"mask_mod", "prefix"}, {"prefix", "20"}, {"score_mod", "alibi"}}, [](int i, int j) { return j < 20 || j <= i; }, true},
+        {"flash", {{"mask_mod", "prefix"}, {"prefix", "20"}, {"causal", "1"}}, [](int i, int j) { return j <= i; }, false},
+    };
+    for (const Case& c : cases) {
+        std::cout << "[case] backend=" << GetParam() << " " << c.id << " " << c.sets[0].second
+                  << (c.alibi ? " + alibi" : "") << " vs the masked softmax of the definition, tol=1e-5\n";
+        RunOptions options;
+        options.explain = true;
+        ReferenceCache refs(x, false);
+        const RunResult r = run_variant(x, parse_variant_request(c.id, c.sets), options, *backend, &refs);
+        Tensor3 O_ref, lse_ref;
+        masked_reference(x, 1.0 / 4.0, [&](int, int i, int j) { return c.kept(i, j); }, O_ref, lse_ref,
+                         c.alibi ? alibi_logit(H) : Logit{});
+        EXPECT_LE(rel_err(r.O, O_ref), 1e-5) << c.id;
+        ASSERT_TRUE(r.metrics.rel_err_model) << c.id;
+        EXPECT_LE(*r.metrics.rel_err_model, 1e-5) << c.id << " is the modified exact model itself";
+        ASSERT_TRUE(r.P_eff && r.structure.mask) << c.id;
+        double worst = 0;
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j) {
+                    const bool kept = c.kept(i, j);
+                    ASSERT_EQ(r.structure.mask->at(h, i, j) != Reason::None, kept) << c.id << " (" << i << ", " << j << ")";
+                    if (!kept) {
+                        ASSERT_EQ(r.P_eff->at(h, i, j), 0.0f) << c.id;
+                    }
+                }
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < n; ++i) {
+                double sum = 0;
+                for (int j = 0; j < n; ++j) sum += r.P_eff->at(h, i, j);
+                worst = std::max(worst, std::fabs(sum - 1));
+            }
+        EXPECT_LE(worst, 1e-5) << c.id << ": P's rows sum to 1 over the kept cells";
+    }
+}
+
 TEST_P(Modifiers, BadModifierInputsAreClearErrors) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     const Heads x = random_heads(2, 50, 8, 8, 3);

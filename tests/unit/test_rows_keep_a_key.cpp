@@ -82,6 +82,13 @@ TEST(RowsKeepAKey, ARowWithoutAKeyIsCountedAndNamed) {
     EXPECT_EQ(s.rows_without_keys, 2);
     ASSERT_FALSE(s.notes.empty());
     EXPECT_NE(s.notes.back().find("2 of 10 query rows"), std::string::npos) << s.notes.back();
+    Structure explained;  // a variant that counted and explained its empty rows (LSH) gets no second note
+    explained.allowed_lse = s.allowed_lse;
+    explained.rows_without_keys = 2;
+    explained.notes.push_back("2 rows have no allowed key (the variant's reason)");
+    note_rows_without_keys(explained);
+    EXPECT_EQ(explained.rows_without_keys, 2);
+    EXPECT_EQ(explained.notes.size(), 1u);
     Structure none;
     none.allowed_lse = Tensor3(2, 5, 1);
     note_rows_without_keys(none);
