@@ -21,7 +21,13 @@ for lesson in $("$app" lesson | awk '{print $1}'); do
     echo "lessons: $lesson skipped (no text model in this build)"; continue
   fi
   shot "$lesson" --lesson "$lesson" --width 1920 --height 1080
-  grep -q "lesson $lesson shown; check passed" "$out/$lesson.log" || { echo "$lesson: its check did not pass on screen"; cat "$out/$lesson.log"; exit 1; }
+  if ! grep -q "lesson $lesson shown; check passed" "$out/$lesson.log"; then
+    # Some checks time their claims (linear-rnn's decoding time per token); ctest runs other tests beside this one, so
+    # one more try is what a user's "Run the check again" would be. A check that is wrong fails both.
+    echo "lessons: $lesson's check did not pass on screen; one more try (timed claims on a busy machine)"
+    shot "$lesson" --lesson "$lesson" --width 1920 --height 1080
+    grep -q "lesson $lesson shown; check passed" "$out/$lesson.log" || { echo "$lesson: its check did not pass on screen"; cat "$out/$lesson.log"; exit 1; }
+  fi
   "$check" badges "$out/$lesson.json"
 done
 [ "$text" = 1 ] && "$check" min-side "$out/the-ceiling.json" 240

@@ -221,6 +221,25 @@ TEST(LessonChecksCanFail, AttentionSinksOnAnInputWithoutSinks) {
     expect_lesson_fails(lesson, {}, "sinks beat the window at equal keys per query");
 }
 
+TEST(Lessons, AttentionSinksSaysItsMassIsAProxyForPerplexity) {
+    std::cout << "[case] attention-sinks: the text and every mass line say that kept mass stands in for StreamingLLM's "
+                 "perplexity claim (an encoder cut to j ≤ i generates nothing)\n";
+    Lesson lesson = find_lesson("attention-sinks");
+    EXPECT_NE(lesson.explanation.find("proxy"), std::string::npos);
+    EXPECT_NE(lesson.explanation.find("perplexity"), std::string::npos);
+    // The check's own lines, on a small synthetic input (no model needed): the proxy is said where the numbers are.
+    lesson.preset["input"] = {{"mode", "synthetic"}, {"scenario", "local"}, {"n", 128}, {"heads", 2}, {"dim", 16}};
+    CpuBackend cpu;
+    const CheckOutcome out = run_lesson_check(lesson, cpu);
+    int mass_lines = 0;
+    for (const CheckLine& line : out.lines)
+        if (line.claim.find("mass kept") != std::string::npos) {
+            ++mass_lines;
+            EXPECT_NE(line.claim.find("proxy (mass kept, not perplexity)"), std::string::npos) << line.claim;
+        }
+    EXPECT_EQ(mass_lines, 2);
+}
+
 TEST(LessonChecksCanFail, AttentionSinksWithTheSinkKeysReplaced) {
     ATTNSCOPE_MODEL_OR_SKIP(model_dir);
     std::cout << "[case] attention-sinks: the lesson's text at layer 3 with the keys of positions 0–3 replaced by "
