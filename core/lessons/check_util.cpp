@@ -37,6 +37,12 @@ std::vector<LabelledHeads> lesson_layers(const Lesson& lesson, const std::vector
     return inputs;
 }
 
+int keys_in_row(const ReasonMask& mask, int h, int i) {
+    int row = 0;
+    for (int j = 0; j < mask.n; ++j) row += mask.at(h, i, j) != Reason::None;
+    return row;
+}
+
 KeysPerQuery keys_per_query(const RunResult& run) {
     if (!run.structure.mask) throw Error(run.variant + " reported no mask: its keys per query cannot be counted");
     const ReasonMask& mask = *run.structure.mask;
@@ -44,8 +50,7 @@ KeysPerQuery keys_per_query(const RunResult& run) {
     int64_t total = 0;
     for (int h = 0; h < mask.heads; ++h)
         for (int i = 0; i < mask.n; ++i) {
-            int row = 0;
-            for (int j = 0; j < mask.n; ++j) row += mask.at(h, i, j) != Reason::None;
+            const int row = keys_in_row(mask, h, i);
             k.most = std::max(k.most, row);
             total += row;
         }

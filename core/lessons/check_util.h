@@ -35,6 +35,8 @@ struct KeysPerQuery {
     int most = 0;      // the most keys any row of any head keeps
     double mean = 0;   // mean over heads and rows
 };
+/// Keys row i of head h keeps in a reason mask.
+int keys_in_row(const ReasonMask& mask, int h, int i);
 /// Counts them; throws Error when the run has no reason mask.
 KeysPerQuery keys_per_query(const RunResult& run);
 

@@ -36,8 +36,7 @@ int64_t rows_off_definition(const std::string& id, const RunResult& run, int n, 
     int64_t off = 0;
     for (int h = 0; h < mask.heads; ++h)
         for (int i = 0; i < mask.n; ++i) {
-            int kept = 0;
-            for (int j = 0; j < mask.n; ++j) kept += mask.at(h, i, j) != Reason::None;
+            const int kept = keys_in_row(mask, h, i);
             if (kept >= want[size_t(i)].lo && kept <= want[size_t(i)].hi) continue;
             if (off++ == 0)
                 first = "head " + std::to_string(h) + " row " + std::to_string(i) + " keeps " + std::to_string(kept) +

@@ -57,14 +57,6 @@ struct BlockSelPattern {
     }
 };
 
-/// Whether the mask modifier keeps any key of block J (positions j0 … j1) for query i.
-bool mask_keeps_any(const MaskMod& mask, int i, int j0, int j1) {
-    if (mask.kind == MaskModKind::None) return true;
-    if (mask.kind == MaskModKind::PrefixLm) return j0 < mask.prefix || j0 <= i;
-    // Document: segments never decrease, so block J's documents are segment[j0] … segment[j1].
-    return mask.segment[size_t(j0)] <= mask.segment[size_t(i)] && mask.segment[size_t(i)] <= mask.segment[size_t(j1)];
-}
-
 /// For every head and query, the `top` key blocks (J ∉ {0, own}; J < own when causal; holding a key the mask keeps)
 /// with the largest gate, ascending; ties go to the lower J.
 std::vector<int> choose_blocks(const Heads& x, int b, int top, bool causal, BlockGate gate_kind, const MaskMod& mask) {
@@ -89,7 +81,7 @@ std::vector<int> choose_blocks(const Heads& x, int b, int top, bool causal, Bloc
             const int I = i / b;
             order.clear();
             for (int J = 1; J < (causal ? I : nb); ++J)
-                if (J != I && mask_keeps_any(mask, i, J * b, std::min(n, (J + 1) * b) - 1)) order.push_back(J);
+                if (J != I && mask.allows_any(i, J * b, std::min(n, (J + 1) * b) - 1)) order.push_back(J);
             const std::vector<int> kept = top_indices(std::move(order), top, [&](int J) { return gate(i, J); });
             std::copy(kept.begin(), kept.end(), chosen.begin() + long((size_t(h) * n + i) * top));
         }

@@ -39,6 +39,14 @@ struct MaskMod {
         if (kind == MaskModKind::Document) return segment[size_t(i)] == segment[size_t(j)];
         return true;
     }
+    /// Whether query i keeps any key of j0 … j1 (inclusive; always without a modifier).
+    bool allows_any(int i, int j0, int j1) const {
+        if (kind == MaskModKind::PrefixLm) return j0 < prefix || j0 <= i;
+        // Document: segments never decrease, so j0 … j1 spans the documents segment[j0] … segment[j1].
+        if (kind == MaskModKind::Document)
+            return segment[size_t(j0)] <= segment[size_t(i)] && segment[size_t(i)] <= segment[size_t(j1)];
+        return true;
+    }
     /// How query block I and key block J (blocks of b over n positions) relate to the modifier.
     BlockCover cover(int n, int b, int I, int J) const;
 };
