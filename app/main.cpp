@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "cli/commands.h"
+#include "app/cli/commands.h"
 
 namespace {
 

@@ -4,14 +4,14 @@
 // allocations, not input validation or display extras), fed to Google Benchmark as manual time.
 // Counters: peak_MiB = peak tracked bytes of the run (outputs included), bytes_per_n = peak / n (flat when
 // memory grows linearly).
-//   ./build/bench/attnscope_microbench --benchmark_filter='kernels/' --benchmark_format=json > kernels.json
+//   ./build/bench/attnscope_microbench --benchmark_filter='core/backend/cuda/' --benchmark_format=json > kernels.json
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
 
@@ -44,18 +44,18 @@ void linear_range(benchmark::internal::Benchmark* b) {
     b->RangeMultiplier(2)->Range(4096, 65536)->Unit(benchmark::kMillisecond)->UseManualTime();
 }
 
-BENCHMARK_CAPTURE(bm_variant, kernels/performer_m256, std::string("performer"), Sets{{"features", "256"}})
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/performer_m256, std::string("performer"), Sets{{"features", "256"}})
     ->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/performer_m256_causal, std::string("performer"),
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/performer_m256_causal, std::string("performer"),
                   Sets{{"features", "256"}, {"causal", "1"}})
     ->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/linear, std::string("linear"), Sets{})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/linear_causal, std::string("linear"), Sets{{"causal", "1"}})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/efficient, std::string("efficient"), Sets{})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/taylor, std::string("taylor"), Sets{})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/taylor_causal, std::string("taylor"), Sets{{"causal", "1"}})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/fnet, std::string("fnet"), Sets{})->Apply(linear_range);
-BENCHMARK_CAPTURE(bm_variant, kernels/flash, std::string("flash"), Sets{})
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/linear, std::string("linear"), Sets{})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/linear_causal, std::string("linear"), Sets{{"causal", "1"}})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/efficient, std::string("efficient"), Sets{})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/taylor, std::string("taylor"), Sets{})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/taylor_causal, std::string("taylor"), Sets{{"causal", "1"}})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/fnet, std::string("fnet"), Sets{})->Apply(linear_range);
+BENCHMARK_CAPTURE(bm_variant, core/backend/cuda/flash, std::string("flash"), Sets{})
     ->RangeMultiplier(2)
     ->Range(4096, 16384)
     ->Unit(benchmark::kMillisecond)

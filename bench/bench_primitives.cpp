@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "core/primitives/cpu_primitives.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope {
 namespace {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Log–log time slopes, memory per position and the performer/flash ratio from a Google Benchmark JSON of
 bench/bench_kernels.cpp. Usage:
-    ./build/bench/attnscope_microbench --benchmark_filter='kernels/' --benchmark_repetitions=3 \
+    ./build/bench/attnscope_microbench --benchmark_filter='core/backend/cuda/' --benchmark_repetitions=3 \
         --benchmark_report_aggregates_only=true --benchmark_format=json > kernels.json
     python3 bench/kernel_slopes.py kernels.json
 Uses the median of the repetitions when present; the run's CostMeter wall time (reported as real_time,

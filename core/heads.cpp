@@ -1,6 +1,6 @@
-#include "heads.h"
+#include "core/heads.h"
 
-#include "error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "host_memory.h"
+#include "core/host_memory.h"
 
 #include <sys/resource.h>
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.h"
-#include "format.h"
+#include "core/error.h"
+#include "core/format.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "job.h"
+#include "core/job.h"
 
 #include <new>
 

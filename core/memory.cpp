@@ -1,4 +1,4 @@
-#include "memory.h"
+#include "core/memory.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>

@@ -1,4 +1,4 @@
-#include "reason.h"
+#include "core/reason.h"
 
 namespace attnscope {
 

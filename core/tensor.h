@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "memory.h"
+#include "core/error.h"
+#include "core/memory.h"
 
 namespace attnscope {
 

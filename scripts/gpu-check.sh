@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command for a machine with an NVIDIA GPU: builds with CUDA (warnings are errors), runs the whole test
 # suite (the CUDA cases really run there; any CUDA skip is a failure), runs `attnscope run` on both backends
-# for a few sizes, times the flash kernel versions (kernels/dev), and, when python3 has a CUDA build of torch,
+# for a few sizes, times the flash kernel versions (core/backend/cuda/dev), and, when python3 has a CUDA build of torch,
 # compares flash against torch's scaled_dot_product_attention on the same GPU. Writes one Markdown report.
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]        (default: build-gpu)
@@ -179,10 +179,10 @@ oom_message() {
 step device_out_of_memory_message oom_message
 { echo; echo "## Device out of memory (full, n = 65536, H = 64)"; echo '```'; cat "$work/oom.err" 2>/dev/null; echo '```'; } >> "$report"
 
-# --- 4. Kernel versions (kernels/dev) and torch SDPA -----------------------------------------------------------
+# --- 4. Kernel versions (core/backend/cuda/dev) and torch SDPA -----------------------------------------------------------
 {
   echo
-  echo "## Flash kernel versions (kernels/dev/flash_attention.cu, CUDA events, validated against a CPU reference)"
+  echo "## Flash kernel versions (core/backend/cuda/dev/flash_attention.cu, CUDA events, validated against a CPU reference)"
   echo
 } >> "$report"
 dev_runs() {
@@ -198,7 +198,7 @@ step flash_dev_versions dev_runs
 # The other families' workbenches (version 1 naive, version 2 production; each validates both, then times one).
 {
   echo
-  echo "## Other kernel workbenches (kernels/dev: block-sparse, LSH, linear attention, pooled view)"
+  echo "## Other kernel workbenches (core/backend/cuda/dev: block-sparse, LSH, linear attention, pooled view)"
   echo
 } >> "$report"
 other_dev_runs() {

@@ -1,7 +1,7 @@
 #version 330 core
 // One level of a matrix texture's reduction pyramid: each texel reduces the 2×2 texels below it (the last row and
 // column also take an odd remainder), by the largest value or by the entry of largest magnitude with its sign —
-// the same reductions as the pooled views (core/backend/pooling.h) and the heatmap's pixels (heatmap.frag).
+// the same reductions as the pooled views (core/backend/interface/pooling.h) and the heatmap's pixels (heatmap.frag).
 uniform sampler2D u_src;   // the level below, bound as the texture's only level
 uniform int u_signed;      // 1: largest magnitude with its sign; 0: largest value
 uniform ivec2 u_dst_size;  // size of the level written

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "commands.h"
-#include "backends/registry.h"
+#include "app/cli/commands.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/session/variant_spec.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"
@@ -19,7 +19,7 @@
 #include "core/session/export.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
-#include "input_options.h"
+#include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 

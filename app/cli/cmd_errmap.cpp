@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/registry.h"
-#include "commands.h"
+#include "core/backend/interface/factory/make_backend.h"
+#include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/data/text_model.h"
 #include "core/session/error_cost.h"
@@ -17,7 +17,7 @@
 #include "core/session/metric_sweep.h"
 #include "core/session/variant_json.h"
 #include "core/variants/registry.h"
-#include "input_options.h"
+#include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 

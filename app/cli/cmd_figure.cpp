@@ -3,14 +3,14 @@
 #include <cmath>
 #include <iostream>
 
-#include "backends/registry.h"
-#include "commands.h"
+#include "core/backend/interface/factory/make_backend.h"
+#include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/figure/render.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
-#include "figure_cli.h"
-#include "input_options.h"
+#include "app/cli/figure_cli.h"
+#include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 

@@ -1,5 +1,5 @@
 // `attnscope gui`: the desktop app (also what runs without a subcommand).
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/error.h"
 
 #ifdef ATTNSCOPE_HAVE_GUI

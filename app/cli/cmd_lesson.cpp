@@ -3,8 +3,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "commands.h"
-#include "backends/registry.h"
+#include "app/cli/commands.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 

@@ -9,10 +9,10 @@
 #include <optional>
 #include <sstream>
 
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/session/metrics.h"
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
 #include "core/session/experiment.h"
@@ -20,8 +20,8 @@
 #include "core/session/npy_bundle.h"
 #include "core/session/result_json.h"
 #include "core/variants/registry.h"
-#include "figure_cli.h"
-#include "input_options.h"
+#include "app/cli/figure_cli.h"
+#include "app/cli/input_options.h"
 #include "core/figure/render.h"
 #include "core/variants/instance_label.h"
 

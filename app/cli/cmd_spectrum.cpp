@@ -5,15 +5,15 @@
 #include <iostream>
 #include <sstream>
 
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/analysis/spectrum.h"
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/result_json.h"
 #include "core/variants/registry.h"
-#include "input_options.h"
+#include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 

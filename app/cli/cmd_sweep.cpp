@@ -5,14 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/session/metric_sweep.h"
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
 #include "core/session/export.h"
-#include "input_options.h"
+#include "app/cli/input_options.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"

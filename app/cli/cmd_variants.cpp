@@ -3,7 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::cli {

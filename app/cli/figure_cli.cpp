@@ -1,5 +1,5 @@
 // attnscope — figure jobs and files (see figure_cli.h).
-#include "figure_cli.h"
+#include "app/cli/figure_cli.h"
 
 #include <fstream>
 #include <sstream>

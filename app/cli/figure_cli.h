@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.h"
+#include "core/backend/interface/interface/backend.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
-#include "input_options.h"
+#include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 

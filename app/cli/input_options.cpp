@@ -1,4 +1,4 @@
-#include "input_options.h"
+#include "app/cli/input_options.h"
 
 #include "core/session/variant_spec.h"
 #include "core/variants/registry.h"

@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "commands.h"
+#include "app/cli/commands.h"
 #include "core/error.h"
 #include "core/variants/registry.h"
 

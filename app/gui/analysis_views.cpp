@@ -2,7 +2,7 @@
 // changed, when the worker is free for them, and whether any of them still computes.
 #include <string>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/session/variant_json.h"
 
 namespace attnscope::gui {

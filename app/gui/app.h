@@ -17,14 +17,14 @@
 #include "core/analysis/layer_spectra.h"
 #include "core/bench/bench_job.h"
 #include "core/bench/cost_model.h"
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/figure/figure.h"
 #include "core/session/head_mass.h"
 #include "core/session/worker.h"
-#include "gl_heatmap.h"
-#include "gui_options.h"
-#include "layout_record.h"
-#include "view_job.h"
+#include "app/gui/gl_heatmap.h"
+#include "app/gui/gui_options.h"
+#include "app/gui/layout_record.h"
+#include "app/gui/view_job.h"
 
 namespace attnscope::gui {
 

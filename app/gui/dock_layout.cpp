@@ -1,13 +1,13 @@
 // attnscope — the dock layouts (see dock_layout.h).
-#include "dock_layout.h"
+#include "app/gui/dock_layout.h"
 
 #include <imgui_internal.h>  // DockBuilder
 
 #include <algorithm>
 
-#include "app.h"
-#include "matrix_view.h"
-#include "panels.h"
+#include "app/gui/app.h"
+#include "app/gui/matrix_view.h"
+#include "app/gui/panels.h"
 
 namespace attnscope::gui {
 

@@ -1,5 +1,5 @@
 // attnscope — heatmap textures and the shader callback.
-#include "gl_heatmap.h"
+#include "app/gui/gl_heatmap.h"
 
 #include <algorithm>
 #include <cmath>

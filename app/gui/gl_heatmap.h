@@ -13,7 +13,7 @@
 #include "core/analysis/colormap.h"
 #include "core/tensor.h"
 #include "core/reason.h"
-#include "gl_interop.h"
+#include "app/gui/gl_interop.h"
 
 namespace attnscope::gui {
 

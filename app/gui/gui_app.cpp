@@ -1,8 +1,8 @@
 // attnscope — the desktop GUI: window, frame loop, dock layout, menu, status bar, screenshots, self-test.
 // Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
 //        [SECTION] Self-test  [SECTION] Main loop
-#include "gui_app.h"
-#include "panels.h"
+#include "app/gui/gui_app.h"
+#include "app/gui/panels.h"
 #include "core/bench/timing.h"
 #include "core/figure/run_figure.h"
 #include "core/data/samples.h"
@@ -31,11 +31,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app.h"
-#include "dock_layout.h"
+#include "app/gui/app.h"
+#include "app/gui/dock_layout.h"
 #include "core/lessons/lessons.h"
-#include "measure.h"
-#include "self_test.h"
+#include "app/gui/measure.h"
+#include "app/gui/self_test.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
 

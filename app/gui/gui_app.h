@@ -1,6 +1,6 @@
 // attnscope — the desktop GUI entry point.
 #pragma once
-#include "gui_options.h"
+#include "app/gui/gui_options.h"
 
 namespace attnscope::gui {
 

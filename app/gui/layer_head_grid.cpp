@@ -1,5 +1,5 @@
 // attnscope — layers × heads heatmap axes (see layer_head_grid.h).
-#include "layer_head_grid.h"
+#include "app/gui/layer_head_grid.h"
 
 #include <imgui.h>
 #include <implot.h>

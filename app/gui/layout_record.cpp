@@ -1,5 +1,5 @@
 // attnscope — the layout record as JSON (see layout_record.h).
-#include "layout_record.h"
+#include "app/gui/layout_record.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // the window list

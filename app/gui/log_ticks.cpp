@@ -1,5 +1,5 @@
 // attnscope — labelled log-axis ticks (see log_ticks.h).
-#include "log_ticks.h"
+#include "app/gui/log_ticks.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // attnscope — metric badges (see matrix_badges.h).
-#include "matrix_badges.h"
+#include "app/gui/matrix_badges.h"
 
 #include <algorithm>
 #include <cmath>

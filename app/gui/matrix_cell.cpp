@@ -12,8 +12,8 @@
 #include "core/lessons/lessons.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
-#include "matrix_view.h"
-#include "view_progress.h"
+#include "app/gui/matrix_view.h"
+#include "app/gui/view_progress.h"
 
 namespace attnscope::gui {
 

@@ -11,7 +11,7 @@
 #include "core/session/metrics.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
-#include "matrix_view.h"
+#include "app/gui/matrix_view.h"
 
 namespace attnscope::gui {
 

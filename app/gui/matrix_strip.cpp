@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "matrix_view.h"
+#include "app/gui/matrix_view.h"
 
 namespace attnscope::gui {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "matrix_view.h"
+#include "app/gui/matrix_view.h"
 
 namespace attnscope::gui {
 

@@ -4,7 +4,7 @@
 
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
-#include "matrix_view.h"
+#include "app/gui/matrix_view.h"
 
 namespace attnscope::gui {
 

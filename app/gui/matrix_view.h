@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/lessons/lessons.h"
-#include "matrix_badges.h"
+#include "app/gui/matrix_badges.h"
 
 namespace attnscope::gui {
 

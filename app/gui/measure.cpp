@@ -1,12 +1,12 @@
 // attnscope — headless responsiveness measurements (see measure.h).
-#include "measure.h"
+#include "app/gui/measure.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include <imgui.h>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/bench/timing.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"

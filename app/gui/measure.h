@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/session/worker.h"
-#include "gui_options.h"
+#include "app/gui/gui_options.h"
 
 namespace attnscope::gui {
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/memory.h"
 #include "core/variants/registry.h"
 

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app.h"
-#include "plot_room.h"
-#include "log_ticks.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_room.h"
+#include "app/gui/log_ticks.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
 #include "core/json_fields.h"

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app.h"
-#include "plot_room.h"
-#include "layer_head_grid.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_room.h"
+#include "app/gui/layer_head_grid.h"
 #include "core/session/head_mass.h"
 #include "core/variants/registry.h"
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/data/text_input.h"
 
 namespace attnscope::gui {

@@ -12,10 +12,10 @@
 #include <optional>
 #include <thread>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/json_fields.h"
-#include "dock_layout.h"
-#include "panels.h"
+#include "app/gui/dock_layout.h"
+#include "app/gui/panels.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/json_fields.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope::gui {
 

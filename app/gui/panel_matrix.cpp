@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/backend/lsh_rules.h"
+#include "core/backend/interface/interface/lsh_rules.h"
 #include "core/json_fields.h"
 #include "core/lessons/lessons.h"
-#include "matrix_view.h"
+#include "app/gui/matrix_view.h"
 
 namespace attnscope::gui {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app.h"
+#include "app/gui/app.h"
 
 namespace attnscope::gui {
 

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "app.h"
-#include "plot_room.h"
-#include "plot_legend.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_room.h"
+#include "app/gui/plot_legend.h"
 #include "core/variants/registry.h"
 #include "core/format.h"
 

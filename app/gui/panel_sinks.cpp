@@ -9,8 +9,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "app.h"
-#include "plot_room.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_room.h"
 #include "core/analysis/key_attention.h"
 #include "core/json_fields.h"
 

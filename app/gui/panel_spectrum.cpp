@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "app.h"
-#include "plot_legend.h"
-#include "plot_room.h"
-#include "layer_head_grid.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_legend.h"
+#include "app/gui/plot_room.h"
+#include "app/gui/layer_head_grid.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 

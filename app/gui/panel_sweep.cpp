@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "app.h"
-#include "plot_room.h"
+#include "app/gui/app.h"
+#include "app/gui/plot_room.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
-#include "log_ticks.h"
+#include "app/gui/log_ticks.h"
 #include "core/session/metric_sweep.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"

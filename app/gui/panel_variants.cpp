@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/session/variant_json.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/registry.h"

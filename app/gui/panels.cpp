@@ -1,9 +1,9 @@
-#include "panels.h"
+#include "app/gui/panels.h"
 
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "app.h"
+#include "app/gui/app.h"
 #include "core/error.h"
 
 namespace attnscope::gui {

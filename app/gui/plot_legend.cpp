@@ -1,5 +1,5 @@
 // attnscope — legends beside plots (see plot_legend.h).
-#include "plot_legend.h"
+#include "app/gui/plot_legend.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // attnscope — room for a plot (see plot_room.h).
-#include "plot_room.h"
+#include "app/gui/plot_room.h"
 
-#include "app.h"  // hint_text
+#include "app/gui/app.h"  // hint_text
 
 namespace attnscope::gui {
 

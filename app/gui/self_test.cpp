@@ -1,4 +1,4 @@
-#include "self_test.h"
+#include "app/gui/self_test.h"
 
 #include <imgui.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/bench/memory_probe.h"
 #include "core/data/samples.h"
 #include "core/data/scenarios.h"
@@ -16,7 +16,7 @@
 #include "core/memory.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
-#include "panels.h"
+#include "app/gui/panels.h"
 
 namespace attnscope::gui {
 

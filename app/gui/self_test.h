@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app.h"
+#include "app/gui/app.h"
 
 namespace attnscope::gui {
 

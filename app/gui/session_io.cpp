@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "app.h"
-#include "panels.h"
+#include "app/gui/app.h"
+#include "app/gui/panels.h"
 
 namespace attnscope::gui {
 

@@ -1,5 +1,5 @@
 // attnscope — a variant view's progress line (see view_progress.h).
-#include "view_progress.h"
+#include "app/gui/view_progress.h"
 
 #include <imgui.h>
 

@@ -1,5 +1,5 @@
 // attnscope — the block view of a layout (see block_tiles.h).
-#include "block_tiles.h"
+#include "core/analysis/block_tiles.h"
 
 namespace attnscope {
 

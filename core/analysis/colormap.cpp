@@ -1,4 +1,4 @@
-#include "colormap.h"
+#include "core/analysis/colormap.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // attnscope — attention sinks (see key_attention.h).
-#include "key_attention.h"
+#include "core/analysis/key_attention.h"
 
 #include <cctype>
 
-#include "../data/text_input.h"
-#include "../error.h"
+#include "core/data/text_input.h"
+#include "core/error.h"
 
 namespace attnscope {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../data/text_input.h"
-#include "../tensor.h"
+#include "core/data/text_input.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 

@@ -1,9 +1,9 @@
-#include "layer_spectra.h"
+#include "core/analysis/layer_spectra.h"
 
 #include <algorithm>
 
-#include "../data/text_input.h"
-#include "spectrum.h"
+#include "core/data/text_input.h"
+#include "core/analysis/spectrum.h"
 
 namespace attnscope {
 

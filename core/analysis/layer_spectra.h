@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../data/text_input.h"
+#include "core/data/text_input.h"
 
 namespace attnscope {
 

@@ -1,10 +1,10 @@
-#include "reachability.h"
+#include "core/analysis/reachability.h"
 
 #include <algorithm>
 #include <bit>
 #include <sstream>
 
-#include "../error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../backend/block_layout.h"
-#include "../reason.h"
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/reason.h"
 
 namespace attnscope {
 

@@ -1,10 +1,10 @@
-#include "spectrum.h"
+#include "core/analysis/spectrum.h"
 
 #include <algorithm>
 #include <string>
 
-#include "../primitives/cpu_backend.h"
-#include "../primitives/svd.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/interface/cpu/svd.h"
 
 namespace attnscope {
 

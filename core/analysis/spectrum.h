@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "../tensor.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 class Backend;

@@ -1,4 +1,4 @@
-#include "bench_job.h"
+#include "core/bench/bench_job.h"
 
 namespace attnscope {
 

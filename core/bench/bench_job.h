@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
-#include "../job.h"
-#include "engine.h"
+#include "core/job.h"
+#include "core/bench/engine.h"
 
 namespace attnscope {
 

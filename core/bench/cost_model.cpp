@@ -1,6 +1,6 @@
-#include "cost_model.h"
+#include "core/bench/cost_model.h"
 
-#include "../variants/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "engine.h"
+#include "core/bench/engine.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,12 +9,12 @@
 #include <set>
 #include <sstream>
 
-#include "../memory.h"
-#include "../backend/cost_meter.h"
-#include "memory_guard.h"
-#include "../variants/registry.h"
-#include "memory_probe.h"
-#include "../format.h"
+#include "core/memory.h"
+#include "core/backend/interface/interface/cost_meter.h"
+#include "core/bench/memory_guard.h"
+#include "core/variants/registry.h"
+#include "core/bench/memory_probe.h"
+#include "core/format.h"
 
 namespace attnscope {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "../backend/backend.h"
-#include "../data/scenarios.h"
-#include "../variants/variant.h"
-#include "machine.h"
-#include "timing.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/data/scenarios.h"
+#include "core/variants/variant.h"
+#include "core/bench/machine.h"
+#include "core/bench/timing.h"
 
 namespace attnscope {
 

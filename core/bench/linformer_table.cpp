@@ -1,11 +1,11 @@
-#include "linformer_table.h"
+#include "core/bench/linformer_table.h"
 
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
 
-#include "../variants/registry.h"
-#include "report.h"
+#include "core/variants/registry.h"
+#include "core/bench/report.h"
 
 namespace attnscope {
 

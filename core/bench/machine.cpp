@@ -1,6 +1,6 @@
-#include "machine.h"
+#include "core/bench/machine.h"
 
-#include "memory_probe.h"
+#include "core/bench/memory_probe.h"
 
 #include <omp.h>
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "../backend/backend.h"
-#include "roof_gemm.h"
-#include "timing.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/bench/roof_gemm.h"
+#include "core/bench/timing.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
-#include "memory_guard.h"
+#include "core/bench/memory_guard.h"
 
-#include "../format.h"
-#include "../host_memory.h"
+#include "core/format.h"
+#include "core/host_memory.h"
 
 namespace attnscope {
 

@@ -2,13 +2,13 @@
 // n×n matrices the views ask for) exceeds the host limit (core/host_memory.h) is refused with the estimate and the
 // limit. On a device backend (CUDA): a run whose estimate would not fit in the device's free memory is refused with a sentence that says how much was needed and free and
 // offers the CPU, instead of failing half-way. Each CUDA primitive checks its own buffers again before it
-// allocates (kernels/common.cuh: require_device_memory), so a variant without an estimate is still guarded.
+// allocates (core/backend/cuda/common.cuh: require_device_memory), so a variant without an estimate is still guarded.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "../backend/backend.h"
-#include "../variants/variant.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

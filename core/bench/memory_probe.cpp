@@ -1,4 +1,4 @@
-#include "memory_probe.h"
+#include "core/bench/memory_probe.h"
 
 #include <malloc.h>
 #include <unistd.h>

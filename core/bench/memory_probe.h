@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "../host_memory.h"  // available_memory_bytes, total_memory_bytes
+#include "core/host_memory.h"  // available_memory_bytes, total_memory_bytes
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "core/bench/report.h"
 
 #include <cmath>
 #include <iomanip>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.h"
+#include "core/bench/engine.h"
 
 namespace attnscope {
 

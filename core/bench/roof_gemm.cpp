@@ -1,11 +1,11 @@
-#include "roof_gemm.h"
+#include "core/bench/roof_gemm.h"
 
 #include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 
-#include "timing.h"
+#include "core/bench/timing.h"
 
 namespace attnscope {
 

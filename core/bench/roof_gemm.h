@@ -5,8 +5,8 @@
 #pragma once
 #include <string>
 
-#include "../backend/backend.h"
-#include "../tensor.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "timing.h"
+#include "core/bench/timing.h"
 
 #include <time.h>
 

@@ -1,6 +1,6 @@
-#include "basic_tokenizer.h"
+#include "core/data/basic_tokenizer.h"
 
-#include "unicode_data.h"
+#include "core/data/unicode_data.h"
 
 namespace attnscope {
 

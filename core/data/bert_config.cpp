@@ -1,11 +1,11 @@
-#include "bert_config.h"
+#include "core/data/bert_config.h"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "bert_encoder.h"
+#include "core/data/bert_encoder.h"
 
 #include <omp.h>
 

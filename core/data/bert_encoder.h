@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../heads.h"
-#include "bert_config.h"
-#include "bert_weights.h"
+#include "core/heads.h"
+#include "core/data/bert_config.h"
+#include "core/data/bert_weights.h"
 
 namespace attnscope {
 

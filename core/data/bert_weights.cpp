@@ -1,8 +1,8 @@
-#include "bert_weights.h"
+#include "core/data/bert_weights.h"
 
 #include <filesystem>
 
-#include "safetensors.h"
+#include "core/data/safetensors.h"
 
 namespace attnscope {
 

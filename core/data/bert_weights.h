@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../tensor.h"
-#include "bert_config.h"
+#include "core/tensor.h"
+#include "core/data/bert_config.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "mapped_file.h"
+#include "core/data/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

@@ -1,11 +1,11 @@
-#include "npy.h"
+#include "core/data/npy.h"
 
 #include <cctype>
 #include <cstring>
 #include <limits>
 
-#include "../error.h"
-#include "mapped_file.h"
+#include "core/error.h"
+#include "core/data/mapped_file.h"
 
 namespace attnscope {
 

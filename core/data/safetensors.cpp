@@ -1,11 +1,11 @@
-#include "safetensors.h"
+#include "core/data/safetensors.h"
 
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "../error.h"
-#include "half.h"
+#include "core/error.h"
+#include "core/data/half.h"
 
 namespace attnscope {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mapped_file.h"
+#include "core/data/mapped_file.h"
 
 namespace attnscope {
 

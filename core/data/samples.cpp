@@ -1,4 +1,4 @@
-#include "samples.h"
+#include "core/data/samples.h"
 
 #include "attnscope_embedded_samples.h"
 

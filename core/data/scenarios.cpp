@@ -2,15 +2,15 @@
 // counter-based generator, so tensors are bit-for-bit reproducible whatever the thread count.
 // Scales are chosen so that at temperature 1 the structured part of a logit s·q·k is a few units
 // (rows are clearly shaped but not one-hot); temperature T divides every logit.
-#include "scenarios.h"
+#include "core/data/scenarios.h"
 
-#include "../host_memory.h"
+#include "core/host_memory.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
-#include "../primitives/random.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "tensor_import.h"
+#include "core/data/tensor_import.h"
 
 #include <cctype>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "npy.h"
-#include "safetensors.h"
+#include "core/data/npy.h"
+#include "core/data/safetensors.h"
 
 namespace attnscope {
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "../heads.h"
+#include "core/heads.h"
 
 namespace attnscope {
 

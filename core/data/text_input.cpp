@@ -1,8 +1,8 @@
-#include "text_input.h"
+#include "core/data/text_input.h"
 
 #include <cstdlib>
 
-#include "text_model.h"
+#include "core/data/text_model.h"
 
 namespace attnscope {
 

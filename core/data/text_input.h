@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../heads.h"
+#include "core/heads.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "text_model.h"
+#include "core/data/text_model.h"
 
 #include <filesystem>
 #include <map>

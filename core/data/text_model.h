@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "bert_encoder.h"
-#include "wordpiece.h"
+#include "core/data/bert_encoder.h"
+#include "core/data/wordpiece.h"
 
 namespace attnscope {
 

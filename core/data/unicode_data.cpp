@@ -1,4 +1,4 @@
-#include "unicode_data.h"
+#include "core/data/unicode_data.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@ namespace attnscope {
 
 namespace {
 
-#include "unicode_tables.inc"
+#include "core/data/unicode_tables.inc"
 
 // Hangul syllables decompose algorithmically (Unicode §3.12).
 constexpr char32_t kHangulBase = 0xAC00, kLeadBase = 0x1100, kVowelBase = 0x1161, kTrailBase = 0x11A7;

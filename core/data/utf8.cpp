@@ -1,8 +1,8 @@
-#include "utf8.h"
+#include "core/data/utf8.h"
 
 #include <cstdio>
 
-#include "../error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

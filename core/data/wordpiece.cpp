@@ -1,12 +1,12 @@
-#include "wordpiece.h"
+#include "core/data/wordpiece.h"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../error.h"
-#include "utf8.h"
+#include "core/error.h"
+#include "core/data/utf8.h"
 
 namespace attnscope {
 

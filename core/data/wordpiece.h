@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "basic_tokenizer.h"
+#include "core/data/basic_tokenizer.h"
 
 namespace attnscope {
 

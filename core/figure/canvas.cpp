@@ -1,5 +1,5 @@
 // attnscope — resampling a figure's images (see canvas.h).
-#include "canvas.h"
+#include "core/figure/canvas.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,15 +1,15 @@
 // attnscope — figure layout (see figure.h).
-#include "figure.h"
+#include "core/figure/figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-#include "../error.h"
-#include "../backend/pooling.h"
-#include "../reason.h"
-#include "font.h"
+#include "core/error.h"
+#include "core/backend/interface/interface/pooling.h"
+#include "core/reason.h"
+#include "core/figure/font.h"
 
 namespace attnscope::figure {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "../analysis/colormap.h"
-#include "canvas.h"
+#include "core/analysis/colormap.h"
+#include "core/figure/canvas.h"
 
 namespace attnscope::figure {
 

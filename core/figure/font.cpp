@@ -1,5 +1,5 @@
 // attnscope — TrueType measuring and rasterising through stb_truetype (see font.h).
-#include "font.h"
+#include "core/figure/font.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "../data/utf8.h"
-#include "../error.h"
+#include "core/data/utf8.h"
+#include "core/error.h"
 
 #define STB_TRUETYPE_IMPLEMENTATION
 #define STBTT_STATIC

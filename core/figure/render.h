@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "canvas.h"
+#include "core/figure/canvas.h"
 
 namespace attnscope::figure {
 

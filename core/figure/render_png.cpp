@@ -3,10 +3,10 @@
 #include <cctype>
 #include <cmath>
 
-#include "../error.h"
-#include "../session/export.h"
-#include "font.h"
-#include "render.h"
+#include "core/error.h"
+#include "core/session/export.h"
+#include "core/figure/font.h"
+#include "core/figure/render.h"
 
 namespace attnscope::figure {
 

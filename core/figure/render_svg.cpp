@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "../session/export.h"
-#include "font.h"
-#include "render.h"
+#include "core/session/export.h"
+#include "core/figure/font.h"
+#include "core/figure/render.h"
 
 namespace attnscope::figure {
 

@@ -1,14 +1,14 @@
 // attnscope — figures of variant runs (see run_figure.h).
-#include "run_figure.h"
+#include "core/figure/run_figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "../error.h"
-#include "../session/metrics.h"
-#include "../variants/instance_label.h"
-#include "../variants/registry.h"
+#include "core/error.h"
+#include "core/session/metrics.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::figure {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "../heads.h"
-#include "../variants/variant.h"
-#include "figure.h"
+#include "core/heads.h"
+#include "core/variants/variant.h"
+#include "core/figure/figure.h"
 
 namespace attnscope::figure {
 

@@ -1,12 +1,12 @@
-#include "check_util.h"
+#include "core/lessons/check_util.h"
 
-#include "preset.h"
+#include "core/lessons/preset.h"
 
 #include <algorithm>
 
-#include "../session/worker.h"
+#include "core/session/worker.h"
 
-#include "../variants/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "../data/scenarios.h"
-#include "../session/experiment.h"
-#include "checks.h"
+#include "core/data/scenarios.h"
+#include "core/session/experiment.h"
+#include "core/lessons/checks.h"
 
 namespace attnscope {
 

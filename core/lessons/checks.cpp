@@ -1,4 +1,4 @@
-#include "checks.h"
+#include "core/lessons/checks.h"
 
 #include <sstream>
 

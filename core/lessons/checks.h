@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "lessons.h"
+#include "core/lessons/lessons.h"
 
 namespace attnscope {
 

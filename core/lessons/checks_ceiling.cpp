@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../format.h"
-#include "../variants/instance_label.h"
-#include "../variants/rank_bound.h"
-#include "../variants/registry.h"
-#include "check_util.h"
-#include "definition_keys.h"
-#include "preset.h"
+#include "core/format.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/rank_bound.h"
+#include "core/variants/registry.h"
+#include "core/lessons/check_util.h"
+#include "core/lessons/definition_keys.h"
+#include "core/lessons/preset.h"
 
 namespace attnscope {
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <numbers>
 
-#include "../bench/timing.h"
-#include "../format.h"
-#include "../memory.h"
-#include "../variants/registry.h"
-#include "check_util.h"
+#include "core/bench/timing.h"
+#include "core/format.h"
+#include "core/memory.h"
+#include "core/variants/registry.h"
+#include "core/lessons/check_util.h"
 
 namespace attnscope {
 

@@ -5,14 +5,14 @@
 #include <map>
 #include <sstream>
 
-#include "../analysis/spectrum.h"
-#include "../data/samples.h"
-#include "../data/text_input.h"
-#include "../bench/timing.h"
-#include "../format.h"
-#include "../session/worker.h"
-#include "preset.h"
-#include "check_util.h"
+#include "core/analysis/spectrum.h"
+#include "core/data/samples.h"
+#include "core/data/text_input.h"
+#include "core/bench/timing.h"
+#include "core/format.h"
+#include "core/session/worker.h"
+#include "core/lessons/preset.h"
+#include "core/lessons/check_util.h"
 
 namespace attnscope {
 

@@ -4,9 +4,9 @@
 // positions receive against a uniform row.
 #include <algorithm>
 
-#include "../format.h"
-#include "check_util.h"
-#include "preset.h"
+#include "core/format.h"
+#include "core/lessons/check_util.h"
+#include "core/lessons/preset.h"
 
 namespace attnscope {
 

@@ -3,12 +3,12 @@
 // (Transformer-XL). Each measures the preset's own variants on the preset's own input.
 #include <cmath>
 
-#include "../analysis/reachability.h"
-#include "../bench/timing.h"
-#include "../format.h"
-#include "../variants/registry.h"
-#include "check_util.h"
-#include "preset.h"
+#include "core/analysis/reachability.h"
+#include "core/bench/timing.h"
+#include "core/format.h"
+#include "core/variants/registry.h"
+#include "core/lessons/check_util.h"
+#include "core/lessons/preset.h"
 
 namespace attnscope {
 

@@ -1,9 +1,9 @@
-#include "definition_keys.h"
+#include "core/lessons/definition_keys.h"
 
 #include <algorithm>
 #include <functional>
 
-#include "../error.h"
+#include "core/error.h"
 
 namespace attnscope {
 

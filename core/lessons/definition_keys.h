@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../variants/params.h"
+#include "core/variants/params.h"
 
 namespace attnscope {
 

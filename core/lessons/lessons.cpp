@@ -1,13 +1,13 @@
-#include "lessons.h"
+#include "core/lessons/lessons.h"
 
-#include "../json_fields.h"
+#include "core/json_fields.h"
 #include "attnscope_embedded_lessons.h"
-#include "checks.h"
+#include "core/lessons/checks.h"
 
 #include <algorithm>
 #include <tuple>
 
-#include "../variants/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../backend/backend.h"
-#include "../variants/variant.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

@@ -1,12 +1,12 @@
-#include "preset.h"
+#include "core/lessons/preset.h"
 
 #include <algorithm>
 
-#include "../json_fields.h"
-#include "../data/samples.h"
-#include "../format.h"
-#include "../session/variant_json.h"
-#include "../variants/registry.h"
+#include "core/json_fields.h"
+#include "core/data/samples.h"
+#include "core/format.h"
+#include "core/session/variant_json.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../session/experiment.h"
-#include "../session/worker.h"
+#include "core/session/experiment.h"
+#include "core/session/worker.h"
 
 namespace attnscope {
 

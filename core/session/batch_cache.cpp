@@ -1,9 +1,9 @@
 // attnscope — what the run worker keeps between batches (see batch_cache.h).
-#include "batch_cache.h"
+#include "core/session/batch_cache.h"
 
 #include <cstdio>
 
-#include "../variants/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

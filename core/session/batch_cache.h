@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../data/text_input.h"
-#include "worker.h"
+#include "core/data/text_input.h"
+#include "core/session/worker.h"
 
 namespace attnscope {
 

@@ -1,14 +1,14 @@
 // attnscope — the error–cost map (see error_cost.h).
-#include "error_cost.h"
+#include "core/session/error_cost.h"
 
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
 
-#include "../variants/instance_label.h"
-#include "../variants/registry.h"
-#include "metric_sweep.h"
-#include "variant_json.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
+#include "core/session/metric_sweep.h"
+#include "core/session/variant_json.h"
 
 namespace attnscope {
 

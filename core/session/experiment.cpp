@@ -1,9 +1,9 @@
-#include "experiment.h"
+#include "core/session/experiment.h"
 
-#include "../bench/memory_guard.h"
-#include "../host_memory.h"
-#include "../variants/rank_bound.h"
-#include "../variants/registry.h"
+#include "core/bench/memory_guard.h"
+#include "core/host_memory.h"
+#include "core/variants/rank_bound.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "metrics.h"
-#include "stage_times.h"
-#include "../backend/backend.h"
-#include "../variants/variant.h"
+#include "core/session/metrics.h"
+#include "core/session/stage_times.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "core/session/export.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "../primitives/cpu_primitives.h"
+#include "core/backend/interface/cpu/cpu_primitives.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO_FOPEN_OVERRIDE

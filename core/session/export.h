@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "../analysis/colormap.h"
-#include "../tensor.h"
+#include "core/analysis/colormap.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 

@@ -1,9 +1,9 @@
 // attnscope — heads at a glance (see head_mass.h).
-#include "head_mass.h"
+#include "core/session/head_mass.h"
 
-#include "../data/text_model.h"
-#include "../variants/instance_label.h"
-#include "../variants/registry.h"
+#include "core/data/text_model.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

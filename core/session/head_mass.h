@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../data/text_input.h"
-#include "experiment.h"
+#include "core/data/text_input.h"
+#include "core/session/experiment.h"
 
 namespace attnscope {
 

@@ -1,11 +1,11 @@
-#include "metric_sweep.h"
+#include "core/session/metric_sweep.h"
 
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include "../format.h"
-#include "../variants/registry.h"
+#include "core/format.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

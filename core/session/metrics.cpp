@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "core/session/metrics.h"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include <functional>
 #include <limits>
 
-#include "../backend/block_layout.h"
-#include "../variants/masked_exact.h"
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/variants/masked_exact.h"
 
 namespace attnscope {
 

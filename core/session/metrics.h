@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "../backend/backend.h"
-#include "../variants/modifiers.h"
-#include "../variants/variant.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

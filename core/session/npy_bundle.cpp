@@ -1,13 +1,13 @@
-#include "npy_bundle.h"
+#include "core/session/npy_bundle.h"
 
 #include <filesystem>
 #include <map>
 
-#include "../error.h"
-#include "export.h"
-#include "result_json.h"
-#include "../variants/instance_label.h"
-#include "../variants/registry.h"
+#include "core/error.h"
+#include "core/session/export.h"
+#include "core/session/result_json.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../variants/variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

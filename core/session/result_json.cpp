@@ -1,10 +1,10 @@
-#include "result_json.h"
+#include "core/session/result_json.h"
 
 #include <cmath>
 
-#include "metrics.h"
-#include "../variants/instance_label.h"
-#include "../variants/registry.h"
+#include "core/session/metrics.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

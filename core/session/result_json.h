@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "../variants/variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

@@ -10,11 +10,11 @@
 #include <numeric>
 #include <set>
 
-#include "../primitives/cpu_primitives.h"
-#include "../variants/registry.h"
-#include "batch_cache.h"
-#include "streamed_view.h"
-#include "worker.h"
+#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/variants/registry.h"
+#include "core/session/batch_cache.h"
+#include "core/session/streamed_view.h"
+#include "core/session/worker.h"
 
 namespace attnscope {
 

@@ -1,5 +1,5 @@
 // attnscope — per-stage timers of a run batch (see stage_times.h).
-#include "stage_times.h"
+#include "core/session/stage_times.h"
 
 #include <time.h>
 

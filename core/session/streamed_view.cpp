@@ -1,4 +1,4 @@
-#include "streamed_view.h"
+#include "core/session/streamed_view.h"
 
 #include <omp.h>
 
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "../backend/block_layout.h"
-#include "../backend/pooling.h"
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/interface/pooling.h"
 
 namespace attnscope {
 

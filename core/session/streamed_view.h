@@ -7,8 +7,8 @@
 #include <functional>
 #include <optional>
 
-#include "../heads.h"
-#include "../variants/variant.h"
+#include "core/heads.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "text_whatif.h"
+#include "core/session/text_whatif.h"
 
 #include <chrono>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment.h"
-#include "../data/text_model.h"
+#include "core/session/experiment.h"
+#include "core/data/text_model.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 // attnscope — variant instances in JSON (see variant_json.h).
-#include "variant_json.h"
+#include "core/session/variant_json.h"
 
-#include "../variants/registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

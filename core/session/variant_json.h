@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiment.h"
+#include "core/session/experiment.h"
 
 namespace attnscope {
 

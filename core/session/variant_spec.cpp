@@ -1,9 +1,9 @@
-#include "variant_spec.h"
+#include "core/session/variant_spec.h"
 
 #include <cctype>
 
-#include "../error.h"
-#include "../variants/registry.h"
+#include "core/error.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

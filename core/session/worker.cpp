@@ -1,6 +1,6 @@
 // attnscope — background worker: run batches off the UI thread.
 // Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
-#include "worker.h"
+#include "core/session/worker.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -12,13 +12,13 @@
 #include <filesystem>
 #include <new>
 
-#include "../analysis/spectrum.h"
-#include "batch_cache.h"
-#include "../primitives/cpu_backend.h"
-#include "../data/tensor_import.h"
-#include "../data/text_input.h"
-#include "../data/text_model.h"
-#include "../variants/registry.h"
+#include "core/analysis/spectrum.h"
+#include "core/session/batch_cache.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/data/tensor_import.h"
+#include "core/data/text_input.h"
+#include "core/data/text_model.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "../data/scenarios.h"
-#include "../job.h"
-#include "experiment.h"
-#include "stage_times.h"
+#include "core/data/scenarios.h"
+#include "core/job.h"
+#include "core/session/experiment.h"
+#include "core/session/stage_times.h"
 
 namespace attnscope {
 
@@ -190,7 +190,7 @@ void use_interactive_cpu_threads();
 /// The thread computing the newest posted run batch and the queued jobs.
 class Worker {
 public:
-    /// Makes a backend by name ("cpu", "cuda", "auto"): the registry above the core (backends/registry.h) is handed in.
+    /// Makes a backend by name ("cpu", "cuda", "auto"): the registry above the core (core/backend/factory/make_backend.h) is handed in.
     using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string&)>;
     /// Starts the thread with its own backend, made by `make` from `backend` ("auto": CUDA when present).
     /// `cpu_threads` > 0 caps the OpenMP threads of its CPU work (interactive_cpu_threads() for a GUI); 0 uses them all.

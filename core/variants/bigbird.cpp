@@ -13,10 +13,10 @@
 #include <cmath>
 #include <utility>
 
-#include "../primitives/random.h"
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/backend/interface/cpu/random.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -2,8 +2,8 @@
 #pragma once
 #include <cmath>
 
-#include "params.h"
-#include "variant.h"
+#include "core/variants/params.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

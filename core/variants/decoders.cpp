@@ -1,10 +1,10 @@
-#include "decoders.h"
+#include "core/variants/decoders.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "../memory.h"
+#include "core/memory.h"
 
 namespace attnscope {
 

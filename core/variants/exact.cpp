@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../backend/backend.h"
-#include "common_params.h"
-#include "masked_exact.h"
-#include "modifiers.h"
-#include "registry.h"
-#include "sparse_common.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/common_params.h"
+#include "core/variants/masked_exact.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/registry.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "../backend/backend.h"
-#include "registry.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

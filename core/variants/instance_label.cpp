@@ -1,11 +1,11 @@
 // attnscope — instance labels and file stems (see instance_label.h).
-#include "instance_label.h"
+#include "core/variants/instance_label.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "modifiers.h"
+#include "core/variants/modifiers.h"
 
 namespace attnscope {
 

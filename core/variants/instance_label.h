@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

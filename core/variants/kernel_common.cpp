@@ -1,10 +1,10 @@
-#include "kernel_common.h"
+#include "core/variants/kernel_common.h"
 
 #include <omp.h>
 
 #include <algorithm>
 
-#include "../primitives/feature_maps.h"
+#include "core/backend/interface/cpu/feature_maps.h"
 
 namespace attnscope {
 

@@ -1,6 +1,6 @@
 // attnscope — `linformer`: the four stand-ins for the learned projections (linformer.h). pool and random are the
 // fast O(n·k) path; jl and fitted need the exact P and are O(n²) illustrations, said so in their help and notes.
-#include "linformer.h"
+#include "core/variants/linformer.h"
 
 #include <Eigen/QR>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <tuple>
 #include <utility>
 
-#include "../backend/backend.h"
-#include "../primitives/random.h"
-#include "common_params.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/cpu/random.h"
+#include "core/variants/common_params.h"
 
 namespace attnscope {
 

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <utility>
 
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

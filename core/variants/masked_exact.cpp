@@ -1,8 +1,8 @@
-#include "masked_exact.h"
+#include "core/variants/masked_exact.h"
 
 #include <cmath>
 
-#include "sparse_common.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

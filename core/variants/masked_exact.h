@@ -5,10 +5,10 @@
 #pragma once
 #include <optional>
 
-#include "../backend/backend.h"
-#include "../heads.h"
-#include "../reason.h"
-#include "modifiers.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/heads.h"
+#include "core/reason.h"
+#include "core/variants/modifiers.h"
 
 namespace attnscope {
 

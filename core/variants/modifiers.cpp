@@ -1,9 +1,9 @@
-#include "modifiers.h"
+#include "core/variants/modifiers.h"
 
 #include <algorithm>
 
-#include "../error.h"
-#include "../format.h"
+#include "core/error.h"
+#include "core/format.h"
 
 namespace attnscope {
 

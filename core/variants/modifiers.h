@@ -1,5 +1,5 @@
 // attnscope — score and mask modifiers on the exact and masked variants (docs/VARIANTS.md "Modifiers").
-// A score modifier changes every logit (ALiBi's distance penalty, Gemma 2's soft-cap: core/backend/score_mod.h);
+// A score modifier changes every logit (ALiBi's distance penalty, Gemma 2's soft-cap: core/backend/interface/score_mod.h);
 // a mask modifier removes cells (prefix-LM, document) and is combined with a variant's pattern by intersection.
 // Both change the model, so a modified run is also measured against exact attention with the same modifiers
 // (ExactModel::Modified). The parameters are the same on every variant that takes them (modifier_params()).
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "../backend/score_mod.h"
-#include "../heads.h"
-#include "params.h"
+#include "core/backend/interface/interface/score_mod.h"
+#include "core/heads.h"
+#include "core/variants/params.h"
 
 namespace attnscope {
 

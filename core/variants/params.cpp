@@ -1,10 +1,10 @@
-#include "params.h"
+#include "core/variants/params.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "../error.h"
-#include "../format.h"
+#include "core/error.h"
+#include "core/format.h"
 
 namespace attnscope {
 

@@ -8,16 +8,16 @@
 // per head for keys, so the largest feature is exactly m^-½ and nothing over- or underflows wholesale;
 // performer-pytorch subtracts the max of ωx̂ only and adds ε = 1e-4 to every feature. Both shifts cancel
 // in D⁻¹, the ε does not: we follow the paper (no ε). See tests/golden/README.md.
-#include "performer.h"
+#include "core/variants/performer.h"
 
 #include <Eigen/QR>
 #include <cmath>
 
-#include "../backend/backend.h"
-#include "../primitives/random.h"
-#include "common_params.h"
-#include "kernel_common.h"
-#include "registry.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/cpu/random.h"
+#include "core/variants/common_params.h"
+#include "core/variants/kernel_common.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

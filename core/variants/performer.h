@@ -2,7 +2,7 @@
 #pragma once
 #include <cstdint>
 
-#include "variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

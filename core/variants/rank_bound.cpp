@@ -1,6 +1,6 @@
-#include "rank_bound.h"
+#include "core/variants/rank_bound.h"
 
-#include "registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

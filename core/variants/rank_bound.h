@@ -1,6 +1,6 @@
 // attnscope — the rank bound of a low-rank variant's P̃: the budget at which the svd oracle is its ceiling.
 #pragma once
-#include "variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

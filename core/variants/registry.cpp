@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "variant.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

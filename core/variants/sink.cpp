@@ -6,9 +6,9 @@
 // Layout block b = choose_layout_block(w) (16..64); window blocks strictly inside the band are stored dense.
 #include <algorithm>
 
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -1,6 +1,6 @@
 // attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink, vslash, blocksel, topk (the oracle).
-#include "registry.h"
-#include "sparse_common.h"
+#include "core/variants/registry.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "sparse_common.h"
+#include "core/variants/sparse_common.h"
 
 #include <bit>
 #include <chrono>
@@ -6,8 +6,8 @@
 #include <functional>
 #include <sstream>
 
-#include "../analysis/reachability.h"
-#include "../format.h"
+#include "core/analysis/reachability.h"
+#include "core/format.h"
 
 namespace attnscope {
 

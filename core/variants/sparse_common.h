@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "../backend/backend.h"
-#include "../backend/block_layout.h"
-#include "modifiers.h"
-#include "variant.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/variant.h"
 
 namespace attnscope {
 

@@ -15,9 +15,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "../backend/block_layout.h"
-#include "../reason.h"
-#include "../tensor.h"
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/reason.h"
+#include "core/tensor.h"
 
 namespace attnscope {
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <utility>
 
-#include "../primitives/svd.h"
-#include "../backend/backend.h"
-#include "linformer.h"
-#include "registry.h"
+#include "core/backend/interface/cpu/svd.h"
+#include "core/backend/interface/interface/backend.h"
+#include "core/variants/linformer.h"
+#include "core/variants/registry.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
-#include "variant.h"
+#include "core/variants/variant.h"
 
 #include <cmath>
 
-#include "modifiers.h"
+#include "core/variants/modifiers.h"
 
 namespace attnscope {
 

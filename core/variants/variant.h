@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "../backend/cost_meter.h"
-#include "../heads.h"
-#include "../tensor.h"
-#include "decoders.h"
-#include "params.h"
-#include "structure.h"
+#include "core/backend/interface/interface/cost_meter.h"
+#include "core/heads.h"
+#include "core/tensor.h"
+#include "core/variants/decoders.h"
+#include "core/variants/params.h"
+#include "core/variants/structure.h"
 
 namespace attnscope {
 

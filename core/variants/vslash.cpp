@@ -16,11 +16,11 @@
 
 #include <Eigen/Dense>
 
-#include "../backend/vertical_slash_layout.h"
-#include "../format.h"
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/backend/interface/interface/vertical_slash_layout.h"
+#include "core/format.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 // same_length (the paper code's option): every query attends exactly the M keys i − M < j ≤ i instead.
 // Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes
 // (time_xl_evaluation).
-#include "xl.h"
+#include "core/variants/xl.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,10 +14,10 @@
 #include <sstream>
 #include <utility>
 
-#include "../format.h"
-#include "common_params.h"
-#include "modifiers.h"
-#include "sparse_common.h"
+#include "core/format.h"
+#include "core/variants/common_params.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-// The CUDA kernels of kernels/*.cuh run on the CPU through the emulation shim (tests/emu/include): the same
+// The CUDA kernels of core/backend/cuda/*.cuh run on the CPU through the emulation shim (tests/emu/include): the same
 // source the GPU runs, compiled by the host compiler, every block's threads as std::threads with barriers for
 // __syncthreads/__syncwarp/shuffles. Each case compares with the CPU backend and checks that no output cell
 // is left unwritten (outputs start as NaN), that nothing is written outside the outputs (fenced by a sentinel)
@@ -14,20 +14,20 @@
 #include <string>
 #include <vector>
 
-#include "core/primitives/cpu_primitives.h"
-#include "core/primitives/random.h"
-#include "block_sparse_attention.cuh"
-#include "feature_maps.cuh"
-#include "fft.cuh"
-#include "flash_attention.cuh"
-#include "flash_attention_tc.cuh"
-#include "flash_attention_wide.cuh"
-#include "gemm.cuh"
-#include "linear_attention.cuh"
-#include "lsh.cuh"
-#include "lsh_attention.cuh"
-#include "pooled_view.cuh"
-#include "softmax_rows.cuh"
+#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/cuda/block_sparse_attention.cuh"
+#include "core/backend/interface/cuda/feature_maps.cuh"
+#include "core/backend/interface/cuda/fft.cuh"
+#include "core/backend/interface/cuda/flash_attention.cuh"
+#include "core/backend/interface/cuda/flash_attention_tc.cuh"
+#include "core/backend/interface/cuda/flash_attention_wide.cuh"
+#include "core/backend/interface/cuda/gemm.cuh"
+#include "core/backend/interface/cuda/linear_attention.cuh"
+#include "core/backend/interface/cuda/lsh.cuh"
+#include "core/backend/interface/cuda/lsh_attention.cuh"
+#include "core/backend/interface/cuda/pooled_view.cuh"
+#include "core/backend/interface/cuda/softmax_rows.cuh"
 
 // Leak checking is not the point here and LeakSanitizer fails under some sandboxes (ptrace): keep only the
 // address checks when this target is built with AddressSanitizer (the hook is ignored otherwise).
@@ -758,7 +758,7 @@ TEST(GemmColumnMajorMapping, MatchesCpuGemmForAllTransposesAndBroadcasts) {
 /// Threads per block of EmulatedOps::launch (DeviceOps uses kOpsThreads = 256 too).
 constexpr int kEmuOpsThreads = 256;
 
-/// The Ops of the composed pipelines (kernels/device_ops.cuh) on the host: the GEMM computes exactly the
+/// The Ops of the composed pipelines (core/backend/cuda/device_ops.cuh) on the host: the GEMM computes exactly the
 /// column-major call cuBLAS would get (row_major_as_column_major + its documented definition), launches run
 /// on the emulator, scratch starts as NaN so an unwritten cell poisons the result.
 class EmulatedOps {

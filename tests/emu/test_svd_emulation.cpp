@@ -1,4 +1,4 @@
-// The SVD recipes of kernels/svd_pipeline.cuh (what kernels/svd.cu runs with cuBLAS/cuSOLVER) on the host: the
+// The SVD recipes of core/backend/cuda/svd_pipeline.cuh (what core/backend/cuda/svd.cu runs with cuBLAS/cuSOLVER) on the host: the
 // sketch kernel through the emulation shim, the column-major products, transposes and factorisations through
 // Eigen with the same leading dimensions. Checks the layout algebra (row-major M read as Mᵀ) and that the device
 // randomized recipe reproduces the CPU's randomized_svd with the same seed, and the exact path's transpose.
@@ -11,9 +11,9 @@
 #include <iostream>
 #include <vector>
 
-#include "core/primitives/svd.h"
-#include "core/primitives/random.h"
-#include "svd_pipeline.cuh"
+#include "core/backend/interface/cpu/svd.h"
+#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/cuda/svd_pipeline.cuh"
 
 namespace attnscope::test {
 namespace {

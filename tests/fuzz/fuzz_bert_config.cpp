@@ -2,7 +2,7 @@
 // an encoder that can be built (positive sizes, hidden divisible by heads).
 #include "core/data/bert_config.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

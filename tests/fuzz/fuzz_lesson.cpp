@@ -6,7 +6,7 @@
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 #include "core/variants/registry.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

@@ -2,7 +2,7 @@
 // many elements as its shape says.
 #include "core/data/npy.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/session/metric_sweep.h"
 #include "core/variants/registry.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

@@ -2,7 +2,7 @@
 // lies inside the file and converts to exactly its element count.
 #include "core/data/safetensors.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

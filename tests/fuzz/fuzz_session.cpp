@@ -3,7 +3,7 @@
 // same text (what the app saves it can load).
 #include "app/gui/app.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

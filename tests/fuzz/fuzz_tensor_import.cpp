@@ -5,7 +5,7 @@
 
 #include "core/data/tensor_import.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

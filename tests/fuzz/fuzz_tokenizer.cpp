@@ -4,7 +4,7 @@
 #include "core/data/utf8.h"
 #include "core/data/wordpiece.h"
 #include "core/error.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 using namespace attnscope;
 

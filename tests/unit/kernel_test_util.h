@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "backend_suite.h"
-#include "core/primitives/random.h"
+#include "tests/unit/backend_suite.h"
+#include "core/backend/interface/cpu/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
 #include "core/variants/variant.h"

@@ -5,8 +5,8 @@
 #include <functional>
 #include <optional>
 
-#include "backend_suite.h"
-#include "core/primitives/random.h"
+#include "tests/unit/backend_suite.h"
+#include "core/backend/interface/cpu/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
 #include "core/variants/sparse_common.h"

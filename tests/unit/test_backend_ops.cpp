@@ -1,4 +1,4 @@
-// The backend seam in one list: for every compute method of Backend (core/backend/backend.h), cases small enough
+// The backend seam in one list: for every compute method of Backend (core/backend/interface/backend.h), cases small enough
 // to compute by hand, run on every backend (CUDA cases skip where no device exists). The larger randomized
 // comparisons against the CPU live beside the primitives they stress (test_backend_vs_cpu.cpp, …); this list is
 // what a new backend must pass first and what a new primitive must add to (a test below reads the interface).
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "backend_suite.h"
-#include "core/backend/backend.h"
+#include "tests/unit/backend_suite.h"
+#include "core/backend/interface/interface/backend.h"
 
 namespace attnscope {
 namespace {

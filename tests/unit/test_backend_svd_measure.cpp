@@ -8,16 +8,16 @@
 #include <Eigen/QR>
 #include <cmath>
 
-#include "backend_suite.h"
+#include "tests/unit/backend_suite.h"
 #include "core/analysis/spectrum.h"
-#include "core/primitives/cpu_backend.h"
-#include "core/backend/cost_meter.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/interface/interface/cost_meter.h"
 #include "core/bench/memory_guard.h"
 #include "core/bench/report.h"
 #include "core/bench/engine.h"
 #include "core/data/scenarios.h"
-#include "core/primitives/cpu_primitives.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/interface/cpu/random.h"
 #include "core/session/experiment.h"
 #include "core/session/result_json.h"
 #include "core/session/worker.h"

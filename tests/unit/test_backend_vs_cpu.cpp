@@ -4,9 +4,9 @@
 // itself checked against hand-computed cases in test_dense_attention.cpp. Backends not present here skip.
 #include <cmath>
 
-#include "backend_suite.h"
-#include "core/primitives/cpu_backend.h"
-#include "core/primitives/random.h"
+#include "tests/unit/backend_suite.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <tuple>
 
-#include "backend_suite.h"
+#include "tests/unit/backend_suite.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

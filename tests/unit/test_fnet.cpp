@@ -6,7 +6,7 @@
 #include "core/figure/run_figure.h"
 #include "core/session/metrics.h"
 #include "core/session/worker.h"
-#include "kernel_test_util.h"
+#include "tests/unit/kernel_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "core/analysis/layer_spectra.h"
 #include "core/analysis/spectrum.h"
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/session/worker.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope {
 namespace {

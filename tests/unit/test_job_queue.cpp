@@ -9,10 +9,10 @@
 #include <functional>
 #include <thread>
 
-#include "backends/registry.h"
-#include "core/backend/backend.h"
+#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/interface/interface/backend.h"
 #include "core/session/worker.h"
-#include "worker_test_util.h"
+#include "tests/unit/worker_test_util.h"
 
 namespace attnscope {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/variants/performer.h"
-#include "kernel_test_util.h"
+#include "tests/unit/kernel_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -6,12 +6,12 @@
 #include <functional>
 #include <map>
 
-#include "core/primitives/cpu_backend.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -3,7 +3,7 @@
 // summing to 1, reproducibility and tiny shapes; plus the feature-map primitive on its own.
 #include <cmath>
 
-#include "kernel_test_util.h"
+#include "tests/unit/kernel_test_util.h"
 
 namespace attnscope::test {
 namespace {

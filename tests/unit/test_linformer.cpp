@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "backend_suite.h"
+#include "tests/unit/backend_suite.h"
 #include "core/data/scenarios.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/linformer.h"
 #include "core/variants/registry.h"

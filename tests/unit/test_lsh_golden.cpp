@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backend_suite.h"
+#include "tests/unit/backend_suite.h"
 #include "core/session/experiment.h"
 #include "core/variants/lsh.h"
 #include "core/variants/registry.h"
@@ -77,7 +77,7 @@ TEST_P(LshGolden, MatchesReformerPytorchWhereConventionsAgree) {
             if (r.P_eff->at(0, i, i) == 1.0f) {
                 // Only the self cell is allowed (causal row 0): the output is v_i exactly. The peer combines rounds
                 // through an absolute log-sum-exp near −5e4, where float32 spacing costs it ~4e-4 of the row's mass;
-                // we form the round weights from differences (core/backend/lsh_rules.h), so we only bound the peer.
+                // we form the round weights from differences (core/backend/interface/lsh_rules.h), so we only bound the peer.
                 EXPECT_EQ((r.O.head(0).row(i) - in.V.head(0).row(i)).cwiseAbs().maxCoeff(), 0.0f) << "self-only row " << i;
                 EXPECT_LE(diff, 2e-3 * scale) << "self-only row " << i;
                 continue;

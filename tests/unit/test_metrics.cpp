@@ -2,11 +2,11 @@
 // double-precision one, the reverse KL against −log of the kept mass, and LSH's limit case against its own model.
 #include <cmath>
 
-#include "backend_suite.h"
-#include "sparse_test_util.h"
+#include "tests/unit/backend_suite.h"
+#include "tests/unit/sparse_test_util.h"
 #include "core/session/metrics.h"
 #include "core/data/scenarios.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/random.h"
 #include "core/session/experiment.h"
 
 namespace attnscope::test {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
 #include "core/session/metrics.h"
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 #include "core/variants/modifiers.h"
 
 namespace attnscope::test {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/data/npy.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -5,13 +5,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/primitives/cpu_backend.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
 #include "core/data/npy.h"
 #include "core/data/scenarios.h"
 #include "core/data/tensor_import.h"
 #include "core/session/experiment.h"
 #include "core/session/npy_bundle.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/variants/performer.h"
 #include "core/variants/registry.h"
-#include "kernel_test_util.h"
+#include "tests/unit/kernel_test_util.h"
 
 namespace attnscope::test {
 namespace {

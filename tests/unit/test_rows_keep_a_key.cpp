@@ -3,7 +3,7 @@
 // 0 silently, so the run counts such rows and says so in a note.
 #include <cmath>
 
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 #include "core/data/scenarios.h"
 #include "core/variants/variant.h"
 

@@ -5,8 +5,8 @@
 #include "core/data/npy.h"
 #include "core/data/safetensors.h"
 #include "core/data/tensor_import.h"
-#include "core/primitives/random.h"
-#include "text_test_util.h"
+#include "core/backend/interface/cpu/random.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -3,7 +3,7 @@
 // multiple of the block, window ≥ n, bad parameters).
 #include <cstring>
 
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 
 #include "core/variants/sparse_common.h"
 #include "core/variants/xl.h"

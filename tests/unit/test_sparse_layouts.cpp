@@ -5,7 +5,7 @@
 #include <bit>
 #include <set>
 
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 
 namespace attnscope::test {
 namespace {

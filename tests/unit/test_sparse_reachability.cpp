@@ -1,7 +1,7 @@
 // k-step reachability (core/analysis/reachability): against a brute-force boolean matrix power, and the two
 // claims a learner is shown — the strided pattern reaches every j ≤ i in two steps, and BigBird's random
 // blocks shorten paths.
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 
 #include "core/analysis/reachability.h"
 

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "core/analysis/spectrum.h"
-#include "core/primitives/svd.h"
-#include "core/primitives/random.h"
+#include "core/backend/interface/cpu/svd.h"
+#include "core/backend/interface/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "core/primitives/cpu_backend.h"
+#include "core/backend/interface/cpu/cpu_backend.h"
 #include "core/session/streamed_view.h"
 #include "core/session/worker.h"
-#include "sparse_test_util.h"
-#include "worker_test_util.h"
+#include "tests/unit/sparse_test_util.h"
+#include "tests/unit/worker_test_util.h"
 
 namespace attnscope::test {
 namespace {

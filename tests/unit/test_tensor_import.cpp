@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/data/tensor_import.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

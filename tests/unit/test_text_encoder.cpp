@@ -7,11 +7,11 @@
 #include <fstream>
 #include <iomanip>
 
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/data/samples.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data/text_model.h"
-#include "text_test_util.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {

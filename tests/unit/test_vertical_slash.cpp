@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sparse_test_util.h"
+#include "tests/unit/sparse_test_util.h"
 
-#include "core/backend/vertical_slash_layout.h"
-#include "core/primitives/cpu_primitives.h"
+#include "core/backend/interface/interface/vertical_slash_layout.h"
+#include "core/backend/interface/cpu/cpu_primitives.h"
 
 namespace attnscope::test {
 namespace {

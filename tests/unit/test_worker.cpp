@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "backends/registry.h"
+#include "core/backend/interface/factory/make_backend.h"
 #include "core/session/worker.h"
-#include "worker_test_util.h"
+#include "tests/unit/worker_test_util.h"
 
 namespace attnscope {
 namespace {

@@ -1,4 +1,4 @@
-// attnscope tests — the few cuBLAS types that kernels/common.cuh and gemm.cuh name, for the CPU emulation of
+// attnscope tests — the few cuBLAS types that core/backend/cuda/common.cuh and gemm.cuh name, for the CPU emulation of
 // the kernels (see cuda_runtime.h beside this file). No cuBLAS function exists here.
 #pragma once
 

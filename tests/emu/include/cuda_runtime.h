@@ -1,5 +1,5 @@
 // attnscope tests — a CPU stand-in for <cuda_runtime.h> that lets the host compiler run the project's CUDA
-// kernels (kernels/*.cuh) unchanged: every thread of a block is a std::thread, __syncthreads() and
+// kernels (core/backend/cuda/*.cuh) unchanged: every thread of a block is a std::thread, __syncthreads() and
 // __syncwarp() are barriers, __shfl_xor_sync/__shfl_sync exchange through a per-block buffer between two
 // warp barriers, and blocks run one after another. Only the emulation test target puts this folder on its
 // include path (before the real CUDA headers); nothing in the product includes it. It checks indexing,

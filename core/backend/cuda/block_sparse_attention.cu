@@ -1,0 +1,58 @@
+// attnscope — block-sparse attention on CUDA: uploads Q, K, V and the layout arrays, launches the kernel of
+// block_sparse_attention.cuh (one block per (query block, head)), downloads O and lse.
+#include <string>
+
+#include "core/backend/interface/cuda/block_sparse_attention.cuh"
+
+namespace attnscope::cuda {
+
+namespace {
+
+template <int D, int BC, bool kSliced>
+void launch_block_sparse_bucket(cudaStream_t stream, const BlockSparseParams& p, int H) {
+    constexpr int smem_bytes = block_sparse_smem_floats(D, BC) * int(sizeof(float));
+    allow_dynamic_smem(block_sparse_attention_kernel<D, BC, kSliced>, smem_bytes,
+                       "the block-sparse kernel for head dim " + std::to_string(D), "use --backend cpu");
+    const dim3 grid(unsigned(p.layout.block_rows), unsigned(H), unsigned(attention_output_slices(kSliced, p.dv)));
+    block_sparse_attention_kernel<D, BC, kSliced><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
+    ATTNSCOPE_CHECK_LAUNCH("block_sparse_attention_kernel");
+}
+
+}  // namespace
+
+void launch_block_sparse_attention(cudaStream_t stream, const BlockSparseParams& p, int H) {
+    if (H == 0 || p.layout.n == 0) return;
+    if (H > 65535)
+        throw Error("the CUDA block-sparse kernel takes at most 65535 heads per call (got " + std::to_string(H) + ")");
+    if (attention_output_slices(true, p.dv) > 65535)
+        throw Error("the CUDA block-sparse kernel takes value dims up to " + std::to_string(65535 * kMaxFlashHeadDim) +
+                    " (got " + std::to_string(p.dv) + "): use --backend cpu");
+    const int dim = p.d > p.dv ? p.d : p.dv;
+    with_attention_bucket(dim, [&]<int D, int BC, bool kSliced>() { launch_block_sparse_bucket<D, BC, kSliced>(stream, p, H); });
+}
+
+void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,
+                            const float* K, const float* V, float* O, float* lse) {
+    if (s.H == 0 || s.n == 0) return;
+    const size_t q = size_t(s.H) * s.n * s.d, v = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
+    const size_t layout_bytes = layout.row_ptr.size() * sizeof(int) + layout.col_idx.size() * 2 * sizeof(int) +
+                                layout.masks.size() * sizeof(uint64_t);
+    require_device_memory((2 * q + 2 * v + l) * sizeof(float) + layout_bytes,
+                          "block-sparse attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) +
+                              ", block " + std::to_string(layout.block) + ")");
+    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, q, "K"), dV = upload(ctx, V, v, "V");
+    DeviceBuffer<int> dRow = upload_array(ctx, layout.row_ptr.data(), layout.row_ptr.size(), "layout row_ptr");
+    DeviceBuffer<int> dCol = upload_array(ctx, layout.col_idx.data(), layout.col_idx.size(), "layout col_idx");
+    DeviceBuffer<int> dMaskIdx = upload_array(ctx, layout.mask_idx.data(), layout.mask_idx.size(), "layout mask_idx");
+    DeviceBuffer<uint64_t> dMasks = upload_array(ctx, layout.masks.data(), layout.masks.size(), "layout masks");
+    DeviceBuffer<float> dO(v, "O"), dL(l, "lse");
+    BlockLayoutView view = layout.view();
+    view.row_ptr = dRow.get(), view.col_idx = dCol.get(), view.mask_idx = dMaskIdx.get(), view.masks = dMasks.get();
+    const BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, view, s.d, s.dv,
+                              s.scale, s.mod};
+    launch_block_sparse_attention(ctx.stream(), p, s.H);
+    download(ctx, dO.get(), O, v);
+    if (lse) download(ctx, dL.get(), lse, l);
+}
+
+}  // namespace attnscope::cuda

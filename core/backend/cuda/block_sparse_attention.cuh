@@ -1,0 +1,128 @@
+// attnscope — block-sparse attention kernel over the BSR layout of core/backend/interface/block_layout.h (the
+// layout and indexing functions the CPU primitive uses). Included by block_sparse_attention.cu (the backend)
+// and by the CPU emulation tests (tests/emu), so both run the very same kernel.
+//
+// Work split: one thread block per (query block I, head h). The block walks query sub-tiles of kFlashBr rows
+// inside block I (one sub-tile when b ≤ 64) and, for each, only the key blocks the layout stores for row I:
+// their columns are packed back to back into key tiles of BC columns (a b = 1 layout fills a tile with 64
+// scattered keys; a b = 256 block spans four tiles), so the work is proportional to the stored blocks. Each
+// key tile carries a column map in shared memory (key position, stored-block index, column inside the
+// block) through which K and V rows are gathered into shared memory and the in-block mask bits are read
+// with layout_cell_allowed. Scores, the online softmax (core/backend/cpu/online_softmax.h) and P·V follow
+// the flash kernel's lane layout (flash_attention.cuh: lane = 8·rg + cg owns 4 rows and every 8th column).
+// Forbidden cells score −inf and weigh exactly 0; a row with no allowed cell ends with O = 0, lse = −inf.
+// The tile steps are attention_tile.cuh's; head dims above 128 run the sliced instantiation (kSliced: feature
+// slices for the scores, value columns over blockIdx.z).
+#pragma once
+#include <cmath>
+
+#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/cuda/attention_tile.cuh"
+
+namespace attnscope::cuda {
+
+/// Arguments of one launch (device pointers; shapes as in BlockSparseAttentionArgs).
+struct BlockSparseParams {
+    const float* Q;         // (H, n, d)
+    const float* K;         // (H, n, d)
+    const float* V;         // (H, n, dv)
+    float* O;               // (H, n, dv)
+    float* lse;             // (H, n, 1) or nullptr
+    BlockLayoutView layout; // arrays in device memory
+    int d, dv;
+    float scale;
+    ScoreMod mod;           // applied to every logit before the layout's mask
+};
+
+/// Shared-memory floats of one block: the flash tiles plus the key tile's column map (3 ints per column).
+constexpr int block_sparse_smem_floats(int D, int BC) { return flash_smem_floats(D, BC) + 3 * BC; }
+
+/// One block computes O and lse for the rows of query block blockIdx.x of head blockIdx.y (output columns
+/// [128·blockIdx.z, +128) when kSliced; attention_tile.cuh).
+template <int D, int BC, bool kSliced>
+__global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(BlockSparseParams p) {
+    static_assert(D % kFlashRowLanes == 0 && BC % kFlashRowLanes == 0, "tiles must split over 8 lanes");
+    static_assert(BC <= kFlashThreads, "one thread writes each column of the key map");
+    constexpr int kCols = BC / kFlashRowLanes;
+    extern __shared__ float smem[];
+    // sQ: the sub-tile's queries (a feature slice when sliced); sK, sV: the gathered keys and values of the tile.
+    const TileSmem sm = tile_smem<D, BC>(smem);
+    int* sKey = sm.end;                                            // (BC) key position, −1 past the tile
+    int* sBlk = sKey + BC;                                         // (BC) stored-block index of the column
+    int* sCol = sBlk + BC;                                         // (BC) column inside that block
+
+    const BlockLayoutView& L = p.layout;
+    const int I = blockIdx.x, h = blockIdx.y, c0 = kSliced ? int(blockIdx.z) * D : 0;
+    const int n = L.n, b = L.block;
+    const int block_rows = block_extent(n, b, I);
+    const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
+    const TileLane ln = tile_lane();
+    const int tid = ln.tid;
+
+    const float* Qh = p.Q + int64_t(h) * n * p.d;
+    const float* Kh = p.K + int64_t(h) * n * p.d;
+    const float* Vh = p.V + int64_t(h) * n * p.dv;
+    const auto key_of = [&](int c) { return sKey[c]; };
+
+    for (int r0 = 0; r0 < block_rows; r0 += kFlashBr) {
+        const int i0 = I * b + r0, rows = min(kFlashBr, block_rows - r0);
+        const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
+        if (!kSliced) {
+            __syncthreads();  // the previous sub-tile is done with sQ
+            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
+        }
+        TileRows<D> t;
+        t.init();
+
+        // Cursor over the stored blocks of row I: block k, next column cb inside it. Every thread walks the
+        // same cursor (a few integer steps per tile), and the thread whose id is a tile column writes its map.
+        int k = begin, cb = 0;
+        while (k < end) {
+            __syncthreads();  // every warp is done with the previous tile's sQ, sK, sV, sP and map
+            int filled = 0;
+            while (k < end && filled < BC) {
+                const int J = L.col_idx[k];
+                const int take = min(block_extent(n, b, J) - cb, BC - filled);
+                if (tid >= filled && tid < filled + take) {
+                    sKey[tid] = J * b + cb + (tid - filled);
+                    sBlk[tid] = k;
+                    sCol[tid] = cb + (tid - filled);
+                }
+                filled += take, cb += take;
+                if (cb == block_extent(n, b, J)) ++k, cb = 0;
+            }
+            if (tid >= filled && tid < BC) sKey[tid] = -1, sBlk[tid] = 0, sCol[tid] = 0;
+            __syncthreads();
+            stage_tile<D, BC>(sm.sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
+
+            float s[kFlashLaneRows][kCols];
+            // Its last __syncthreads also publishes the tile's key maps.
+            tile_score_slices<D, BC, kSliced>(sm.sQ, sm.sK, Qh, Kh, p.d, p.scale, query_of, key_of, ln, s);
+
+            // Rows past the block and columns past the tile are padding; the rest obey the mask bits.
+#pragma unroll
+            for (int i = 0; i < kFlashLaneRows; ++i) {
+                const int r = r0 + ln.row0 + i;  // row inside query block I
+#pragma unroll
+                for (int j = 0; j < kCols; ++j) {
+                    const int c = ln.cg + j * kFlashRowLanes;
+                    const bool allowed = r < block_rows && c < filled && layout_cell_allowed(L, sBlk[c], r, sCol[c]);
+                    if (!allowed) s[i][j] = kMaskedScore;
+                    else s[i][j] = apply_score_mod(p.mod, h, I * b + r, sKey[c], s[i][j]);
+                }
+            }
+            tile_fold<D, BC>(s, t, sm, ln);
+        }
+
+        tile_write<D>(t, p.O, p.lse, p.dv, c0, ln.cg, [&](int i) -> int64_t {
+            const int r = ln.row0 + i;
+            return r < rows ? int64_t(h) * n + i0 + r : -1;
+        });
+    }
+}
+
+/// Launches the block-sparse kernel for H heads on `stream` (device pointers, layout on the device), any head
+/// dim (the sliced instantiation above kMaxFlashHeadDim); throws Error when the launch fails.
+void launch_block_sparse_attention(cudaStream_t stream, const BlockSparseParams& p, int H);
+
+}  // namespace attnscope::cuda

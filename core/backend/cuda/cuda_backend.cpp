@@ -1,0 +1,188 @@
+// attnscope — CudaBackend: checks shapes on the host (same messages as the CPU backend), then routes each
+// primitive to its family in core/backend/cuda/*.cu through the host-pointer entries of cuda_primitives.h.
+#include "core/backend/interface/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/backend/interface/interface/vertical_slash_layout.h"
+
+namespace attnscope {
+
+std::string cuda_probe_device() { return cuda::probe_device(); }
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<MeasuredCudaBackend>(); }
+
+CudaBackend::CudaBackend() {
+    const std::string why = cuda::probe_device();
+    if (!why.empty()) throw Error("the CUDA backend is not available: " + why + "; use --backend cpu");
+    m_ctx = cuda::make_context();
+    m_description = cuda::device_description();
+}
+
+std::string CudaBackend::description() const { return m_description; }
+
+void CudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {
+    const int H = C.heads();
+    const auto [r, k, c] = validate_gemm(A, ta, B, tb, C);
+    cuda::gemm(*m_ctx, {A.data(), A.heads(), A.rows(), A.cols()}, ta, {B.data(), B.heads(), B.rows(), B.cols()}, tb,
+               alpha, beta, C.data(), H, r, c);
+}
+
+void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
+    validate_dense_attention(a);
+    cuda::AttentionShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.m = a.K->rows(), s.d = a.Q->cols(), s.dv = a.V->cols();
+    s.scale = a.scale, s.causal = a.causal, s.mod = a.score_mod;
+    float* lse = a.lse ? a.lse->data() : nullptr;
+    if (a.P)
+        cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
+    else if (a.precision == AttentionPrecision::Tf32)
+        cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+    else
+        cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+}
+
+void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
+    validate_pooled_view(size);
+    const int sr = std::min(M.rows(), size), sc = std::min(M.cols(), size);
+    out = Tensor3(M.heads(), sr, sc);
+    cuda::pooled_view(*m_ctx, M.data(), M.heads(), M.rows(), M.cols(), sr, sc, mode, out.data());
+}
+
+void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
+    validate_block_sparse_attention(a);
+    const int d = a.Q->cols(), dv = a.V->cols();
+    cuda::BlockSparseShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = d, s.dv = dv, s.scale = a.scale, s.mod = a.score_mod;
+    cuda::block_sparse_attention(*m_ctx, s, *a.layout, a.Q->data(), a.K->data(), a.V->data(), a.O->data(),
+                                 a.lse ? a.lse->data() : nullptr);
+}
+
+void CudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+    validate_vertical_slash_attention(a);
+    // No line kernel: the lines' 16-wide blocks run through the block-sparse kernel, which scores whole blocks
+    // (the CPU scores only the kept cells); the layout is built on the host in O(kept cells).
+    const BlockLayout layout = vertical_slash_layout(a.Q->rows(), kVerticalSlashCudaBlock, *a.columns, *a.offsets);
+    BlockSparseAttentionArgs b;
+    b.Q = a.Q, b.K = a.K, b.V = a.V, b.layout = &layout, b.scale = a.scale, b.score_mod = a.score_mod;
+    b.O = a.O, b.lse = a.lse;
+    CudaBackend::block_sparse_attention(b);
+}
+
+void CudaBackend::lsh_hash(const LshHashArgs& a) {
+    validate_lsh_hash(a);
+    const int H = a.X->heads(), n = a.X->rows();
+    a.buckets->assign(size_t(a.rounds) * H * n, 0);
+    a.perm->assign(size_t(a.rounds) * H * n, 0);
+    cuda::lsh_hash(*m_ctx, a.X->data(), H, n, a.X->cols(), a.n_buckets > 1 ? a.rotations->data() : nullptr, a.rounds,
+                   a.n_buckets, a.buckets->data(), a.perm->data());
+}
+void CudaBackend::lsh_attention(const LshAttentionArgs& a) {
+    validate_lsh_attention(a);
+    cuda::LshAttentionShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = a.Q->cols(), s.dv = a.V->cols();
+    s.rounds = a.rounds, s.chunk_len = a.chunk_len, s.look_back = a.look_back;
+    s.scale = a.scale, s.causal = a.causal, s.self_mask = a.self_mask;
+    // The same vector for both orders means shared QK: the kernel then uploads and maps one order.
+    const int* perm_k = a.perm_k == a.perm_q ? a.perm_q->data() : a.perm_k->data();
+    cuda::lsh_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.perm_q->data(), perm_k,
+                        a.O_rounds->data(), a.lse_rounds->data());
+}
+void CudaBackend::lsh_combine(const LshCombineArgs& a) {
+    validate_lsh_combine(a);
+    const int R = a.O_rounds->heads(), H = a.O->heads(), n = a.O->rows(), dv = a.O->cols();
+    cuda::lsh_combine(*m_ctx, a.O_rounds->data(), a.lse_rounds->data(), R, H, n, dv, a.O->data(),
+                      a.lse ? a.lse->data() : nullptr);
+}
+void CudaBackend::feature_map(const FeatureMapArgs& a) {
+    validate_feature_map(a);
+    cuda::FeatureMapCall call;
+    call.H = a.X->heads(), call.n = a.X->rows(), call.d = a.X->cols(), call.cols = a.out->cols();
+    const bool favor = is_favor(a.map);
+    call.m = favor ? a.omega->rows() : 0, call.omega_heads = favor ? a.omega->heads() : 1;
+    // FeatureMap and cuda::FeatureMapKernel list the maps in the same order (the FAVOR kinds first).
+    call.kind = static_cast<cuda::FeatureMapKernel>(static_cast<int>(a.map));
+    call.x_scale = a.x_scale, call.add = a.add, call.is_query = a.is_query, call.prepend_one = a.prepend_one;
+    cuda::feature_map(*m_ctx, call, a.X->data(), favor ? a.omega->data() : nullptr, a.out->data());
+}
+
+void CudaBackend::linear_attention(const LinearAttentionArgs& a) {
+    validate_linear_attention(a);
+    cuda::LinearAttentionShape s;
+    s.H = a.phi_Q->heads(), s.n = a.phi_Q->rows(), s.m = a.phi_K->rows(), s.f = a.phi_Q->cols(), s.dv = a.V->cols();
+    s.causal = a.causal, s.normalise = a.normalise, s.d_eps = a.d_eps, s.z_eps = a.z_eps;
+    s.z_eps_first = a.z_eps_first, s.chunk = a.chunk;
+    cuda::linear_attention(*m_ctx, s, a.phi_Q->data(), a.phi_K->data(), a.V->data(), a.O->data(),
+                           a.denom ? a.denom->data() : nullptr);
+}
+
+void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
+    validate_fft2_real(X);
+    const int H = X.heads(), n = X.rows(), c = X.cols();
+    Y = Tensor3(H, n, c);
+    cuda::fft2_real(*m_ctx, X.data(), H, n, c, Y.data());
+}
+
+void CudaBackend::singular_values(const SingularValuesArgs& a) {
+    const int k = validate_singular_values(a);
+    const Tensor3& M = *a.M;
+    const int first = a.head < 0 ? 0 : a.head, heads = a.head < 0 ? M.heads() : 1;
+    a.S->assign(size_t(heads) * k, 0.0);
+    cuda::SvdRequest q;
+    q.top_k = a.top_k, q.seed = a.seed, q.oversample = a.oversample, q.power_iterations = a.power_iterations;
+    cuda::singular_values(*m_ctx, M.data() + int64_t(first) * M.rows() * M.cols(), heads, M.rows(), M.cols(), q,
+                          a.S->data());
+}
+
+MeasuredCudaBackend::MeasuredCudaBackend() : m_events(cuda::make_event_pair()) {}
+
+template <class F>
+void MeasuredCudaBackend::timed(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cuda::record_start(context(), *m_events);
+    f();
+    m_ms_total += cuda::record_stop(context(), *m_events);
+    m_call_wall_ms_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void MeasuredCudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta,
+                               Tensor3& C) {
+    timed([&] { CudaBackend::gemm(A, ta, B, tb, alpha, beta, C); });
+}
+void MeasuredCudaBackend::dense_attention(const DenseAttentionArgs& a) {
+    timed([&] { CudaBackend::dense_attention(a); });
+}
+void MeasuredCudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
+    timed([&] { CudaBackend::pooled_view(M, size, mode, out); });
+}
+void MeasuredCudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
+    timed([&] { CudaBackend::block_sparse_attention(a); });
+}
+void MeasuredCudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
+    timed([&] { CudaBackend::vertical_slash_attention(a); });
+}
+void MeasuredCudaBackend::lsh_hash(const LshHashArgs& a) { timed([&] { CudaBackend::lsh_hash(a); }); }
+void MeasuredCudaBackend::lsh_attention(const LshAttentionArgs& a) { timed([&] { CudaBackend::lsh_attention(a); }); }
+void MeasuredCudaBackend::lsh_combine(const LshCombineArgs& a) { timed([&] { CudaBackend::lsh_combine(a); }); }
+void MeasuredCudaBackend::feature_map(const FeatureMapArgs& a) { timed([&] { CudaBackend::feature_map(a); }); }
+void MeasuredCudaBackend::linear_attention(const LinearAttentionArgs& a) {
+    timed([&] { CudaBackend::linear_attention(a); });
+}
+void MeasuredCudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) { timed([&] { CudaBackend::fft2_real(X, Y); }); }
+void MeasuredCudaBackend::singular_values(const SingularValuesArgs& a) {
+    timed([&] { CudaBackend::singular_values(a); });
+}
+
+DeviceClock MeasuredCudaBackend::device_clock() const {
+    DeviceClock c;
+    c.ms_total = m_ms_total;
+    c.call_wall_ms_total = m_call_wall_ms_total;
+    c.live_bytes = cuda::device_bytes_live();
+    c.peak_bytes = cuda::device_bytes_peak();
+    return c;
+}
+void MeasuredCudaBackend::set_device_peak(int64_t bytes) { cuda::set_device_peak(bytes); }
+int64_t MeasuredCudaBackend::device_free_bytes() const { return cuda::device_free_bytes(); }
+
+}  // namespace attnscope

@@ -1,0 +1,43 @@
+// attnscope — feature maps on CUDA: uploads X (and ω), runs the kernels of feature_maps.cuh (the FAVOR kinds
+// through run_favor_map with DeviceOps), downloads φ(X).
+#include <string>
+
+#include "core/backend/interface/cuda/device_ops.cuh"
+#include "core/backend/interface/cuda/feature_maps.cuh"
+
+namespace attnscope::cuda {
+
+void feature_map(Context& ctx, const FeatureMapCall& call, const float* X, const float* omega, float* out) {
+    if (call.H == 0 || call.n == 0) return;
+    const bool favor = call.kind <= FeatureMapKernel::FavorRelu;
+    const size_t x = size_t(call.H) * call.n * call.d, o = size_t(call.H) * call.n * call.cols;
+    const size_t w = favor ? size_t(call.omega_heads) * call.m * call.d : 0;
+    const size_t scratch = favor ? size_t(call.H) * call.n * (size_t(call.m) + 3) : 0;
+    require_device_memory((x + o + w + scratch) * sizeof(float),
+                          "a feature map of H = " + std::to_string(call.H) + ", n = " + std::to_string(call.n) +
+                              " rows into " + std::to_string(call.cols) + " columns");
+    DeviceBuffer<float> dX = upload(ctx, X, x, "X"), dW = upload(ctx, omega, w, "ω"), dOut(o, "φ(X)");
+    FeatureMapShape s;
+    s.H = call.H, s.n = call.n, s.d = call.d, s.cols = call.cols, s.offset = call.prepend_one ? 1 : 0, s.add = call.add;
+    DeviceOps ops(ctx);
+    switch (call.kind) {
+        case FeatureMapKernel::EluPlusOne:
+        case FeatureMapKernel::SoftmaxRows:
+        case FeatureMapKernel::L2Normalise: {
+            const RowMapKind kind = call.kind == FeatureMapKernel::EluPlusOne    ? RowMapKind::EluPlusOne
+                                    : call.kind == FeatureMapKernel::SoftmaxRows ? RowMapKind::SoftmaxRows
+                                                                                 : RowMapKind::L2Normalise;
+            ops.launch(int64_t(s.H) * s.n, row_map_kernel, dX.get(), s, kind, dOut.get());
+            break;
+        }
+        case FeatureMapKernel::SoftmaxPositions:
+            ops.launch(int64_t(s.H) * s.d, softmax_positions_kernel, dX.get(), s, dOut.get());
+            break;
+        default:
+            run_favor_map(ops, s, dX.get(), dW.get(), call.omega_heads, call.m, call.x_scale, call.is_query,
+                          static_cast<fmap::FavorKind>(int(call.kind)), dOut.get());
+    }
+    download(ctx, dOut.get(), out, o);
+}
+
+}  // namespace attnscope::cuda
