@@ -8,9 +8,9 @@
 namespace {
 
 /// OpenMP's idle threads spin between parallel regions by default, and the CPU time they burn varies with whatever
-/// else the machine runs: on 2 shared cores a lesson's paired CPU-time ratio swung 0.5…5.5× run to run, and two
-/// jobs in one process (GUI worker + a sweep) slowed each other tenfold. Sleeping idle threads (the passive policy)
-/// keep CPU time honest and cost nothing measurable in wall time here. libgomp reads the policy when it loads, so
+/// else the machine runs, so paired CPU-time ratios swing run to run and two jobs in one process (GUI worker + a
+/// sweep) slow each other down (docs/PERFORMANCE.reasons.md). Sleeping idle threads (the
+/// passive policy) keep CPU time honest and cost nothing measurable in wall time. libgomp reads the policy when it loads, so
 /// the process re-executes itself once with it set; an explicit OMP_WAIT_POLICY is respected.
 void restart_with_passive_openmp_waits(char** argv) {
     if (std::getenv("OMP_WAIT_POLICY")) return;

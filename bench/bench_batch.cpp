@@ -1,4 +1,4 @@
-// The GUI worker's batch for an edit of the latency claim (issue 20: edit → views p95 ≤ 100 ms): a 128-token text,
+// The GUI worker's batch for an edit of the latency claim (edit → views p95 ≤ 100 ms): a 128-token text,
 // six variants (full, flash, bigbird, lsh, linformer, performer), spectra on; cold (a new text each time) and warm
 // (the same text: what the worker's caches leave to compute). The GUI prints the same split per stage with
 // `attnscope gui --measure-latency 30`; this is the repeatable, renderer-free figure for perf.

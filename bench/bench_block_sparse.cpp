@@ -1,4 +1,4 @@
-// attnscope micro-benchmark — the masked family's scaling claims (issue 3):
+// attnscope micro-benchmark — the masked family's scaling claims:
 //   * longformer (w = 256) and bigbird (b = 64) cost the same per allowed cell from n = 4096 to 65536
 //     (counter ns_per_cell), i.e. they grow linearly in n;
 //   * at n = 16384 longformer (w = 256) is ≥ 10× faster than flash.

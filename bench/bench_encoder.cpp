@@ -1,4 +1,4 @@
-// Encoder forward pass of the installed all-MiniLM-L6-v2 at n tokens (issue 5: ≤ 50 ms at n = 128 on CPU).
+// Encoder forward pass of the installed all-MiniLM-L6-v2 at n tokens (target: ≤ 50 ms at n = 128 on CPU).
 // Run: build/bench/attnscope_microbench --benchmark_filter=EncoderForward
 // Skips (with a message) when the model is not installed (scripts/setup.sh).
 #include <benchmark/benchmark.h>

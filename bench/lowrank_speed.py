@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed and memory figures of the low-rank/hashing branch (issue 4), measured through `attnscope run`.
+"""Speed and memory figures of the low-rank/hashing branch, measured through `attnscope run`.
 
   python3 bench/lowrank_speed.py BUILD/app/attnscope [--reps 3] [--threads N]
 

@@ -1,4 +1,4 @@
-// attnscope — the progress line in a variant's view header while its batch computes (issue 20): queued, computing
+// attnscope — the progress line in a variant's view header while its batch computes: queued, computing
 // with the elapsed time (an animated bar: a variant's run has no inner progress to report), or its errors against
 // exact attention still to come. The view shows the last finished result of everything else meanwhile.
 #pragma once

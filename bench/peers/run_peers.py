@@ -68,7 +68,7 @@ PEERS = [
      "longformer", ["global=none", "window=96"], False),
 ]
 
-# Targets of issue 20 on the median paired wall-clock ratio (peer / ours); a row not listed needs 2×.
+# Targets on the median paired wall-clock ratio (peer / ours); a row not listed needs 2×.
 TARGETS = {"torch.sdpa": 1.3, "fast_transformers.linear": 2.0, "fast_transformers.causal_linear": 2.0,
            "local_attention": 3.0}
 

@@ -83,7 +83,7 @@ bool can_stream_view(const RunResult& result, std::string& why) {
         return false;
     }
     if (is_exact(result)) {
-        // Exact attention takes no mask modifier today; if it ever does, its cells are no longer all of them.
+        // With a mask modifier exact attention keeps only the mask's cells, which the row-by-row stream does not know.
         if (result.params.has("mask_mod") && result.params.get("mask_mod") != 0.0) {
             why = "a mask modifier is on";
             return false;

@@ -182,7 +182,7 @@ enum class WorkerState : int {
 };
 
 /// OpenMP threads for interactive compute beside a render thread: one core fewer than the machine has (at least
-/// one). On 2 cores, two spinning OpenMP threads plus the renderer made edit → view latency 3× worse (p95 20×).
+/// one): on 2 cores, two spinning OpenMP threads beside the renderer multiply the edit → view latency.
 int interactive_cpu_threads();
 /// Caps the OpenMP threads of parallel regions started by the calling thread at interactive_cpu_threads().
 void use_interactive_cpu_threads();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `attnscope figure` and the exports scripts use (issue 18): a mask figure of three instances as PNG (with content)
+# `attnscope figure` and the exports scripts use: a mask figure of three instances as PNG (with content)
 # and SVG (naming each instance and the legend), two instances of one variant never sharing a file, run --png /
 # --csv / --npy named by instance and head, CSV with token headers, and run --session reading a GUI session.
 # usage: figure.sh ATTNSCOPE_BINARY PNG_STATS WORK_DIR SESSIONS_DIR
@@ -40,7 +40,7 @@ fi
 [ -s scsv/performer-m111-no-orthogonal-head0.csv ] && [ -s scsv/performer-m111-orthogonal-head0.csv ] || fail "run --session: $(ls scsv)"
 "$app" figure --session "$sessions/causal_diff.json" --out sfig.png >/dev/null
 "$stats" sfig.png 64
-# The error–cost map (issue 19): points of every instance and budget value, the Pareto front marked, JSON and CSV.
+# The error–cost map: points of every instance and budget value, the Pareto front marked, JSON and CSV.
 "$app" errmap --variant longformer,sink,full --param budget=8:32:x2 --data local --n 256 --heads 2 --dim 16 --y mass_loss \
   --json map.json --csv map.csv >/dev/null
 python3 - <<'PY' || fail "errmap JSON"

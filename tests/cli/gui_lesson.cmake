@@ -1,4 +1,4 @@
-# `attnscope gui --lesson NAME` (issue 9): an unknown lesson exits 2 with one line that lists every lesson id,
+# `attnscope gui --lesson NAME`: an unknown lesson exits 2 with one line that lists every lesson id,
 # before any window opens (so this case needs no display).
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 expect_exit(2 "unknown lesson 'nosuch'; lessons: " gui --lesson nosuch --screenshot ${WORK_DIR}/never.png)

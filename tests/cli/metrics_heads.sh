@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Metrics per head through the CLI (issue 32, points 4–6), against numpy computing the definitions from the q, k, v,
+# Metrics per head through the CLI, against numpy computing the definitions from the q, k, v,
 # O and P_eff that `run --npy` wrote: run --json's per-head values and their means over heads (rel_err_out,
 # rel_err_attn, mass_recall, keys_for_90 and row entropy of P̃ and of the exact P), the table's honest header and
 # its keys_for_90 / keys_for_90_exact columns, and `figure --view-head 3` printing head 3's own numbers.

@@ -1,4 +1,4 @@
-# The masked family rejects every out-of-range parameter with exit status 2 and one clear line (issue 3).
+# The masked family rejects every out-of-range parameter with exit status 2 and one clear line.
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 file(MAKE_DIRECTORY ${WORK_DIR})
 # strided

@@ -1,4 +1,4 @@
-# Text and tensor inputs of `attnscope run` (issue 5): errors exit 2 with one line; text runs write tokens,
+# Text and tensor inputs of `attnscope run`: errors exit 2 with one line; text runs write tokens,
 # token ids and the what-if cosine into the JSON. Cases that need the installed model print [skip] and are
 # reported as skipped by ctest when it is absent (scripts/setup.sh installs it).
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lessons as a reader sees them (issue 31), under one Xvfb server (see the ctest gui.lessons):
+# The lessons as a reader sees them, under one Xvfb server (see the ctest gui.lessons):
 #   1. every lesson at 1920×1080 opens with its check, and every value the check reports for the screen equals the
 #      badge its panel draws; the ceiling lesson's twelve heatmaps are at least 240 px;
 #   2. the columns attention-sinks and windows-globals name ([CLS], the sink columns, the four hub keys and their global

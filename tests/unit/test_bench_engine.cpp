@@ -53,8 +53,8 @@ TEST(BenchTiming, EvenCountMedianIsMeanOfMiddlePair) {
     EXPECT_DOUBLE_EQ(s.warmup_ms, 15);
 }
 
-// The GUI's screenshot summary once printed "median 42.9 ms, p95 31.9 ms" from two samples: the median took
-// the upper middle and the p95 rounded its rank down. The shared summary keeps median ≤ p95 ≤ max at every count.
+// With two samples a median that takes the upper middle and a p95 that rounds its rank down would print
+// "median 42.9 ms, p95 31.9 ms". The shared summary keeps median ≤ p95 ≤ max at every count.
 TEST(BenchTiming, P95NeverBelowTheMedianAtAnySampleCount) {
     EXPECT_DOUBLE_EQ(summarize_times({31.9, 42.9}).p95_ms, 31.9 + 0.95 * 11.0);
     EXPECT_DOUBLE_EQ(summarize_times({5}).p95_ms, 5);

@@ -1,4 +1,4 @@
-// The classroom outputs (issue 18): instance labels and file stems, figures (layout, PNG pixels, SVG text), the
+// The classroom outputs: instance labels and file stems, figures (layout, PNG pixels, SVG text), the
 // colour map chosen by meaning, per-panel difference maxima, labelled CSV, and one JSON format for parameters.
 #include <gtest/gtest.h>
 

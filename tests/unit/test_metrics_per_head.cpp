@@ -1,4 +1,4 @@
-// Metrics per head (issue 32, points 4–6): every metric of every head and their mean over heads against the
+// Metrics per head: every metric of every head and their mean over heads against the
 // definitions computed here in double from Q, K, V (exact softmax written out, no helper of the code under test);
 // keys_for_90 and row entropy of P̃ and of the exact P told apart; a figure of one head prints that head's numbers.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// What a picture keeps when it has fewer pixels than cells (issue 31): a figure shrunk by rank keeps a one-texel
+// What a picture keeps when it has fewer pixels than cells: a figure shrunk by rank keeps a one-texel
 // column that nearest sampling drops; the rank ceiling a lesson shows is the svd oracle's error; the CPU time a
 // lesson's timing claims count is its own threads', not the renderer's.
 #include <gtest/gtest.h>

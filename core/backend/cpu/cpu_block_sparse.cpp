@@ -236,8 +236,8 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a, [[maybe_unuse
     const int64_t scored = a.layout->stored_blocks() * (H / a.layout->heads) * int64_t(L.block) * L.block;
     const bool parallel = scored * (a.Q->cols() + a.V->cols()) >= kParallelWork;
     // Runs of 8 consecutive query blocks per grab: each thread then reads Q and writes O in sequential stretches the
-    // hardware prefetcher follows (one block per grab interleaved the threads: longformer w = 96, n = 4096, H = 8
-    // took 5.8–6.7 ms against 5.2–5.7 ms).
+    // hardware prefetcher follows, where one block per grab interleaves the threads (docs/PERFORMANCE.md, "Measured
+    // reasons in the code").
 #pragma omp parallel for schedule(dynamic, 8) if (parallel)
     for (int task = 0; task < H * nb; ++task) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)

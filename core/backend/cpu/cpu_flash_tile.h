@@ -44,7 +44,7 @@ struct Tile {
 /// While alive, this thread's SSE/AVX arithmetic flushes subnormal results and reads subnormal inputs as zero
 /// (MXCSR FTZ and DAZ; the previous MXCSR is restored on destruction). Hold one around the phases: weights below
 /// 2^−126 of the row maximum (ALiBi's far keys, peaked rows) otherwise cost a microcode assist in every FMA that
-/// touches them — ALiBi made the whole kernel 1.7× slower — while they weigh < 1e−38 of the row's largest.
+/// touches them (docs/PERFORMANCE.reasons.md), while they weigh < 1e−38 of the row's largest.
 class FlushSubnormals {
 public:
     FlushSubnormals();

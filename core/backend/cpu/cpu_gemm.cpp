@@ -11,7 +11,7 @@ void cpu_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha,
     const int r = validate_gemm(A, ta, B, tb, C).rows;
     // Many heads: one head per thread. Few heads: split the rows of C over the threads, each block a sequential
     // Eigen product (Eigen's own threaded GEMM spin-waits between its threads, which stalls for whole scheduler
-    // slices when the cores are shared — measured 20× slower for Linformer's E·K under load).
+    // slices when the cores are shared: docs/PERFORMANCE.reasons.md).
     auto block = [&](int h, int r0, int rows) {
         ConstMatView a = A.head(A.heads() == 1 ? 0 : h), b = B.head(B.heads() == 1 ? 0 : h);
         auto out = C.head(h).middleRows(r0, rows);

@@ -9,7 +9,7 @@
 //    and multiply-adds. A diagonal cell on a kept column is skipped (scored as vertical).
 // Random diagonals lie ~n/S apart, so a key row is reused only by diagonals far apart in time: K and V stream from
 // the last-level cache once per diagonal. Walking (query segment, key segment) pairs to keep them in a smaller cache
-// was slower on the 2-core machine measured (docs/ARCHITECTURE.md), so the blocks simply run in order.
+// measured slower (docs/ARCHITECTURE.md, vertical-slash), so the blocks simply run in order.
 #include <omp.h>
 
 #include <algorithm>

@@ -17,8 +17,8 @@ namespace attnscope {
 namespace {
 
 /// LAPACK runs on the calling thread only. OpenBLAS's own pthread pool spins for a while after each call and
-/// then fights our OpenMP threads for the cores: beside the GUI's renderer on 2 cores that made one edit → view
-/// update 2.4 s instead of 0.15 s (measured with `gui --measure-latency`). Our callers parallelise themselves.
+/// then fights our OpenMP threads for the cores, which slows the GUI's edit → view updates by an order of magnitude
+/// beside the renderer (docs/PERFORMANCE.reasons.md). Our callers parallelise themselves.
 void lapack_single_threaded() {
     static std::once_flag once;
     std::call_once(once, [] { openblas_set_num_threads(1); });
