@@ -34,26 +34,24 @@ std::string above_one(double err) {
                    : "";
 }
 
-}  // namespace
-
-std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
-    const int heads = int(r.metrics.heads.size());
-    const bool own = head >= 0 && head < heads;
-    const MetricValues& m = own ? r.metrics.heads[size_t(head)] : r.metrics;
-    // Which heads every number of this list is over: said in a badge of its own and in every tooltip.
-    const std::string scope = own ? "head " + std::to_string(head) : "mean over heads";
+/// Collects the badges of one list; a value written in e-notation gets a shorter fixed form where that is as exact.
+struct BadgeWriter {
     std::vector<Badge> out;
-    auto add = [&](const char* id, std::string label, std::string short_label, std::optional<double> number,
-                   std::string value, ImVec4 colour, std::string help, bool key) {
+    void add(const char* id, std::string label, std::string short_label, std::optional<double> number,
+             std::string value, ImVec4 colour, std::string help, bool key) {
         std::string short_value = value;
         if (number && std::isfinite(*number) && value.find('e') != std::string::npos && std::fabs(*number) >= 1e-3)
             short_value = fmt("%.3g", *number);  // 9.26e-01 → 0.926 where that is as exact
         out.push_back({id, std::move(label), std::move(short_label), std::move(value), std::move(short_value), number,
                        colour, std::move(help), key});
-    };
+    }
+};
+
+/// Which heads every number of the list is over, as a badge of its own (only when there are several heads).
+void add_scope_badge(BadgeWriter& w, int heads, bool own, int head, const std::string& scope) {
     if (heads > 1) {
         const std::string all = "mean over " + std::to_string(heads) + " heads";
-        add("scope", own ? scope : all, own ? scope : all, std::nullopt, "", kScope,
+        w.add("scope", own ? scope : all, own ? scope : all, std::nullopt, "", kScope,
             own ? "Every number here is head " + std::to_string(head) + "'s own: each metric over that head's rows and "
                       "cells alone, like the matrix drawn. View ▾ → \"badges: mean over heads\" shows the means over "
                       "heads instead (what `attnscope run` prints and the lessons' checks compare)."
@@ -62,15 +60,19 @@ std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
                       "drawn head's own numbers.",
             true);
     }
+}
+
+/// The output and matrix errors against exact softmax (or, for a different model, the distance to it).
+void add_error_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, const std::string& scope) {
     if (r.model == ExactModel::Different) {
-        add("different_model", "different model", "different model", std::nullopt, "", kNeutral,
+        w.add("different_model", "different model", "different model", std::nullopt, "", kNeutral,
             exact_model_sentence(r.model), true);
         if (m.rel_err_out)
-            add("rel_err_out", "Δ vs softmax", "Δ vs softmax", m.rel_err_out, fmt("%.2e", *m.rel_err_out), kNeutral,
+            w.add("rel_err_out", "Δ vs softmax", "Δ vs softmax", m.rel_err_out, fmt("%.2e", *m.rel_err_out), kNeutral,
                 "‖O − O_full‖_F / ‖O_full‖_F, " + scope + ": how far this model's output is from softmax attention's "
                 "(not an approximation error: the model is a different one)", true);
     } else if (m.rel_err_out) {
-        add("rel_err_out", "rel_err_out", "err_out", m.rel_err_out, fmt("%.2e", *m.rel_err_out), quality(*m.rel_err_out),
+        w.add("rel_err_out", "rel_err_out", "err_out", m.rel_err_out, fmt("%.2e", *m.rel_err_out), quality(*m.rel_err_out),
             (r.model == ExactModel::Softmax
                  ? "‖O − O_full‖_F / ‖O_full‖_F, " + scope + ": relative error of the output against exact softmax "
                    "attention"
@@ -80,80 +82,110 @@ std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
             true);
     }
     if (m.rel_err_model)
-        add("rel_err_model", "rel_err_model", "err_model", m.rel_err_model, fmt("%.2e", *m.rel_err_model),
+        w.add("rel_err_model", "rel_err_model", "err_model", m.rel_err_model, fmt("%.2e", *m.rel_err_model),
             quality(*m.rel_err_model),
             std::string(exact_model_sentence(r.model)) + " (" + scope + ")" + above_one(*m.rel_err_model), true);
     if (m.rel_err_attn && r.model != ExactModel::Different)
-        add("rel_err_attn", "rel_err_attn", "err_attn", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn),
+        w.add("rel_err_attn", "rel_err_attn", "err_attn", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn),
             quality(*m.rel_err_attn),
             "‖P_eff − P‖_F / ‖P‖_F, " + scope + ": how far the effective attention matrix is from exact softmax "
             "attention's (the svd oracle is the closest any rank-r matrix gets)" + above_one(*m.rel_err_attn),
             false);
     else if (m.rel_err_attn)
-        add("rel_err_attn", "ΔP vs softmax", "ΔP vs softmax", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn), kNeutral,
+        w.add("rel_err_attn", "ΔP vs softmax", "ΔP vs softmax", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn), kNeutral,
             "‖P_eff − P‖_F / ‖P‖_F, " + scope + ": how far this model's matrix is from softmax attention's P (a "
             "different model, so not an approximation error)" + above_one(*m.rel_err_attn),
             false);
     if (m.rank_ceiling)
-        add("rank_ceiling", "svd ceiling", "svd ceiling", m.rank_ceiling, fmt("%.2e", *m.rank_ceiling), kNeutral,
+        w.add("rank_ceiling", "svd ceiling", "svd ceiling", m.rank_ceiling, fmt("%.2e", *m.rank_ceiling), kNeutral,
             "rel_err_attn of P_r, the closest rank-r matrix to the exact P (truncated SVD, Eckart–Young), r = this "
             "variant's rank bound: no method whose P_eff has rank ≤ r gets closer (" + scope + ")",
             false);
     if (m.row_kl)
-        add("row_kl", "KL(P‖P_eff)", "KL(P‖P_eff)", m.row_kl,
+        w.add("row_kl", "KL(P‖P_eff)", "KL(P‖P_eff)", m.row_kl,
             std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"),
             std::isfinite(*m.row_kl) ? quality(*m.row_kl) : kNeutral,
             "mean over rows i of KL(P_i ‖ P_eff_i), P = exact softmax, " + scope + ": infinite as soon as P_eff gives "
             "zero weight to a cell where P has mass — every mask does; see KL(P_eff‖P) for a finite measure",
             false);
     if (m.row_kl_rev)
-        add("row_kl_rev", "KL(P_eff‖P)", "KL(P_eff‖P)", m.row_kl_rev, fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
+        w.add("row_kl_rev", "KL(P_eff‖P)", "KL(P_eff‖P)", m.row_kl_rev, fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
             "mean over rows i of KL(P_eff_i ‖ P_i), P = exact softmax, " + scope + ": finite for a mask; for a mask "
             "renormalised over its allowed cells it equals the mean of −log(mass kept by row i)",
             false);
+}
+
+/// The exact mass the pattern keeps, its ceiling, and the dense-at-this-n warning.
+void add_mass_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, const std::string& scope) {
     if (m.mass_recall)
-        add("mass_recall", "mass_recall", "mass", m.mass_recall, fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
+        w.add("mass_recall", "mass_recall", "mass", m.mass_recall, fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
             "mean over rows i of Σ_{j allowed} P_ij, " + scope + ": share of the exact attention mass the pattern keeps",
             true);
     if (m.mass_ceiling && m.mass_recall)
-        add("mass_ceiling", "ceiling", "ceiling", m.mass_ceiling, fmt("%.3f", *m.mass_ceiling), kNeutral,
+        w.add("mass_ceiling", "ceiling", "ceiling", m.mass_ceiling, fmt("%.3f", *m.mass_ceiling), kNeutral,
             "the most exact mass any pattern with the same number of keys in each row keeps (the topk oracle, row by "
             "row), " + scope + ": this pattern reaches " +
                 fmt("%.0f%%", 100 * *m.mass_recall / std::max(1e-12, *m.mass_ceiling)) + " of it",
             true);
     if (!r.metrics.dense_warning.empty())
-        add("dense_warning", "dense at this n", "dense at this n", std::nullopt, "", {0.95f, 0.65f, 0.30f, 1},
+        w.add("dense_warning", "dense at this n", "dense at this n", std::nullopt, "", {0.95f, 0.65f, 0.30f, 1},
             r.metrics.dense_warning, true);
+}
+
+/// How concentrated P_eff and the exact P are: density, keys for 90% of a row, row entropy.
+void add_concentration_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, bool own,
+                              const std::string& scope) {
     // The variants count allowed cells over every head only: the same number whichever head is drawn.
     if (r.metrics.density)
-        add("density", own ? "density (all heads)" : "density", own ? "density·all" : "density", r.metrics.density,
+        w.add("density", own ? "density (all heads)" : "density", own ? "density·all" : "density", r.metrics.density,
             fmt("%.3f", *r.metrics.density), kNeutral,
             "allowed cells / (n² or n(n+1)/2 when causal), over every head's cells", false);
     if (m.keys_for_90)
-        add("keys_for_90", "90% of P_eff in", "90% P_eff", m.keys_for_90, fmt("%.1f keys", *m.keys_for_90), kNeutral,
+        w.add("keys_for_90", "90% of P_eff in", "90% P_eff", m.keys_for_90, fmt("%.1f keys", *m.keys_for_90), kNeutral,
             "how concentrated this variant's effective matrix P_eff is: the fewest keys that hold 90% of a row's "
             "weight, mean over rows, " + scope + " (compare the exact P's beside it)",
             false);
     if (m.keys_for_90_exact)
-        add("keys_for_90_exact", "90% of exact P in", "90% P", m.keys_for_90_exact,
+        w.add("keys_for_90_exact", "90% of exact P in", "90% P", m.keys_for_90_exact,
             fmt("%.1f keys", *m.keys_for_90_exact), kNeutral,
             "the same of the exact softmax P this run is compared with: how many keys a row of this input needs "
             "(how sparse attention could be here), mean over rows, " + scope,
             false);
     if (m.row_entropy)
-        add("row_entropy", "entropy of P_eff", "H(P_eff)", m.row_entropy, fmt("%.2f nats", *m.row_entropy), kNeutral,
+        w.add("row_entropy", "entropy of P_eff", "H(P_eff)", m.row_entropy, fmt("%.2f nats", *m.row_entropy), kNeutral,
             "mean over rows of −Σ_j P_eff_ij ln P_eff_ij, " + scope + "; exp(entropy) is the number of equally "
             "weighted keys with the same spread (0: one key; ln n: uniform)",
             false);
     if (m.row_entropy_exact)
-        add("row_entropy_exact", "entropy of exact P", "H(P)", m.row_entropy_exact,
+        w.add("row_entropy_exact", "entropy of exact P", "H(P)", m.row_entropy_exact,
             fmt("%.2f nats", *m.row_entropy_exact), kNeutral,
             "mean over rows of −Σ_j P_ij ln P_ij of the exact softmax P this run is compared with, " + scope, false);
-    add("time", "time", "time", r.cost.time_ms, fmt("%.2f ms", r.cost.time_ms), kNeutral,
+}
+
+/// The run's measured time and peak tracked memory (all heads).
+void add_cost_badges(BadgeWriter& w, const RunResult& r) {
+    w.add("time", "time", "time", r.cost.time_ms, fmt("%.2f ms", r.cost.time_ms), kNeutral,
         "measured wall time of this run's compute part (all heads), once (noisy; lessons time medians of alternating "
         "runs)", false);
-    add("memory", "memory", "memory", double(r.cost.peak_bytes), format_bytes(double(r.cost.peak_bytes)), kNeutral,
+    w.add("memory", "memory", "memory", double(r.cost.peak_bytes), format_bytes(double(r.cost.peak_bytes)), kNeutral,
         "peak tracked bytes held during the run (all heads)", false);
+}
+
+}  // namespace
+
+std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
+    const int heads = int(r.metrics.heads.size());
+    const bool own = head >= 0 && head < heads;
+    const MetricValues& m = own ? r.metrics.heads[size_t(head)] : r.metrics;
+    // Which heads every number of this list is over: said in a badge of its own and in every tooltip.
+    const std::string scope = own ? "head " + std::to_string(head) : "mean over heads";
+    BadgeWriter w;
+    add_scope_badge(w, heads, own, head, scope);
+    add_error_badges(w, r, m, scope);
+    add_mass_badges(w, r, m, scope);
+    add_concentration_badges(w, r, m, own, scope);
+    add_cost_badges(w, r);
+    std::vector<Badge>& out = w.out;
     if (!own && heads > 1 && drawn_head >= 0 && drawn_head < heads) {
         const std::vector<Badge> drawn = run_badges(r, drawn_head);
         for (Badge& b : out)

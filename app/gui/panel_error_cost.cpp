@@ -177,6 +177,140 @@ std::pair<double, double> padded_range(double lo, double hi, bool log) {
 /// A point's value on the error axis; on a log axis, values below `floor` are drawn at it.
 double plotted_error(double e, bool log_y, double floor) { return log_y ? std::max(e, floor) : e; }
 
+/// Where the map's points are drawn: the cost, and the error clamped to `floor` on a log axis.
+struct MapScales {
+    CostAxis x;
+    ErrorAxis y;
+    bool log_x, log_y;
+    double floor;
+    double cost(const ErrorCostPoint& p) const { return cost_of(p, x); }
+    double error(double e) const { return plotted_error(e, log_y, floor); }
+};
+
+/// Axis limits that follow the drawn points every frame (as an auto-fit would), padded in the axis' own scale.
+void setup_map_limits(const std::vector<ErrorCostPoint>& pts, const MapScales& s) {
+    // Short log ranges (a few variants within one decade of time) get labelled 1-2-5 ticks.
+    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    for (const ErrorCostPoint& p : pts) {  // only points that are drawn (they have this error measure)
+        const auto e = error_of(p, s.y);
+        const double c = s.cost(p);
+        if (!e || (s.log_x && c <= 0)) continue;
+        const double v = s.error(*e);
+        x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
+        y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
+    }
+    if (x_lo <= x_hi) {
+        const auto [lo, hi] = padded_range(x_lo, x_hi, s.log_x);
+        ImPlot::SetupAxisLimits(ImAxis_X1, lo, hi, ImPlotCond_Always);
+        if (s.log_x) setup_log_ticks(ImAxis_X1, lo, hi);
+    }
+    if (y_lo <= y_hi) {
+        const auto [lo, hi] = padded_range(y_lo, y_hi, s.log_y);
+        ImPlot::SetupAxisLimits(ImAxis_Y1, lo, hi, ImPlotCond_Always);
+        if (s.log_y) setup_log_ticks(ImAxis_Y1, lo, hi);
+    }
+}
+
+/// One series per instance: a curve over its swept values, or one marker; instances without this error measure
+/// are added to `missing`.
+void plot_map_instances(const ErrorCostMap& map, const std::vector<ErrorCostPoint>& pts, const MapScales& s,
+                        std::vector<std::string>& missing) {
+    const int instances = int(map.slot_uids.size());
+    for (int k = 0; k < instances; ++k) {
+        std::vector<std::pair<double, double>> xy;
+        std::string label;
+        for (size_t p = 0; p < pts.size(); ++p) {
+            if (map.requests[p].instance != k) continue;
+            const auto e = error_of(pts[p], s.y);
+            if (label.empty())
+                label = map.requests[p].swept.empty()
+                            ? pts[p].instance
+                            : curve_label(find_variant(pts[p].variant).info(), pts[p].params, map.requests[p].swept) +
+                                  " (" + map.requests[p].swept + " swept)";
+            if (!e) {
+                if (std::find(missing.begin(), missing.end(), pts[p].instance) == missing.end())
+                    missing.push_back(pts[p].instance);
+                continue;
+            }
+            xy.push_back({s.cost(pts[p]), s.error(*e)});
+        }
+        if (xy.empty()) continue;
+        std::sort(xy.begin(), xy.end());
+        std::vector<double> xs, ys;
+        for (auto& [a, b] : xy) xs.push_back(a), ys.push_back(b);
+        ImPlotSpec spec;
+        spec.Marker = ImPlotMarker_Circle;
+        spec.MarkerSize = 5;
+        const std::string id = label + "##" + std::to_string(k);
+        if (xs.size() > 1) ImPlot::PlotLine(id.c_str(), xs.data(), ys.data(), int(xs.size()), spec);
+        else ImPlot::PlotScatter(id.c_str(), xs.data(), ys.data(), 1, spec);
+    }
+}
+
+/// The Pareto front: a white staircase through its points, each ringed.
+void plot_pareto_front(const std::vector<ErrorCostPoint>& pts, const MapScales& s) {
+    std::vector<std::pair<double, double>> front;
+    for (const ErrorCostPoint& p : pts)
+        if (p.pareto) front.push_back({s.cost(p), s.error(*error_of(p, s.y))});
+    std::sort(front.begin(), front.end());
+    if (!front.empty()) {
+        std::vector<double> fx, fy;
+        for (size_t k = 0; k < front.size(); ++k) {
+            if (k > 0) fx.push_back(front[k].first), fy.push_back(front[k - 1].second);  // staircase: cost first
+            fx.push_back(front[k].first), fy.push_back(front[k].second);
+        }
+        ImPlotSpec spec;
+        spec.LineColor = ImVec4(1, 1, 1, 0.8f);
+        spec.LineWeight = 2;
+        ImPlot::PlotLine("Pareto front", fx.data(), fy.data(), int(fx.size()), spec);
+        ImDrawList* dl = ImPlot::GetPlotDrawList();
+        ImPlot::PushPlotClipRect();
+        for (const auto& [a, b] : front) dl->AddCircle(ImPlot::PlotToPixels(a, b), 9, IM_COL32(255, 255, 255, 230), 0, 2);
+        ImPlot::PopPlotClipRect();
+    }
+}
+
+/// The point nearest the mouse (within 12 px) names itself in a tooltip; a click sets its swept value on its slot.
+void hover_map_point(App& app, const ErrorCostMap& map, const std::vector<ErrorCostPoint>& pts, const MapScales& s) {
+    const ImVec2 mouse = ImGui::GetMousePos();
+    int best = -1;
+    float best_d = 12 * 12;
+    for (size_t p = 0; p < pts.size(); ++p) {
+        const auto e = error_of(pts[p], s.y);
+        if (!e) continue;
+        const ImVec2 q = ImPlot::PlotToPixels(s.cost(pts[p]), s.error(*e));
+        const float d = (q.x - mouse.x) * (q.x - mouse.x) + (q.y - mouse.y) * (q.y - mouse.y);
+        if (d < best_d) best_d = d, best = int(p);
+    }
+    if (best >= 0) {
+        const ErrorCostPoint& p = pts[size_t(best)];
+        const ErrorCostRequest& r = map.requests[size_t(best)];
+        const VariantInfo& info = find_variant(p.variant).info();
+        std::string params;
+        for (const ParamSpec& spec : info.params)
+            if (p.params.has(spec.name)) params += (params.empty() ? "" : ", ") + p.params.value_text(spec);
+        const int uid = map.slot_uids[size_t(r.instance)];
+        auto slot = std::find_if(app.variants.slots.begin(), app.variants.slots.end(),
+                                 [uid](const VariantSlot& slot_) { return slot_.uid == uid; });
+        ImGui::BeginTooltip();
+        ImGui::Text("%s%s", p.instance.c_str(), p.pareto ? "  (on the Pareto front)" : "");
+        ImGui::TextDisabled("%s", params.c_str());
+        ImGui::Text("time %.3f ms · %.3g FLOPs · peak %.3g MiB", p.time_ms, p.flops, p.peak_bytes / 1048576.0);
+        if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax, mean over heads)", *p.rel_err_out);
+        if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f (mean over heads)", *p.mass_loss);
+        if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
+        if (slot == app.variants.slots.end()) ImGui::TextDisabled("its Variants slot was removed");
+        else if (r.swept.empty()) ImGui::TextDisabled("this is the slot's current setting");
+        else ImGui::TextDisabled("click: set %s = %g on this Variants slot", r.swept.c_str(), p.params.get(r.swept));
+        ImGui::EndTooltip();
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && slot != app.variants.slots.end() && !r.swept.empty()) {
+            slot->params.set(r.swept, p.params.get(r.swept));
+            slot->edit_error.clear();
+            app.dirty = true;
+        }
+    }
+}
+
 void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     ErrorCostState& st = app.error_cost;
     const CostAxis x = parse_cost_axis(st.x);
@@ -184,125 +318,16 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     std::vector<ErrorCostPoint> pts = map.points;
     mark_pareto_front(pts, x, y);  // the axes change without a re-run: the front follows them
     std::vector<std::string> missing;
-    const double floor = log_floor(pts, y);
-    const bool open = plot_fits(size) && ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText);
-    if (open) {
+    const MapScales scales{x, y, st.log_x, st.log_y, log_floor(pts, y)};
+    if (plot_fits(size) && ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText)) {
         ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y));
         if (st.log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
-        // The limits follow the points every frame (as an auto-fit would), padded in the axis' own scale; short log
-        // ranges (a few variants within one decade of time) get labelled 1-2-5 ticks.
-        double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
-        for (const ErrorCostPoint& p : pts) {  // only points that are drawn (they have this error measure)
-            const auto e = error_of(p, y);
-            const double c = cost_of(p, x);
-            if (!e || (st.log_x && c <= 0)) continue;
-            const double v = plotted_error(*e, st.log_y, floor);
-            x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
-            y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
-        }
-        if (x_lo <= x_hi) {
-            const auto [lo, hi] = padded_range(x_lo, x_hi, st.log_x);
-            ImPlot::SetupAxisLimits(ImAxis_X1, lo, hi, ImPlotCond_Always);
-            if (st.log_x) setup_log_ticks(ImAxis_X1, lo, hi);
-        }
-        if (y_lo <= y_hi) {
-            const auto [lo, hi] = padded_range(y_lo, y_hi, st.log_y);
-            ImPlot::SetupAxisLimits(ImAxis_Y1, lo, hi, ImPlotCond_Always);
-            if (st.log_y) setup_log_ticks(ImAxis_Y1, lo, hi);
-        }
+        setup_map_limits(pts, scales);
         ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);
-        // One series per instance: a curve over its swept values, or one marker.
-        const int instances = int(map.slot_uids.size());
-        for (int k = 0; k < instances; ++k) {
-            std::vector<std::pair<double, double>> xy;
-            std::string label;
-            for (size_t p = 0; p < pts.size(); ++p) {
-                if (map.requests[p].instance != k) continue;
-                const auto e = error_of(pts[p], y);
-                if (label.empty())
-                    label = map.requests[p].swept.empty()
-                                ? pts[p].instance
-                                : curve_label(find_variant(pts[p].variant).info(), pts[p].params, map.requests[p].swept) +
-                                      " (" + map.requests[p].swept + " swept)";
-                if (!e) {
-                    if (std::find(missing.begin(), missing.end(), pts[p].instance) == missing.end())
-                        missing.push_back(pts[p].instance);
-                    continue;
-                }
-                xy.push_back({cost_of(pts[p], x), plotted_error(*e, st.log_y, floor)});
-            }
-            if (xy.empty()) continue;
-            std::sort(xy.begin(), xy.end());
-            std::vector<double> xs, ys;
-            for (auto& [a, b] : xy) xs.push_back(a), ys.push_back(b);
-            ImPlotSpec spec;
-            spec.Marker = ImPlotMarker_Circle;
-            spec.MarkerSize = 5;
-            const std::string id = label + "##" + std::to_string(k);
-            if (xs.size() > 1) ImPlot::PlotLine(id.c_str(), xs.data(), ys.data(), int(xs.size()), spec);
-            else ImPlot::PlotScatter(id.c_str(), xs.data(), ys.data(), 1, spec);
-        }
-        // The Pareto front: a white staircase through its points, each ringed.
-        std::vector<std::pair<double, double>> front;
-        for (const ErrorCostPoint& p : pts)
-            if (p.pareto) front.push_back({cost_of(p, x), plotted_error(*error_of(p, y), st.log_y, floor)});
-        std::sort(front.begin(), front.end());
-        if (!front.empty()) {
-            std::vector<double> fx, fy;
-            for (size_t k = 0; k < front.size(); ++k) {
-                if (k > 0) fx.push_back(front[k].first), fy.push_back(front[k - 1].second);  // staircase: cost first
-                fx.push_back(front[k].first), fy.push_back(front[k].second);
-            }
-            ImPlotSpec spec;
-            spec.LineColor = ImVec4(1, 1, 1, 0.8f);
-            spec.LineWeight = 2;
-            ImPlot::PlotLine("Pareto front", fx.data(), fy.data(), int(fx.size()), spec);
-            ImDrawList* dl = ImPlot::GetPlotDrawList();
-            ImPlot::PushPlotClipRect();
-            for (const auto& [a, b] : front) dl->AddCircle(ImPlot::PlotToPixels(a, b), 9, IM_COL32(255, 255, 255, 230), 0, 2);
-            ImPlot::PopPlotClipRect();
-        }
-        // Hover: the nearest point within 12 px names itself; a click applies it.
-        if (ImPlot::IsPlotHovered()) {
-            const ImVec2 mouse = ImGui::GetMousePos();
-            int best = -1;
-            float best_d = 12 * 12;
-            for (size_t p = 0; p < pts.size(); ++p) {
-                const auto e = error_of(pts[p], y);
-                if (!e) continue;
-                const ImVec2 q = ImPlot::PlotToPixels(cost_of(pts[p], x), plotted_error(*e, st.log_y, floor));
-                const float d = (q.x - mouse.x) * (q.x - mouse.x) + (q.y - mouse.y) * (q.y - mouse.y);
-                if (d < best_d) best_d = d, best = int(p);
-            }
-            if (best >= 0) {
-                const ErrorCostPoint& p = pts[size_t(best)];
-                const ErrorCostRequest& r = map.requests[size_t(best)];
-                const VariantInfo& info = find_variant(p.variant).info();
-                std::string params;
-                for (const ParamSpec& spec : info.params)
-                    if (p.params.has(spec.name)) params += (params.empty() ? "" : ", ") + p.params.value_text(spec);
-                const int uid = map.slot_uids[size_t(r.instance)];
-                auto slot = std::find_if(app.variants.slots.begin(), app.variants.slots.end(),
-                                         [uid](const VariantSlot& s) { return s.uid == uid; });
-                ImGui::BeginTooltip();
-                ImGui::Text("%s%s", p.instance.c_str(), p.pareto ? "  (on the Pareto front)" : "");
-                ImGui::TextDisabled("%s", params.c_str());
-                ImGui::Text("time %.3f ms · %.3g FLOPs · peak %.3g MiB", p.time_ms, p.flops, p.peak_bytes / 1048576.0);
-                if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax, mean over heads)", *p.rel_err_out);
-                if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f (mean over heads)", *p.mass_loss);
-                if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
-                if (slot == app.variants.slots.end()) ImGui::TextDisabled("its Variants slot was removed");
-                else if (r.swept.empty()) ImGui::TextDisabled("this is the slot's current setting");
-                else ImGui::TextDisabled("click: set %s = %g on this Variants slot", r.swept.c_str(), p.params.get(r.swept));
-                ImGui::EndTooltip();
-                if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && slot != app.variants.slots.end() && !r.swept.empty()) {
-                    slot->params.set(r.swept, p.params.get(r.swept));
-                    slot->edit_error.clear();
-                    app.dirty = true;
-                }
-            }
-        }
+        plot_map_instances(map, pts, scales, missing);
+        plot_pareto_front(pts, scales);
+        if (ImPlot::IsPlotHovered()) hover_map_point(app, map, pts, scales);
         ImPlot::EndPlot();
     }
     for (const std::string& m : missing)

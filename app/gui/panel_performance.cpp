@@ -348,27 +348,8 @@ void start_sweep(App& app, bool quick) {
     }
 }
 
-}  // namespace
-
-void draw_performance_panel(App& app) {
-    PerfState& ps = app.perf;
-    const bool running = app.bench && !app.bench->finished();
-    const JobState state = app.bench ? app.bench->state() : JobState::Queued;
-    if (ps.run_on_start) ps.run_on_start = false, ps.start_pending = true;
-    if (ps.start_pending) {
-        ps.start_pending = false;
-        start_sweep(app, ps.quick_pending);
-        ps.quick_pending = false;
-    }
-    if (!ImGui::Begin(kPerformanceWindow)) {
-        ImGui::End();
-        return;
-    }
-    update_cost_model(app);
-    if (!ps.opened) {  // the first look at the tab measures a little at once instead of showing empty plots
-        ps.opened = true;
-        if (!app.bench && !ps.start_pending) ps.start_pending = ps.quick_pending = true;
-    }
+/// The sweep's range and shape (disabled while a sweep runs) and the cost-model toggle.
+void draw_sweep_form(PerfState& ps, bool running) {
     ImGui::BeginDisabled(running);
     ImGui::SetNextItemWidth(100);
     ImGui::SliderInt("n from 2^", &ps.n_min_log2, 4, 16);
@@ -403,6 +384,11 @@ void draw_performance_panel(App& app) {
     ImGui::Checkbox("cost-model curves", &ps.show_slopes);
     ImGui::SetItemTooltip("thick faint line per variant: its analytic FLOPs (time) or memory estimate scaled through its "
                           "first point; grey: O(n) and O(n²)");
+}
+
+/// Run / Cancel, and the running sweep's progress or how the last one ended.
+void draw_sweep_controls(App& app, bool running, JobState state) {
+    PerfState& ps = app.perf;
     if (running) {
         if (ImGui::Button("Cancel")) app.bench->cancel();
         ImGui::SetItemTooltip("stop after the current run; the points measured so far stay");
@@ -430,29 +416,30 @@ void draw_performance_panel(App& app) {
         ImGui::SameLine();
         ImGui::TextDisabled("cancelled: the points measured before are shown");
     }
-    const auto report = app.bench_report;
-    const bool any_measured =
-        report && std::any_of(report->points.begin(), report->points.end(), [](const BenchPoint& p) { return p.measured(); });
-    if (!any_measured) {
-        hint_text("The cost model of each selected variant (its analytic FLOPs and peak-memory estimate, nothing "
-                  "measured yet). Measured points appear as a sweep runs: Run sweep times the selected variants over n "
-                  "with the benchmark engine behind `attnscope bench` (one warm-up, the median of the timed runs, peak "
-                  "tracked memory).");
-        if (ps.model) {
-            std::vector<LegendEntry> legend;
-            for (const std::string& label : model_labels(*ps.model))
-                legend.push_back({label, ImPlot::GetColormapColor(int(legend.size()))});
-            if (ps.show_slopes) add_guides(legend, false);
-            legend_row(legend);
-            const ImVec2 avail = ImGui::GetContentRegionAvail();
-            const ImVec2 size((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f, std::max(200.0f, avail.y));
-            model_plots(*ps.model, ps.show_slopes, size);
-        } else {
-            ImGui::TextDisabled("computing the cost model…");
-        }
-        ImGui::End();
-        return;
+}
+
+/// Before anything is measured: each selected variant's cost model alone.
+void draw_cost_model_only(const PerfState& ps) {
+    hint_text("The cost model of each selected variant (its analytic FLOPs and peak-memory estimate, nothing "
+              "measured yet). Measured points appear as a sweep runs: Run sweep times the selected variants over n "
+              "with the benchmark engine behind `attnscope bench` (one warm-up, the median of the timed runs, peak "
+              "tracked memory).");
+    if (ps.model) {
+        std::vector<LegendEntry> legend;
+        for (const std::string& label : model_labels(*ps.model))
+            legend.push_back({label, ImPlot::GetColormapColor(int(legend.size()))});
+        if (ps.show_slopes) add_guides(legend, false);
+        legend_row(legend);
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        const ImVec2 size((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f, std::max(200.0f, avail.y));
+        model_plots(*ps.model, ps.show_slopes, size);
+    } else {
+        ImGui::TextDisabled("computing the cost model…");
     }
+}
+
+/// The measured sweep: legend, time and memory plots, the comparison table and the report's notes.
+void draw_measured_sweep(PerfState& ps, const std::shared_ptr<const BenchReport>& report) {
     if (ps.derived_from != report.get()) {  // speed-ups and savings need the whole snapshot: fill them on a copy
         auto copy = std::make_shared<BenchReport>(*report);
         fill_derived_figures(*copy);
@@ -501,6 +488,36 @@ void draw_performance_panel(App& app) {
             ImGui::EndTooltip();
         }
     }
+}
+
+}  // namespace
+
+void draw_performance_panel(App& app) {
+    PerfState& ps = app.perf;
+    const bool running = app.bench && !app.bench->finished();
+    const JobState state = app.bench ? app.bench->state() : JobState::Queued;
+    if (ps.run_on_start) ps.run_on_start = false, ps.start_pending = true;
+    if (ps.start_pending) {
+        ps.start_pending = false;
+        start_sweep(app, ps.quick_pending);
+        ps.quick_pending = false;
+    }
+    if (!ImGui::Begin(kPerformanceWindow)) {
+        ImGui::End();
+        return;
+    }
+    update_cost_model(app);
+    if (!ps.opened) {  // the first look at the tab measures a little at once instead of showing empty plots
+        ps.opened = true;
+        if (!app.bench && !ps.start_pending) ps.start_pending = ps.quick_pending = true;
+    }
+    draw_sweep_form(ps, running);
+    draw_sweep_controls(app, running, state);
+    const auto report = app.bench_report;
+    const bool any_measured =
+        report && std::any_of(report->points.begin(), report->points.end(), [](const BenchPoint& p) { return p.measured(); });
+    if (any_measured) draw_measured_sweep(ps, report);
+    else draw_cost_model_only(ps);
     ImGui::End();
 }
 
