@@ -187,10 +187,10 @@ step device_out_of_memory_message oom_message
 } >> "$report"
 dev_runs() {
   local v
-  for v in 1 2 3; do "$build/kernels/flash_attention_dev" "$v" 2048 64 8 0 || return 1; done
-  "$build/kernels/flash_attention_dev" 2 2048 64 8 1 || return 1
-  "$build/kernels/flash_attention_dev" 2 1000 128 4 1 || return 1
-  "$build/kernels/flash_attention_dev" 2 77 32 2 0 || return 1
+  for v in 1 2 3; do "$build/core/backend/cuda/flash_attention_dev" "$v" 2048 64 8 0 || return 1; done
+  "$build/core/backend/cuda/flash_attention_dev" 2 2048 64 8 1 || return 1
+  "$build/core/backend/cuda/flash_attention_dev" 2 1000 128 4 1 || return 1
+  "$build/core/backend/cuda/flash_attention_dev" 2 77 32 2 0 || return 1
 }
 step flash_dev_versions dev_runs
 { echo '```'; grep -E "^version|^flash|FAIL" "$work/flash_dev_versions.log"; echo '```'; } >> "$report"
@@ -204,13 +204,13 @@ step flash_dev_versions dev_runs
 other_dev_runs() {
   local v
   for v in 1 2; do
-    "$build/kernels/block_sparse_attention_dev" "$v" 4096 64 8 64 1 || return 1
-    "$build/kernels/lsh_attention_dev" "$v" 4096 64 8 4 64 0 || return 1
-    "$build/kernels/linear_attention_dev" "$v" 2048 64 4 1 64 || return 1
-    "$build/kernels/pooled_view_dev" "$v" 4096 4096 2 512 0 || return 1
+    "$build/core/backend/cuda/block_sparse_attention_dev" "$v" 4096 64 8 64 1 || return 1
+    "$build/core/backend/cuda/lsh_attention_dev" "$v" 4096 64 8 4 64 0 || return 1
+    "$build/core/backend/cuda/linear_attention_dev" "$v" 2048 64 4 1 64 || return 1
+    "$build/core/backend/cuda/pooled_view_dev" "$v" 4096 4096 2 512 0 || return 1
   done
-  "$build/kernels/block_sparse_attention_dev" 2 1000 200 2 16 0 || return 1   # head dim above 128 (sliced)
-  "$build/kernels/lsh_attention_dev" 2 1000 160 2 8 100 1 || return 1         # sliced, chunk > 64, causal
+  "$build/core/backend/cuda/block_sparse_attention_dev" 2 1000 200 2 16 0 || return 1   # head dim above 128 (sliced)
+  "$build/core/backend/cuda/lsh_attention_dev" 2 1000 160 2 8 100 1 || return 1         # sliced, chunk > 64, causal
 }
 step other_dev_versions other_dev_runs
 { echo '```'; grep -E "^version|dev:|FAIL" "$work/other_dev_versions.log"; echo '```'; } >> "$report"
@@ -224,7 +224,7 @@ if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
       for causal in 0 1; do
         dir="$work/torch-n$n-c$causal"
         mkdir -p "$dir"
-        "$build/kernels/flash_attention_dev" 2 "$n" 64 8 "$causal" "$dir" > "$dir/dev.log" || return 1
+        "$build/core/backend/cuda/flash_attention_dev" 2 "$n" 64 8 "$causal" "$dir" > "$dir/dev.log" || return 1
         python3 "$root/scripts/gpu_torch_compare.py" "$dir" >> "$work/torch_sections.md" || return 1
       done
     done
