@@ -1,5 +1,6 @@
 // attnscope — background worker: run batches off the UI thread.
-// Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Batch  [SECTION] Worker thread
+// Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Worker thread
+// (the batch itself is run_batch.cpp)
 #include "core/session/worker.h"
 
 #include <omp.h>
