@@ -23,11 +23,8 @@ namespace attnscope::cli {
 
 namespace {
 
-struct ErrmapCli {
-    std::vector<std::string> variants, sets;
-    InputOptions input;
-    bool causal = false;
-    std::string param, x = "time", y = "rel_err_out", backend = "auto", json_path, csv_path;
+struct ErrmapCli : RunSelection {
+    std::string param, x = "time", y = "rel_err_out", json_path, csv_path;
 };
 
 /// Every instance, or every instance at every value of the swept parameter ("budget": each card's own).
@@ -108,14 +105,10 @@ int execute(const ErrmapCli& o) {
 void add_errmap_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<ErrmapCli>();
     auto* sub = app.add_subcommand("errmap", "Error against cost for variant instances on one input, Pareto front marked");
-    sub->add_option("--variant", o->variants, std::string("Variant instance(s): ") + kVariantSpecRule)->required();
-    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
+    add_run_selection_options(*sub, *o, "", "Run causal forms (every chosen variant must have one)")->required();
     sub->add_option("--param", o->param, "Also sweep NAME=START:STOP[:xF|:+S] for every instance (NAME may be budget)");
-    add_input_options(*sub, o->input);
-    sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
     sub->add_option("--x", o->x, "Cost axis: time, flops or memory")->capture_default_str();
     sub->add_option("--y", o->y, "Error axis: rel_err_out, mass_loss (1 − mass_recall) or embedding_loss (1 − embedding cosine, text)")->capture_default_str();
-    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON");
     sub->add_option("--csv", o->csv_path, "Write the points as CSV");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });

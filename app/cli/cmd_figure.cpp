@@ -16,12 +16,7 @@ namespace attnscope::cli {
 
 namespace {
 
-struct FigureCli {
-    std::vector<std::string> variants;
-    std::vector<std::string> sets;
-    InputOptions input;
-    bool causal = false;
-    std::string backend = "auto";
+struct FigureCli : RunSelection {
     std::string session;
     FigureFileOptions figure;
 };
@@ -43,13 +38,7 @@ void add_figure_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<FigureCli>();
     auto* sub = app.add_subcommand(
         "figure", "Draw variants side by side on one input as a slide-ready PNG and/or SVG (titles, tokens, colour bar)");
-    sub->add_option("--variant", o->variants,
-                    std::string("Variant instance(s): ") + kVariantSpecRule +
-                        "; with --session, replaces the session's variants");
-    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
-    add_input_options(*sub, o->input);
-    sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
-    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
+    add_run_selection_options(*sub, *o, "; with --session, replaces the session's variants", "Run causal forms (every chosen variant must have one)");
     sub->add_option("--session", o->session,
                     "Take the input, variants, head and view toggles from a GUI session file (File → Save session)");
     add_figure_file_options(*sub, o->figure);

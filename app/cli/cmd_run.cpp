@@ -29,12 +29,7 @@ namespace attnscope::cli {
 
 namespace {
 
-struct RunOptionsCli {
-    std::vector<std::string> variants;
-    std::vector<std::string> sets;
-    InputOptions input;
-    bool causal = false;
-    std::string backend = "auto";
+struct RunOptionsCli : RunSelection {
     std::string json_path;
     std::string png_dir;
     std::string npy_dir;
@@ -285,14 +280,9 @@ int execute(const RunOptionsCli& o) {
 void add_run_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<RunOptionsCli>();
     auto* sub = app.add_subcommand("run", "Run variants on one input and report errors against exact softmax and costs");
-    sub->add_option("--variant", o->variants,
-                    std::string("Variant instance(s): ") + kVariantSpecRule + "; see `attnscope variants`");
+    add_run_selection_options(*sub, *o, "; see `attnscope variants`", "Run causal forms (every chosen variant must have one)");
     sub->add_option("--session", o->session,
                     "Take the input and variants from a GUI session file (File → Save session); --variant replaces its variants");
-    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
-    add_input_options(*sub, o->input);
-    sub->add_flag("--causal", o->causal, "Run causal forms (every chosen variant must have one)");
-    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the results as JSON to this file");
     sub->add_option("--png", o->png_dir,
                     "Write each instance's effective matrix, per head, as a PNG figure (token axes, colour bar, metrics) "

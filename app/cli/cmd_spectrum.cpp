@@ -19,12 +19,7 @@ namespace attnscope::cli {
 
 namespace {
 
-struct SpectrumOptionsCli {
-    std::vector<std::string> variants;
-    std::vector<std::string> sets;
-    InputOptions input;
-    bool causal = false;
-    std::string backend = "auto";
+struct SpectrumOptionsCli : RunSelection {
     std::string json_path;
     int top = 256;
     int head = 0;
@@ -121,12 +116,7 @@ int execute(const SpectrumOptionsCli& o) {
 void add_spectrum_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<SpectrumOptionsCli>();
     auto* sub = app.add_subcommand("spectrum", "Singular values and cumulative curve of P and of each variant's P̃");
-    sub->add_option("--variant", o->variants,
-                    std::string("Variant instance(s): ") + kVariantSpecRule + " (P is always included)");
-    sub->add_option("--set", o->sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
-    add_input_options(*sub, o->input);
-    sub->add_flag("--causal", o->causal, "Use the causal P and causal forms of the variants");
-    sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
+    add_run_selection_options(*sub, *o, " (P is always included)", "Use the causal P and causal forms of the variants");
     sub->add_option("--top", o->top, "Singular values reported (and computed, for n > 2048)")->capture_default_str();
     sub->add_option("--spectrum-head", o->head, "Head whose spectra are computed (-1: all heads)")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");

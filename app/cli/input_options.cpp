@@ -1,5 +1,6 @@
 #include "app/cli/input_options.h"
 
+#include "core/backend/factory/make_backend.h"
 #include "core/session/variant_spec.h"
 #include "core/variants/registry.h"
 
@@ -47,6 +48,17 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
     sub.add_option("--tensors", o.tensors,
                    "Your own Q, K, V: a .safetensors file with tensors q, k, v (optional metadata \"tokens\": JSON "
                    "list) or a folder with q.npy, k.npy, v.npy (optional tokens.txt); shapes (n, d) or (H, n, d)");
+}
+
+CLI::Option* add_run_selection_options(CLI::App& sub, RunSelection& s, const std::string& variant_note,
+                                       const char* causal_help) {
+    CLI::Option* variants =
+        sub.add_option("--variant", s.variants, std::string("Variant instance(s): ") + kVariantSpecRule + variant_note);
+    sub.add_option("--set", s.sets, "Parameter NAME=VALUE (all chosen variants that have it) or VARIANT.NAME=VALUE");
+    add_input_options(sub, s.input);
+    sub.add_flag("--causal", s.causal, causal_help);
+    sub.add_option("--backend", s.backend, kBackendChoices)->capture_default_str();
+    return variants;
 }
 
 InputKind input_kind(const InputOptions& o) {

@@ -56,6 +56,20 @@ struct LoadedInput {
 /// --model, --layer, --head, --truncate, --tensors on `sub`.
 void add_input_options(CLI::App& sub, InputOptions& options);
 
+/// What every command that runs variant instances on one input takes.
+struct RunSelection {
+    std::vector<std::string> variants;  // --variant lists (kVariantSpecRule)
+    std::vector<std::string> sets;      // --set NAME=VALUE or VARIANT.NAME=VALUE
+    InputOptions input;
+    bool causal = false;                // --causal
+    std::string backend = "auto";       // --backend
+};
+
+/// Registers --variant (help: kVariantSpecRule followed by `variant_note`), --set, the input options, --causal
+/// (help `causal_help`) and --backend on `sub`; returns the --variant option (e.g. to make it required).
+CLI::Option* add_run_selection_options(CLI::App& sub, RunSelection& s, const std::string& variant_note,
+                                       const char* causal_help);
+
 /// The kind the options select; throws Error when text and tensors (or --text and --text-file) are mixed.
 InputKind input_kind(const InputOptions& options);
 
