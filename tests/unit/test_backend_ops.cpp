@@ -282,7 +282,7 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, BackendOps, testing::ValuesIn(backend_ops(
 
 TEST(BackendOpsList, EveryComputeMethodOfTheInterfaceHasACase) {
     // Read the interface itself, so a new primitive without a case here fails.
-    const std::string path = std::string(ATTNSCOPE_TEST_DATA_DIR) + "/../../core/backend/backend.h";
+    const std::string path = std::string(ATTNSCOPE_TEST_DATA_DIR) + "/../../core/backend/interface/backend.h";
     std::ifstream in(path);
     ASSERT_TRUE(in) << "cannot read " << path;
     std::stringstream text;
