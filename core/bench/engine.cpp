@@ -383,168 +383,261 @@ BenchReport bench_report_header(const BenchConfig& c, const Backend& backend) {
     return report;
 }
 
-BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbacks& cb) {
-    validate_bench_config(c);
-    BenchReport report = bench_report_header(c, backend);
-    const int dv = report.value_dim;
-    const int total = static_cast<int>(c.ns.size() * c.variants.size());
-    int done = 0;
-    auto progress = [&](const std::string& stage, double within) {
-        if (!cb.on_progress) return;
-        BenchProgress p;
-        p.points_done = done, p.points_total = total, p.stage = stage;
-        p.fraction = total > 0 ? std::min(1.0, (done + within) / total) : 1.0;
-        cb.on_progress(p);
-    };
-    auto cancelled = [&] { return cb.cancel_requested && cb.cancel_requested(); };
+namespace {
 
-    std::optional<RoofGemm> roof_gemm;  // held for the whole sweep: allocated once, outside every point's scope
-    PairedRoof roof;
+/// The input Q, K, V of one n: made once, when the first variant at that n runs, and only if it fits.
+struct InputAtN {
+    std::optional<Heads> heads;
+    std::string problem;   // why there is none ("" until tried, or when made)
+    bool too_big = false;  // the problem is the memory guard's, not a failure
+};
+
+/// One sweep while it runs: the report being filled, the progress it reports and the roof each run is paired with.
+class BenchSweep {
+public:
+    BenchSweep(const BenchConfig& config, Backend& backend, const BenchCallbacks& cb)
+        : m_config(config), m_backend(backend), m_cb(cb), m_report(bench_report_header(config, backend)),
+          m_dv(m_report.value_dim), m_total(static_cast<int>(config.ns.size() * config.variants.size())) {}
+
+    BenchReport run();
+
+private:
+    void progress(const std::string& stage, double within) const;
+    bool cancelled() const { return m_cb.cancel_requested && m_cb.cancel_requested(); }
+    int64_t available_bytes() const {
+        return m_config.available_bytes_override >= 0 ? m_config.available_bytes_override : available_memory_bytes();
+    }
+    /// Measures the machine's roofs (and holds the roof paired with each run) or only describes the machine.
+    void machine_and_roof();
+    /// Notes on what the figures mean on this system: no memory guard, a device's clock.
+    void system_notes();
+    /// Measures one variant at n, or says why not, into a finished point.
+    void run_point(const BenchVariantSpec& spec, int n, InputAtN& input);
+    /// The point's description before anything is run: its variant, shape and requested parameters.
+    BenchPoint new_point(const BenchVariantSpec& spec, int n) const;
+    /// Records the point with its status and reason, and tells the callbacks.
+    void finish(BenchPoint& point, PointStatus status, std::string reason);
+    /// Why the time budget skips this point ("" when it does not).
+    std::string budget_skip(const Variant& variant, const BenchVariantSpec& spec, const BenchPoint& point);
+    /// Makes the input of this n unless it was tried already; true when there is one.
+    bool ensure_input(int n, int64_t input_bytes, InputAtN& input) const;
+    /// Resolves the point's parameters on the input and estimates its peak memory; throws what the variant threw.
+    void estimate_memory(const Variant& variant, const BenchVariantSpec& spec, const Heads& input, BenchPoint& point);
+    /// Why the estimate does not fit in host (or device) memory ("" when it fits).
+    std::string memory_shortfall(const Variant& variant, const BenchPoint& point) const;
+    /// Times the point and finishes it: measured, or the failure, skip or cancellation the runs met.
+    void measure(const Variant& variant, const Heads& input, BenchPoint& point);
+
+    const BenchConfig& m_config;
+    Backend& m_backend;
+    const BenchCallbacks& m_cb;
+    BenchReport m_report;
+    const int m_dv;
+    const int m_total;
+    int m_done = 0;
+    std::optional<RoofGemm> m_roof_gemm;  // held for the whole sweep: allocated once, outside every point's scope
+    PairedRoof m_roof;
+    std::map<std::string, std::vector<const BenchPoint*>> m_measured_by_label;
+};
+
+std::string point_name(const BenchPoint& point) { return point.label + " n=" + std::to_string(point.n); }
+
+void BenchSweep::progress(const std::string& stage, double within) const {
+    if (!m_cb.on_progress) return;
+    BenchProgress p;
+    p.points_done = m_done, p.points_total = m_total, p.stage = stage;
+    p.fraction = m_total > 0 ? std::min(1.0, (m_done + within) / m_total) : 1.0;
+    m_cb.on_progress(p);
+}
+
+void BenchSweep::machine_and_roof() {
+    const BenchConfig& c = m_config;
     if (c.measure_machine && !cancelled()) {
         progress("machine: GEMM " + std::to_string(c.machine.gemm_size) + "² and triad", 0);
-        report.machine = measure_machine(backend, c.machine);
-        report.machine_measured = true;
+        m_report.machine = measure_machine(m_backend, c.machine);
+        m_report.machine_measured = true;
         if (c.pair_roof && !c.memory_only) {
-            roof_gemm.emplace(backend, c.machine.gemm_size);
-            roof = {&*roof_gemm, report.machine.roof, report.machine.roof_name};
+            m_roof_gemm.emplace(m_backend, c.machine.gemm_size);
+            m_roof = {&*m_roof_gemm, m_report.machine.roof, m_report.machine.roof_name};
         }
     } else {
-        report.machine = describe_machine(backend);
+        m_report.machine = describe_machine(m_backend);
     }
-    if (c.available_bytes_override < 0 && available_memory_bytes() < 0)
-        report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
-    if (backend.has_device())
-        report.notes.push_back("device backend: time = CUDA events of the primitive calls + wall clock of the host work "
-                               "between them (wall_median_ms keeps the wall clock); memory.peak_device_bytes = tracked "
-                               "device allocations; estimates are also checked against free device memory");
+}
 
-    std::map<std::string, std::vector<const BenchPoint*>> measured_by_label;
-    report.points.reserve(total);  // pointers into points stay valid
-    for (int n : c.ns) {
-        std::optional<Heads> input;
-        std::string input_problem;
-        bool input_too_big = false;
-        for (const BenchVariantSpec& spec : c.variants) {
-            const Variant& variant = find_variant(spec.id);
-            BenchPoint point;
-            point.variant = spec.id;
-            point.label = spec.label.empty() ? spec.id : spec.label;
-            point.n = n, point.heads = c.heads, point.d = c.dim, point.dv = dv;
-            point.params = spec.params;
-            point.causal = spec.params.has("causal") && spec.params.get_bool("causal");
-            point.input_bytes = input_bytes_for(c.heads, n, c.dim, dv);
-            const std::string where = point.label + " n=" + std::to_string(n);
-            auto finish = [&](PointStatus status, std::string reason) {
-                point.status = status;
-                point.reason = std::move(reason);
-                report.points.push_back(point);
-                if (point.measured()) measured_by_label[point.label].push_back(&report.points.back());
-                fill_derived_figures(report);  // cheap; lets on_point see ratios as they become known
-                ++done;
-                progress(where + ": " + point_status_name(status), 0);
-                if (cb.on_point) cb.on_point(report.points.back());
-            };
-            if (cancelled()) {
-                report.cancelled = true;
-                finish(PointStatus::Cancelled, "cancelled before this point");
-                continue;
-            }
-            const TimingPlan plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
-            double flops_at_n = 0;  // the cost model's growth for the budget; a parameter error surfaces in the run
+void BenchSweep::system_notes() {
+    if (m_config.available_bytes_override < 0 && available_memory_bytes() < 0)
+        m_report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
+    if (m_backend.has_device())
+        m_report.notes.push_back("device backend: time = CUDA events of the primitive calls + wall clock of the host work "
+                                 "between them (wall_median_ms keeps the wall clock); memory.peak_device_bytes = tracked "
+                                 "device allocations; estimates are also checked against free device memory");
+}
+
+BenchReport BenchSweep::run() {
+    machine_and_roof();
+    system_notes();
+    m_report.points.reserve(m_total);  // pointers into points stay valid
+    for (int n : m_config.ns) {
+        InputAtN input;
+        for (const BenchVariantSpec& spec : m_config.variants) run_point(spec, n, input);
+    }
+    fill_derived_figures(m_report);
+    progress("done", 0);
+    return std::move(m_report);
+}
+
+BenchPoint BenchSweep::new_point(const BenchVariantSpec& spec, int n) const {
+    const BenchConfig& c = m_config;
+    BenchPoint point;
+    point.variant = spec.id;
+    point.label = spec.label.empty() ? spec.id : spec.label;
+    point.n = n, point.heads = c.heads, point.d = c.dim, point.dv = m_dv;
+    point.params = spec.params;
+    point.causal = spec.params.has("causal") && spec.params.get_bool("causal");
+    point.input_bytes = input_bytes_for(c.heads, n, c.dim, m_dv);
+    return point;
+}
+
+void BenchSweep::finish(BenchPoint& point, PointStatus status, std::string reason) {
+    point.status = status;
+    point.reason = std::move(reason);
+    m_report.points.push_back(point);
+    if (point.measured()) m_measured_by_label[point.label].push_back(&m_report.points.back());
+    fill_derived_figures(m_report);  // cheap; lets on_point see ratios as they become known
+    ++m_done;
+    progress(point_name(point) + ": " + point_status_name(status), 0);
+    if (m_cb.on_point) m_cb.on_point(m_report.points.back());
+}
+
+void BenchSweep::run_point(const BenchVariantSpec& spec, int n, InputAtN& input) {
+    const Variant& variant = find_variant(spec.id);
+    BenchPoint point = new_point(spec, n);
+    if (cancelled()) {
+        m_report.cancelled = true;
+        finish(point, PointStatus::Cancelled, "cancelled before this point");
+        return;
+    }
+    if (std::string why = budget_skip(variant, spec, point); !why.empty()) {
+        finish(point, PointStatus::SkippedBudget, why);
+        return;
+    }
+    if (!ensure_input(n, point.input_bytes, input)) {
+        finish(point, input.too_big ? PointStatus::SkippedMemory : PointStatus::Failed, input.problem);
+        return;
+    }
+    try {
+        estimate_memory(variant, spec, *input.heads, point);
+    } catch (const Error& e) {
+        finish(point, PointStatus::Failed, e.what());
+        return;
+    }
+    if (std::string why = memory_shortfall(variant, point); !why.empty()) {
+        finish(point, PointStatus::SkippedMemory, why);
+        return;
+    }
+    measure(variant, *input.heads, point);
+}
+
+std::string BenchSweep::budget_skip(const Variant& variant, const BenchVariantSpec& spec, const BenchPoint& point) {
+    const BenchConfig& c = m_config;
+    const int n = point.n;
+    const TimingPlan plan = c.memory_only ? TimingPlan{0, 1} : c.plan;
+    double flops_at_n = 0;  // the cost model's growth for the budget; a parameter error surfaces in the run
+    try {
+        flops_at_n = variant.estimate_flops(c.heads, n, c.dim, m_dv,
+                                            variant.resolve(spec.params, Shape{c.heads, n, c.dim, m_dv}));
+    } catch (const Error&) {
+    }
+    return budget_skip_reason(m_measured_by_label[point.label], n, c.budget_s, plan, flops_at_n);
+}
+
+bool BenchSweep::ensure_input(int n, int64_t input_bytes, InputAtN& input) const {
+    const BenchConfig& c = m_config;
+    if (!input.heads && input.problem.empty()) {
+        input.problem = memory_skip_reason(input_bytes, available_bytes(), c, "the input Q, K, V");
+        input.too_big = !input.problem.empty();
+        if (!input.too_big) {
+            progress("input n=" + std::to_string(n), 0);
             try {
-                flops_at_n = variant.estimate_flops(c.heads, n, c.dim, dv,
-                                                    variant.resolve(spec.params, Shape{c.heads, n, c.dim, dv}));
-            } catch (const Error&) {
-            }
-            if (std::string why = budget_skip_reason(measured_by_label[point.label], n, c.budget_s, plan, flops_at_n);
-                !why.empty()) {
-                finish(PointStatus::SkippedBudget, why);
-                continue;
-            }
-            // The input is made once per n, only when some variant at this n runs, and only if it fits.
-            if (!input && input_problem.empty()) {
-                const int64_t avail = c.available_bytes_override >= 0 ? c.available_bytes_override : available_memory_bytes();
-                input_problem = memory_skip_reason(point.input_bytes, avail, c, "the input Q, K, V");
-                input_too_big = !input_problem.empty();
-                if (!input_too_big) {
-                    progress("input n=" + std::to_string(n), 0);
-                    try {
-                        ScenarioSpec s;
-                        s.kind = c.data, s.n = n, s.heads = c.heads, s.dim = c.dim, s.value_dim = dv, s.seed = c.seed;
-                        input = make_scenario(s);
-                    } catch (const Error& e) {
-                        input_problem = std::string("input: ") + e.what();
-                    } catch (const std::bad_alloc&) {
-                        input_problem = "input: out of memory while making Q, K, V";
-                    }
-                }
-            }
-            if (!input) {
-                finish(input_too_big ? PointStatus::SkippedMemory : PointStatus::Failed, input_problem);
-                continue;
-            }
-            try {
-                point.params = variant.resolve(spec.params, input->shape());
-                point.causal = point.params.has("causal") && point.params.get_bool("causal");
-                point.estimate_bytes = variant.estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
-                point.estimate_is_default =
-                    point.estimate_bytes == variant.Variant::estimate_peak_bytes(c.heads, n, c.dim, dv, point.params);
-                // Without an override, a point measured at a smaller n is a better guide than "an n×n matrix per
-                // head": grow its measured peak quadratically (never an underestimate for a variant whose memory is
-                // at most quadratic in n), and keep the smaller of the two.
-                if (point.estimate_is_default) {
-                    const auto& seen = measured_by_label[point.label];
-                    if (!seen.empty() && seen.back()->n > 0 && seen.back()->n < n) {
-                        const double growth = double(n) / seen.back()->n;
-                        const auto extrapolated = static_cast<int64_t>(double(seen.back()->peak_bytes) * growth * growth);
-                        point.estimate_bytes = std::min(point.estimate_bytes, extrapolated);
-                    }
-                }
+                ScenarioSpec s;
+                s.kind = c.data, s.n = n, s.heads = c.heads, s.dim = c.dim, s.value_dim = m_dv, s.seed = c.seed;
+                input.heads = make_scenario(s);
             } catch (const Error& e) {
-                finish(PointStatus::Failed, e.what());
-                continue;
-            }
-            const int64_t avail = c.available_bytes_override >= 0 ? c.available_bytes_override : available_memory_bytes();
-            if (std::string why = memory_skip_reason(point.estimate_bytes, avail, c, point.label); !why.empty()) {
-                if (point.estimate_is_default) why += " (conservative default estimate: the variant does not override it)";
-                finish(PointStatus::SkippedMemory, why);
-                continue;
-            }
-            // On a device backend the estimate must also fit in free device memory (checked before launch).
-            if (std::string why = device_memory_shortfall(
-                    device_estimate_bytes(variant, c.heads, n, c.dim, dv, point.params), backend, where);
-                !why.empty()) {
-                finish(PointStatus::SkippedMemory, why);
-                continue;
-            }
-            try {
-                auto on_run = [&](int run, int runs) {
-                    progress(where + " run " + std::to_string(run) + "/" + std::to_string(runs), double(run) / runs);
-                };
-                measure_point(variant, *input, point.params, c, backend, cb, on_run, roof, point);
-            } catch (const DeviceMemoryError& e) {  // a primitive's own check before it allocated
-                finish(PointStatus::SkippedMemory, e.what());
-                continue;
-            } catch (const Error& e) {
-                finish(PointStatus::Failed, e.what());
-                continue;
+                input.problem = std::string("input: ") + e.what();
             } catch (const std::bad_alloc&) {
-                finish(PointStatus::Failed, "out of memory during the run although the estimate fitted (estimate " +
-                                                format_bytes(double(point.estimate_bytes)) + "): the variant's estimate is too low");
-                continue;
+                input.problem = "input: out of memory while making Q, K, V";
             }
-            if (!point.time.complete) {
-                report.cancelled = true;
-                finish(PointStatus::Cancelled, "cancelled after " + std::to_string(point.time.samples_ms.size()) +
-                                                   " timed runs");
-                continue;
-            }
-            finish(PointStatus::Measured, "");
         }
     }
-    fill_derived_figures(report);
-    progress("done", 0);
-    return report;
+    return input.heads.has_value();
+}
+
+void BenchSweep::estimate_memory(const Variant& variant, const BenchVariantSpec& spec, const Heads& input,
+                                 BenchPoint& point) {
+    const BenchConfig& c = m_config;
+    const int n = point.n;
+    point.params = variant.resolve(spec.params, input.shape());
+    point.causal = point.params.has("causal") && point.params.get_bool("causal");
+    point.estimate_bytes = variant.estimate_peak_bytes(c.heads, n, c.dim, m_dv, point.params);
+    point.estimate_is_default =
+        point.estimate_bytes == variant.Variant::estimate_peak_bytes(c.heads, n, c.dim, m_dv, point.params);
+    // Without an override, a point measured at a smaller n is a better guide than "an n×n matrix per
+    // head": grow its measured peak quadratically (never an underestimate for a variant whose memory is
+    // at most quadratic in n), and keep the smaller of the two.
+    if (point.estimate_is_default) {
+        const auto& seen = m_measured_by_label[point.label];
+        if (!seen.empty() && seen.back()->n > 0 && seen.back()->n < n) {
+            const double growth = double(n) / seen.back()->n;
+            const auto extrapolated = static_cast<int64_t>(double(seen.back()->peak_bytes) * growth * growth);
+            point.estimate_bytes = std::min(point.estimate_bytes, extrapolated);
+        }
+    }
+}
+
+std::string BenchSweep::memory_shortfall(const Variant& variant, const BenchPoint& point) const {
+    const BenchConfig& c = m_config;
+    if (std::string why = memory_skip_reason(point.estimate_bytes, available_bytes(), c, point.label); !why.empty()) {
+        if (point.estimate_is_default) why += " (conservative default estimate: the variant does not override it)";
+        return why;
+    }
+    // On a device backend the estimate must also fit in free device memory (checked before launch).
+    return device_memory_shortfall(device_estimate_bytes(variant, c.heads, point.n, c.dim, m_dv, point.params), m_backend,
+                                   point_name(point));
+}
+
+void BenchSweep::measure(const Variant& variant, const Heads& input, BenchPoint& point) {
+    const std::string where = point_name(point);
+    try {
+        auto on_run = [&](int run, int runs) {
+            progress(where + " run " + std::to_string(run) + "/" + std::to_string(runs), double(run) / runs);
+        };
+        measure_point(variant, input, point.params, m_config, m_backend, m_cb, on_run, m_roof, point);
+    } catch (const DeviceMemoryError& e) {  // a primitive's own check before it allocated
+        finish(point, PointStatus::SkippedMemory, e.what());
+        return;
+    } catch (const Error& e) {
+        finish(point, PointStatus::Failed, e.what());
+        return;
+    } catch (const std::bad_alloc&) {
+        finish(point, PointStatus::Failed, "out of memory during the run although the estimate fitted (estimate " +
+                                               format_bytes(double(point.estimate_bytes)) + "): the variant's estimate is too low");
+        return;
+    }
+    if (!point.time.complete) {
+        m_report.cancelled = true;
+        finish(point, PointStatus::Cancelled, "cancelled after " + std::to_string(point.time.samples_ms.size()) +
+                                                  " timed runs");
+        return;
+    }
+    finish(point, PointStatus::Measured, "");
+}
+
+}  // namespace
+
+BenchReport run_bench(const BenchConfig& c, Backend& backend, const BenchCallbacks& cb) {
+    validate_bench_config(c);
+    return BenchSweep(c, backend, cb).run();
 }
 
 }  // namespace attnscope

@@ -140,7 +140,10 @@ std::vector<int> scenario_hub_positions(const ScenarioSpec& spec) {
     return out;
 }
 
-Heads make_scenario(const ScenarioSpec& spec) {
+namespace {
+
+/// Throws unless n, H, d, dv and T are in range.
+void check_ranges(const ScenarioSpec& spec) {
     if (spec.n < 1 || spec.n > (1 << 20))
         throw Error("n = " + std::to_string(spec.n) + " is out of range: choose 1 ≤ n ≤ 1048576");
     if (spec.heads < 1 || spec.heads > 64)
@@ -151,135 +154,191 @@ Heads make_scenario(const ScenarioSpec& spec) {
         throw Error("value dim = " + std::to_string(spec.value_dim) + " is out of range: choose 0 (= d) to 1024");
     if (!(spec.temperature > 0.0) || spec.temperature > 100.0)
         throw Error("temperature = " + std::to_string(spec.temperature) + " is out of range: choose 0 < T ≤ 100");
+}
 
-    const int H = spec.heads, n = spec.n, d = spec.dim, dv = spec.value_dim ? spec.value_dim : spec.dim;
-    const int structure = scenario_structure(spec);
-    const uint64_t seed = spec.seed;
-    const float inv_t = static_cast<float>(1.0 / spec.temperature);
-    const float sqrt_d = std::sqrt(static_cast<float>(d));
+/// What every generator draws from: the shape, the scenario's structure parameter, the seed and the scales.
+struct Draws {
+    int H, n, d, dv, structure;
+    uint64_t seed;
+    float inv_t;   // 1 / temperature, on Q
+    float sqrt_d;
+
+    /// The N(0, 1) draw of element (h, i, c) of a (H, n, cols) tensor in `stream`.
+    float noise(uint64_t stream, int h, int i, int c, int cols) const {
+        return static_cast<float>(rng::normal(seed, stream, counter(h, i, c, n, cols)));
+    }
+};
+
+/// The draws of `spec`, its structure parameter resolved (scenario_structure throws when out of range).
+Draws draws_of(const ScenarioSpec& spec) {
+    Draws g;
+    g.H = spec.heads, g.n = spec.n, g.d = spec.dim, g.dv = spec.value_dim ? spec.value_dim : spec.dim;
+    g.structure = scenario_structure(spec);
+    g.seed = spec.seed;
+    g.inv_t = static_cast<float>(1.0 / spec.temperature);
+    g.sqrt_d = std::sqrt(static_cast<float>(g.d));
+    return g;
+}
+
+/// Q, K i.i.d. N(0, 1), Q divided by T.
+void fill_gaussian(Heads& out, const Draws& g) {
+    fill(out.Q, [&](int h, int i, int c) { return g.inv_t * g.noise(kQ, h, i, c, g.d); });
+    fill(out.K, [&](int h, int i, int c) { return g.noise(kK, h, i, c, g.d); });
+}
+
+/// Same-cluster logits ≈ ‖μ‖²/√d ≈ √d, cross-cluster ≈ N(0, 1): rows concentrate on their cluster, whose share of
+/// the keys (1/C) does not depend on n.
+void fill_clustered(Heads& out, const Draws& g) {
+    const int H = g.H, n = g.n, d = g.d;
+    const uint64_t seed = g.seed;
+    const int clusters = std::min(n, g.structure);
+    auto cluster_of = [&](int h, int i) { return static_cast<int>(rng::below(seed, kAssign, uint64_t(h) * n + i, clusters)); };
+    auto centre = [&](int h, int k, int c) {
+        return static_cast<float>(rng::normal(seed, kCentres, (uint64_t(h) * clusters + k) * d + c));
+    };
+    out.groups.resize(size_t(H) * n);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) out.groups[size_t(h) * n + i] = cluster_of(h, i);
+    fill(out.K, [&](int h, int i, int c) { return centre(h, cluster_of(h, i), c) + 0.35f * g.noise(kK, h, i, c, d); });
+    fill(out.Q, [&](int h, int i, int c) { return g.inv_t * out.K.at(h, i, c); });
+}
+
+/// Positional features' frequencies ω_f, how many of the d/2 pairs carry one, and the peak logit A they are scaled to.
+struct PositionalComb {
+    std::vector<double> omega;
+    int used = 0;
+    double A = 6.0;
+};
+
+/// Local: ω_f drawn for a Gaussian kernel whose width follows the band b (not n), and a peak A that grows with
+/// ln(n/b) so the band beats the far field at any n.
+PositionalComb local_comb(const Draws& g) {
+    const int pairs = g.d / 2;
+    PositionalComb comb;
+    comb.used = pairs;
+    const double sigma_eff = g.structure / 2.0;  // ±b = ±2σ holds ~95% of a Gaussian row
+    comb.A = local_peak_logit(g.n, sigma_eff, pairs);
+    comb.omega = gaussian_kernel_frequencies(pairs, sigma_eff * std::sqrt(comb.A), g.seed);
+    return comb;
+}
+
+/// Periodic: harmonics of 2π/p, so the logit peaks exactly at (i − j) mod p = 0. While p/2 ≤ F all harmonics fit
+/// (a Dirichlet comb, slightly negative between peaks); beyond, F harmonics drawn at random keep the comb one
+/// position sharp with random-phase noise between peaks, which the peak logit outweighs.
+PositionalComb periodic_comb(const Draws& g) {
+    const int pairs = g.d / 2;
+    PositionalComb comb;
+    comb.used = pairs;
+    const int period = g.structure, harmonics = std::max(1, period / 2);
+    if (harmonics <= pairs) {
+        comb.used = harmonics * (pairs / harmonics);  // every harmonic equally often
+        for (int f = 0; f < comb.used; ++f) comb.omega.push_back(2.0 * M_PI * (1 + f % harmonics) / period);
+        comb.A = peak_logit(std::log(19.0 * period), 1 << 20);
+    } else {
+        for (int f = 0; f < pairs; ++f)
+            comb.omega.push_back(2.0 * M_PI * (1 + double(rng::below(g.seed, kFrequencies, f, harmonics))) / period);
+        comb.A = peak_logit(std::log(19.0 * period), pairs);
+    }
+    return comb;
+}
+
+/// Local and periodic: positional features, pairs (cos ω_f·i, sin ω_f·i), so s·q_i·k_j = A·(1/F)·Σ_f cos(ω_f (i − j)).
+/// Either comb makes the peaks outweigh the rest 19× at any n: the mass follows b or p, not n.
+void fill_positional(Heads& out, const Draws& g, const PositionalComb& comb) {
+    const int d = g.d, used = comb.used;
+    const std::vector<double>& omega = comb.omega;
+    const float amp = used > 0 ? std::sqrt(float(comb.A) * g.sqrt_d / used) : 0.0f;  // peak s·q·k = amp²·F/√d = A
+    fill(out.K, [&](int h, int i, int c) { return amp * positional(omega, i, c) + 0.1f * g.noise(kK, h, i, c, d); });
+    fill(out.Q, [&](int h, int i, int c) {
+        return g.inv_t * (amp * positional(omega, i, c) + 0.1f * g.noise(kQ, h, i, c, d));
+    });
+}
+
+/// Q = A·W_q, K = A·W_k with A (n×r): QKᵀ = A·W_q·W_kᵀ·Aᵀ has rank r (plus 1% noise).
+void fill_lowrank(Heads& out, const Draws& g) {
+    const int n = g.n, d = g.d;
+    const uint64_t seed = g.seed;
+    const int r = std::min(d, g.structure);
+    const float inv_sqrt_r = 1.0f / std::sqrt(static_cast<float>(r));
+    auto factor = [&](int h, int i, int k) { return static_cast<float>(rng::normal(seed, kFactors, (uint64_t(h) * n + i) * r + k)); };
+    auto weight = [&](uint64_t which, int h, int k, int c) {
+        return static_cast<float>(rng::normal(seed, kFactors + 100 + which, (uint64_t(h) * r + k) * d + c));
+    };
+    auto project = [&](uint64_t which, int h, int i, int c) {
+        float s = 0;
+        for (int k = 0; k < r; ++k) s += factor(h, i, k) * weight(which, h, k, c);
+        return 1.41421356f * s * inv_sqrt_r;
+    };
+    fill(out.Q, [&](int h, int i, int c) { return g.inv_t * (project(0, h, i, c) + 0.01f * g.noise(kQ, h, i, c, d)); });
+    fill(out.K, [&](int h, int i, int c) { return project(1, h, i, c) + 0.01f * g.noise(kK, h, i, c, d); });
+}
+
+/// The hubs' shared direction u per head, (H, 1, d), scaled to ‖u‖² = d.
+Tensor3 hub_directions(const Draws& g) {
+    const int H = g.H, d = g.d;
+    Tensor3 u(H, 1, d);
+    for (int h = 0; h < H; ++h) {
+        double sq = 0;
+        for (int col = 0; col < d; ++col) {
+            u.at(h, 0, col) = static_cast<float>(rng::normal(g.seed, kDirection, uint64_t(h) * d + col));
+            sq += double(u.at(h, 0, col)) * u.at(h, 0, col);
+        }
+        const float to_norm = static_cast<float>(std::sqrt(d / std::max(sq, 1e-12)));
+        for (int col = 0; col < d; ++col) u.at(h, 0, col) *= to_norm;
+    }
+    return u;
+}
+
+/// Every query is u plus noise orthogonal to u (‖u‖² = d); the h hub keys carry c·u with c = L/√d, so every hub's
+/// logit is L plus N(0, 2σ²) noise, against N(0, 2σ²) for other keys (σ = kHubKeyNoise). Keeping the query noise
+/// off u keeps L from adding a per-row shift that would grow with n; L grows with ln(n/h) (hub_logit), so the hubs
+/// hold the same share of each row's mass at any n.
+void fill_hubs(Heads& out, const Draws& g, const std::vector<int>& positions) {
+    const int H = g.H, n = g.n, d = g.d;
+    const float inv_t = g.inv_t;
+    std::vector<char> is_hub(n, 0);
+    for (int pos : positions) is_hub[pos] = 1;
+    const double L = hub_logit(n, static_cast<int>(positions.size()), 0.65);
+    const float c = static_cast<float>(L / g.sqrt_d);
+    const Tensor3 u = hub_directions(g);
+    fill(out.K, [&](int h, int i, int col) {
+        return kHubKeyNoise * g.noise(kK, h, i, col, d) + (is_hub[i] ? c * u.at(h, 0, col) : 0.0f);
+    });
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i) {
+            double along = 0;  // (noise·u)/‖u‖²: the part of the noise along u, removed below
+            for (int col = 0; col < d; ++col) along += double(g.noise(kQ, h, i, col, d)) * u.at(h, 0, col);
+            along /= d;
+            for (int col = 0; col < d; ++col)
+                out.Q.at(h, i, col) = inv_t * static_cast<float>(g.noise(kQ, h, i, col, d) - along * u.at(h, 0, col) +
+                                                                  u.at(h, 0, col));
+        }
+}
+
+}  // namespace
+
+Heads make_scenario(const ScenarioSpec& spec) {
+    check_ranges(spec);
+    const Draws g = draws_of(spec);
     // Q, K, V plus the generators' temporaries of the same size.
-    require_host_memory(2 * int64_t(sizeof(float)) * H * n * (2ll * d + dv),
-                        "the synthetic input (n = " + std::to_string(n) + ", H = " + std::to_string(H) +
-                            ", d = " + std::to_string(d) + ")",
+    require_host_memory(2 * int64_t(sizeof(float)) * g.H * g.n * (2ll * g.d + g.dv),
+                        "the synthetic input (n = " + std::to_string(g.n) + ", H = " + std::to_string(g.H) +
+                            ", d = " + std::to_string(g.d) + ")",
                         "lower n, the number of heads or d");
     Heads out;
     out.source = "synthetic:" + scenario_id(spec.kind);
-    out.Q = Tensor3(H, n, d);
-    out.K = Tensor3(H, n, d);
-    out.V = Tensor3(H, n, dv);
-    auto noise = [&](uint64_t stream, int h, int i, int c, int cols) {
-        return static_cast<float>(rng::normal(seed, stream, counter(h, i, c, n, cols)));
-    };
-    fill(out.V, [&](int h, int i, int c) { return noise(kV, h, i, c, dv); });
-
+    out.Q = Tensor3(g.H, g.n, g.d);
+    out.K = Tensor3(g.H, g.n, g.d);
+    out.V = Tensor3(g.H, g.n, g.dv);
+    fill(out.V, [&](int h, int i, int c) { return g.noise(kV, h, i, c, g.dv); });
     switch (spec.kind) {
-        case ScenarioKind::Gaussian:
-            fill(out.Q, [&](int h, int i, int c) { return inv_t * noise(kQ, h, i, c, d); });
-            fill(out.K, [&](int h, int i, int c) { return noise(kK, h, i, c, d); });
-            break;
-        case ScenarioKind::Clustered: {
-            // Same-cluster logits ≈ ‖μ‖²/√d ≈ √d, cross-cluster ≈ N(0, 1): rows concentrate on their cluster, whose
-            // share of the keys (1/C) does not depend on n.
-            const int clusters = std::min(n, structure);
-            auto cluster_of = [&](int h, int i) { return static_cast<int>(rng::below(seed, kAssign, uint64_t(h) * n + i, clusters)); };
-            auto centre = [&](int h, int k, int c) {
-                return static_cast<float>(rng::normal(seed, kCentres, (uint64_t(h) * clusters + k) * d + c));
-            };
-            out.groups.resize(size_t(H) * n);
-            for (int h = 0; h < H; ++h)
-                for (int i = 0; i < n; ++i) out.groups[size_t(h) * n + i] = cluster_of(h, i);
-            fill(out.K, [&](int h, int i, int c) { return centre(h, cluster_of(h, i), c) + 0.35f * noise(kK, h, i, c, d); });
-            fill(out.Q, [&](int h, int i, int c) { return inv_t * out.K.at(h, i, c); });
-            break;
-        }
-        case ScenarioKind::Local:
-        case ScenarioKind::Periodic: {
-            // Positional features, pairs (cos ω_f·i, sin ω_f·i), so s·q_i·k_j = A·(1/F)·Σ_f cos(ω_f (i − j)).
-            // Local: ω_f drawn for a Gaussian kernel whose width follows the band b (not n), and a peak A that grows
-            // with ln(n/b) so the band beats the far field at any n. Periodic: harmonics of 2π/p, so the logit peaks
-            // exactly at (i − j) mod p = 0. While p/2 ≤ F all harmonics fit (a Dirichlet comb, slightly negative
-            // between peaks); beyond, F harmonics drawn at random keep the comb one position sharp with random-phase
-            // noise between peaks, which the peak logit outweighs. Either way the n/p peaks outweigh the rest 19×
-            // at any n: the mass follows p, not n.
-            const int pairs = d / 2;
-            std::vector<double> omega;
-            int used = pairs;
-            double A = 6.0;
-            if (spec.kind == ScenarioKind::Local) {
-                const double sigma_eff = structure / 2.0;  // ±b = ±2σ holds ~95% of a Gaussian row
-                A = local_peak_logit(n, sigma_eff, pairs);
-                omega = gaussian_kernel_frequencies(pairs, sigma_eff * std::sqrt(A), seed);
-            } else {
-                const int period = structure, harmonics = std::max(1, period / 2);
-                if (harmonics <= pairs) {
-                    used = harmonics * (pairs / harmonics);  // every harmonic equally often
-                    for (int f = 0; f < used; ++f) omega.push_back(2.0 * M_PI * (1 + f % harmonics) / period);
-                    A = peak_logit(std::log(19.0 * period), 1 << 20);
-                } else {
-                    for (int f = 0; f < pairs; ++f)
-                        omega.push_back(2.0 * M_PI * (1 + double(rng::below(seed, kFrequencies, f, harmonics))) / period);
-                    A = peak_logit(std::log(19.0 * period), pairs);
-                }
-            }
-            const float amp = used > 0 ? std::sqrt(float(A) * sqrt_d / used) : 0.0f;  // peak s·q·k = amp²·F/√d = A
-            fill(out.K, [&](int h, int i, int c) { return amp * positional(omega, i, c) + 0.1f * noise(kK, h, i, c, d); });
-            fill(out.Q, [&](int h, int i, int c) {
-                return inv_t * (amp * positional(omega, i, c) + 0.1f * noise(kQ, h, i, c, d));
-            });
-            break;
-        }
-        case ScenarioKind::LowRank: {
-            // Q = A·W_q, K = A·W_k with A (n×r): QKᵀ = A·W_q·W_kᵀ·Aᵀ has rank r (plus 1% noise).
-            const int r = std::min(d, structure);
-            const float inv_sqrt_r = 1.0f / std::sqrt(static_cast<float>(r));
-            auto factor = [&](int h, int i, int k) { return static_cast<float>(rng::normal(seed, kFactors, (uint64_t(h) * n + i) * r + k)); };
-            auto weight = [&](uint64_t which, int h, int k, int c) {
-                return static_cast<float>(rng::normal(seed, kFactors + 100 + which, (uint64_t(h) * r + k) * d + c));
-            };
-            auto project = [&](uint64_t which, int h, int i, int c) {
-                float s = 0;
-                for (int k = 0; k < r; ++k) s += factor(h, i, k) * weight(which, h, k, c);
-                return 1.41421356f * s * inv_sqrt_r;
-            };
-            fill(out.Q, [&](int h, int i, int c) { return inv_t * (project(0, h, i, c) + 0.01f * noise(kQ, h, i, c, d)); });
-            fill(out.K, [&](int h, int i, int c) { return project(1, h, i, c) + 0.01f * noise(kK, h, i, c, d); });
-            break;
-        }
-        case ScenarioKind::Hubs: {
-            // Every query is u plus noise orthogonal to u (‖u‖² = d); the h hub keys carry c·u with c = L/√d, so every
-            // hub's logit is L plus N(0, 2σ²) noise, against N(0, 2σ²) for other keys (σ = kHubKeyNoise). Keeping the query noise off u keeps
-            // L from adding a per-row shift that would grow with n; L grows with ln(n/h) (hub_logit), so the hubs
-            // hold the same share of each row's mass at any n.
-            const std::vector<int> positions = scenario_hub_positions(spec);
-            std::vector<char> is_hub(n, 0);
-            for (int pos : positions) is_hub[pos] = 1;
-            const double L = hub_logit(n, static_cast<int>(positions.size()), 0.65);
-            const float c = static_cast<float>(L / sqrt_d);
-            Tensor3 u(H, 1, d);  // the shared direction per head, scaled to ‖u‖² = d
-            for (int h = 0; h < H; ++h) {
-                double sq = 0;
-                for (int col = 0; col < d; ++col) {
-                    u.at(h, 0, col) = static_cast<float>(rng::normal(seed, kDirection, uint64_t(h) * d + col));
-                    sq += double(u.at(h, 0, col)) * u.at(h, 0, col);
-                }
-                const float to_norm = static_cast<float>(std::sqrt(d / std::max(sq, 1e-12)));
-                for (int col = 0; col < d; ++col) u.at(h, 0, col) *= to_norm;
-            }
-            fill(out.K, [&](int h, int i, int col) {
-                return kHubKeyNoise * noise(kK, h, i, col, d) + (is_hub[i] ? c * u.at(h, 0, col) : 0.0f);
-            });
-#pragma omp parallel for collapse(2) schedule(static)
-            for (int h = 0; h < H; ++h)
-                for (int i = 0; i < n; ++i) {
-                    double along = 0;  // (noise·u)/‖u‖²: the part of the noise along u, removed below
-                    for (int col = 0; col < d; ++col) along += double(noise(kQ, h, i, col, d)) * u.at(h, 0, col);
-                    along /= d;
-                    for (int col = 0; col < d; ++col)
-                        out.Q.at(h, i, col) = inv_t * static_cast<float>(noise(kQ, h, i, col, d) - along * u.at(h, 0, col) +
-                                                                          u.at(h, 0, col));
-                }
-            break;
-        }
+        case ScenarioKind::Gaussian: fill_gaussian(out, g); break;
+        case ScenarioKind::Clustered: fill_clustered(out, g); break;
+        case ScenarioKind::Local: fill_positional(out, g, local_comb(g)); break;
+        case ScenarioKind::Periodic: fill_positional(out, g, periodic_comb(g)); break;
+        case ScenarioKind::LowRank: fill_lowrank(out, g); break;
+        case ScenarioKind::Hubs: fill_hubs(out, g, scenario_hub_positions(spec)); break;
     }
     return out;
 }

@@ -108,6 +108,241 @@ ImageCmd panel_image(const FigurePanel& p, Colormap map, bool mask, const Colour
     return img;
 }
 
+/// Throws unless every panel holds an n×n matrix of the first panel's n and the token labels (if any) number n.
+void check_panels(const FigureSpec& spec) {
+    if (spec.panels.empty()) throw Error("a figure needs at least one panel");
+    const int n = spec.panels.front().n;
+    for (const FigurePanel& p : spec.panels) {
+        if (p.n != n || p.n <= 0 || p.values.size() != size_t(n) * n || (!p.reasons.empty() && p.reasons.size() != p.values.size()))
+            throw Error("figure panel '" + p.title + "' does not hold an n×n matrix of the figure's n = " + std::to_string(n));
+    }
+    if (!spec.tokens.empty() && int(spec.tokens.size()) != n)
+        throw Error("the figure has " + std::to_string(spec.tokens.size()) + " token labels for n = " + std::to_string(n));
+}
+
+/// The axis labels at one matrix side: their font size, every how many positions one is drawn, and the room they
+/// take beside the matrix.
+struct AxisLabels {
+    float token_size = 0;
+    int step = 1;
+    float extent = 0;
+};
+
+std::string axis_label(const FigureSpec& spec, int t) { return spec.tokens.empty() ? std::to_string(t) : spec.tokens[t]; }
+
+/// Tokens (or every position) at a size that fits the cell, thinned when cells are small.
+AxisLabels axis_labels(const FigureSpec& spec, int n, float side) {
+    AxisLabels a;
+    const float cell = side / float(n);
+    a.token_size = std::clamp(cell * 0.8f, kMinTokenSize, kMaxTokenSize);
+    a.step = std::max(1, int(std::ceil(a.token_size * 1.2f / cell)));
+    if (spec.tokens.empty()) {  // positions: legible numbers at a round step (1, 2, 5, 10, 20, 50, …)
+        a.token_size = 11;
+        const double want = std::max(1.0, std::ceil(a.token_size * 2.2 / cell));
+        const double decade = std::pow(10.0, std::floor(std::log10(want)));
+        a.step = int(want <= decade ? decade : want <= 2 * decade ? 2 * decade : want <= 5 * decade ? 5 * decade : 10 * decade);
+    }
+    a.extent = 0;
+    for (int t = 0; t < n; t += a.step) a.extent = std::max(a.extent, Font::get().width(axis_label(spec, t), a.token_size));
+    a.extent = std::min(a.extent, 110.0f) + 6;
+    return a;
+}
+
+constexpr float kBarBlock = kBarWidth + 120;  // the bar, its tick labels and its rotated caption
+
+/// Height of what is not panels: the title, the legend and the margins.
+float chrome_height(const FigureSpec& spec) {
+    return (spec.title.empty() ? 0 : kTitleSize * 1.8f) + (spec.show_mask ? 40 : 0) + 2 * kMargin;
+}
+
+/// How the panels are laid out: in rows of `cols`, each matrix `side` wide with `labels` beside it.
+struct PanelGrid {
+    int cols = 1, rows = 1;
+    float side = 0;
+    AxisLabels labels;
+};
+
+/// The column count that gives the largest matrices within the width (and the height when given), reserving
+/// 110 px of labels per panel; with the side that count gives.
+std::pair<int, float> best_columns(const FigureSpec& spec) {
+    const int k = int(spec.panels.size());
+    int best_cols = 1;
+    float best_side = -1;
+    for (int cols = 1; cols <= k; ++cols) {
+        const int rows = (k + cols - 1) / cols;
+        float side = (spec.width - 2 * kMargin - kBarBlock - (cols - 1) * kGap - 110 * cols) / float(cols);
+        // Without a height, aim for a slide's shape (16:9) when choosing how many panels share a row.
+        const float target_height = spec.height > 0 ? spec.height : spec.width * 9.0f / 16.0f;
+        const float chrome = chrome_height(spec);
+        side = std::min(side, (target_height - chrome) / float(rows) - 230);
+        if (side > best_side + 1) best_side = side, best_cols = cols;
+    }
+    return {best_cols, best_side};
+}
+
+/// The grid of the best column count, its side widened to what the real axis labels leave (and bounded by the
+/// height when given).
+PanelGrid panel_grid(const FigureSpec& spec, int n) {
+    const int k = int(spec.panels.size());
+    const auto [cols, best_side] = best_columns(spec);
+    PanelGrid g;
+    g.cols = cols;
+    g.rows = (k + cols - 1) / cols;
+    float side = std::max(60.0f, best_side);
+    const AxisLabels guess = axis_labels(spec, n, side);
+    // The first guess reserved 110 px of labels per panel; give back what the real labels do not use.
+    side = std::max(60.0f, (spec.width - 2 * kMargin - kBarBlock - (cols - 1) * kGap - guess.extent * cols) / float(cols));
+    if (spec.height > 0) {
+        const float chrome = chrome_height(spec);
+        side = std::min(side, (spec.height - chrome) / float(g.rows) - (2.6f * kPanelTitleSize + guess.extent + 4 * kLineSize * 1.5f));
+        side = std::max(60.0f, side);
+    }
+    g.side = side;
+    g.labels = axis_labels(spec, n, side);
+    return g;
+}
+
+/// Where a drawn panel's matrix sits, and the bottom of its text.
+struct PanelPlace {
+    float matrix_x = 0, matrix_y = 0, bottom = 0;
+};
+
+/// Draws panel `p` with its left edge at x0 and top at y: title, subtitle, matrix, axis labels and lines.
+PanelPlace draw_panel(Canvas& canvas, const FigureSpec& spec, const FigurePanel& p, const Colours& col,
+                      const PanelGrid& grid, float x0, float y) {
+    const int n = p.n;
+    const float side = grid.side, label_extent = grid.labels.extent, token_size = grid.labels.token_size;
+    const float cell = side / float(n);
+    const float mx = x0 + label_extent;  // matrix left edge
+    float py = y;
+    canvas.texts.push_back({mx, py + kPanelTitleSize, kPanelTitleSize, fit_text(p.title, kPanelTitleSize, side + label_extent * 0.5f), col.text});
+    py += kPanelTitleSize * 1.45f;
+    if (!p.subtitle.empty())
+        canvas.texts.push_back({mx, py + kSubtitleSize, kSubtitleSize, fit_text(p.subtitle, kSubtitleSize, side), col.muted});
+    py += kSubtitleSize * 1.7f;
+    const float my = py;  // matrix top edge
+    canvas.rects.push_back({mx - 1, my - 1, side + 2, side + 2, col.frame});
+    ImageCmd img = panel_image(p, p.scale.kind == ValueScale::Kind::Signed ? Colormap::Diverging : Colormap::Viridis,
+                               spec.show_mask, col);
+    img.x = mx, img.y = my, img.w = side, img.h = side;
+    canvas.images.push_back(std::move(img));
+    // Row labels (queries) on the left, column labels (keys) below, reading upward.
+    for (int t = 0; t < n; t += grid.labels.step) {
+        const std::string label = fit_text(axis_label(spec, t), token_size, label_extent - 6);
+        const float centre = (float(t) + 0.5f) * cell;
+        canvas.texts.push_back({mx - 4, my + centre + token_size * 0.35f, token_size, label, col.text, TextCmd::Anchor::End});
+        canvas.texts.push_back({mx + centre + token_size * 0.35f, my + side + 4, token_size, label, col.text,
+                                TextCmd::Anchor::End, true});
+    }
+    py = my + side + label_extent + 4;
+    canvas.texts.push_back({mx + side, py + 10, 11, "rows: queries · columns: keys", col.muted, TextCmd::Anchor::End});
+    py += 16;
+    for (const std::string& text : p.lines)
+        for (const std::string& line : wrap(text, kLineSize, side + label_extent * 0.5f)) {
+            canvas.texts.push_back({mx, py + kLineSize, kLineSize, line, col.text});
+            py += kLineSize * 1.45f;
+        }
+    return {mx, my, py};
+}
+
+/// The colour bar's tick labels: position 0 (bottom) … 1 (top), label.
+std::vector<std::pair<float, std::string>> colour_bar_ticks(const ValueScale& s) {
+    std::vector<std::pair<float, std::string>> ticks;
+    if (s.kind == ValueScale::Kind::Log) {
+        const double top = std::log10(std::max(double(s.vmax), 1e-30));
+        for (int d = 0; d <= int(s.decades); ++d) {
+            const double e = std::floor(top) - d;
+            const float pos = float((e - (top - s.decades)) / s.decades);
+            if (pos >= -0.001f && pos <= 1.001f) ticks.push_back({pos, "1e" + std::to_string(int(e))});
+        }
+    } else if (s.kind == ValueScale::Kind::Signed) {
+        ticks = {{0.0f, tick_text(-s.vmax)}, {0.5f, "0"}, {1.0f, tick_text(s.vmax)}};
+    } else {
+        ticks = {{0.0f, "0"}, {0.5f, tick_text(s.vmax / 2)}, {1.0f, tick_text(s.vmax)}};
+    }
+    return ticks;
+}
+
+/// The colour bar at (bx, my), `side` tall. Every panel shares the scale of the first one of its kind; a figure
+/// mixing kinds labels the bar by the first panel.
+void draw_colour_bar(Canvas& canvas, const FigureSpec& spec, const Colours& col, float bx, float my, float side) {
+    const FigurePanel& ref = spec.panels.front();
+    const Colormap map = ref.scale.kind == ValueScale::Kind::Signed ? Colormap::Diverging : Colormap::Viridis;
+    ImageCmd bar;
+    bar.width = 1, bar.height = 256, bar.rgb.resize(256 * 3);
+    for (int q = 0; q < 256; ++q) {
+        const auto rgb = colormap_rgb(map, 1.0f - float(q) / 255.0f);
+        std::copy(rgb.begin(), rgb.end(), &bar.rgb[size_t(q) * 3]);
+    }
+    bar.x = bx, bar.y = my, bar.w = kBarWidth, bar.h = side;
+    canvas.rects.push_back({bx - 1, my - 1, kBarWidth + 2, side + 2, col.frame});
+    canvas.images.push_back(std::move(bar));
+    for (const auto& [pos, text] : colour_bar_ticks(ref.scale)) {
+        const float ty = my + side * (1 - pos);
+        canvas.rects.push_back({bx + kBarWidth, ty - 0.5f, 4, 1, col.text});
+        canvas.texts.push_back({bx + kBarWidth + 7, ty + 4, 11, text, col.text});
+    }
+    if (!spec.colour_label.empty())
+        canvas.texts.push_back({bx + kBarWidth + 52, my + side / 2, 12, spec.colour_label, col.muted,
+                                TextCmd::Anchor::Middle, true});
+}
+
+/// Draws every panel in rows from y, with the colour bar beside the last panel of the first row; returns the
+/// bottom of the last row.
+float draw_panel_rows(Canvas& canvas, const FigureSpec& spec, const Colours& col, const PanelGrid& grid, float y) {
+    const int k = int(spec.panels.size());
+    const float panel_w = grid.labels.extent + grid.side;
+    float bottom = y;
+    for (int r = 0; r < grid.rows; ++r) {
+        float row_bottom = y;
+        for (int c = 0; c < grid.cols && r * grid.cols + c < k; ++c) {
+            const float x0 = kMargin + float(c) * (panel_w + kGap);
+            const PanelPlace place = draw_panel(canvas, spec, spec.panels[size_t(r * grid.cols + c)], col, grid, x0, y);
+            row_bottom = std::max(row_bottom, place.bottom);
+            if (r == 0 && (c == grid.cols - 1 || r * grid.cols + c == k - 1))
+                draw_colour_bar(canvas, spec, col, place.matrix_x + grid.side + 14, place.matrix_y, grid.side);
+        }
+        y = row_bottom + kGap * 0.6f;
+        bottom = row_bottom;
+    }
+    return bottom;
+}
+
+/// The reason legend below `bottom`: every reason present in any panel, and "not allowed"; returns its bottom.
+float draw_reason_legend(Canvas& canvas, const FigureSpec& spec, const Colours& col, float bottom) {
+    const Font& font = Font::get();
+    std::set<int> present;
+    bool forbidden = false;
+    for (const FigurePanel& p : spec.panels) {
+        for (uint8_t r : p.reasons) r ? void(present.insert(r)) : void(forbidden = true);
+        if (p.reasons.empty() && p.causal) forbidden = true;
+    }
+    float lx = kMargin, ly = bottom + 18;
+    auto chip = [&](const Rgb& colour, const std::string& name) {
+        const float w = 14 + 6 + font.width(name, 13) + 18;
+        if (lx + w > spec.width - kMargin) lx = kMargin, ly += 22;
+        canvas.rects.push_back({lx, ly, 14, 14, col.frame});
+        canvas.rects.push_back({lx + 1, ly + 1, 12, 12, colour});
+        canvas.texts.push_back({lx + 20, ly + 12, 13, name, col.text});
+        lx += w;
+    };
+    canvas.texts.push_back({lx, ly + 12, 13, "allowed because:", col.muted});
+    lx += font.width("allowed because:", 13) + 12;
+    present.erase(int(Reason::Dense));  // dense cells keep their weight colour: nothing to explain
+    for (int r : present)  // the chip shows a tinted mid-scale cell, as the matrices draw it
+        chip(cell_colour(0.6f, ValueScale{}, Colormap::Viridis, true, uint8_t(r), col.forbidden),
+             reason_name(static_cast<Reason>(r)));
+    if (forbidden) chip(col.forbidden, "not allowed (never scored)");
+    return ly + 22;
+}
+
+/// Moves everything drawn down by dy.
+void shift_down(Canvas& canvas, float dy) {
+    for (RectCmd& r : canvas.rects) r.y += dy;
+    for (ImageCmd& i : canvas.images) i.y += dy;
+    for (TextCmd& t : canvas.texts) t.y += dy;
+}
+
 }  // namespace
 
 Rgb cell_colour(float value, const ValueScale& scale, Colormap map, bool mask, uint8_t reason, const Rgb& forbidden) {
@@ -119,63 +354,10 @@ Rgb cell_colour(float value, const ValueScale& scale, Colormap map, bool mask, u
 }
 
 Canvas layout_figure(const FigureSpec& spec) {
-    if (spec.panels.empty()) throw Error("a figure needs at least one panel");
+    check_panels(spec);
     const int n = spec.panels.front().n;
-    for (const FigurePanel& p : spec.panels) {
-        if (p.n != n || p.n <= 0 || p.values.size() != size_t(n) * n || (!p.reasons.empty() && p.reasons.size() != p.values.size()))
-            throw Error("figure panel '" + p.title + "' does not hold an n×n matrix of the figure's n = " + std::to_string(n));
-    }
-    if (!spec.tokens.empty() && int(spec.tokens.size()) != n)
-        throw Error("the figure has " + std::to_string(spec.tokens.size()) + " token labels for n = " + std::to_string(n));
-    const Font& font = Font::get();
     const Colours col = colours(spec.theme);
-    const int k = int(spec.panels.size());
-
-    // Axis labels: tokens (or every position) at a size that fits the cell, thinned when cells are small.
-    auto label_of = [&](int t) { return spec.tokens.empty() ? std::to_string(t) : spec.tokens[t]; };
-    auto layout_for = [&](float side, float& token_size, int& step, float& label_extent) {
-        const float cell = side / float(n);
-        token_size = std::clamp(cell * 0.8f, kMinTokenSize, kMaxTokenSize);
-        step = std::max(1, int(std::ceil(token_size * 1.2f / cell)));
-        if (spec.tokens.empty()) {  // positions: legible numbers at a round step (1, 2, 5, 10, 20, 50, …)
-            token_size = 11;
-            const double want = std::max(1.0, std::ceil(token_size * 2.2 / cell));
-            const double decade = std::pow(10.0, std::floor(std::log10(want)));
-            step = int(want <= decade ? decade : want <= 2 * decade ? 2 * decade : want <= 5 * decade ? 5 * decade : 10 * decade);
-        }
-        label_extent = 0;
-        for (int t = 0; t < n; t += step) label_extent = std::max(label_extent, font.width(label_of(t), token_size));
-        label_extent = std::min(label_extent, 110.0f) + 6;
-    };
-
-    // Columns: the count that gives the largest matrices within the width (and the height when given).
-    const float bar_block = kBarWidth + 120;  // the bar, its tick labels and its rotated caption
-    int best_cols = 1;
-    float best_side = -1;
-    for (int cols = 1; cols <= k; ++cols) {
-        const int rows = (k + cols - 1) / cols;
-        float side = (spec.width - 2 * kMargin - bar_block - (cols - 1) * kGap - 110 * cols) / float(cols);
-        // Without a height, aim for a slide's shape (16:9) when choosing how many panels share a row.
-        const float target_height = spec.height > 0 ? spec.height : spec.width * 9.0f / 16.0f;
-        const float chrome = (spec.title.empty() ? 0 : kTitleSize * 1.8f) + (spec.show_mask ? 40 : 0) + 2 * kMargin;
-        side = std::min(side, (target_height - chrome) / float(rows) - 230);
-        if (side > best_side + 1) best_side = side, best_cols = cols;
-    }
-    float side = std::max(60.0f, best_side);
-    float token_size = 0, label_extent = 0;
-    int step = 1;
-    layout_for(side, token_size, step, label_extent);
-    // The first guess reserved 110 px of labels per panel; give back what the real labels do not use.
-    side = std::max(60.0f, (spec.width - 2 * kMargin - bar_block - (best_cols - 1) * kGap - label_extent * best_cols) / float(best_cols));
-    if (spec.height > 0) {
-        const int rows = (k + best_cols - 1) / best_cols;
-        const float chrome = (spec.title.empty() ? 0 : kTitleSize * 1.8f) + (spec.show_mask ? 40 : 0) + 2 * kMargin;
-        side = std::min(side, (spec.height - chrome) / float(rows) - (2.6f * kPanelTitleSize + label_extent + 4 * kLineSize * 1.5f));
-        side = std::max(60.0f, side);
-    }
-    layout_for(side, token_size, step, label_extent);
-    const float cell = side / float(n);
-
+    const PanelGrid grid = panel_grid(spec, n);
     Canvas canvas;
     canvas.background = col.background;
     canvas.width = spec.width;
@@ -184,120 +366,11 @@ Canvas layout_figure(const FigureSpec& spec) {
         canvas.texts.push_back({kMargin, y + kTitleSize, kTitleSize, fit_text(spec.title, kTitleSize, spec.width - 2 * kMargin), col.text});
         y += kTitleSize * 1.8f;
     }
-    const float panel_w = label_extent + side;
-    const int rows = (k + best_cols - 1) / best_cols;
-    float bottom = y;
-    for (int r = 0; r < rows; ++r) {
-        float row_bottom = y;
-        for (int c = 0; c < best_cols && r * best_cols + c < k; ++c) {
-            const FigurePanel& p = spec.panels[size_t(r * best_cols + c)];
-            const float x0 = kMargin + float(c) * (panel_w + kGap);
-            const float mx = x0 + label_extent;  // matrix left edge
-            float py = y;
-            canvas.texts.push_back({mx, py + kPanelTitleSize, kPanelTitleSize, fit_text(p.title, kPanelTitleSize, side + label_extent * 0.5f), col.text});
-            py += kPanelTitleSize * 1.45f;
-            if (!p.subtitle.empty())
-                canvas.texts.push_back({mx, py + kSubtitleSize, kSubtitleSize, fit_text(p.subtitle, kSubtitleSize, side), col.muted});
-            py += kSubtitleSize * 1.7f;
-            const float my = py;  // matrix top edge
-            canvas.rects.push_back({mx - 1, my - 1, side + 2, side + 2, col.frame});
-            ImageCmd img = panel_image(p, p.scale.kind == ValueScale::Kind::Signed ? Colormap::Diverging : Colormap::Viridis,
-                                       spec.show_mask, col);
-            img.x = mx, img.y = my, img.w = side, img.h = side;
-            canvas.images.push_back(std::move(img));
-            // Row labels (queries) on the left, column labels (keys) below, reading upward.
-            for (int t = 0; t < n; t += step) {
-                const std::string label = fit_text(label_of(t), token_size, label_extent - 6);
-                const float centre = (float(t) + 0.5f) * cell;
-                canvas.texts.push_back({mx - 4, my + centre + token_size * 0.35f, token_size, label, col.text, TextCmd::Anchor::End});
-                canvas.texts.push_back({mx + centre + token_size * 0.35f, my + side + 4, token_size, label, col.text,
-                                        TextCmd::Anchor::End, true});
-            }
-            py = my + side + label_extent + 4;
-            canvas.texts.push_back({mx + side, py + 10, 11, "rows: queries · columns: keys", col.muted, TextCmd::Anchor::End});
-            py += 16;
-            for (const std::string& text : p.lines)
-                for (const std::string& line : wrap(text, kLineSize, side + label_extent * 0.5f)) {
-                    canvas.texts.push_back({mx, py + kLineSize, kLineSize, line, col.text});
-                    py += kLineSize * 1.45f;
-                }
-            row_bottom = std::max(row_bottom, py);
-            // Colour bar beside the last panel of the first row (every panel shares the scale of the first one
-            // of its kind; a figure mixing kinds labels the bar by the first panel).
-            if (r == 0 && (c == best_cols - 1 || r * best_cols + c == k - 1)) {
-                const FigurePanel& ref = spec.panels.front();
-                const float bx = mx + side + 14;
-                const Colormap map = ref.scale.kind == ValueScale::Kind::Signed ? Colormap::Diverging : Colormap::Viridis;
-                ImageCmd bar;
-                bar.width = 1, bar.height = 256, bar.rgb.resize(256 * 3);
-                for (int q = 0; q < 256; ++q) {
-                    const auto rgb = colormap_rgb(map, 1.0f - float(q) / 255.0f);
-                    std::copy(rgb.begin(), rgb.end(), &bar.rgb[size_t(q) * 3]);
-                }
-                bar.x = bx, bar.y = my, bar.w = kBarWidth, bar.h = side;
-                canvas.rects.push_back({bx - 1, my - 1, kBarWidth + 2, side + 2, col.frame});
-                canvas.images.push_back(std::move(bar));
-                std::vector<std::pair<float, std::string>> ticks;  // position 0 (bottom) … 1 (top), label
-                const ValueScale& s = ref.scale;
-                if (s.kind == ValueScale::Kind::Log) {
-                    const double top = std::log10(std::max(double(s.vmax), 1e-30));
-                    for (int d = 0; d <= int(s.decades); ++d) {
-                        const double e = std::floor(top) - d;
-                        const float pos = float((e - (top - s.decades)) / s.decades);
-                        if (pos >= -0.001f && pos <= 1.001f) ticks.push_back({pos, "1e" + std::to_string(int(e))});
-                    }
-                } else if (s.kind == ValueScale::Kind::Signed) {
-                    ticks = {{0.0f, tick_text(-s.vmax)}, {0.5f, "0"}, {1.0f, tick_text(s.vmax)}};
-                } else {
-                    ticks = {{0.0f, "0"}, {0.5f, tick_text(s.vmax / 2)}, {1.0f, tick_text(s.vmax)}};
-                }
-                for (const auto& [pos, text] : ticks) {
-                    const float ty = my + side * (1 - pos);
-                    canvas.rects.push_back({bx + kBarWidth, ty - 0.5f, 4, 1, col.text});
-                    canvas.texts.push_back({bx + kBarWidth + 7, ty + 4, 11, text, col.text});
-                }
-                if (!spec.colour_label.empty())
-                    canvas.texts.push_back({bx + kBarWidth + 52, my + side / 2, 12, spec.colour_label, col.muted,
-                                            TextCmd::Anchor::Middle, true});
-            }
-        }
-        y = row_bottom + kGap * 0.6f;
-        bottom = row_bottom;
-    }
-    // Reason legend: every reason present in any panel, and "not allowed".
-    if (spec.show_mask) {
-        std::set<int> present;
-        bool forbidden = false;
-        for (const FigurePanel& p : spec.panels) {
-            for (uint8_t r : p.reasons) r ? void(present.insert(r)) : void(forbidden = true);
-            if (p.reasons.empty() && p.causal) forbidden = true;
-        }
-        float lx = kMargin, ly = bottom + 18;
-        auto chip = [&](const Rgb& colour, const std::string& name) {
-            const float w = 14 + 6 + font.width(name, 13) + 18;
-            if (lx + w > spec.width - kMargin) lx = kMargin, ly += 22;
-            canvas.rects.push_back({lx, ly, 14, 14, col.frame});
-            canvas.rects.push_back({lx + 1, ly + 1, 12, 12, colour});
-            canvas.texts.push_back({lx + 20, ly + 12, 13, name, col.text});
-            lx += w;
-        };
-        canvas.texts.push_back({lx, ly + 12, 13, "allowed because:", col.muted});
-        lx += font.width("allowed because:", 13) + 12;
-        present.erase(int(Reason::Dense));  // dense cells keep their weight colour: nothing to explain
-        for (int r : present)  // the chip shows a tinted mid-scale cell, as the matrices draw it
-            chip(cell_colour(0.6f, ValueScale{}, Colormap::Viridis, true, uint8_t(r), col.forbidden),
-                 reason_name(static_cast<Reason>(r)));
-        if (forbidden) chip(col.forbidden, "not allowed (never scored)");
-        bottom = ly + 22;
-    }
+    float bottom = draw_panel_rows(canvas, spec, col, grid, y);
+    if (spec.show_mask) bottom = draw_reason_legend(canvas, spec, col, bottom);
     canvas.height = spec.height > 0 ? spec.height : bottom + kMargin;
     // A fixed slide size taller than the content: centre it vertically rather than leave a blank bottom.
-    if (const float spare = canvas.height - (bottom + kMargin); spec.height > 0 && spare > 1) {
-        const float dy = spare / 2;
-        for (RectCmd& r : canvas.rects) r.y += dy;
-        for (ImageCmd& i : canvas.images) i.y += dy;
-        for (TextCmd& t : canvas.texts) t.y += dy;
-    }
+    if (const float spare = canvas.height - (bottom + kMargin); spec.height > 0 && spare > 1) shift_down(canvas, spare / 2);
     return canvas;
 }
 

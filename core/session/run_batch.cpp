@@ -132,6 +132,18 @@ public:
 
 private:
     bool cancelled() const { return m_cancelled && m_cancelled->load(); }
+    /// Builds (or takes from the cache) the input into the snapshot; false with snap.input_error when it failed.
+    bool prepare_input();
+    /// What this n allows: materialised matrices, deferred metrics, late display order; and the references.
+    void choose_modes();
+    /// A Queued view per requested variant, with its cache key; returns the order to run them in.
+    std::vector<size_t> queue_views();
+    /// Reuses cached views, then runs the rest in `order`, publishing as each starts; false when cancelled.
+    bool run_views(const std::vector<size_t>& order);
+    /// With the display order from a variant's result: pools every view in that order; false when cancelled.
+    bool pool_in_late_order();
+    /// The exact P's spectrum at the requested head (the non-causal P's when both exist), through the cache.
+    void fill_exact_spectrum();
     /// Hands a copy of the snapshot so far to `publish` (views flattened, complete = false).
     void publish_partial();
     /// The snapshot's views in request order: each variant's main view, then its auxiliary views.
@@ -403,7 +415,7 @@ void BatchRun::deferred_metrics() {
     }
 }
 
-std::shared_ptr<const RunSnapshot> BatchRun::run() {
+bool BatchRun::prepare_input() {
     RunSnapshot& snap = *m_snap;
     bool reused_input = false, encoded = false;
     try {
@@ -417,16 +429,21 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
         }
     } catch (const Error& e) {
         snap.input_error = e.what();
-        return m_snap;
+        return false;
     } catch (const std::bad_alloc&) {
         snap.input_error = "input: out of memory building the tensors: lower n, heads or d";
-        return m_snap;
+        return false;
     }
     m_clock.stop(reused_input ? "input (cached)" : m_request.input.mode == InputMode::Text && !encoded
                                                        ? "input (encoded layers cached)"
                                                        : "input",
                  snap.stages, reused_input);
     snap.heads = m_heads;
+    return true;
+}
+
+void BatchRun::choose_modes() {
+    RunSnapshot& snap = *m_snap;
     const int n = m_heads->n();
     m_want_P = n <= m_request.max_matrix_n;
     // Above the materialise limit the exact reference is a dense O(n²) pass (minutes at n = 65536): every view
@@ -442,8 +459,10 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
     }
     m_refs->want_rank_ceilings(m_request.rank_ceilings);
     if (m_request.display_order == DisplayOrder::Groups) snap.display_perm = display_permutation(m_request, *m_heads, {});
+}
 
-    // Queued views first, so the panels lay out every view at once and say which one is computing.
+std::vector<size_t> BatchRun::queue_views() {
+    const int n = m_heads->n();
     const size_t count = m_request.variants.size();
     m_slots.assign(count, {});
     m_keys.assign(count, "");
@@ -467,50 +486,70 @@ std::shared_ptr<const RunSnapshot> BatchRun::run() {
         order[k] = k;
     }
     if (m_defer_metrics) std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return flops[a] < flops[b]; });
-    std::set<std::string> used(m_keys.begin(), m_keys.end());
+    return order;
+}
+
+bool BatchRun::run_views(const std::vector<size_t>& order) {
     // Reused views first: they cost nothing and show with the input.
     std::vector<size_t> to_run;
     for (size_t k : order)
         if (!reuse_slot(k)) to_run.push_back(k);
     publish_partial();
     for (size_t k : to_run) {
-        if (cancelled()) return nullptr;
+        if (cancelled()) return false;
         for (VariantView& v : m_slots[k]) v.state = ViewState::Running, v.started_s = steady_seconds();
         publish_partial();
         run_variant_slot(k);
         if (!m_late_order) publish_partial();
     }
-    if (cancelled()) return nullptr;
-    if (m_late_order) {  // the order is the lsh run's: pool every view now, in that order
-        std::vector<VariantView> all = flattened();
-        snap.display_perm = display_permutation(m_request, *m_heads, all);
-        for (auto& slot : m_slots) {
-            if (cancelled()) return nullptr;
-            for (VariantView& v : slot) v.state = ViewState::Done, pool_view(v);
-        }
-        m_clock.stop("pool (reordered)", snap.stages);
+    return true;
+}
+
+bool BatchRun::pool_in_late_order() {
+    std::vector<VariantView> all = flattened();
+    m_snap->display_perm = display_permutation(m_request, *m_heads, all);
+    for (auto& slot : m_slots) {
+        if (cancelled()) return false;
+        for (VariantView& v : slot) v.state = ViewState::Done, pool_view(v);
     }
+    m_clock.stop("pool (reordered)", m_snap->stages);
+    return true;
+}
+
+void BatchRun::fill_exact_spectrum() {
+    RunSnapshot& snap = *m_snap;
+    for (const auto& [causal, P] : snap.exact_P) {
+        SpectrumView* cached = m_cache ? m_cache->exact_spectrum(causal, m_request.spectrum_head) : nullptr;
+        if (cached) {
+            snap.exact_spectrum = *cached;
+        } else {
+            snap.exact_spectrum = matrix_spectrum(*P, m_request.spectrum_head, m_backend);
+            if (m_cache && m_request.display_order != DisplayOrder::LshBuckets)
+                m_cache->store_exact_spectrum(causal, m_request.spectrum_head, *snap.exact_spectrum);
+        }
+        if (!causal) break;  // prefer the non-causal reference (the map orders false first)
+    }
+    m_clock.stop("spectrum exact", snap.stages);
+}
+
+std::shared_ptr<const RunSnapshot> BatchRun::run() {
+    if (!prepare_input()) return m_snap;
+    choose_modes();
+    // Queued views first, so the panels lay out every view at once and say which one is computing.
+    const std::vector<size_t> order = queue_views();
+    const std::set<std::string> used(m_keys.begin(), m_keys.end());  // what the cache keeps at the end
+    if (!run_views(order) || cancelled()) return nullptr;
+    // The lsh run's order is known only now: pool every view in it.
+    if (m_late_order && !pool_in_late_order()) return nullptr;
     streamed_views();
     if (cancelled()) return nullptr;
     if (m_want_P)  // the exact P of every causality a variant used (a reused view's may be missing)
         for (const auto& slot : m_slots)
             if (!slot.empty() && slot.front().result) ensure_exact(slot.front().result->causal);
-    if (m_request.want_spectrum && !cancelled()) {
-        for (const auto& [causal, P] : snap.exact_P) {
-            SpectrumView* cached = m_cache ? m_cache->exact_spectrum(causal, m_request.spectrum_head) : nullptr;
-            if (cached) {
-                snap.exact_spectrum = *cached;
-            } else {
-                snap.exact_spectrum = matrix_spectrum(*P, m_request.spectrum_head, m_backend);
-                if (m_cache && m_request.display_order != DisplayOrder::LshBuckets)
-                    m_cache->store_exact_spectrum(causal, m_request.spectrum_head, *snap.exact_spectrum);
-            }
-            if (!causal) break;  // prefer the non-causal reference (the map orders false first)
-        }
-        m_clock.stop("spectrum exact", snap.stages);
-    }
+    if (m_request.want_spectrum && !cancelled()) fill_exact_spectrum();
     if (m_defer_metrics) deferred_metrics();
     if (cancelled()) return nullptr;
+    RunSnapshot& snap = *m_snap;
     snap.variants = flattened();
     if (m_cache) m_cache->keep_only(used);
     snap.complete = true;
