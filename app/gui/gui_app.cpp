@@ -1,6 +1,6 @@
 // attnscope — the desktop GUI: window, frame loop, dock layout, menu, status bar, screenshots, self-test.
 // Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
-//        [SECTION] Self-test  [SECTION] Main loop
+//        [SECTION] Main loop
 #include "app/gui/gui_app.h"
 #include "app/gui/panels.h"
 #include "core/bench/timing.h"
@@ -307,7 +307,9 @@ void draw_frame(App& app, GLFWwindow* window) {
     ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
     draw_panels(app);
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
-    if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
+    if (app.frame == 2 && !app.layout_loaded)
+        for (const PanelEntry& p : panels())
+            if (p.front) ImGui::SetWindowFocus(p.window);
     if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
     draw_lesson_panel(app);  // after the focus above, so a lesson's panels win
 }
@@ -508,11 +510,10 @@ int run_gui(const GuiOptions& o) {
             }
             if (!o.screenshot_path.empty() && o.measure_first_view == 0 && app->frame + 1 >= o.frames) {
                 // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
+                // Each panel's own work is its row's busy (panels.h).
                 const bool busy = app->runs.state() == WorkerState::Running || !app->export_jobs.empty() ||
-                                  (!o.export_figure.empty() && !figure_exported) ||
-                                  (app->bench && !app->bench->finished()) || app->dirty ||
-                                  app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app) ||
-                                  analysis_views_busy(*app);
+                                  (!o.export_figure.empty() && !figure_exported) || app->dirty ||
+                                  lesson_check_busy(*app) || any_panel_busy(*app);
                 const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 settled = busy ? 0 : settled + 1;
                 if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle

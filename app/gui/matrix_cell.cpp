@@ -240,7 +240,7 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
         return end_cell();
     }
     HeatmapRecord record;
-    record.panel = kMatricesWindow, record.view = int(k), record.variant = v.id, record.instance = title;
+    record.panel = layout.window, record.view = int(k), record.variant = v.id, record.instance = title;
     record.slot = int(std::count_if(snap.variants.begin(), snap.variants.begin() + long(k) + 1,
                                     [](const VariantView& w) { return !w.auxiliary; })) - 1;
     record.title = what, record.head = head, record.cell = cell_rect;
