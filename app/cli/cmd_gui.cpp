@@ -3,7 +3,11 @@
 #include "core/error.h"
 
 #ifdef ATTNSCOPE_HAVE_GUI
+#include <iostream>
+
 #include "app/gui/gui_app.h"
+#include "app/gui/panel_list.h"
+#include "app/gui/panels.h"
 #endif
 
 namespace attnscope::cli {
@@ -18,8 +22,14 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--height", o->height, "Window height")->capture_default_str();
     sub->add_option("--session", o->session_path, "Load this session JSON (default: the last session)");
     sub->add_option("--save-session", o->save_session_path, "After --screenshot, write the session JSON to this file");
-    sub->add_option("--panel", o->panel,
-                    "Bring a panel to the front: input, variants, matrices, lsh, spectrum, performance, debug, sweep");
+    std::string aliases;
+    for (const gui::PanelEntry& p : gui::panels()) aliases += (aliases.empty() ? "" : ", ") + std::string(p.alias);
+    sub->add_option("--panel", o->panel, "Bring a panel to the front: " + aliases + " (see --list-panels)");
+    auto list = std::make_shared<bool>(false), list_json = std::make_shared<bool>(false);
+    auto* list_flag = sub->add_flag("--list-panels", *list,
+                                    "Print every panel, one tab-separated line each (--panel alias, window title, "
+                                    "whether it computes, session keys), and exit; opens no window, needs no display");
+    sub->add_flag("--json", *list_json, "With --list-panels: print JSON")->needs(list_flag);
     sub->add_option("--self-test-frames", o->self_test_frames,
                     "Drive the UI with random clicks, drags, zooms and parameter edits for N frames, then exit");
     sub->add_option("--seed", o->seed, "Seed of --self-test-frames")->capture_default_str();
@@ -44,9 +54,15 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
                     "max (default): a pixel covering several cells shows their largest weight and most salient reason; "
                     "nearest: one cell per pixel, as plain texture sampling would (to see what that hides)")
         ->check(CLI::IsMember({"max", "nearest"}));
-    sub->callback([&action, o, reduction] {
+    sub->callback([&action, o, reduction, list, list_json] {
         o->reduce_cells = *reduction == "max";
-        action = [o] { return gui::run_gui(*o); };
+        if (*list)
+            action = [list_json] {
+                gui::print_panel_list(std::cout, *list_json);
+                return 0;
+            };
+        else
+            action = [o] { return gui::run_gui(*o); };
     });
 #else
     auto* sub = app.add_subcommand("gui", "Start the desktop GUI (this build has none: configure with -DATTNSCOPE_GUI=ON)");

@@ -1,5 +1,5 @@
 // attnscope — what the analysis views (error–cost, heads, sinks) share: the keys that say when their inputs
-// changed, when the worker is free for them, and whether any of them still computes.
+// changed and when the worker is free for them (whether one still computes is its row's busy, panels.h).
 #include <string>
 
 #include "app/gui/app.h"
@@ -25,9 +25,5 @@ std::string slots_key(const App& app) {
 }
 
 bool worker_free_for_views(const App& app) { return app.runs.state() != WorkerState::Running && !app.dirty; }
-
-bool analysis_views_busy(const App& app) {
-    return app.error_cost.map.pending || app.heads_view.grid.pending || app.sinks.profile.pending;
-}
 
 }  // namespace attnscope::gui

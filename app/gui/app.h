@@ -1,7 +1,7 @@
 // attnscope — GUI state: plain structs with reset(), one per panel, plus the App that owns the workers.
 // Panels (app/gui/panel_*.cpp) read the newest worker snapshot and edit these structs; they never compute.
-// Index: [SECTION] Panel state  [SECTION] Lessons and sweeps state  [SECTION] App  [SECTION] Panels
-//        [SECTION] Lessons and sweeps  [SECTION] Session
+// Index: [SECTION] Panel state  [SECTION] Layer grid  [SECTION] Latency  [SECTION] Lessons and sweeps state
+//        [SECTION] Analysis views  [SECTION] App  [SECTION] Panels  [SECTION] Lessons and sweeps  [SECTION] Session
 #pragma once
 #include <imgui.h>
 
@@ -27,18 +27,6 @@
 #include "app/gui/view_job.h"
 
 namespace attnscope::gui {
-
-// Window names: the dock layout, --panel NAME and the session file use them.
-inline constexpr const char* kInputWindow = "Input";
-inline constexpr const char* kVariantsWindow = "Variants";
-inline constexpr const char* kMatricesWindow = "Matrices";
-inline constexpr const char* kLshWindow = "LSH buckets";
-inline constexpr const char* kSpectrumWindow = "Spectrum";
-inline constexpr const char* kPerformanceWindow = "Performance";
-inline constexpr const char* kDebugWindow = "Debug";
-inline constexpr const char* kErrorCostWindow = "Error–cost";
-inline constexpr const char* kHeadsWindow = "Heads";
-inline constexpr const char* kSinksWindow = "Sinks";
 
 // [SECTION] Panel state
 
@@ -217,8 +205,8 @@ struct Capture {
 
 // [SECTION] Lessons and sweeps state
 
+/// The Lesson window's title: a lesson opens and closes it, so it is not a row of the panel table (panels.h).
 inline constexpr const char* kLessonWindow = "Lesson";
-inline constexpr const char* kSweepWindow = "Sweep";
 
 struct LessonCheckJob;  // a lesson's check as a worker job (panel_lessons.cpp)
 struct MetricSweepJob;  // a metric sweep as a worker job (panel_sweep.cpp)
@@ -339,39 +327,9 @@ struct App {
 };
 
 // [SECTION] Panels
+// What several panels share. A panel's own draw, session and busy functions are declared beside its row in
+// panels.cpp, which alone calls them.
 
-// Each panel's keys of the session file (panels.h: the table calls them in its order).
-void save_input_session(const App& app, nlohmann::json& session);
-void load_input_session(App& app, const nlohmann::json& session);
-void save_variants_session(const App& app, nlohmann::json& session);
-void load_variants_session(App& app, const nlohmann::json& session);
-void save_matrices_session(const App& app, nlohmann::json& session);
-void load_matrices_session(App& app, const nlohmann::json& session);
-void save_lsh_session(const App& app, nlohmann::json& session);
-void load_lsh_session(App& app, const nlohmann::json& session);
-void save_spectrum_session(const App& app, nlohmann::json& session);
-void load_spectrum_session(App& app, const nlohmann::json& session);
-void save_performance_session(const App& app, nlohmann::json& session);
-void load_performance_session(App& app, const nlohmann::json& session);
-void save_sweep_session(const App& app, nlohmann::json& session);
-void load_sweep_session(App& app, const nlohmann::json& session);
-
-void draw_input_panel(App& app);
-void draw_variants_panel(App& app);
-void draw_matrices_panel(App& app);
-void draw_lsh_panel(App& app);
-void draw_spectrum_panel(App& app);
-void draw_performance_panel(App& app);
-void draw_debug_panel(App& app);
-void draw_error_cost_panel(App& app);
-void draw_heads_panel(App& app);
-void draw_sinks_panel(App& app);
-void save_error_cost_session(const App& app, nlohmann::json& session);
-void load_error_cost_session(App& app, const nlohmann::json& session);
-void save_sinks_session(const App& app, nlohmann::json& session);
-void load_sinks_session(App& app, const nlohmann::json& session);
-/// True while an analysis view (error–cost, heads, sinks) computes or is due to (screenshots wait for it).
-bool analysis_views_busy(const App& app);
 /// What the analysis views' inputs are: the text (model, truncation) for text input, else the newest posted
 /// generation (any edit of a synthetic or loaded input).
 std::string analysis_input_key(const App& app);
@@ -412,13 +370,12 @@ std::string export_path(App& app, const std::string& name);
 void draw_lessons_menu(App& app);
 /// The Lesson window (explanation, what to look at, the check); nothing when no lesson is shown.
 void draw_lesson_panel(App& app);
-/// The Sweep panel.
-void draw_sweep_panel(App& app);
 /// Applies lesson `id`'s preset (input, variants, panels) and shows its window; throws Error for an unknown id
 /// (listing the ids) or a preset this build cannot apply.
 void apply_lesson(App& app, const std::string& id);
-/// True while a lesson check or a metric sweep is running or about to start (screenshots wait for them).
-bool lessons_busy(const App& app);
+/// True while the lesson's check is running or about to start (screenshots wait for it; the Sweep panel's busy is
+/// its row's, panels.h).
+bool lesson_check_busy(const App& app);
 /// True while a metric sweep is running or about to start.
 bool sweep_busy(const App& app);
 /// Cancels the running metric sweep (its finished points stay shown); nothing when none runs.
@@ -431,10 +388,9 @@ std::string sweep_status(const App& app);
 /// The shown lesson and its check as the layout record reports them: id, state, each line, and the check's screen
 /// values (ScreenValue) by preset view; null when no lesson is shown.
 nlohmann::json lesson_check_json(const App& app);
-/// Writes the "lesson" (the shown lesson) and "sweep" (the form, not its results) parts of a session.
+/// Writes the "lesson" part of a session (the shown lesson).
 void lessons_to_json(const App& app, nlohmann::json& session);
-/// Reads them back ("run": true starts the sweep, "check": true the lesson's check); throws Error on an unknown
-/// lesson or metric.
+/// Reads it back ("check": true starts the lesson's check); throws Error on an unknown lesson.
 void lessons_from_json(App& app, const nlohmann::json& session);
 
 // [SECTION] Session

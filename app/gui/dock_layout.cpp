@@ -76,16 +76,19 @@ void build_lesson_layout(ImGuiID dockspace, const std::vector<std::string>& larg
     const float beside = lesson_below ? 0.0f : lesson_share(width);
     const ImGuiID left = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Left, left_share() / (1 - beside), nullptr, &centre);
     auto is_large = [&](const char* window) { return std::find(large.begin(), large.end(), window) != large.end(); };
-    bool large_bottom = false;
-    for (const PanelEntry& p : panels()) large_bottom = large_bottom || (p.slot == DockSlot::Bottom && is_large(p.window));
-    // A bottom panel the lesson looks at gets the lower part of the centre; Matrices keeps the upper (more of it when
-    // the lesson names Matrices too).
+    bool large_bottom = false, large_centre = false;
+    for (const PanelEntry& p : panels()) {
+        large_bottom = large_bottom || (p.slot == DockSlot::Bottom && is_large(p.window));
+        large_centre = large_centre || (p.slot == DockSlot::Centre && is_large(p.window));
+    }
+    // A bottom panel the lesson looks at gets the lower part of the centre; the centre panel (Matrices) keeps the
+    // upper (more of it when the lesson names it too).
     ImGuiID lower = 0;
-    const float lower_share = is_large(kMatricesWindow) ? 0.42f : 0.55f;
+    const float lower_share = large_centre ? 0.42f : 0.55f;
     if (large_bottom) lower = ImGui::DockBuilderSplitNode(centre, ImGuiDir_Down, lower_share, nullptr, &centre);
     for (const PanelEntry& p : panels()) {
         ImGuiID node = left;
-        if (std::string(p.window) == kMatricesWindow) node = centre;
+        if (p.slot == DockSlot::Centre) node = centre;
         else if (p.slot == DockSlot::Bottom && is_large(p.window)) node = lower;
         ImGui::DockBuilderDockWindow(p.window, node);
     }

@@ -1,6 +1,6 @@
 // attnscope — the desktop GUI: window, frame loop, dock layout, menu, status bar, screenshots, self-test.
 // Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
-//        [SECTION] Self-test  [SECTION] Main loop
+//        [SECTION] Main loop
 #include "app/gui/gui_app.h"
 #include "app/gui/panels.h"
 #include "core/bench/timing.h"
@@ -45,6 +45,12 @@ namespace attnscope::gui {
 
 namespace {
 
+/// A run without a person at the window: it ends by itself.
+bool is_headless(const GuiOptions& o) {
+    return !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0 ||
+           o.measure_first_view > 0;
+}
+
 void glfw_error(int code, const char* message) { std::fprintf(stderr, "glfw error %d: %s\n", code, message); }
 
 GLFWwindow* open_window(const GuiOptions& o) {
@@ -54,7 +60,7 @@ GLFWwindow* open_window(const GuiOptions& o) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0 || o.measure_first_view > 0;
+    const bool headless = is_headless(o);
     if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
     GLFWwindow* window = glfwCreateWindow(o.width, o.height, "attnscope", nullptr, nullptr);
     if (!window) {
@@ -307,7 +313,9 @@ void draw_frame(App& app, GLFWwindow* window) {
     ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
     draw_panels(app);
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
-    if (app.frame == 2 && !app.layout_loaded) ImGui::SetWindowFocus(kSpectrumWindow);
+    if (app.frame == 2 && !app.layout_loaded)
+        for (const PanelEntry& p : panels())
+            if (p.front) ImGui::SetWindowFocus(p.window);
     if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
     draw_lesson_panel(app);  // after the focus above, so a lesson's panels win
 }
@@ -357,248 +365,378 @@ bool busy_throttle(const App& app) {
            app.captures.empty() && !app.dirty && app.frame > 2;
 }
 
-}  // namespace
-
-int run_gui(const GuiOptions& o) {
-    const bool headless = !o.screenshot_path.empty() || o.self_test_frames > 0 || o.measure_latency > 0 || o.measure_pan > 0 || o.measure_first_view > 0;
+/// Rejects a bad --panel, --lesson or --export-figure theme before any window opens; returns the window title
+/// --panel names ("" for none).
+std::string check_options(const GuiOptions& o) {
     std::string focus;
-    if (!o.panel.empty()) focus = find_panel(o.panel).window;  // reject a bad --panel before opening a window
-    if (!o.lesson.empty()) find_lesson(o.lesson);  // likewise a bad --lesson
-    if (!o.export_figure.empty()) figure::parse_theme(o.export_figure);  // and a bad --export-figure theme
-    GLFWwindow* window = open_window(o);
+    if (!o.panel.empty()) focus = find_panel(o.panel).window;
+    if (!o.lesson.empty()) find_lesson(o.lesson);
+    if (!o.export_figure.empty()) figure::parse_theme(o.export_figure);
+    return focus;
+}
+
+/// Dear ImGui and ImPlot on `window`: docking, no ini file (the layout lives in the session), the project's style,
+/// colormaps and font.
+void init_imgui(GLFWwindow* window) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImPlot::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_DockingEnable;
-    io.IniFilename = nullptr;  // the layout lives in the session file
+    io.IniFilename = nullptr;
     ImGui::StyleColorsDark();
     ImGui::GetStyle().FrameRounding = 3;
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
     add_plot_colormaps();
     load_font();
+}
 
-    int status = 0;
-    {
-        auto app = std::make_unique<App>();
-        app->options = o;
-        app->panel_to_focus = focus;
-        app->input.reset();
-        app->variants.reset();
-        app->renderer.init();
-        app->renderer.set_reduce_cells(o.reduce_cells);
-        if (o.self_test_frames > 0) {
-            const char* dir = std::getenv("ATTNSCOPE_EXPORT_DIR");
-            app->exports.dir = dir && *dir ? dir : (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
-            app->perf.n_max_log2 = 9;
-        }
-        if (!o.session_path.empty()) {
-            app->session_path = o.session_path;
-            if (!load_session(*app, o.session_path)) {
-                std::fprintf(stderr, "%s\n", app->exports.message.c_str());
-                if (headless) status = 2;
-            }
-        } else if (!headless) {
-            app->session_path = default_session_path();
-            if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
-        }
-        if (!o.lesson.empty()) apply_lesson(*app, o.lesson);  // on top of any session
-        if (o.presentation) app->view.presentation = true;
-        if (!app->pending_layout.empty()) {
-            app->layout_loaded = true;
-            ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
-            app->pending_layout.clear();
-        }
-        SelfTestLimits limits;  // tests tighten them to prove each invariant can fail (tests/gui/smoke_session.sh)
-        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_WEDGE_S")) limits.wedge_seconds = std::atof(v);
-        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_RSS_MIB")) limits.max_resident_bytes = std::atoll(v) << 20;
-        if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_TRACKED_MIB")) limits.max_tracked_bytes = std::atoll(v) << 20;
-        limits.inject_false_error = std::getenv("ATTNSCOPE_SELF_TEST_INJECT_FALSE_ERROR") != nullptr;
-        SelfTest self_test(o.seed, limits);
-        Measurement measurement(o);  // --measure-latency / --measure-pan (measure.cpp)
-        const auto t_start = std::chrono::steady_clock::now();
-        int settled = 0;
-        double last_frame_start = 0;
-        // A finished batch and a batch's first finished view wake the throttled loop at once; later partial views
-        // are drawn by its 10 Hz busy redraw. Each wake renders a frame, and with software GL on 2 cores a frame per
-        // published view (start and finish of each of six variants) took the CPU the batch needed: edit → all views
-        // p95 went from 181 to 132–135 ms, the first view's from 108 to 82–87 ms (--measure-latency 30, 3 runs).
-        app->runs.set_on_publish([app = app.get()] {
-            static std::atomic<uint64_t> first_view_generation{~uint64_t(0)};
-            bool first_view = false;
-            if (const auto snap = app->runs.run_snapshot(); snap && first_view_generation.load() != snap->generation)
-                for (const auto& v : snap->variants)
-                    if (v.state == ViewState::Done) {
-                        first_view_generation = snap->generation, first_view = true;
-                        break;
-                    }
-            if (first_view || app->runs.state() != WorkerState::Running) glfwPostEmptyEvent();
-        });
-        bool figure_exported = false;  // --export-figure done
-        for (app->frame = 0; status == 0 && !glfwWindowShouldClose(window); ++app->frame) {
-            // While the worker computes and nothing moves, redraw at 10 Hz (the progress bars) instead of as fast as
-            // the loop runs: with software GL a frame costs as much CPU as a variant's run, and on 2 cores every
-            // spare frame delays the views. Input events, a batch's first view and its end wake the loop at once.
-            const bool waited = busy_throttle(*app);
-            if (waited) glfwWaitEventsTimeout(std::max(0.0, kBusyFrameSeconds - (glfwGetTime() - last_frame_start)));
-            const double frame_start = glfwGetTime();
-            last_frame_start = frame_start;
-            glfwPollEvents();
-            int w = 0, h = 0;
-            glfwGetWindowSize(window, &w, &h);
-            if (o.self_test_frames > 0) self_test.inject(*app, w, h);
-            if (o.mouse_x >= 0 && o.mouse_y >= 0) ImGui::GetIO().AddMousePosEvent(o.mouse_x, o.mouse_y);
-            // A headless picture without --mouse-x/y: no pointer at all (Xvfb puts it at the centre, where it would
-            // hover a widget and draw its tooltip into the screenshot).
-            else if (!o.screenshot_path.empty() && o.self_test_frames == 0) ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
-            ImGui_ImplOpenGL3_NewFrame();
-            ImGui_ImplGlfw_NewFrame();
-            ImGui::NewFrame();
-            if (app->runs.state() == WorkerState::Running && app->frame > 2 && !waited)  // a throttled frame's delta is the wait
-                app->busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
-            app->snap = app->runs.run_snapshot();
-            app->bench_report = app->bench ? app->bench->report() : nullptr;
-            measurement.before_frame(*app);
-            if (app->dirty) app->latency.note_edit(frame_start);
-            // During a sweep the worker computes the batch between two of its runs, never beside one.
-            if (app->dirty) {
-                app->post_batch();
-                app->dirty = false;
-            }
-            app->renderer.begin_frame();
-            app->layout_record.clear();
-            app->banner.clear();
-            app->view.shown_i = app->view.hover_i, app->view.shown_j = app->view.hover_j;
-            app->view.hover_i = app->view.hover_j = -1;
-            for (auto it = app->export_jobs.begin(); it != app->export_jobs.end();) {
-                if (!(*it)->finished()) {
-                    ++it;
-                    continue;
-                }
-                const auto [message, ok] = (*it)->result().value_or(ExportMessage{"export cancelled", false});
-                app->exports.message = message, app->exports.message_is_error = !ok;
-                it = app->export_jobs.erase(it);
-            }
-            draw_frame(*app, window);
-            // An edit made by a widget this frame: its input event arrived before the frame started.
-            if (app->dirty) app->latency.note_edit(frame_start);
-            app->banner_was_shown = !app->banner.empty();
-            ImGui::Render();
-            int fw = 0, fh = 0;
-            glfwGetFramebufferSize(window, &fw, &fh);
-            glViewport(0, 0, fw, fh);
-            glClearColor(0.1f, 0.1f, 0.12f, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            const bool present = o.self_test_frames == 0 || app->frame % 4 == 0 || !app->captures.empty();
-            if (present) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-            for (const Capture& c : app->captures) {
-                try {
-                    capture(window, c);
-                    app->exports.message = "saved " + c.path, app->exports.message_is_error = false;
-                } catch (const std::exception& e) {
-                    app->exports.message = e.what(), app->exports.message_is_error = true;
-                }
-            }
-            app->captures.clear();
-            if (!o.export_figure.empty() && !figure_exported && app->snap && app->frame + 1 >= o.frames &&
-                app->runs.state() != WorkerState::Running && !app->dirty) {
-                export_figure(*app, figure::parse_theme(o.export_figure));
-                figure_exported = true;
-            }
-            if (!o.screenshot_path.empty() && o.measure_first_view == 0 && app->frame + 1 >= o.frames) {
-                // Wait for the worker so the picture shows results, not "computing…"; give up after 120 s.
-                const bool busy = app->runs.state() == WorkerState::Running || !app->export_jobs.empty() ||
-                                  (!o.export_figure.empty() && !figure_exported) ||
-                                  (app->bench && !app->bench->finished()) || app->dirty ||
-                                  app->perf.start_pending || app->layer_grid.pending || lessons_busy(*app) ||
-                                  analysis_views_busy(*app);
-                const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-                settled = busy ? 0 : settled + 1;
-                if (settled >= 6 || waited > 120) {  // a few frames for hover and layout to settle
-                    capture(window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
-                    if (!o.layout_json_path.empty()) {
-                        nlohmann::json layout = layout_json(app->layout_record);
-                        layout["lesson"] = lesson_check_json(*app);
-                        layout["screenshot"] = o.screenshot_path;
-                        write_file_atomically(o.layout_json_path, layout.dump(1));
-                    }
-                    if (!o.save_session_path.empty()) {
-                        save_session(*app, o.save_session_path);
-                        if (app->exports.message_is_error) {
-                            std::fprintf(stderr, "%s\n", app->exports.message.c_str());
-                            status = 2;
-                        }
-                    }
-                    if (status == 0 && app->banner_was_shown) {
-                        std::fprintf(stderr, "gui: screenshot taken with an error banner:");
-                        for (const auto& b : app->banner) std::fprintf(stderr, " %s", b.c_str());
-                        std::fprintf(stderr, "\n");
-                        status = 3;
-                    } else if (status == 0) {
-                        std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
-                        std::printf("gui: status bar message: %s\n", app->exports.message.c_str());
-                        if (const std::string l = lessons_status(*app); !l.empty()) std::printf("gui: %s\n", l.c_str());
-                        if (o.mouse_x >= 0)
-                            std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n",
-                                        ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y,
-                                        GImGui->HoveredWindow ? GImGui->HoveredWindow->Name : "none", app->view.shown_i,
-                                        app->view.shown_j);
-                        const auto& ms = app->busy_frame_ms;
-                        if (!ms.empty()) {
-                            const TimingStats t = summarize_times(std::vector<double>(ms.begin(), ms.end()));
-                            std::printf("gui: %zu frames drawn while computing: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
-                                        ms.size(), t.median_ms, t.p95_ms, t.max_ms);
-                        }
-                    }
-                    break;
-                }
-                if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-            if (o.self_test_frames > 0) {
-                if (const std::string broken = self_test.check(*app); !broken.empty()) {
-                    std::fprintf(stderr, "self-test: invariant broken at frame %d (seed %llu): %s\n", app->frame,
-                                 static_cast<unsigned long long>(o.seed), broken.c_str());
-                    status = 4;
-                    break;
-                }
-                if (app->frame + 1 >= o.self_test_frames) {
-                    std::printf("self-test: seed %llu: %s; every invariant held\n",
-                                static_cast<unsigned long long>(o.seed), self_test.summary(*app).c_str());
-                    break;
-                }
-            }
-            // Software GL makes every presented frame expensive; the self-test exercises the UI logic every
-            // frame and the GL path on every 4th.
-            if (present) glfwSwapBuffers(window);
-            // While a benchmark measures, the window redraws at most 4 times a second: software rendering would
-            // otherwise take a core from the timed runs (the Performance panel says so beside its times).
-            if (app->bench && !app->bench->finished() && !headless) {
-                const double spare = 0.25 - (glfwGetTime() - frame_start);
-                if (spare > 0) glfwWaitEventsTimeout(spare);
-            }
-            if (app->snap) {
-                bool any_view = false;
-                for (const auto& v : app->snap->variants) any_view = any_view || v.state == ViewState::Done;
-                app->latency.on_shown(app->snap->generation, glfwGetTime(), app->snap->complete, any_view);
-            }
-            if (measurement.after_frame(*app, (glfwGetTime() - frame_start) * 1000.0)) {
-                status = measurement.exit_status();
-                break;
-            }
-        }
-        if (!headless && !app->session_path.empty()) save_session(*app, app->session_path);
-        for (auto& pair : app->textures)
-            for (auto& t : pair) t.release();
-        for (auto& t : app->head_thumbs) t.release();
-        app->renderer.shutdown();
-    }
+/// Ends what init_imgui and open_window started.
+void shutdown_imgui(GLFWwindow* window) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImPlot::DestroyContext();
     ImGui::DestroyContext();
     glfwDestroyWindow(window);
     glfwTerminate();
+}
+
+/// The state the run starts from: defaults, then the session (--session, or the last one when a person is at the
+/// window), a --lesson on top of it and the session's dock layout. `status` becomes 2 when a headless run's
+/// --session cannot be read.
+std::unique_ptr<App> make_app(const GuiOptions& o, const std::string& focus, bool headless, int& status) {
+    auto app = std::make_unique<App>();
+    app->options = o;
+    app->panel_to_focus = focus;
+    app->input.reset();
+    app->variants.reset();
+    app->renderer.init();
+    app->renderer.set_reduce_cells(o.reduce_cells);
+    if (o.self_test_frames > 0) {
+        const char* dir = std::getenv("ATTNSCOPE_EXPORT_DIR");
+        app->exports.dir = dir && *dir ? dir : (std::filesystem::temp_directory_path() / "attnscope-self-test").string();
+        app->perf.n_max_log2 = 9;
+    }
+    if (!o.session_path.empty()) {
+        app->session_path = o.session_path;
+        if (!load_session(*app, o.session_path)) {
+            std::fprintf(stderr, "%s\n", app->exports.message.c_str());
+            if (headless) status = 2;
+        }
+    } else if (!headless) {
+        app->session_path = default_session_path();
+        if (std::filesystem::exists(app->session_path)) load_session(*app, app->session_path);
+    }
+    if (!o.lesson.empty()) apply_lesson(*app, o.lesson);
+    if (o.presentation) app->view.presentation = true;
+    if (!app->pending_layout.empty()) {
+        app->layout_loaded = true;
+        ImGui::LoadIniSettingsFromMemory(app->pending_layout.c_str(), app->pending_layout.size());
+        app->pending_layout.clear();
+    }
+    return app;
+}
+
+/// Frees the GL objects the App holds (before the context goes) and saves the session of a run a person used.
+void close_app(App& app, bool headless) {
+    if (!headless && !app.session_path.empty()) save_session(app, app.session_path);
+    for (auto& pair : app.textures)
+        for (auto& t : pair) t.release();
+    for (auto& t : app.head_thumbs) t.release();
+    app.renderer.shutdown();
+}
+
+/// The self-test's bounds; tests tighten them through ATTNSCOPE_SELF_TEST_* to prove each invariant can fail
+/// (tests/gui/smoke_session.sh).
+SelfTestLimits self_test_limits() {
+    SelfTestLimits limits;
+    if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_WEDGE_S")) limits.wedge_seconds = std::atof(v);
+    if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_RSS_MIB")) limits.max_resident_bytes = std::atoll(v) << 20;
+    if (const char* v = std::getenv("ATTNSCOPE_SELF_TEST_MAX_TRACKED_MIB")) limits.max_tracked_bytes = std::atoll(v) << 20;
+    limits.inject_false_error = std::getenv("ATTNSCOPE_SELF_TEST_INJECT_FALSE_ERROR") != nullptr;
+    return limits;
+}
+
+/// Wakes the throttled loop when a batch's first view is done and when the batch ends.
+void wake_on_publish(App& app) {
+    // Later partial views are drawn by the 10 Hz busy redraw. Each wake renders a frame, and with software GL on 2
+    // cores a frame per published view (start and finish of each of six variants) took the CPU the batch needed:
+    // edit → all views p95 went from 181 to 132–135 ms, the first view's from 108 to 82–87 ms (--measure-latency 30,
+    // 3 runs).
+    app.runs.set_on_publish([app = &app] {
+        static std::atomic<uint64_t> first_view_generation{~uint64_t(0)};
+        bool first_view = false;
+        if (const auto snap = app->runs.run_snapshot(); snap && first_view_generation.load() != snap->generation)
+            for (const auto& v : snap->variants)
+                if (v.state == ViewState::Done) {
+                    first_view_generation = snap->generation, first_view = true;
+                    break;
+                }
+        if (first_view || app->runs.state() != WorkerState::Running) glfwPostEmptyEvent();
+    });
+}
+
+/// One run of the frame loop: what its steps share from frame to frame.
+struct FrameLoop {
+    FrameLoop(const GuiOptions& options, GLFWwindow* w, App& a, bool is_headless, int start_status)
+        : o(options), window(w), app(a), headless(is_headless), self_test(options.seed, self_test_limits()),
+          measurement(options), status(start_status) {}
+    const GuiOptions& o;
+    GLFWwindow* window;
+    App& app;
+    bool headless;                      // no person at the window: a screenshot, self-test or measurement run
+    SelfTest self_test;
+    Measurement measurement;            // --measure-latency / --measure-pan / --measure-first-view (measure.cpp)
+    const std::chrono::steady_clock::time_point t_start = std::chrono::steady_clock::now();
+    int status;                         // the exit status; the loop stops when it is not 0
+    int settled = 0;                    // frames in a row with nothing left to wait for (screenshot)
+    double last_frame_start = 0;        // [s, GLFW time]
+    bool figure_exported = false;       // --export-figure done
+};
+
+/// Waits when the loop may sleep, polls events and starts an ImGui frame with the self-test's or --mouse-x/y's
+/// input; returns whether it waited. `frame_start` is when the frame began [s, GLFW time].
+bool start_frame(FrameLoop& l, double& frame_start) {
+    // While the worker computes and nothing moves, redraw at 10 Hz (the progress bars) instead of as fast as the loop
+    // runs: with software GL a frame costs as much CPU as a variant's run, and on 2 cores every spare frame delays the
+    // views. Input events, a batch's first view and its end wake the loop at once.
+    const bool waited = busy_throttle(l.app);
+    if (waited) glfwWaitEventsTimeout(std::max(0.0, kBusyFrameSeconds - (glfwGetTime() - l.last_frame_start)));
+    frame_start = glfwGetTime();
+    l.last_frame_start = frame_start;
+    glfwPollEvents();
+    int w = 0, h = 0;
+    glfwGetWindowSize(l.window, &w, &h);
+    if (l.o.self_test_frames > 0) l.self_test.inject(l.app, w, h);
+    if (l.o.mouse_x >= 0 && l.o.mouse_y >= 0) ImGui::GetIO().AddMousePosEvent(l.o.mouse_x, l.o.mouse_y);
+    // A headless picture without --mouse-x/y: no pointer at all (Xvfb puts it at the centre, where it would hover a
+    // widget and draw its tooltip into the screenshot).
+    else if (!l.o.screenshot_path.empty() && l.o.self_test_frames == 0) ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    return waited;
+}
+
+/// Moves each finished file export's message to the status bar.
+void collect_exports(App& app) {
+    for (auto it = app.export_jobs.begin(); it != app.export_jobs.end();) {
+        if (!(*it)->finished()) {
+            ++it;
+            continue;
+        }
+        const auto [message, ok] = (*it)->result().value_or(ExportMessage{"export cancelled", false});
+        app.exports.message = message, app.exports.message_is_error = !ok;
+        it = app.export_jobs.erase(it);
+    }
+}
+
+/// Before the panels draw: the newest snapshot and sweep report, an edit's batch posted, and what every frame
+/// records anew (layout record, banner, hover) cleared.
+void update_app(FrameLoop& l, double frame_start, bool waited) {
+    App& app = l.app;
+    if (app.runs.state() == WorkerState::Running && app.frame > 2 && !waited)  // a throttled frame's delta is the wait
+        app.busy_frame_ms.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
+    app.snap = app.runs.run_snapshot();
+    app.bench_report = app.bench ? app.bench->report() : nullptr;
+    l.measurement.before_frame(app);
+    if (app.dirty) app.latency.note_edit(frame_start);
+    // During a sweep the worker computes the batch between two of its runs, never beside one.
+    if (app.dirty) {
+        app.post_batch();
+        app.dirty = false;
+    }
+    app.renderer.begin_frame();
+    app.layout_record.clear();
+    app.banner.clear();
+    app.view.shown_i = app.view.hover_i, app.view.shown_j = app.view.hover_j;
+    app.view.hover_i = app.view.hover_j = -1;
+    collect_exports(app);
+}
+
+/// Renders the frame and takes the captures asked for during it; returns whether the frame was presented (software
+/// GL makes that expensive: the self-test exercises the UI logic every frame and the GL path every 4th).
+bool render_frame(FrameLoop& l) {
+    App& app = l.app;
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(l.window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.1f, 0.1f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    const bool present = l.o.self_test_frames == 0 || app.frame % 4 == 0 || !app.captures.empty();
+    if (present) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    for (const Capture& c : app.captures) {
+        try {
+            capture(l.window, c);
+            app.exports.message = "saved " + c.path, app.exports.message_is_error = false;
+        } catch (const std::exception& e) {
+            app.exports.message = e.what(), app.exports.message_is_error = true;
+        }
+    }
+    app.captures.clear();
+    return present;
+}
+
+/// --export-figure: File → Export figure once, when the results of the last --frames frame are shown.
+void export_figure_when_ready(FrameLoop& l) {
+    const App& app = l.app;
+    if (!l.o.export_figure.empty() && !l.figure_exported && app.snap && app.frame + 1 >= l.o.frames &&
+        app.runs.state() != WorkerState::Running && !app.dirty) {
+        export_figure(l.app, figure::parse_theme(l.o.export_figure));
+        l.figure_exported = true;
+    }
+}
+
+/// Something the screenshot must show is still on its way: the batch, exports, the figure, an edit, the lesson's
+/// check or any panel's work (its row's busy).
+bool screenshot_waits(const FrameLoop& l) {
+    const App& app = l.app;
+    return app.runs.state() == WorkerState::Running || !app.export_jobs.empty() ||
+           (!l.o.export_figure.empty() && !l.figure_exported) || app.dirty || lesson_check_busy(app) ||
+           any_panel_busy(app);
+}
+
+/// What a screenshot run prints after a picture without an error banner: the status bar, the lesson and sweep, the
+/// hovered cell (--mouse-x/y) and the frame times while computing.
+void print_screenshot_report(const App& app, const GuiOptions& o) {
+    std::printf("gui: saved %s (no error banner)\n", o.screenshot_path.c_str());
+    std::printf("gui: status bar message: %s\n", app.exports.message.c_str());
+    if (const std::string l = lessons_status(app); !l.empty()) std::printf("gui: %s\n", l.c_str());
+    if (o.mouse_x >= 0)
+        std::printf("gui: mouse (%.0f, %.0f) over window '%s', cell i = %d, j = %d\n", ImGui::GetIO().MousePos.x,
+                    ImGui::GetIO().MousePos.y, GImGui->HoveredWindow ? GImGui->HoveredWindow->Name : "none",
+                    app.view.shown_i, app.view.shown_j);
+    const auto& ms = app.busy_frame_ms;
+    if (!ms.empty()) {
+        const TimingStats t = summarize_times(std::vector<double>(ms.begin(), ms.end()));
+        std::printf("gui: %zu frames drawn while computing: median %.1f ms, p95 %.1f ms, max %.1f ms\n", ms.size(),
+                    t.median_ms, t.p95_ms, t.max_ms);
+    }
+}
+
+/// Saves the screenshot with its layout record (--layout-json) and session (--save-session), and sets the exit
+/// status: 2 when the session cannot be written, 3 when an error banner was shown.
+void take_screenshot(FrameLoop& l) {
+    App& app = l.app;
+    const GuiOptions& o = l.o;
+    capture(l.window, {o.screenshot_path, ImVec4(0, 0, 0, 0)});
+    if (!o.layout_json_path.empty()) {
+        nlohmann::json layout = layout_json(app.layout_record);
+        layout["lesson"] = lesson_check_json(app);
+        layout["screenshot"] = o.screenshot_path;
+        write_file_atomically(o.layout_json_path, layout.dump(1));
+    }
+    if (!o.save_session_path.empty()) {
+        save_session(app, o.save_session_path);
+        if (app.exports.message_is_error) {
+            std::fprintf(stderr, "%s\n", app.exports.message.c_str());
+            l.status = 2;
+        }
+    }
+    if (l.status == 0 && app.banner_was_shown) {
+        std::fprintf(stderr, "gui: screenshot taken with an error banner:");
+        for (const auto& b : app.banner) std::fprintf(stderr, " %s", b.c_str());
+        std::fprintf(stderr, "\n");
+        l.status = 3;
+    } else if (l.status == 0) {
+        print_screenshot_report(app, o);
+    }
+}
+
+/// --screenshot, after the --frames frames: takes the picture once nothing is left to wait for (a few settled
+/// frames for hover and layout) or after 120 s; returns true when it was taken and the loop ends.
+bool screenshot_step(FrameLoop& l) {
+    const GuiOptions& o = l.o;
+    if (o.screenshot_path.empty() || o.measure_first_view != 0 || l.app.frame + 1 < o.frames) return false;
+    const bool busy = screenshot_waits(l);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - l.t_start).count();
+    l.settled = busy ? 0 : l.settled + 1;
+    if (l.settled >= 6 || waited > 120) {
+        take_screenshot(l);
+        return true;
+    }
+    if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return false;
+}
+
+/// --self-test-frames: the invariants after this frame (exit 4 when one broke) and the summary after the last
+/// frame; returns true when the loop ends.
+bool self_test_step(FrameLoop& l) {
+    const GuiOptions& o = l.o;
+    if (o.self_test_frames <= 0) return false;
+    if (const std::string broken = l.self_test.check(l.app); !broken.empty()) {
+        std::fprintf(stderr, "self-test: invariant broken at frame %d (seed %llu): %s\n", l.app.frame,
+                     static_cast<unsigned long long>(o.seed), broken.c_str());
+        l.status = 4;
+        return true;
+    }
+    if (l.app.frame + 1 >= o.self_test_frames) {
+        std::printf("self-test: seed %llu: %s; every invariant held\n", static_cast<unsigned long long>(o.seed),
+                    l.self_test.summary(l.app).c_str());
+        return true;
+    }
+    return false;
+}
+
+/// After the frame: presents it, holds the window to 4 frames a second while a benchmark measures, and tells the
+/// latency bookkeeping and the measurement what was shown; returns true when a measurement ends the loop.
+bool finish_frame(FrameLoop& l, double frame_start, bool present) {
+    App& app = l.app;
+    if (present) glfwSwapBuffers(l.window);
+    // Software rendering would otherwise take a core from the timed runs (the Performance panel says so beside its
+    // times).
+    if (app.bench && !app.bench->finished() && !l.headless) {
+        const double spare = 0.25 - (glfwGetTime() - frame_start);
+        if (spare > 0) glfwWaitEventsTimeout(spare);
+    }
+    if (app.snap) {
+        bool any_view = false;
+        for (const auto& v : app.snap->variants) any_view = any_view || v.state == ViewState::Done;
+        app.latency.on_shown(app.snap->generation, glfwGetTime(), app.snap->complete, any_view);
+    }
+    if (l.measurement.after_frame(app, (glfwGetTime() - frame_start) * 1000.0)) {
+        l.status = l.measurement.exit_status();
+        return true;
+    }
+    return false;
+}
+
+/// Runs frames until the window closes, the status is set, or a screenshot, self-test or measurement is done.
+void run_frames(FrameLoop& l) {
+    App& app = l.app;
+    for (app.frame = 0; l.status == 0 && !glfwWindowShouldClose(l.window); ++app.frame) {
+        double frame_start = 0;
+        const bool waited = start_frame(l, frame_start);
+        update_app(l, frame_start, waited);
+        draw_frame(app, l.window);
+        // An edit made by a widget this frame: its input event arrived before the frame started.
+        if (app.dirty) app.latency.note_edit(frame_start);
+        app.banner_was_shown = !app.banner.empty();
+        const bool present = render_frame(l);
+        export_figure_when_ready(l);
+        if (screenshot_step(l) || self_test_step(l) || finish_frame(l, frame_start, present)) break;
+    }
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& o) {
+    const bool headless = is_headless(o);
+    const std::string focus = check_options(o);  // before a window opens
+    GLFWwindow* window = open_window(o);
+    init_imgui(window);
+    int status = 0;
+    {
+        const std::unique_ptr<App> app = make_app(o, focus, headless, status);
+        FrameLoop loop(o, window, *app, headless, status);
+        wake_on_publish(*app);
+        run_frames(loop);
+        status = loop.status;
+        close_app(*app, headless);
+    }
+    shutdown_imgui(window);
     return status;
 }
 

@@ -12,7 +12,7 @@ struct GuiOptions {
     int width = 1600, height = 1000;
     std::string session_path;     // load this session instead of the last one (and do not overwrite it)
     std::string save_session_path;  // after --screenshot: write the session here (round-trip tests)
-    std::string panel;            // bring this panel to the front (input, variants, matrices, lsh, spectrum, performance, debug)
+    std::string panel;            // bring this panel to the front (an alias of `attnscope gui --list-panels`)
     int self_test_frames = 0;     // > 0: drive the UI with random input for this many frames, then exit
     uint64_t seed = 1;            // seed of the self-test
     float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)

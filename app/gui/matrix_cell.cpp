@@ -202,49 +202,49 @@ std::string caption(const App& app, const RunSnapshot& snap, size_t k, int plane
     return out;
 }
 
-}  // namespace
-
-int badge_head(const App& app, const RunSnapshot& snap) {
-    return app.view.mean_badges ? -1 : std::clamp(app.view.head, 0, std::max(0, snap.heads->heads() - 1));
-}
-
-void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& layout, const ViewScale& scale) {
-    const VariantView& v = snap.variants[k];
+/// Opens the cell's child window (its ImGui id is the view index k); returns its screen rectangle (x0, y0, x1, y1).
+ImVec4 begin_cell(size_t k, const CellLayout& layout) {
     ImGui::PushID(int(k));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, kCellPadding);
     ImGui::BeginChild("cell", layout.size, ImGuiChildFlags_Borders | ImGuiChildFlags_AlwaysUseWindowPadding,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     ImGui::PopStyleVar();
     const ImVec2 cell_pos = ImGui::GetWindowPos(), cell_size = ImGui::GetWindowSize();
-    const ImVec4 cell_rect(cell_pos.x, cell_pos.y, cell_pos.x + cell_size.x, cell_pos.y + cell_size.y);
-    const int n = snap.heads->n();
-    const int head = std::clamp(app.view.head, 0, snap.heads->heads() - 1);
-    const int plane = v.plane(head);  // this view's plane for `head` (one plane may serve every head)
-    const bool diff = app.view.show_diff;
-    const std::string title = instance_of(v);
-    const std::string what = matrix_title(v, diff);
-    title_line(app, v, title, "(" + v.id + ") " + head_label(v, head, snap.heads->heads()) + " — " + what, plane, cell_rect);
-    auto end_cell = [] {
-        ImGui::EndChild();
-        ImGui::PopID();
-    };
-    // A batch still computing: this view's place in it (the other views already show their new results).
-    if (view_progress(v, views_ahead(snap, k)) && v.state != ViewState::Done) return end_cell();
-    if (!v.error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
-        ImGui::TextWrapped("%s", v.error.c_str());
-        ImGui::PopStyleColor();
-        // The GPU could not hold this run; the CPU backend can.
-        if (v.device_memory && ImGui::Button("Run on CPU")) app.run_on_cpu = true, app.dirty = true;
-        if (v.device_memory) ImGui::SetItemTooltip("run this batch (and the next ones) on the CPU backend");
-        return end_cell();
-    }
+    return ImVec4(cell_pos.x, cell_pos.y, cell_pos.x + cell_size.x, cell_pos.y + cell_size.y);
+}
+
+/// Closes what begin_cell opened.
+void end_cell() {
+    ImGui::EndChild();
+    ImGui::PopID();
+}
+
+/// The view's error in red, and "Run on CPU" when the GPU could not hold the run (the CPU backend can).
+void error_text(App& app, const VariantView& v) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+    ImGui::TextWrapped("%s", v.error.c_str());
+    ImGui::PopStyleColor();
+    if (v.device_memory && ImGui::Button("Run on CPU")) app.run_on_cpu = true, app.dirty = true;
+    if (v.device_memory) ImGui::SetItemTooltip("run this batch (and the next ones) on the CPU backend");
+}
+
+/// The layout record of view k before its heatmap is drawn: panel, view, instance, slot, head and what it shows.
+HeatmapRecord start_record(const App& app, const RunSnapshot& snap, size_t k, const CellLayout& layout,
+                           const std::string& title, const std::string& what, int head, ImVec4 cell_rect) {
+    const VariantView& v = snap.variants[k];
     HeatmapRecord record;
-    record.panel = kMatricesWindow, record.view = int(k), record.variant = v.id, record.instance = title;
+    record.panel = layout.window, record.view = int(k), record.variant = v.id, record.instance = title;
     record.slot = int(std::count_if(snap.variants.begin(), snap.variants.begin() + long(k) + 1,
                                     [](const VariantView& w) { return !w.auxiliary; })) - 1;
     record.title = what, record.head = head, record.cell = cell_rect;
-    record.shows = diff ? "difference" : app.view.show_mask ? "mask" : "weights";
+    record.shows = app.view.show_diff ? "difference" : app.view.show_mask ? "mask" : "weights";
+    return record;
+}
+
+/// The cell's badges (recorded with their values) and, with the blocks toggle, its block density; then the badge
+/// rows of the fullest cell, so the heatmaps of a row line up.
+void cell_badges(App& app, const RunSnapshot& snap, const VariantView& v, const CellLayout& layout, int head,
+                 HeatmapRecord& record) {
     std::vector<Badge> badges;
     const float badges_top = ImGui::GetCursorPosY();
     if (v.auxiliary) {
@@ -259,94 +259,157 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
             if (b->number) record.badges.emplace_back(b->id, *b->number);
     }
     if (app.view.show_blocks && !v.auxiliary) block_density_badges(app, v, head);
-    // Every cell reserves the badge rows of the fullest one, so the heatmaps of a row line up.
     const float reserved = badges_top + float(layout.badge_rows) * (ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.y);
     if (ImGui::GetCursorPosY() < reserved) ImGui::SetCursorPosY(reserved);
+}
+
+/// Why a cell shows no heatmap: the run's own note, else what the difference view lacks.
+const char* no_matrix_hint(const VariantView& v, bool diff) {
+    return !v.matrix_note.empty() ? v.matrix_note.c_str()
+           : diff && v.auxiliary  ? "No difference view: this matrix is not an attention matrix."
+           : diff                 ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
+                                  : "No matrix to show.";
+}
+
+/// View k's plot frame minus its data area as ImPlot drew it last frame (axes, ticks): the frame is the data area
+/// plus this, so the heatmap itself is side × side.
+ImVec2 plot_decoration(App& app, const RunSnapshot& snap, size_t k) {
+    std::vector<ImVec2>& decorations = app.view.plot_decoration;
+    if (decorations.size() < snap.variants.size()) decorations.resize(snap.variants.size(), ImVec2(0, 0));
+    return decorations[k];
+}
+
+/// The heatmap's axes: named by input kind and order (a compact cell keeps the room: no axis names, no key tick
+/// labels — the strip names the axes and the hover every cell), linked across cells, bounded to the matrix, ticked.
+void setup_matrix_axes(App& app, const RunSnapshot& snap, const CellLayout& layout, int head, Ticks& ticks) {
+    const int n = snap.heads->n();
+    const bool text = !snap.heads->tokens.empty();
+    const bool ordered = !snap.display_perm.empty();
+    const ImPlotAxisFlags label_flags = layout.compact ? ImPlotAxisFlags_NoLabel : 0;
+    const ImPlotAxisFlags x_flags = label_flags | (layout.compact ? ImPlotAxisFlags_NoTickLabels : 0);
+    ImPlot::SetupAxes(ordered ? (text ? "key token j (reordered)" : "key j (reordered)") : (text ? "key token j" : "key position j"),
+                      ordered ? (text ? "query token i (reordered)" : "query i (reordered)")
+                              : (text ? "query token i" : "query position i"),
+                      x_flags, ImPlotAxisFlags_Invert | label_flags);
+    ImPlot::SetupAxisLinks(ImAxis_X1, &app.view.x_min, &app.view.x_max);
+    ImPlot::SetupAxisLinks(ImAxis_Y1, &app.view.y_min, &app.view.y_max);
+    ImPlot::SetupAxisLimitsConstraints(ImAxis_X1, -0.05 * n, 1.05 * n);
+    ImPlot::SetupAxisLimitsConstraints(ImAxis_Y1, -0.05 * n, 1.05 * n);
+    setup_ticks(app, snap, head, layout.side, ticks);
+    ImPlot::SetupFinish();
+}
+
+/// View k's textures (pooled base, then the zoomed detail) through the heatmap shader, clipped to what the window
+/// shows of the plot.
+void draw_textures(App& app, size_t k, const VariantView& v, const ViewScale& scale, bool diff) {
+    HeatmapDraw d;
+    d.colormap = scale.map;
+    d.mode = scale.mode, d.vmax = scale.vmax, d.decades = app.view.decades;
+    d.show_mask = app.view.show_mask;
+    d.tint = !diff;  // differences keep their colours; only forbidden cells are dimmed
+    d.causal = v.result && v.result->causal;
+    // A cell scrolled partly out of view must not be drawn over the windows around it (the shader's scissor is all
+    // that clips it).
+    ImPlot::PushPlotClipRect();
+    const ImVec2 clip_min = ImPlot::GetPlotDrawList()->GetClipRectMin(), clip_max = ImPlot::GetPlotDrawList()->GetClipRectMax();
+    ImPlot::PopPlotClipRect();
+    d.clip = ImVec4(clip_min.x, clip_min.y, clip_max.x, clip_max.y);
+    for (const MatrixTexture& t : app.textures[k]) {
+        if (!t.key) continue;
+        d.texture = &t;
+        d.top_left = ImPlot::PlotToPixels(t.cells.x, t.cells.y);
+        d.bottom_right = ImPlot::PlotToPixels(t.cells.z, t.cells.w);
+        app.renderer.draw(ImPlot::GetPlotDrawList(), d);
+    }
+}
+
+/// What the layout record says about the data area: where it is, which cells it shows and how its pixels reduce
+/// them.
+void record_data_area(const App& app, const VariantView& v, int plane, bool diff, HeatmapRecord& record) {
+    const ImVec2 pp = ImPlot::GetPlotPos(), ps = ImPlot::GetPlotSize();
+    const ImPlotRect limits = ImPlot::GetPlotLimits();
+    record.plot = ImVec4(pp.x, pp.y, pp.x + ps.x, pp.y + ps.y);
+    record.x_min = limits.X.Min, record.x_max = limits.X.Max, record.y_min = limits.Y.Min, record.y_max = limits.Y.Max;
+    record.pixels_per_cell_x = ps.x / std::max(1e-9, limits.X.Max - limits.X.Min);
+    record.pixels_per_cell_y = ps.y / std::max(1e-9, limits.Y.Max - limits.Y.Min);
+    const bool several = record.pixels_per_cell_x < 1 || record.pixels_per_cell_y < 1;
+    record.reduction = !several ? "one cell per pixel or more"
+                       : !app.renderer.reduces_cells() ? "nearest: one cell per pixel (cells skipped)"
+                       : diff || v.is_signed(plane) ? "largest |value| with its sign; most salient reason"
+                                                    : "max; most salient reason";
+}
+
+/// View k's heatmap plot, framed by `deco` (plot_decoration) around a side × side data area: textures, block tiles
+/// (or in `block_note` why not), the lesson's outlines, crosshair and hover; records the data area and keeps this
+/// frame's decoration for the next.
+void heatmap_plot(App& app, const RunSnapshot& snap, size_t k, const CellLayout& layout, const ViewScale& scale,
+                  int head, ImVec2 deco, HeatmapRecord& record, std::string& block_note) {
+    const VariantView& v = snap.variants[k];
+    const bool diff = app.view.show_diff;
+    const int plane = v.plane(head);
+    const float side = layout.side;
+    ImPlot::PushStyleVar(ImPlotStyleVar_PlotPadding, ImVec2(4, 4));
+    if (ImPlot::BeginPlot("##matrix", ImVec2(side + deco.x, side + deco.y),
+                          ImPlotFlags_NoLegend | ImPlotFlags_NoTitle | ImPlotFlags_NoMouseText)) {
+        Ticks ticks;
+        setup_matrix_axes(app, snap, layout, head, ticks);
+        draw_textures(app, k, v, scale, diff);
+        if (app.view.show_blocks && !v.auxiliary) draw_block_tiles(app, snap, v, head, block_note);
+        draw_outlines(app, snap, v, record);
+        crosshair_and_hover(app, snap, head);
+        record_data_area(app, v, plane, diff, record);
+        const ImVec2 ps = ImPlot::GetPlotSize();
+        app.view.plot_decoration[k] = ImVec2(std::max(0.0f, side + deco.x - ps.x), std::max(0.0f, side + deco.y - ps.y));
+        ImPlot::EndPlot();
+    }
+    ImPlot::PopStyleVar();  // after EndPlot: the padding is read when the plot lays itself out
+}
+
+/// The cell's own colour bar beside the heatmap, `height` pixels tall (for a scale that is not the panel's: signed
+/// matrices, or the shared scale is off).
+void own_colour_bar(const App& app, const ViewScale& scale, float height) {
+    ImGui::SameLine();
+    const float bar_w = ImGui::CalcTextSize("-0.00e+00").x + ImGui::GetTextLineHeight() * 2.2f;
+    const double lo = scale.diverging ? -scale.vmax : scale.mode == ScaleMode::Log ? std::log10(scale.vmax) - app.view.decades : 0;
+    const double hi = scale.mode == ScaleMode::Log ? std::log10(scale.vmax) : scale.vmax;
+    ImPlot::ColormapScale(scale.mode == ScaleMode::Log ? "log10 P_eff" : scale.label.c_str(), lo, hi,
+                          ImVec2(bar_w, height), scale.diverging ? "%.1e" : "%.2g", 0, plot_colormap(scale.map));
+}
+
+}  // namespace
+
+int badge_head(const App& app, const RunSnapshot& snap) {
+    return app.view.mean_badges ? -1 : std::clamp(app.view.head, 0, std::max(0, snap.heads->heads() - 1));
+}
+
+void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& layout, const ViewScale& scale) {
+    const VariantView& v = snap.variants[k];
+    const ImVec4 cell_rect = begin_cell(k, layout);
+    const int head = std::clamp(app.view.head, 0, snap.heads->heads() - 1);
+    const int plane = v.plane(head);  // this view's plane for `head` (one plane may serve every head)
+    const bool diff = app.view.show_diff;
+    const std::string title = instance_of(v);
+    const std::string what = matrix_title(v, diff);
+    title_line(app, v, title, "(" + v.id + ") " + head_label(v, head, snap.heads->heads()) + " — " + what, plane, cell_rect);
+    // A batch still computing: this view's place in it (the other views already show their new results).
+    if (view_progress(v, views_ahead(snap, k)) && v.state != ViewState::Done) return end_cell();
+    if (!v.error.empty()) {
+        error_text(app, v);
+        return end_cell();
+    }
+    HeatmapRecord record = start_record(app, snap, k, layout, title, what, head, cell_rect);
+    cell_badges(app, snap, v, layout, head, record);
     const Tensor3* pooled = diff ? (v.pooled_diff ? &*v.pooled_diff : nullptr) : (v.pooled ? &*v.pooled : nullptr);
     if (!pooled) {
-        hint_text(!v.matrix_note.empty() ? v.matrix_note.c_str()
-                  : diff && v.auxiliary ? "No difference view: this matrix is not an attention matrix."
-                  : diff ? "No exact reference P for this n (raise 'materialise up to n' in Input)."
-                         : "No matrix to show.");
+        hint_text(no_matrix_hint(v, diff));
         app.layout_record.heatmaps.push_back(std::move(record));
         return end_cell();
     }
     update_textures(app, k, snap, v, plane, diff);
-
-    // The plot frame is the data area plus last frame's axes and ticks, so the heatmap itself is side × side.
-    std::vector<ImVec2>& decorations = app.view.plot_decoration;
-    if (decorations.size() < snap.variants.size()) decorations.resize(snap.variants.size(), ImVec2(0, 0));
-    const ImVec2 deco = decorations[k];
-    const float side = layout.side;
-    const bool text = !snap.heads->tokens.empty();
-    const bool ordered = !snap.display_perm.empty();
-    // A compact cell keeps the heatmap's room: no axis names and no key tick labels (the strip names the axes and the
-    // hover names every cell).
-    const ImPlotAxisFlags label_flags = layout.compact ? ImPlotAxisFlags_NoLabel : 0;
-    const ImPlotAxisFlags x_flags = label_flags | (layout.compact ? ImPlotAxisFlags_NoTickLabels : 0);
+    const ImVec2 deco = plot_decoration(app, snap, k);
     std::string block_note;
-    ImPlot::PushStyleVar(ImPlotStyleVar_PlotPadding, ImVec2(4, 4));
-    if (ImPlot::BeginPlot("##matrix", ImVec2(side + deco.x, side + deco.y),
-                          ImPlotFlags_NoLegend | ImPlotFlags_NoTitle | ImPlotFlags_NoMouseText)) {
-        ImPlot::SetupAxes(ordered ? (text ? "key token j (reordered)" : "key j (reordered)") : (text ? "key token j" : "key position j"),
-                          ordered ? (text ? "query token i (reordered)" : "query i (reordered)")
-                                  : (text ? "query token i" : "query position i"),
-                          x_flags, ImPlotAxisFlags_Invert | label_flags);
-        ImPlot::SetupAxisLinks(ImAxis_X1, &app.view.x_min, &app.view.x_max);
-        ImPlot::SetupAxisLinks(ImAxis_Y1, &app.view.y_min, &app.view.y_max);
-        ImPlot::SetupAxisLimitsConstraints(ImAxis_X1, -0.05 * n, 1.05 * n);
-        ImPlot::SetupAxisLimitsConstraints(ImAxis_Y1, -0.05 * n, 1.05 * n);
-        Ticks ticks;
-        setup_ticks(app, snap, head, side, ticks);
-        ImPlot::SetupFinish();
-        HeatmapDraw d;
-        d.colormap = scale.map;
-        d.mode = scale.mode, d.vmax = scale.vmax, d.decades = app.view.decades;
-        d.show_mask = app.view.show_mask;
-        d.tint = !diff;  // differences keep their colours; only forbidden cells are dimmed
-        d.causal = v.result && v.result->causal;
-        const ImVec2 pp = ImPlot::GetPlotPos(), ps = ImPlot::GetPlotSize();
-        // The plot's rectangle within what the window shows: a cell scrolled partly out of view must not be drawn
-        // over the windows around it (the shader's scissor is all that clips it).
-        ImPlot::PushPlotClipRect();
-        const ImVec2 clip_min = ImPlot::GetPlotDrawList()->GetClipRectMin(), clip_max = ImPlot::GetPlotDrawList()->GetClipRectMax();
-        ImPlot::PopPlotClipRect();
-        d.clip = ImVec4(clip_min.x, clip_min.y, clip_max.x, clip_max.y);
-        for (const MatrixTexture& t : app.textures[k]) {
-            if (!t.key) continue;
-            d.texture = &t;
-            d.top_left = ImPlot::PlotToPixels(t.cells.x, t.cells.y);
-            d.bottom_right = ImPlot::PlotToPixels(t.cells.z, t.cells.w);
-            app.renderer.draw(ImPlot::GetPlotDrawList(), d);
-        }
-        if (app.view.show_blocks && !v.auxiliary) draw_block_tiles(app, snap, v, head, block_note);
-        draw_outlines(app, snap, v, record);
-        crosshair_and_hover(app, snap, head);
-        // What the layout record says about the data area: where it is and which cells it shows.
-        const ImPlotRect limits = ImPlot::GetPlotLimits();
-        record.plot = ImVec4(pp.x, pp.y, pp.x + ps.x, pp.y + ps.y);
-        record.x_min = limits.X.Min, record.x_max = limits.X.Max, record.y_min = limits.Y.Min, record.y_max = limits.Y.Max;
-        record.pixels_per_cell_x = ps.x / std::max(1e-9, limits.X.Max - limits.X.Min);
-        record.pixels_per_cell_y = ps.y / std::max(1e-9, limits.Y.Max - limits.Y.Min);
-        const bool several = record.pixels_per_cell_x < 1 || record.pixels_per_cell_y < 1;
-        record.reduction = !several ? "one cell per pixel or more"
-                           : !app.renderer.reduces_cells() ? "nearest: one cell per pixel (cells skipped)"
-                           : diff || v.is_signed(plane) ? "largest |value| with its sign; most salient reason"
-                                                        : "max; most salient reason";
-        // Next frame's frame size: the decorations ImPlot needed around this data area.
-        decorations[k] = ImVec2(std::max(0.0f, side + deco.x - ps.x), std::max(0.0f, side + deco.y - ps.y));
-        ImPlot::EndPlot();
-    }
-    ImPlot::PopStyleVar();  // after EndPlot: the padding is read when the plot lays itself out
-    if (!scale.shared) {  // this panel's own scale (signed matrices, or the shared scale is off)
-        ImGui::SameLine();
-        const float bar_w = ImGui::CalcTextSize("-0.00e+00").x + ImGui::GetTextLineHeight() * 2.2f;
-        const double lo = scale.diverging ? -scale.vmax : scale.mode == ScaleMode::Log ? std::log10(scale.vmax) - app.view.decades : 0;
-        const double hi = scale.mode == ScaleMode::Log ? std::log10(scale.vmax) : scale.vmax;
-        ImPlot::ColormapScale(scale.mode == ScaleMode::Log ? "log10 P_eff" : scale.label.c_str(), lo, hi,
-                              ImVec2(bar_w, side + deco.y), scale.diverging ? "%.1e" : "%.2g", 0,
-                              plot_colormap(scale.map));
-    }
+    heatmap_plot(app, snap, k, layout, scale, head, deco, record, block_note);
+    if (!scale.shared) own_colour_bar(app, scale, layout.side + deco.y);
     if (!layout.compact) {
         // One line (the grid reserved one), cut with "…" when longer; the whole caption on hover.
         const std::string line = caption(app, snap, k, plane, diff, scale, block_note);

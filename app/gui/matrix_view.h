@@ -35,6 +35,7 @@ struct CellLayout {
     bool compact = false;        // key badges only ("more" holds the rest), no axis labels, no caption
     int badge_rows = 0;          // rows of badges the fullest cell needs: every cell reserves them (heatmaps align)
     const Lesson* lesson = nullptr;  // the open lesson: the badges it compares are always shown
+    const char* window = "";     // the panel's title: the layout record names the window each heatmap is in
 };
 
 /// How many columns, and what each cell gets, for `count` views in `avail` (choose_grid in matrix_grid.cpp).

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "core/memory.h"
 #include "core/variants/registry.h"
 
@@ -24,10 +25,10 @@ const char* state_name(WorkerState s) {
 }
 }  // namespace
 
-void draw_debug_panel(App& app) {
+void draw_debug_panel(App& app, const PanelEntry& self) {
     DebugState& d = app.debug;
     d.frame_ms[size_t(d.frame_index++ % int(d.frame_ms.size()))] = ImGui::GetIO().DeltaTime * 1000.0f;
-    if (ImGui::Begin(kDebugWindow)) {
+    if (ImGui::Begin(self.window)) {
         const size_t filled = std::min(d.frame_ms.size(), size_t(d.frame_index));
         std::vector<float> sorted(d.frame_ms.begin(), d.frame_ms.begin() + long(filled));
         std::sort(sorted.begin(), sorted.end());

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/log_ticks.h"
 #include "core/data/text_input.h"
@@ -338,9 +339,9 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
 
 // [SECTION] Panel
 
-void draw_error_cost_panel(App& app) {
+void draw_error_cost_panel(App& app, const PanelEntry& self) {
     ErrorCostState& st = app.error_cost;
-    const bool visible = ImGui::Begin(kErrorCostWindow);
+    const bool visible = ImGui::Begin(self.window);
     st.visible = visible;
     const std::string key = "generation " + std::to_string(app.runs.posted_generation()) + '\n' + slots_key(app) +
                             st.y + '\n' + st.param + '\n' + std::to_string(st.start) + ':' + std::to_string(st.stop) +
@@ -412,5 +413,7 @@ void load_error_cost_session(App& app, const nlohmann::json& j) {
     }
     app.error_cost = st;
 }
+
+bool error_cost_busy(const App& app) { return app.error_cost.map.pending; }
 
 }  // namespace attnscope::gui

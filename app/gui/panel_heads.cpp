@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/layer_head_grid.h"
 #include "core/session/head_mass.h"
@@ -88,9 +89,9 @@ void draw_grid(App& app, const LayerHeadMass& m, const HeadMassGrid& g, ImVec2 s
 
 }  // namespace
 
-void draw_heads_panel(App& app) {
+void draw_heads_panel(App& app, const PanelEntry& self) {
     HeadsState& st = app.heads_view;
-    const bool visible = ImGui::Begin(kHeadsWindow);
+    const bool visible = ImGui::Begin(self.window);
     st.visible = visible;
     bool any_mask = false;
     for (const VariantSlot& s : app.variants.slots) any_mask = any_mask || find_variant(s.id).info().has_mask;
@@ -132,5 +133,7 @@ void draw_heads_panel(App& app) {
     }
     ImGui::End();
 }
+
+bool heads_busy(const App& app) { return app.heads_view.grid.pending; }
 
 }  // namespace attnscope::gui

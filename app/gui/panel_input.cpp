@@ -12,6 +12,7 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "core/data/text_input.h"
 
 namespace attnscope::gui {
@@ -268,8 +269,8 @@ InputSpec App::effective_input() const {
     return spec;
 }
 
-void draw_input_panel(App& app) {
-    if (!ImGui::Begin(kInputWindow)) {
+void draw_input_panel(App& app, const PanelEntry& self) {
+    if (!ImGui::Begin(self.window)) {
         ImGui::End();
         return;
     }

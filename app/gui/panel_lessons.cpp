@@ -115,7 +115,7 @@ void apply_preset(App& app, const nlohmann::json& preset) {
                                                                               : DisplayOrder::Positions;
     // A lesson that names the Performance panel may set its sweep ("performance": the session's keys; "run": true
     // measures its range on opening instead of the quick first look).
-    if (preset.contains("performance")) load_performance_session(app, preset);
+    if (preset.contains("performance")) panel("performance").load(app, preset);
     app.input = input;
     app.variants = vars;
     app.view = view;
@@ -169,7 +169,7 @@ void start_check(App& app) {
 std::vector<std::string> lesson_windows(const Lesson& lesson) {
     std::vector<std::string> large;
     for (const auto& p : lesson.preset.value("panels", nlohmann::json::array())) large.push_back(p.get<std::string>());
-    if (large.empty()) large.push_back(kMatricesWindow);
+    if (large.empty()) large.push_back(panel("matrices").window);
     return large;
 }
 
@@ -192,7 +192,7 @@ bool apply_lesson_layout(App& app, const Lesson& lesson) {
     app.lesson.layout_for = lesson.id;
     app.lesson.layout_presentation = app.view.presentation;
     // The left column holds the panels the lesson does not look at; Variants is the one a reader changes first.
-    app.lesson.focus.insert(app.lesson.focus.begin(), kVariantsWindow);
+    app.lesson.focus.insert(app.lesson.focus.begin(), panel("variants").window);
     return true;
 }
 
@@ -328,8 +328,8 @@ void apply_lesson(App& app, const std::string& id) {
     app.lesson.run_check_on_start = app.lesson.check_on_open;  // the screen shows the check's measurements
 }
 
-bool lessons_busy(const App& app) {
-    return (app.lesson.check && !app.lesson.check->finished()) || app.lesson.run_check_on_start || sweep_busy(app);
+bool lesson_check_busy(const App& app) {
+    return (app.lesson.check && !app.lesson.check->finished()) || app.lesson.run_check_on_start;
 }
 
 std::string lessons_status(const App& app) {
@@ -364,7 +364,7 @@ void draw_lessons_menu(App& app) {
             }
         }
     ImGui::Separator();
-    if (ImGui::MenuItem("Sweep panel")) ImGui::SetWindowFocus(kSweepWindow);
+    if (ImGui::MenuItem("Sweep panel")) ImGui::SetWindowFocus(panel("sweep").window);
     ImGui::EndMenu();
 }
 

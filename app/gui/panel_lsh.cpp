@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "core/json_fields.h"
 #include "core/backend/cpu/random.h"
 
@@ -86,8 +87,8 @@ VariantView preview_lsh(const Heads& heads) {
 
 }  // namespace
 
-void draw_lsh_panel(App& app) {
-    if (!ImGui::Begin(kLshWindow)) {
+void draw_lsh_panel(App& app, const PanelEntry& self) {
+    if (!ImGui::Begin(self.window)) {
         ImGui::End();
         return;
     }

@@ -14,6 +14,7 @@
 #include "core/json_fields.h"
 #include "core/lessons/lessons.h"
 #include "app/gui/matrix_view.h"
+#include "app/gui/panels.h"
 
 namespace attnscope::gui {
 
@@ -47,8 +48,8 @@ float checkbox_width(const char* label) {
 }
 
 /// The toggles that apply to every cell, on one line when the window is wide enough (they wrap otherwise); the rarer
-/// ones sit in the "View ▾" popup.
-void toolbar(App& app, const RunSnapshot* snap) {
+/// ones sit in the "View ▾" popup; `window` is the panel's title (its PNG export captures that window).
+void toolbar(App& app, const RunSnapshot* snap, const char* window) {
     MatrixViewState& vw = app.view;
     const int H = snap && snap->heads ? snap->heads->heads() : 1;
     const float slider = ImGui::GetFontSize() * 6;
@@ -107,7 +108,7 @@ void toolbar(App& app, const RunSnapshot* snap) {
         }
         if (ImGui::MenuItem("Save the Matrices window as PNG")) {
             try {
-                const ImGuiWindow* w = ImGui::FindWindowByName(kMatricesWindow);
+                const ImGuiWindow* w = ImGui::FindWindowByName(window);
                 if (w) app.captures.push_back({export_path(app, "matrices.png"), ImVec4(w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y)});
             } catch (const Error& e) {
                 app.exports.message = e.what(), app.exports.message_is_error = true;
@@ -164,8 +165,8 @@ ImVec2 cell_chrome(float width, bool compact, const void* context) {
 
 }  // namespace
 
-void draw_matrices_panel(App& app) {
-    const bool open = ImGui::Begin(kMatricesWindow);
+void draw_matrices_panel(App& app, const PanelEntry& self) {
+    const bool open = ImGui::Begin(self.window);
     const auto snap = app.snap;
     // Errors first, in a banner: they are what the user must act on.
     if (snap) {
@@ -190,7 +191,7 @@ void draw_matrices_panel(App& app) {
         ImGui::PopStyleColor();
     }
     MatrixViewState& vw = app.view;
-    toolbar(app, snap.get());
+    toolbar(app, snap.get(), self.window);
     if (!snap || !snap->heads) {
         hint_text(snap ? "The input could not be built: see the message above." : "Computing the first result…");
         ImGui::End();
@@ -251,6 +252,7 @@ void draw_matrices_panel(App& app) {
     layout.size = grid.cell, layout.side = grid.side, layout.compact = grid.compact;
     layout.badge_rows = badge_rows_at(chrome, grid.cell.x, grid.compact);
     layout.lesson = lesson;
+    layout.window = self.window;
     // On a projector the grid sits in the middle of the height it leaves free.
     const float used = float(grid.rows) * grid.cell.y + spacing * float(grid.rows - 1);
     if (vw.presentation && avail.y > used + 8) ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (avail.y - used) / 2);

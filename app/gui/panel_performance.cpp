@@ -16,6 +16,7 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/plot_legend.h"
 #include "core/variants/registry.h"
@@ -492,7 +493,7 @@ void draw_measured_sweep(PerfState& ps, const std::shared_ptr<const BenchReport>
 
 }  // namespace
 
-void draw_performance_panel(App& app) {
+void draw_performance_panel(App& app, const PanelEntry& self) {
     PerfState& ps = app.perf;
     const bool running = app.bench && !app.bench->finished();
     const JobState state = app.bench ? app.bench->state() : JobState::Queued;
@@ -502,7 +503,7 @@ void draw_performance_panel(App& app) {
         start_sweep(app, ps.quick_pending);
         ps.quick_pending = false;
     }
-    if (!ImGui::Begin(kPerformanceWindow)) {
+    if (!ImGui::Begin(self.window)) {
         ImGui::End();
         return;
     }
@@ -540,6 +541,10 @@ void load_performance_session(App& app, const nlohmann::json& j) {
     perf.references = json_bool(p, "references", perf.references, "the session's performance panel");
     perf.run_on_start = json_bool(p, "run", false, "the session's performance panel");
     app.perf = perf;
+}
+
+bool performance_busy(const App& app) {
+    return (app.bench && !app.bench->finished()) || app.perf.start_pending;
 }
 
 }  // namespace attnscope::gui

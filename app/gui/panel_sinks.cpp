@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "core/analysis/key_attention.h"
 #include "core/json_fields.h"
@@ -125,9 +126,9 @@ void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
 
 }  // namespace
 
-void draw_sinks_panel(App& app) {
+void draw_sinks_panel(App& app, const PanelEntry& self) {
     SinksState& st = app.sinks;
-    const bool visible = ImGui::Begin(kSinksWindow);
+    const bool visible = ImGui::Begin(self.window);
     st.visible = visible;
     const std::string key = analysis_input_key(app);
     std::string why_not;
@@ -184,5 +185,7 @@ void load_sinks_session(App& app, const nlohmann::json& j) {
     if (j.contains("sinks")) st.log_y = json_bool(j["sinks"], "log_y", false, "the session's sinks");
     app.sinks = st;
 }
+
+bool sinks_busy(const App& app) { return app.sinks.profile.pending; }
 
 }  // namespace attnscope::gui

@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_legend.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/layer_head_grid.h"
@@ -65,7 +66,9 @@ namespace {
 
 // [SECTION] Layer grid view
 
-void draw_layer_grid(App& app) {
+/// The text's layers × heads map of captured energy at index k; `window` is the panel's title (the layout record
+/// names it).
+void draw_layer_grid(App& app, const char* window) {
     SpectrumState& st = app.spectrum;
     const InputSpec in = app.effective_input();
     if (in.mode != InputMode::Text) {
@@ -114,7 +117,7 @@ void draw_layer_grid(App& app) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // Each layer's mean over its heads: what the low-rank lesson's check holds every layer to (recorded for its test).
     HeatmapRecord record;
-    record.panel = kSpectrumWindow, record.instance = "layers × heads at k = " + std::to_string(k);
+    record.panel = window, record.instance = "layers × heads at k = " + std::to_string(k);
     record.title = "Σ_{i≤k} σ_i / Σ σ of the exact P";
     std::string means;
     for (int l = 0; l < s.layers; ++l) {
@@ -256,10 +259,10 @@ void at_k_table(const App& app, const std::vector<Series>& series) {
 
 // [SECTION] Panel
 
-void draw_spectrum_panel(App& app) {
+void draw_spectrum_panel(App& app, const PanelEntry& self) {
     SpectrumState& st = app.spectrum;
     update_layer_grid(app);
-    const bool visible = ImGui::Begin(kSpectrumWindow);
+    const bool visible = ImGui::Begin(self.window);
     // Spectra cost O(n³): ask the worker for them only while this tab is visible.
     if (visible && !st.visible && st.enabled && (!app.snap || !app.snap->exact_spectrum)) app.dirty = true;
     st.visible = visible;
@@ -313,9 +316,9 @@ void draw_spectrum_panel(App& app) {
     ImGui::BeginChild("right", ImVec2(right_w, h));
     if (ImGui::BeginTabBar("spectrum_tabs")) {
         // Text input puts the layers × heads view first (a first tab is the one selected).
-        if (text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app), ImGui::EndTabItem();
+        if (text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app, self.window), ImGui::EndTabItem();
         if (ImGui::BeginTabItem("at rank k")) at_k_table(app, series), ImGui::EndTabItem();
-        if (!text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app), ImGui::EndTabItem();
+        if (!text && ImGui::BeginTabItem("layers × heads")) draw_layer_grid(app, self.window), ImGui::EndTabItem();
         ImGui::EndTabBar();
     }
     ImGui::EndChild();
@@ -336,5 +339,7 @@ void load_spectrum_session(App& app, const nlohmann::json& j) {
     const double fraction = json_number(j["view"], "grid_fraction", 0.125, 1e-6, 1, "the session's view");
     app.spectrum.enabled = enabled, app.spectrum.grid_index = grid_index, app.spectrum.grid_fraction = fraction;
 }
+
+bool spectrum_busy(const App& app) { return app.layer_grid.pending; }
 
 }  // namespace attnscope::gui

@@ -15,6 +15,7 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
@@ -387,9 +388,9 @@ void start_metric_sweep(App& app, SweepPlan plan) {
 
 }  // namespace
 
-void draw_sweep_panel(App& app) {
+void draw_sweep_panel(App& app, const PanelEntry& self) {
     MetricSweepState& s = app.metric_sweep;
-    if (!ImGui::Begin(kSweepWindow)) {
+    if (!ImGui::Begin(self.window)) {
         // Not visible: a session-requested sweep still starts (screenshots of another tab wait for it).
         if (s.run_on_start) {
             std::string error;

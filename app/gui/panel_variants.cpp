@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panels.h"
 #include "core/session/variant_json.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/registry.h"
@@ -139,8 +140,8 @@ bool param_widget(VariantSlot& slot, const ParamSpec& p, const RunResult* resolv
 
 }  // namespace
 
-void draw_variants_panel(App& app) {
-    if (!ImGui::Begin(kVariantsWindow)) {
+void draw_variants_panel(App& app, const PanelEntry& self) {
+    if (!ImGui::Begin(self.window)) {
         ImGui::End();
         return;
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs inside one X server (see smoke.sh):
-#   1. every panel in turn (--panel) with synthetic input, and with text input when the build has it;
+#   1. every panel in turn (--panel) with synthetic input, and with text input when the build has it; the panels
+#      are the binary's own table (gui --list-panels), so a new panel is shot here without editing this file;
 #   2. sessions covering causal + difference view, large n with the pooled view, and a zoomed full-resolution detail;
 #      lessons (--lesson, a check run in the Lesson window) and a finished metric sweep in the Sweep panel;
 #   3. a bad input must show the error banner (exit 3) without crashing; text longer than 512 tokens shows the
@@ -18,12 +19,17 @@ shot() {  # shot NAME ARGS...: the app must exit 0 (no error banner) and the PNG
   "$app" gui --screenshot "$out/$name.png" --frames 8 "$@"
   "$stats" "$out/$name.png" 64
 }
-for panel in input variants matrices lsh spectrum performance debug errcost heads sinks; do
-  shot "synthetic_$panel" --panel "$panel"
-done
-# The analysis views of issue 19 on a local scenario: the error–cost map with a swept budget, mass kept per head, the
-# sink profile, and the block tiles over the mask (each shot waits for its view's job).
-for panel in errcost heads sinks matrices; do shot "views_$panel" --session "$here/sessions/views_synthetic.json" --panel "$panel"; done
+# gui --list-panels: one tab-separated line per panel (alias, window title, "computes" or "-", session keys).
+panel_list="$("$app" gui --list-panels)"
+mapfile -t panels < <(cut -f1 <<< "$panel_list")
+mapfile -t computing < <(awk -F'\t' '$3 == "computes" {print $1}' <<< "$panel_list")
+if [ "${#panels[@]}" -lt 2 ] || [ "${#computing[@]}" -lt 1 ]; then
+  echo "gui --list-panels: expected panels, and some that compute:"; echo "$panel_list"; exit 1
+fi
+for panel in "${panels[@]}"; do shot "synthetic_$panel" --panel "$panel"; done
+# The analysis views on a local scenario: every panel whose work a screenshot waits for (the error–cost map with a
+# swept budget, mass kept per head, the sink profile, …) and the block tiles over the mask in Matrices.
+for panel in "${computing[@]}" matrices; do shot "views_$panel" --session "$here/sessions/views_synthetic.json" --panel "$panel"; done
 shot views_rt --session "$here/sessions/views_synthetic.json" --panel errcost --save-session "$out/views_rt.json"
 for key in '"blocks": true' '"param": "budget"' '"y": "mass_loss"' '"x": "flops"' '"sinks"'; do
   grep -q "$key" "$out/views_rt.json" || { echo "views session: $key missing from $out/views_rt.json"; exit 1; }
@@ -55,12 +61,15 @@ shot roundtrip_a --session "$here/sessions/causal_diff.json" --save-session "$ou
 for key in '"periodic"' '"tile_cols": 16.0' '"layout"' '"causal": true'; do
   grep -q "$key" "$out/roundtrip.json" || { echo "session round trip: $key missing from $out/roundtrip.json"; exit 1; }
 done
+# The session keys each panel's row lists are what the saved file holds, and every key of the file has an owner.
+"$app" gui --list-panels --json > "$out/panels.json"
+"${CMAKE_COMMAND:-cmake}" -DLIST="$out/panels.json" -DSESSION="$out/roundtrip.json" -P "$here/session_keys.cmake"
 shot roundtrip_b --session "$out/roundtrip.json"
 # Text input: only when the build has it and the model is present (a CLI run on text says so by its exit status).
 # The Spectrum shot shows the layers × heads heatmap of the text (computed after the views).
 if "$app" run --variant full --text "probe" >/dev/null 2>&1; then
   for panel in matrices spectrum input; do shot "text_$panel" --session "$here/sessions/text.json" --panel "$panel"; done
-  for panel in errcost heads sinks matrices; do shot "text_views_$panel" --session "$here/sessions/views_text.json" --panel "$panel"; done
+  for panel in "${computing[@]}" matrices; do shot "text_views_$panel" --session "$here/sessions/views_text.json" --panel "$panel"; done
   # Score and mask modifiers (ALiBi, a document mask by sentences, a soft-cap) run and survive a session round trip.
   shot text_modifiers --session "$here/sessions/modifiers_text.json" --panel errcost --save-session "$out/modifiers_rt.json"
   for key in '"score_mod": "alibi"' '"mask_mod": "document"' '"score_mod": "softcap"'; do
