@@ -36,7 +36,7 @@ void reason_swatch(Reason r, float w, float h) {
     const auto tint = reason_rgb(r);
     for (int k = 0; k < 8; ++k) {
         std::array<float, 3> c = table[size_t(32 + k * 28)];
-        if (r == Reason::None) c = mixed(c, {0.10f, 0.10f, 0.12f}, 0.85f);
+        if (r == Reason::None) c = mixed(c, tint, 0.85f);
         else if (r != Reason::Dense) c = mixed(c, tint, 0.55f);
         dl->AddRectFilled(ImVec2(p.x + w * k / 8, p.y), ImVec2(p.x + w * (k + 1) / 8, p.y + h), colour_u32(c));
     }

@@ -10,12 +10,20 @@ namespace attnscope::gui {
 
 namespace {
 
-/// Why (i, j) is allowed for one run (i, j are positions).
-std::string why_allowed(const RunResult& r, int h, int i, int j) {
-    if (r.structure.mask && h < r.structure.mask->heads && i < r.structure.mask->n && j < r.structure.mask->n)
-        return reason_sentence(r.structure.mask->at(h, i, j));
-    if (r.causal && j > i) return "not allowed: causal (j > i)";
-    return "dense: every key is scored";
+/// Why a cell is allowed: its reason (the swatch) and the sentence beside it.
+struct Why {
+    Reason reason;
+    const char* sentence;
+};
+
+/// Why (i, j) is allowed for one run (i, j are positions): its mask's reason, else dense up to the causal diagonal.
+Why why_allowed(const RunResult& r, int h, int i, int j) {
+    if (r.structure.mask && h < r.structure.mask->heads && i < r.structure.mask->n && j < r.structure.mask->n) {
+        const Reason m = r.structure.mask->at(h, i, j);
+        return {m, reason_sentence(m)};
+    }
+    if (r.causal && j > i) return {Reason::None, "not allowed: causal (j > i)"};
+    return {Reason::Dense, reason_sentence(Reason::Dense)};
 }
 
 }  // namespace
@@ -69,12 +77,10 @@ void cell_tooltip(const App& app, const RunSnapshot& snap, int head, int i, int 
             }
             ImGui::TableNextColumn();
             if (v.result) {
-                const std::string why = why_allowed(*v.result, head, pi, pj);
-                Reason r = v.result->structure.mask ? v.result->structure.mask->at(head, pi, pj)
-                                                    : (why[0] == 'n' ? Reason::None : Reason::Dense);
-                ImGui::ColorButton("##r", reason_color(r), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
+                const Why why = why_allowed(*v.result, head, pi, pj);
+                ImGui::ColorButton("##r", reason_color(why.reason), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
                 ImGui::SameLine();
-                ImGui::TextUnformatted(why.c_str());
+                ImGui::TextUnformatted(why.sentence);
                 // The row of the head drawn, as the cell's weight beside it.
                 const auto& recall = v.result->metrics.head_row_mass_recall;  // (H, n)
                 const size_t at = size_t(head) * size_t(snap.heads->n()) + size_t(pi);

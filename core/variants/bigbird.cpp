@@ -16,7 +16,7 @@
 #include "core/backend/cpu/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"
-#include "core/variants/sparse_common.h"
+#include "core/variants/pattern_variant.h"
 
 namespace attnscope {
 
@@ -97,7 +97,7 @@ struct BigBirdPattern {
     }
 };
 
-class BigBirdVariant : public SparseVariant {
+class BigBirdVariant : public PatternVariant<BigBirdPattern> {
 public:
     BigBirdVariant() {
         m_info = {
@@ -150,18 +150,10 @@ public:
         plan->random_blocks = std::move(random);
         return plan;
     }
-    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, heads, p);
-        return sparse_peak_bytes(pat, heads, n, d, dv, s);
-    }
-    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, heads, p);
-        return sparse_flops(pat, heads, n, d, dv, s);
-    }
 
-private:
-    /// The pattern (random blocks drawn) and layout setup for n positions and H heads (plan() adds the notes).
-    static std::pair<BigBirdPattern, SparseSetup> pattern(int n, int H, const Params& p) {
+protected:
+    /// The random blocks are drawn here, so plan() and the estimates see the same ones.
+    std::pair<BigBirdPattern, SparseSetup> pattern(int n, int H, const Params& p) const override {
         BigBirdPattern pat;
         pat.n = n, pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
         pat.half = (p.get_int("window_blocks") - 1) / 2;
@@ -173,14 +165,9 @@ private:
         pat.r = p.get_int("random_blocks");
         pat.heads = pat.r > 0 ? H : 1;
         pat.draw_random(static_cast<uint64_t>(p.get("seed")));
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.heads;
+        SparseSetup s = layout_setup(p, pat.b, pat.causal, pat.heads);
         return {std::move(pat), std::move(s)};
     }
-
 };
 
 }  // namespace

@@ -17,6 +17,12 @@ inline ParamSpec scale_param() {
     return with_auto_default(real_param("scale", "s", "logit scale s in softmax(s·QKᵀ)", 0, 1e-6, 1e3), "1/√d");
 }
 
+/// window w of the sliding-window patterns (longformer, sink): `help` says which keys it keeps, `auto_help` the
+/// default resolve() derives from n.
+inline ParamSpec window_param(const std::string& help, const std::string& auto_help) {
+    return with_auto_default(int_param("window", "w", help, 64, 0, 2097152), auto_help);
+}
+
 /// seed of every random choice the variant makes (random blocks, rotations, projections, features).
 inline ParamSpec seed_param() {
     return int_param("seed", "seed", "seed of the variant's random structure (same seed, same structure)", 0, 0,

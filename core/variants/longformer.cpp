@@ -14,7 +14,7 @@
 
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"
-#include "core/variants/sparse_common.h"
+#include "core/variants/pattern_variant.h"
 
 namespace attnscope {
 
@@ -59,7 +59,7 @@ struct LongformerPattern {
     }
 };
 
-class LongformerVariant : public SparseVariant {
+class LongformerVariant : public PatternVariant<LongformerPattern> {
 public:
     LongformerVariant() {
         m_info = {
@@ -68,9 +68,8 @@ public:
             .paper = "Beltagy et al. 2020",
             .summary = "sliding window of w keys, δ apart (j = i + δ·t, |t| ≤ w/2) + symmetric global tokens; masked softmax",
             // The paper's w is a model choice (512 for n = 4096); the default stays sparse on a short text.
-            .params = with_modifier_params({with_auto_default(int_param("window", "w", "window w: each query attends w/2 keys on each side (w ≥ 2n: every "
-                                                   "cell)", 64, 0, 2097152),
-                                         "min(64, n/4 rounded down to even, ≥ 2)"),
+            .params = with_modifier_params({window_param("window w: each query attends w/2 keys on each side (w ≥ 2n: every cell)",
+                                                         "min(64, n/4 rounded down to even, ≥ 2)"),
              int_param("dilation", "δ", "dilation δ: the window's keys sit δ apart (j = i + δ·t, |t| ≤ w/2), so the reach "
                        "grows to δ·w/2 each side at the same cost", 1, 1, 65536),
              bool_param("dilation_per_head", "δ_h", "dilation per head: head h uses δ_h = (h + 1)·δ (head 0 local, later "
@@ -120,18 +119,9 @@ public:
             s.notes.push_back("repeated global positions counted once");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
-    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, heads, p);
-        return sparse_peak_bytes(pat, heads, n, d, dv, s);
-    }
-    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, heads, p);
-        return sparse_flops(pat, heads, n, d, dv, s);
-    }
 
-private:
-    /// The pattern and layout setup for n positions and H heads (run() adds the notes).
-    static std::pair<LongformerPattern, SparseSetup> pattern(int n, int H, const Params& p) {
+protected:
+    std::pair<LongformerPattern, SparseSetup> pattern(int n, int H, const Params& p) const override {
         LongformerPattern pat;
         pat.n = n, pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
         pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
@@ -141,14 +131,9 @@ private:
             if (g >= 0 && g < n) pat.global[g] = 1;  // positions ≥ n are not in this sequence
         for (int i = 0; i < n; ++i)
             if (pat.global[i]) pat.global_pos.push_back(i);
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = pat.per_head && H > 1 ? H : 1;
+        SparseSetup s = layout_setup(p, pat.b, pat.causal, pat.per_head && H > 1 ? H : 1);
         return {std::move(pat), std::move(s)};
     }
-
 };
 
 }  // namespace

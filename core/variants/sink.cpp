@@ -8,7 +8,7 @@
 
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"
-#include "core/variants/sparse_common.h"
+#include "core/variants/pattern_variant.h"
 
 namespace attnscope {
 
@@ -28,7 +28,7 @@ struct SinkPattern {
     }
 };
 
-class SinkVariant : public SparseVariant {
+class SinkVariant : public PatternVariant<SinkPattern> {
 public:
     SinkVariant() {
         m_info = {
@@ -38,9 +38,8 @@ public:
             .summary = "causal: the first s positions (sinks) and the w most recent keys i − w < j ≤ i; masked softmax",
             // The paper keeps a cache of a few thousand recent tokens; the default follows n below 256 so a short
             // text shows the window and the sinks apart.
-            .params = with_modifier_params({with_auto_default(int_param("window", "w", "recent keys w: query i attends i − w < j ≤ i (w ≥ n: "
-                                                   "every earlier key)", 64, 0, 2097152),
-                                         "min(64, n/4, ≥ 1)"),
+            .params = with_modifier_params({window_param("recent keys w: query i attends i − w < j ≤ i (w ≥ n: every earlier key)",
+                                                         "min(64, n/4, ≥ 1)"),
                        int_param("sinks", "s", "sink positions s: every query also attends j < s (the first tokens "
                                  "collect attention the window would drop)", 4, 0, 65536),
                        scale_param()}, true),
@@ -58,7 +57,7 @@ public:
     }
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
-        auto [pat, s] = pattern(x.n(), p);
+        auto [pat, s] = pattern(x.n(), x.heads(), p);
         if (pat.window >= x.n())
             s.notes.push_back("window w = " + std::to_string(pat.window) + " ≥ n = " + std::to_string(x.n()) +
                               ": every earlier key is recent (equals causal full attention)");
@@ -67,25 +66,13 @@ public:
                               ": every position is a sink");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
-    int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, p);
-        return sparse_peak_bytes(pat, heads, n, d, dv, s);
-    }
-    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, p);
-        return sparse_flops(pat, heads, n, d, dv, s);
-    }
 
-private:
-    static std::pair<SinkPattern, SparseSetup> pattern(int n, const Params& p) {
+protected:
+    std::pair<SinkPattern, SparseSetup> pattern(int n, int, const Params& p) const override {
         SinkPattern pat;
         pat.n = n, pat.window = p.get_int("window"), pat.sinks = p.get_int("sinks");
         pat.b = choose_layout_block(std::max(1, pat.window));
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = true;
-        s.scale = static_cast<float>(p.get("scale"));
-        s.layout_heads = 1;
+        SparseSetup s = layout_setup(p, pat.b, true, 1);
         return {std::move(pat), std::move(s)};
     }
 };

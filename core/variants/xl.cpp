@@ -17,7 +17,7 @@
 #include "core/format.h"
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"
-#include "core/variants/sparse_common.h"
+#include "core/variants/pattern_variant.h"
 
 namespace attnscope {
 
@@ -71,7 +71,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-class XlVariant : public SparseVariant {
+class XlVariant : public PatternVariant<XlPattern> {
 public:
     /// run() adds the evaluation-mode timings to the notes up to this n.
     static constexpr int kEvaluationNoteMaxN = 16384;
@@ -107,7 +107,7 @@ public:
     }
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
-        auto [pat, s] = pattern(x.n(), p);
+        auto [pat, s] = pattern(x.n(), x.heads(), p);
         const int segments = (x.n() + pat.L - 1) / pat.L;
         s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
                           ", memory M = " + std::to_string(pat.M) +
@@ -140,15 +140,11 @@ public:
             format_fixed(t.recompute_flops / std::max(1.0, t.cached_flops), 2) + "; outputs agree to " +
             format_fixed(t.max_abs_diff * 1e6, 3) + "e-6)" + (p.get_bool("same_length") ? "; timed without same_length" : ""));
     }
-    double estimate_flops(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, p);
-        return sparse_flops(pat, heads, n, d, dv, s);
-    }
+    /// The pattern's bytes, plus one segment of the evaluation analyse() times (up to kEvaluationNoteMaxN).
     int64_t estimate_peak_bytes(int heads, int n, int d, int dv, const Params& p) const override {
-        const auto [pat, s] = pattern(n, p);
-        int64_t bytes = sparse_peak_bytes(pat, heads, n, d, dv, s);
-        if (n <= kEvaluationNoteMaxN) {  // plus one evaluation segment: its window of Q, K, V, two outputs, scratch
-            const int w = static_cast<int>(std::min<int64_t>(n, int64_t(pat.L) + pat.M));
+        int64_t bytes = PatternVariant::estimate_peak_bytes(heads, n, d, dv, p);
+        if (n <= kEvaluationNoteMaxN) {  // its window of Q, K, V, two outputs, scratch
+            const int w = static_cast<int>(std::min<int64_t>(n, int64_t(p.get_int("segment")) + p.get_int("memory")));
             const int64_t window_blocks = block_count(w, kDefaultLayoutBlock);
             bytes += int64_t(sizeof(float)) * heads * w * (2ll * d + 3ll * dv) +
                      block_sparse_scratch_bytes(kDefaultLayoutBlock, d, dv) +
@@ -160,18 +156,12 @@ public:
         return bytes;
     }
 
-private:
-    /// The pattern and layout setup for n positions (plan() adds the notes).
-    static std::pair<XlPattern, SparseSetup> pattern(int n, const Params& p) {
-        XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
-                      p.get_bool("same_length")};
-        SparseSetup s;
-        s.block = pat.b;
-        s.causal = true;
-        s.scale = static_cast<float>(p.get("scale"));
-        return {pat, std::move(s)};
+protected:
+    std::pair<XlPattern, SparseSetup> pattern(int n, int, const Params& p) const override {
+        const XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
+                            p.get_bool("same_length")};
+        return {pat, layout_setup(p, pat.b, true, 1)};
     }
-
 };
 
 }  // namespace

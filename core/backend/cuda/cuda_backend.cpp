@@ -50,6 +50,7 @@ void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3
     cuda::pooled_view(*m_ctx, M.data(), M.heads(), M.rows(), M.cols(), sr, sc, mode, out.data());
 }
 
+// The block-sparse kernel (core/backend/cuda/block_sparse_attention.cuh), any head dim (sliced above 128).
 void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
     validate_block_sparse_attention(a);
     const int d = a.Q->cols(), dv = a.V->cols();
@@ -59,17 +60,20 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
                                  a.lse ? a.lse->data() : nullptr);
 }
 
+// The lines' layout (core/backend/interface/vertical_slash_layout.h, blocks of kVerticalSlashCudaBlock) through the
+// block-sparse kernel: there is no line kernel, so a line costs its whole blocks on the GPU (the CPU scores
+// only the kept cells); the layout is built on the host in O(kept cells).
 void CudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
     validate_vertical_slash_attention(a);
-    // No line kernel: the lines' 16-wide blocks run through the block-sparse kernel, which scores whole blocks
-    // (the CPU scores only the kept cells); the layout is built on the host in O(kept cells).
     const BlockLayout layout = vertical_slash_layout(a.Q->rows(), kVerticalSlashCudaBlock, *a.columns, *a.offsets);
     BlockSparseAttentionArgs b;
     b.Q = a.Q, b.K = a.K, b.V = a.V, b.layout = &layout, b.scale = a.scale, b.score_mod = a.score_mod;
     b.O = a.O, b.lse = a.lse;
-    CudaBackend::block_sparse_attention(b);
+    CudaBackend::block_sparse_attention(b);  // not the virtual call: MeasuredCudaBackend times this call once
 }
 
+// LSH: hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted rounds
+// (core/backend/cuda/lsh_attention.cuh) and the round combination, all on the GPU.
 void CudaBackend::lsh_hash(const LshHashArgs& a) {
     validate_lsh_hash(a);
     const int H = a.X->heads(), n = a.X->rows();
@@ -95,6 +99,10 @@ void CudaBackend::lsh_combine(const LshCombineArgs& a) {
     cuda::lsh_combine(*m_ctx, a.O_rounds->data(), a.lse_rounds->data(), R, H, n, dv, a.O->data(),
                       a.lse ? a.lse->data() : nullptr);
 }
+
+// Feature maps (core/backend/cuda/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
+// causal by a chunked prefix scan: core/backend/cuda/linear_attention.cuh) and the 2-D FFT (cuFFT +
+// core/backend/cuda/fft.cuh); the per-element math is core/backend/cpu/feature_maps.h, which the CPU calls too.
 void CudaBackend::feature_map(const FeatureMapArgs& a) {
     validate_feature_map(a);
     cuda::FeatureMapCall call;
@@ -124,6 +132,8 @@ void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
     cuda::fft2_real(*m_ctx, X.data(), H, n, c, Y.data());
 }
 
+// cuSOLVER: batched Jacobi for heads of at most 32×32, gesvd per head otherwise; randomized top-k with the CPU's
+// sketch Ω drawn on the device (core/backend/cuda/svd.cu).
 void CudaBackend::singular_values(const SingularValuesArgs& a) {
     const int k = validate_singular_values(a);
     const Tensor3& M = *a.M;
@@ -146,33 +156,11 @@ void MeasuredCudaBackend::timed(F&& f) {
     m_call_wall_ms_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void MeasuredCudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta,
-                               Tensor3& C) {
-    timed([&] { CudaBackend::gemm(A, ta, B, tb, alpha, beta, C); });
-}
-void MeasuredCudaBackend::dense_attention(const DenseAttentionArgs& a) {
-    timed([&] { CudaBackend::dense_attention(a); });
-}
-void MeasuredCudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
-    timed([&] { CudaBackend::pooled_view(M, size, mode, out); });
-}
-void MeasuredCudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
-    timed([&] { CudaBackend::block_sparse_attention(a); });
-}
-void MeasuredCudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
-    timed([&] { CudaBackend::vertical_slash_attention(a); });
-}
-void MeasuredCudaBackend::lsh_hash(const LshHashArgs& a) { timed([&] { CudaBackend::lsh_hash(a); }); }
-void MeasuredCudaBackend::lsh_attention(const LshAttentionArgs& a) { timed([&] { CudaBackend::lsh_attention(a); }); }
-void MeasuredCudaBackend::lsh_combine(const LshCombineArgs& a) { timed([&] { CudaBackend::lsh_combine(a); }); }
-void MeasuredCudaBackend::feature_map(const FeatureMapArgs& a) { timed([&] { CudaBackend::feature_map(a); }); }
-void MeasuredCudaBackend::linear_attention(const LinearAttentionArgs& a) {
-    timed([&] { CudaBackend::linear_attention(a); });
-}
-void MeasuredCudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) { timed([&] { CudaBackend::fft2_real(X, Y); }); }
-void MeasuredCudaBackend::singular_values(const SingularValuesArgs& a) {
-    timed([&] { CudaBackend::singular_values(a); });
-}
+// Each primitive of the list: CudaBackend's, timed.
+#define ATTNSCOPE_TIMED_PRIMITIVE(name, params, args) \
+    void MeasuredCudaBackend::name params { timed([&] { CudaBackend::name args; }); }
+ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_TIMED_PRIMITIVE)
+#undef ATTNSCOPE_TIMED_PRIMITIVE
 
 DeviceClock MeasuredCudaBackend::device_clock() const {
     DeviceClock c;

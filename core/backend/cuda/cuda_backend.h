@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/backend/interface/backend.h"
+#include "core/backend/interface/backend_primitives.h"
 #include "core/backend/cuda/cuda_primitives.h"
 
 namespace attnscope {
@@ -31,29 +32,9 @@ public:
     CudaBackend();
     std::string name() const override { return "cuda"; }
     std::string description() const override;
-    void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
-              Tensor3& C) override;
-    void dense_attention(const DenseAttentionArgs& args) override;
-    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
-    /// The block-sparse kernel (core/backend/cuda/block_sparse_attention.cuh), any head dim (sliced above 128).
-    void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
-    /// The lines' layout (core/backend/interface/vertical_slash_layout.h, blocks of kVerticalSlashCudaBlock, built on the host)
-    /// through the block-sparse kernel: no dedicated kernel, so a line costs its whole blocks on the GPU.
-    void vertical_slash_attention(const VerticalSlashAttentionArgs& args) override;
-    /// Hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted
-    /// rounds (core/backend/cuda/lsh_attention.cuh) and the round combination, all on the GPU.
-    void lsh_hash(const LshHashArgs& args) override;
-    void lsh_attention(const LshAttentionArgs& args) override;
-    void lsh_combine(const LshCombineArgs& args) override;
-    /// Feature maps (core/backend/cuda/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
-    /// causal by a chunked prefix scan: core/backend/cuda/linear_attention.cuh) and the 2-D FFT (cuFFT + core/backend/cuda/fft.cuh);
-    /// the per-element math is core/backend/cpu/feature_maps.h, which the CPU calls too.
-    void feature_map(const FeatureMapArgs& args) override;
-    void linear_attention(const LinearAttentionArgs& args) override;
-    void fft2_real(const Tensor3& X, Tensor3& Y) override;
-    /// cuSOLVER: batched Jacobi for heads of at most 32×32, gesvd per head otherwise; randomized top-k with the
-    /// CPU's sketch Ω drawn on the device (core/backend/cuda/svd.cu).
-    void singular_values(const SingularValuesArgs& args) override;
+    /// Every primitive of backend_primitives.h (contracts on Backend); cuda_backend.cpp says which kernel or library
+    /// runs each. kernel_attention keeps Backend's default: feature_map, then linear_attention.
+    ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
 
 protected:
     /// The stream and library handles every primitive of this backend runs on.
@@ -66,26 +47,15 @@ private:
 
 /// The CUDA backend as make_cuda_backend() returns it: every primitive call is bracketed by a CUDA event pair on
 /// the backend's stream and its elapsed device time accumulated (host fallbacks inside a call are bracketed
-/// too, so they count); device memory is the tracked allocator of core/backend/cuda/common.cuh. A primitive added to
-/// Backend must be forwarded here as well, else its calls go untimed (kernel_attention is not: its default
-/// composes feature_map and linear_attention, which are timed here).
+/// too, so they count); device memory is the tracked allocator of core/backend/cuda/common.cuh. The timed primitives
+/// are the list of backend_primitives.h, so a primitive added there is timed here too (kernel_attention is not in
+/// it: its default composes feature_map and linear_attention, which are timed one by one).
 class MeasuredCudaBackend final : public CudaBackend {
 public:
     /// Creates the backend and its event pair; throws Error when the device cannot be used.
     MeasuredCudaBackend();
-    void gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool trans_b, float alpha, float beta,
-              Tensor3& C) override;
-    void dense_attention(const DenseAttentionArgs& args) override;
-    void pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) override;
-    void block_sparse_attention(const BlockSparseAttentionArgs& args) override;
-    void vertical_slash_attention(const VerticalSlashAttentionArgs& args) override;
-    void lsh_hash(const LshHashArgs& args) override;
-    void lsh_attention(const LshAttentionArgs& args) override;
-    void lsh_combine(const LshCombineArgs& args) override;
-    void feature_map(const FeatureMapArgs& args) override;
-    void linear_attention(const LinearAttentionArgs& args) override;
-    void fft2_real(const Tensor3& X, Tensor3& Y) override;
-    void singular_values(const SingularValuesArgs& args) override;
+    /// CudaBackend's primitive, between the event pair (see timed()).
+    ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
 
     bool has_device() const override { return true; }
     DeviceClock device_clock() const override;
