@@ -11,7 +11,7 @@
 #include <thread>
 #include <string>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
 #include "core/session/worker.h"

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
 

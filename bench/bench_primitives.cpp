@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/session/variant_spec.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"

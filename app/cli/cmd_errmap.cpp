@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/data/text_model.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/figure/render.h"

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 

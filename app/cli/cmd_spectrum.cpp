@@ -8,7 +8,7 @@
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/analysis/spectrum.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/result_json.h"

@@ -8,7 +8,7 @@
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/session/metric_sweep.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
 #include "core/session/export.h"

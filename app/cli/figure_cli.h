@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
 #include "app/cli/input_options.h"

@@ -17,7 +17,7 @@
 #include "core/analysis/layer_spectra.h"
 #include "core/bench/bench_job.h"
 #include "core/bench/cost_model.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/figure/figure.h"
 #include "core/session/head_mass.h"
 #include "core/session/worker.h"

@@ -11,7 +11,7 @@
 
 #include "app/gui/app.h"
 #include "core/json_fields.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope::gui {
 

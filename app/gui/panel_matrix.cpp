@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/backend/interface/interface/lsh_rules.h"
+#include "core/backend/interface/lsh_rules.h"
 #include "core/json_fields.h"
 #include "core/lessons/lessons.h"
 #include "app/gui/matrix_view.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/bench/memory_probe.h"
 #include "core/data/samples.h"
 #include "core/data/scenarios.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "app/gui/gl_interop.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/error.h"
 
 namespace attnscope::gui {

@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
-#include "core/backend/interface/cpu/cpu_online_tile.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_online_tile.h"
+#include "core/backend/cpu/cpu_primitives.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

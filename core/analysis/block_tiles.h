@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/block_layout.h"
 
 namespace attnscope {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/block_layout.h"
 #include "core/reason.h"
 
 namespace attnscope {

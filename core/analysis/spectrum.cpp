@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
-#include "core/backend/interface/cpu/svd.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/svd.h"
 
 namespace attnscope {
 

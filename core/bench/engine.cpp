@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/memory.h"
-#include "core/backend/interface/interface/cost_meter.h"
+#include "core/backend/interface/cost_meter.h"
 #include "core/bench/memory_guard.h"
 #include "core/variants/registry.h"
 #include "core/bench/memory_probe.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/data/scenarios.h"
 #include "core/variants/variant.h"
 #include "core/bench/machine.h"

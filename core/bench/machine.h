@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/bench/roof_gemm.h"
 #include "core/bench/timing.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/tensor.h"
 
 namespace attnscope {

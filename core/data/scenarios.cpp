@@ -10,7 +10,7 @@
 #include <cmath>
 #include <functional>
 
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope {
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/backend/interface/interface/pooling.h"
+#include "core/backend/interface/pooling.h"
 #include "core/reason.h"
 #include "core/figure/font.h"
 

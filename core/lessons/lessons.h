@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

@@ -10,7 +10,7 @@
 
 #include "core/session/metrics.h"
 #include "core/session/stage_times.h"
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

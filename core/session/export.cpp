@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO_FOPEN_OVERRIDE

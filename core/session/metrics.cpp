@@ -9,7 +9,7 @@
 #include <functional>
 #include <limits>
 
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/block_layout.h"
 #include "core/variants/masked_exact.h"
 
 namespace attnscope {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/variant.h"
 

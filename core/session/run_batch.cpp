@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_primitives.h"
 #include "core/variants/registry.h"
 #include "core/session/batch_cache.h"
 #include "core/session/streamed_view.h"

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
-#include "core/backend/interface/interface/pooling.h"
+#include "core/backend/interface/block_layout.h"
+#include "core/backend/interface/pooling.h"
 
 namespace attnscope {
 

@@ -14,7 +14,7 @@
 
 #include "core/analysis/spectrum.h"
 #include "core/session/batch_cache.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/data/tensor_import.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/common_params.h"
 #include "core/variants/masked_exact.h"
 #include "core/variants/modifiers.h"

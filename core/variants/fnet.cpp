@@ -12,7 +12,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/registry.h"
 
 namespace attnscope {

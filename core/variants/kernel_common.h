@@ -1,7 +1,7 @@
 // attnscope — pieces shared by the kernel (linear-attention) families: performer, linear, efficient, taylor.
 // They all run feature maps + linear attention; P̃ = diag(1/D)·φ(Q)·φ(K)ᵀ is built only for display.
 #pragma once
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

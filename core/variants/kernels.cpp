@@ -7,7 +7,7 @@
 //              O_i = (Σ_j v_j + (Σ_j v_j k̂_jᵀ) q̂_i) / (n + q̂_i·(Σ_j k̂_j + ε)) (ε on every component of Σk̂)
 // None builds an n×n matrix, and none holds φ(Q), φ(K): Backend::kernel_attention computes the features block
 // by block where linear attention uses them (on the CPU). P̃ = D⁻¹φ(Q)φ(K)ᵀ is made only for display.
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/common_params.h"
 #include "core/variants/kernel_common.h"
 #include "core/variants/registry.h"

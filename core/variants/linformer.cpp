@@ -8,8 +8,8 @@
 #include <tuple>
 #include <utility>
 
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/cpu/random.h"
 #include "core/variants/common_params.h"
 
 namespace attnscope {

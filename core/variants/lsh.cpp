@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/interface/lsh_rules.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/interface/lsh_rules.h"
+#include "core/backend/cpu/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/lsh.h"
 #include "core/variants/registry.h"

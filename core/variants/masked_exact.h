@@ -5,7 +5,7 @@
 #pragma once
 #include <optional>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/heads.h"
 #include "core/reason.h"
 #include "core/variants/modifiers.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/score_mod.h"
 #include "core/heads.h"
 #include "core/variants/params.h"
 

@@ -13,8 +13,8 @@
 #include <Eigen/QR>
 #include <cmath>
 
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/cpu/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/kernel_common.h"
 #include "core/variants/registry.h"

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/interface/block_layout.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/variant.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/block_layout.h"
 #include "core/reason.h"
 #include "core/tensor.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <utility>
 
-#include "core/backend/interface/cpu/svd.h"
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/cpu/svd.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/linformer.h"
 #include "core/variants/registry.h"
 

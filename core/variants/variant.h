@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/cost_meter.h"
+#include "core/backend/interface/cost_meter.h"
 #include "core/heads.h"
 #include "core/tensor.h"
 #include "core/variants/decoders.h"

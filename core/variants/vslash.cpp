@@ -16,7 +16,7 @@
 
 #include <Eigen/Dense>
 
-#include "core/backend/interface/interface/vertical_slash_layout.h"
+#include "core/backend/interface/vertical_slash_layout.h"
 #include "core/format.h"
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"

@@ -2,7 +2,7 @@
 // segment versus recomputing the whole context for every segment, timed side by side on the same input.
 // Used by the `xl` variant's notes, lessons and benchmarks.
 #pragma once
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {

@@ -14,20 +14,20 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/random.h"
-#include "core/backend/interface/cuda/block_sparse_attention.cuh"
-#include "core/backend/interface/cuda/feature_maps.cuh"
-#include "core/backend/interface/cuda/fft.cuh"
-#include "core/backend/interface/cuda/flash_attention.cuh"
-#include "core/backend/interface/cuda/flash_attention_tc.cuh"
-#include "core/backend/interface/cuda/flash_attention_wide.cuh"
-#include "core/backend/interface/cuda/gemm.cuh"
-#include "core/backend/interface/cuda/linear_attention.cuh"
-#include "core/backend/interface/cuda/lsh.cuh"
-#include "core/backend/interface/cuda/lsh_attention.cuh"
-#include "core/backend/interface/cuda/pooled_view.cuh"
-#include "core/backend/interface/cuda/softmax_rows.cuh"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/random.h"
+#include "core/backend/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/feature_maps.cuh"
+#include "core/backend/cuda/fft.cuh"
+#include "core/backend/cuda/flash_attention.cuh"
+#include "core/backend/cuda/flash_attention_tc.cuh"
+#include "core/backend/cuda/flash_attention_wide.cuh"
+#include "core/backend/cuda/gemm.cuh"
+#include "core/backend/cuda/linear_attention.cuh"
+#include "core/backend/cuda/lsh.cuh"
+#include "core/backend/cuda/lsh_attention.cuh"
+#include "core/backend/cuda/pooled_view.cuh"
+#include "core/backend/cuda/softmax_rows.cuh"
 
 // Leak checking is not the point here and LeakSanitizer fails under some sandboxes (ptrace): keep only the
 // address checks when this target is built with AddressSanitizer (the hook is ignored otherwise).

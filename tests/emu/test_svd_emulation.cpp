@@ -11,9 +11,9 @@
 #include <iostream>
 #include <vector>
 
-#include "core/backend/interface/cpu/svd.h"
-#include "core/backend/interface/cpu/random.h"
-#include "core/backend/interface/cuda/svd_pipeline.cuh"
+#include "core/backend/cpu/svd.h"
+#include "core/backend/cpu/random.h"
+#include "core/backend/cuda/svd_pipeline.cuh"
 
 namespace attnscope::test {
 namespace {

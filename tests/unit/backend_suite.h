@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/tensor.h"
 
 namespace attnscope::test {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tests/unit/backend_suite.h"
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 namespace attnscope {
 namespace {

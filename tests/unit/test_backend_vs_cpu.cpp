@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "tests/unit/backend_suite.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

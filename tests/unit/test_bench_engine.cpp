@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/bench/bench_job.h"
 #include "core/bench/linformer_table.h"
 #include "core/bench/report.h"

@@ -4,7 +4,7 @@
 
 #include "core/analysis/block_tiles.h"
 #include "core/data/scenarios.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/session/experiment.h"
 
 namespace attnscope::test {

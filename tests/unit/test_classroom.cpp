@@ -10,7 +10,7 @@
 #include "core/data/scenarios.h"
 #include "core/figure/render.h"
 #include "core/figure/run_figure.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/reason.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/data/scenarios.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/error.h"
 #include "core/session/error_cost.h"
 

@@ -9,7 +9,7 @@
 
 #include "core/analysis/layer_spectra.h"
 #include "core/analysis/spectrum.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/session/worker.h"
 #include "tests/unit/text_test_util.h"
 

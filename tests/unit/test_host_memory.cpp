@@ -9,7 +9,7 @@
 #include "core/memory.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 
 namespace attnscope {
 namespace {

@@ -9,8 +9,8 @@
 #include <functional>
 #include <thread>
 
-#include "core/backend/interface/factory/make_backend.h"
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/factory/make_backend.h"
+#include "core/backend/interface/backend.h"
 #include "core/session/worker.h"
 #include "tests/unit/worker_test_util.h"
 

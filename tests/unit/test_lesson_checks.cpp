@@ -6,7 +6,7 @@
 #include <functional>
 #include <map>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
 #include "core/session/experiment.h"

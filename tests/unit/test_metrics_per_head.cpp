@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
 #include "core/session/metrics.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/data/npy.h"
 #include "core/data/scenarios.h"
 #include "core/data/tensor_import.h"

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <vector>
 
-#include "core/backend/interface/cpu/online_softmax.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

@@ -11,7 +11,7 @@
 #include "core/bench/timing.h"
 #include "core/figure/render.h"
 #include "core/lessons/lessons.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/session/experiment.h"
 #include "core/session/metrics.h"
 #include "core/session/worker.h"

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "core/analysis/spectrum.h"
-#include "core/backend/interface/cpu/svd.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cpu/svd.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope::test {
 namespace {

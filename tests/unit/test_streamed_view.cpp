@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/session/streamed_view.h"
 #include "core/session/worker.h"
 #include "tests/unit/sparse_test_util.h"

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/session/metric_sweep.h"
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/data/scenarios.h"
 
 namespace attnscope::test {

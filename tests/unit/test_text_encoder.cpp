@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iomanip>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/data/samples.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"

@@ -7,8 +7,8 @@
 
 #include "tests/unit/sparse_test_util.h"
 
-#include "core/backend/interface/interface/vertical_slash_layout.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/interface/vertical_slash_layout.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope::test {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 #include "core/session/worker.h"
 #include "tests/unit/worker_test_util.h"
 

@@ -1,10 +1,10 @@
-#include "core/backend/interface/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 
 #include <omp.h>
 
-#include "core/backend/interface/cpu/cpu_feature_rows.h"
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_feature_rows.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
 // attnscope — the CPU backend: Eigen kernels parallelised over all cores with OpenMP.
 // Each primitive family lives in core/backend/cpu/cpu_*.cpp; this class only routes to them.
 #pragma once
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

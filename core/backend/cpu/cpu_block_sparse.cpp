@@ -13,11 +13,11 @@
 #include <cmath>
 #include <utility>
 
-#include "core/backend/interface/interface/block_layout.h"
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/cpu_online_tile.h"
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/interface/block_layout.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_online_tile.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope {
 

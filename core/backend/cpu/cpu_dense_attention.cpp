@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/cpu_online_tile.h"
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_online_tile.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope {
 

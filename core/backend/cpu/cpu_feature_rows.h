@@ -2,7 +2,7 @@
 // linear attention can compute φ where it uses it (core/backend/cpu/cpu_linear_attention.cpp) instead of
 // holding φ(Q), φ(K) (H, n, f) in memory. The whole-tensor feature_map runs the same per-row code.
 #pragma once
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 namespace attnscope {
 

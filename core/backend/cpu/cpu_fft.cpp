@@ -9,7 +9,7 @@
 
 #include <mutex>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

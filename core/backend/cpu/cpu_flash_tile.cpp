@@ -3,10 +3,10 @@
 // query tile; Eigen's GEMM packs both operands on every call and reached ~50% of the machine's SGEMM rate, and
 // per-tile cblas_sgemm packs as well. Here nothing is packed but Qᵀ (once per query tile): K and V rows are read
 // by scalar broadcast, which the load ports absorb while the two FMA ports stay busy.
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-#include "core/backend/interface/cpu/cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
+#include "core/backend/cpu/cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include <limits>
 
 #include "core/tensor.h"
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope::flash_tile {
 

@@ -8,7 +8,7 @@
 // cpu_dense_attention.cpp drives the phases; bench/flash_paired profiles them one by one. Without AVX-512 the
 // header declares nothing usable (kFlashTileKernel is false) and the dense attention keeps its Eigen path.
 #pragma once
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/score_mod.h"
 
 namespace attnscope::flash_tile {
 

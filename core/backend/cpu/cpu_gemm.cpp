@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

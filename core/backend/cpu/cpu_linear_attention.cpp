@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/backend/interface/cpu/cpu_feature_rows.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/feature_maps.h"
+#include "core/backend/cpu/cpu_feature_rows.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/feature_maps.h"
 
 namespace attnscope {
 

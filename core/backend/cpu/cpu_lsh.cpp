@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/interface/lsh_rules.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/interface/lsh_rules.h"
 
 namespace attnscope {
 

@@ -3,9 +3,9 @@
 #pragma once
 #include <cmath>
 
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/score_mod.h"
 #include "core/tensor.h"
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope {
 

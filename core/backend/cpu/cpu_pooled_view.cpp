@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

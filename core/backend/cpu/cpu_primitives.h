@@ -1,7 +1,7 @@
 // attnscope — CPU implementations of the primitives (one .cpp per family), used by CpuBackend.
 // Kept as free functions so tests and benchmarks can call them without a backend object.
 #pragma once
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 namespace attnscope {
 

@@ -1,14 +1,14 @@
 // attnscope — vslash's diagonal cells of a row block with AVX-512 intrinsics (see cpu_slash_block.h).
-#include "core/backend/interface/cpu/cpu_slash_block.h"
+#include "core/backend/cpu/cpu_slash_block.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-#include "core/backend/interface/cpu/cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
+#include "core/backend/cpu/cpu_avx512_math.h"  // first: it includes <immintrin.h> (see there)
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope::slash_block {
 

@@ -8,7 +8,7 @@
 // are compile-time; other widths take a masked loop. Without AVX-512 kAvailable is false and cpu_vertical_slash.cpp
 // runs its Eigen path, which CpuKernels::Portable also selects.
 #pragma once
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/score_mod.h"
 
 namespace attnscope::slash_block {
 

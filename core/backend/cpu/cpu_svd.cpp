@@ -3,8 +3,8 @@
 // cuSOLVER and draws the same sketch Ω from core/backend/cpu/random.h.
 #include <algorithm>
 
-#include "core/backend/interface/cpu/svd.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/svd.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 

@@ -16,11 +16,11 @@
 #include <cmath>
 #include <vector>
 
-#include "core/backend/interface/cpu/cpu_flash_tile.h"
-#include "core/backend/interface/cpu/cpu_online_tile.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
-#include "core/backend/interface/cpu/cpu_slash_block.h"
-#include "core/backend/interface/cpu/online_softmax.h"
+#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/backend/cpu/cpu_online_tile.h"
+#include "core/backend/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_slash_block.h"
+#include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope {
 

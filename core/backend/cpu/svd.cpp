@@ -1,4 +1,4 @@
-#include "core/backend/interface/cpu/svd.h"
+#include "core/backend/cpu/svd.h"
 
 #include <lapacke.h>
 
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/backend/interface/cpu/svd_sketch.h"
+#include "core/backend/cpu/svd_sketch.h"
 
 // OpenBLAS (Debian's pthread build) behind LAPACKE.
 extern "C" void openblas_set_num_threads(int num_threads);

@@ -3,8 +3,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/backend/interface/interface/hd.h"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/interface/hd.h"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope {
 

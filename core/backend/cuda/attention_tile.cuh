@@ -14,9 +14,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/cpu/online_softmax.h"
-#include "core/backend/interface/cuda/device_util.cuh"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/cuda/device_util.cuh"
 
 namespace attnscope::cuda {
 

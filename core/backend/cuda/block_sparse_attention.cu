@@ -2,7 +2,7 @@
 // block_sparse_attention.cuh (one block per (query block, head)), downloads O and lse.
 #include <string>
 
-#include "core/backend/interface/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/block_sparse_attention.cuh"
 
 namespace attnscope::cuda {
 

@@ -16,8 +16,8 @@
 #pragma once
 #include <cmath>
 
-#include "core/backend/interface/interface/block_layout.h"
-#include "core/backend/interface/cuda/attention_tile.cuh"
+#include "core/backend/interface/block_layout.h"
+#include "core/backend/cuda/attention_tile.cuh"
 
 namespace attnscope::cuda {
 

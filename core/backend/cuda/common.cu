@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "core/backend/interface/cuda/common.cuh"
+#include "core/backend/cuda/common.cuh"
 
 namespace attnscope::cuda {
 

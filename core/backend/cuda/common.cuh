@@ -14,7 +14,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/backend/interface/cuda/cuda_primitives.h"
+#include "core/backend/cuda/cuda_primitives.h"
 
 namespace attnscope::cuda {
 

@@ -1,11 +1,11 @@
 // attnscope — CudaBackend: checks shapes on the host (same messages as the CPU backend), then routes each
 // primitive to its family in core/backend/cuda/*.cu through the host-pointer entries of cuda_primitives.h.
-#include "core/backend/interface/cuda/cuda_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "core/backend/interface/interface/vertical_slash_layout.h"
+#include "core/backend/interface/vertical_slash_layout.h"
 
 namespace attnscope {
 

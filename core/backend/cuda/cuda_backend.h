@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "core/backend/interface/interface/backend.h"
-#include "core/backend/interface/cuda/cuda_primitives.h"
+#include "core/backend/interface/backend.h"
+#include "core/backend/cuda/cuda_primitives.h"
 
 namespace attnscope {
 

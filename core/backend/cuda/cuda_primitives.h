@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "core/backend/interface/interface/block_layout.h"
-#include "core/backend/interface/interface/pooling.h"
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/block_layout.h"
+#include "core/backend/interface/pooling.h"
+#include "core/backend/interface/score_mod.h"
 
 namespace attnscope::cuda {
 

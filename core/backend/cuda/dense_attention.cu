@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <string>
 
-#include "core/backend/interface/cuda/flash_attention.cuh"
-#include "core/backend/interface/cuda/flash_attention_wide.cuh"
-#include "core/backend/interface/cuda/gemm.cuh"
-#include "core/backend/interface/cuda/softmax_rows.cuh"
+#include "core/backend/cuda/flash_attention.cuh"
+#include "core/backend/cuda/flash_attention_wide.cuh"
+#include "core/backend/cuda/gemm.cuh"
+#include "core/backend/cuda/softmax_rows.cuh"
 
 namespace attnscope::cuda {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "core/backend/interface/cuda/gemm.cuh"
+#include "core/backend/cuda/gemm.cuh"
 
 namespace attnscope::cuda {
 

@@ -2,8 +2,8 @@
 // through run_favor_map with DeviceOps), downloads φ(X).
 #include <string>
 
-#include "core/backend/interface/cuda/device_ops.cuh"
-#include "core/backend/interface/cuda/feature_maps.cuh"
+#include "core/backend/cuda/device_ops.cuh"
+#include "core/backend/cuda/feature_maps.cuh"
 
 namespace attnscope::cuda {
 

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/interface/cpu/feature_maps.h"
-#include "core/backend/interface/cuda/gemm.cuh"
+#include "core/backend/cpu/feature_maps.h"
+#include "core/backend/cuda/gemm.cuh"
 
 namespace attnscope::cuda {
 

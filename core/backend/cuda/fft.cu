@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/backend/interface/cuda/fft.cuh"
+#include "core/backend/cuda/fft.cuh"
 
 namespace attnscope::cuda {
 

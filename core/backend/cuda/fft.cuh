@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/backend/interface/cuda/common.cuh"
+#include "core/backend/cuda/common.cuh"
 
 namespace attnscope::cuda {
 

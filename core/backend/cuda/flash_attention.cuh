@@ -20,7 +20,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/backend/interface/cuda/attention_tile.cuh"
+#include "core/backend/cuda/attention_tile.cuh"
 
 namespace attnscope::cuda {
 

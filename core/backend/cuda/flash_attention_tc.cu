@@ -2,7 +2,7 @@
 // flash_attention_tc.cuh (head dims up to 128; larger ones run the fp32 flash path), downloads O and lse.
 #include <string>
 
-#include "core/backend/interface/cuda/flash_attention_tc.cuh"
+#include "core/backend/cuda/flash_attention_tc.cuh"
 
 namespace attnscope::cuda {
 

@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "core/backend/interface/cuda/flash_attention.cuh"
+#include "core/backend/cuda/flash_attention.cuh"
 
 namespace attnscope::cuda {
 

@@ -2,7 +2,7 @@
 // routes head dims its buckets do not serve here.
 #include <string>
 
-#include "core/backend/interface/cuda/flash_attention_wide.cuh"
+#include "core/backend/cuda/flash_attention_wide.cuh"
 
 namespace attnscope::cuda {
 

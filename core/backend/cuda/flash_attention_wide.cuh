@@ -5,7 +5,7 @@
 // flash_attention.cuh's (flash_attention_block, sliced); lse written by the slice-0 blocks. Included by
 // flash_attention_wide.cu and by the CPU emulation tests (tests/emu).
 #pragma once
-#include "core/backend/interface/cuda/flash_attention.cuh"
+#include "core/backend/cuda/flash_attention.cuh"
 
 namespace attnscope::cuda {
 

@@ -1,5 +1,5 @@
 // attnscope — batched GEMM through cuBLAS with the project's row-major layout (mapping: gemm.cuh).
-#include "core/backend/interface/cuda/gemm.cuh"
+#include "core/backend/cuda/gemm.cuh"
 
 namespace attnscope::cuda {
 

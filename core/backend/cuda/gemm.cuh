@@ -1,6 +1,6 @@
 // attnscope — batched row-major GEMM on device buffers through cuBLAS, for any family that needs one.
 #pragma once
-#include "core/backend/interface/cuda/common.cuh"
+#include "core/backend/cuda/common.cuh"
 
 namespace attnscope::cuda {
 

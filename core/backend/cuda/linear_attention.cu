@@ -2,8 +2,8 @@
 // kernel launches on the context's stream (DeviceOps); inputs uploaded, O and D downloaded.
 #include <string>
 
-#include "core/backend/interface/cuda/device_ops.cuh"
-#include "core/backend/interface/cuda/linear_attention.cuh"
+#include "core/backend/cuda/device_ops.cuh"
+#include "core/backend/cuda/linear_attention.cuh"
 
 namespace attnscope::cuda {
 

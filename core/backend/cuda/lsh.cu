@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/backend/interface/cuda/gemm.cuh"
-#include "core/backend/interface/cuda/lsh.cuh"
+#include "core/backend/cuda/gemm.cuh"
+#include "core/backend/cuda/lsh.cuh"
 
 namespace attnscope::cuda {
 

@@ -6,8 +6,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/interface/lsh_rules.h"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/interface/lsh_rules.h"
 
 namespace attnscope::cuda {
 

@@ -3,7 +3,7 @@
 // kernel of lsh_attention.cuh (one block per (chunk, head, round)) and downloads O_r and L_r.
 #include <string>
 
-#include "core/backend/interface/cuda/lsh_attention.cuh"
+#include "core/backend/cuda/lsh_attention.cuh"
 
 namespace attnscope::cuda {
 

@@ -15,8 +15,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/interface/cuda/attention_tile.cuh"
-#include "core/backend/interface/interface/lsh_rules.h"
+#include "core/backend/cuda/attention_tile.cuh"
+#include "core/backend/interface/lsh_rules.h"
 
 namespace attnscope::cuda {
 

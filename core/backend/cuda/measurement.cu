@@ -1,6 +1,6 @@
 // attnscope — timing and memory figures of the CUDA backend: CUDA event pairs on the context's stream (the
 // device time of a primitive call) and the high-water mark of the tracked allocator of common.cu.
-#include "core/backend/interface/cuda/common.cuh"
+#include "core/backend/cuda/common.cuh"
 
 namespace attnscope::cuda {
 

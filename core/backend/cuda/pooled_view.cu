@@ -1,5 +1,5 @@
 // attnscope — the pooled level-of-detail view on CUDA (kernel in pooled_view.cuh): upload, launch, download.
-#include "core/backend/interface/cuda/pooled_view.cuh"
+#include "core/backend/cuda/pooled_view.cuh"
 
 namespace attnscope::cuda {
 

@@ -6,8 +6,8 @@
 #pragma once
 #include <cmath>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/interface/pooling.h"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/interface/pooling.h"
 
 namespace attnscope::cuda {
 

@@ -7,10 +7,10 @@
 #pragma once
 #include <cmath>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/interface/score_mod.h"
-#include "core/backend/interface/cpu/online_softmax.h"
-#include "core/backend/interface/cuda/device_util.cuh"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/interface/score_mod.h"
+#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/cuda/device_util.cuh"
 
 namespace attnscope::cuda {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/cuda/svd_pipeline.cuh"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/cuda/svd_pipeline.cuh"
 
 namespace attnscope::cuda {
 

@@ -1,10 +1,10 @@
-#include "core/backend/interface/factory/make_backend.h"
+#include "core/backend/factory/make_backend.h"
 
-#include "core/backend/interface/cpu/cpu_backend.h"
-#include "core/backend/interface/cpu/cpu_primitives.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_primitives.h"
 
 #ifdef ATTNSCOPE_HAVE_CUDA
-#include "core/backend/interface/cuda/cuda_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 #endif
 
 namespace attnscope {

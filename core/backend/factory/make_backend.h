@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 namespace attnscope {
 

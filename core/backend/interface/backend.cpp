@@ -1,4 +1,4 @@
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 #include <omp.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/backend/interface/interface/lsh_rules.h"
+#include "core/backend/interface/lsh_rules.h"
 
 namespace attnscope {
 

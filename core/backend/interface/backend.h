@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
-#include "core/backend/interface/interface/pooling.h"
-#include "core/backend/interface/interface/score_mod.h"
+#include "core/backend/interface/block_layout.h"
+#include "core/backend/interface/pooling.h"
+#include "core/backend/interface/score_mod.h"
 #include "core/tensor.h"
 
 namespace attnscope {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend/interface/interface/hd.h"
+#include "core/backend/interface/hd.h"
 
 namespace attnscope {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/memory.h"
-#include "core/backend/interface/interface/backend.h"
+#include "core/backend/interface/backend.h"
 
 namespace attnscope {
 

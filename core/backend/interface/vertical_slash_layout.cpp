@@ -1,4 +1,4 @@
-#include "core/backend/interface/interface/vertical_slash_layout.h"
+#include "core/backend/interface/vertical_slash_layout.h"
 
 #include <algorithm>
 #include <bit>

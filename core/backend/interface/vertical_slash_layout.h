@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "core/backend/interface/interface/block_layout.h"
+#include "core/backend/interface/block_layout.h"
 
 namespace attnscope {
 

@@ -15,8 +15,8 @@ Run (needs an NVIDIA GPU):
 #include <cstdlib>
 #include <string>
 
-#include "core/backend/interface/cuda/block_sparse_attention.cuh"
-#include "core/backend/interface/cuda/dev/dev_common.cuh"
+#include "core/backend/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/dev/dev_common.cuh"
 
 using namespace attnscope;
 using namespace attnscope::cuda;

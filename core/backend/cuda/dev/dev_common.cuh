@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/cpu/random.h"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/cpu/random.h"
 
 namespace attnscope::dev {
 

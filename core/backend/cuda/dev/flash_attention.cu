@@ -24,10 +24,10 @@ Run (needs an NVIDIA GPU):
 #include <string>
 #include <vector>
 
-#include "core/backend/interface/cuda/common.cuh"
-#include "core/backend/interface/cpu/online_softmax.h"
-#include "core/backend/interface/cpu/random.h"
-#include "core/backend/interface/cuda/flash_attention.cuh"
+#include "core/backend/cuda/common.cuh"
+#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/cpu/random.h"
+#include "core/backend/cuda/flash_attention.cuh"
 
 using namespace attnscope;
 using namespace attnscope::cuda;

@@ -14,10 +14,10 @@ Run (needs an NVIDIA GPU):
 #include <cstdlib>
 #include <string>
 
-#include "core/backend/interface/cuda/dev/dev_common.cuh"
-#include "core/backend/interface/cuda/device_ops.cuh"
-#include "core/backend/interface/cuda/feature_maps.cuh"
-#include "core/backend/interface/cuda/linear_attention.cuh"
+#include "core/backend/cuda/dev/dev_common.cuh"
+#include "core/backend/cuda/device_ops.cuh"
+#include "core/backend/cuda/feature_maps.cuh"
+#include "core/backend/cuda/linear_attention.cuh"
 
 using namespace attnscope;
 using namespace attnscope::cuda;

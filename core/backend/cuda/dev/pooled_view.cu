@@ -14,9 +14,9 @@ Run (needs an NVIDIA GPU):
 #include <cstdlib>
 #include <string>
 
-#include "core/backend/interface/cuda/dev/dev_common.cuh"
-#include "core/backend/interface/cuda/device_util.cuh"
-#include "core/backend/interface/cuda/pooled_view.cuh"
+#include "core/backend/cuda/dev/dev_common.cuh"
+#include "core/backend/cuda/device_util.cuh"
+#include "core/backend/cuda/pooled_view.cuh"
 
 using namespace attnscope;
 using namespace attnscope::cuda;
