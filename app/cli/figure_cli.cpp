@@ -1,15 +1,10 @@
 // attnscope — figure jobs and files (see figure_cli.h).
 #include "app/cli/figure_cli.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "core/data/utf8.h"
 #include "core/figure/render.h"
-
-#ifdef ATTNSCOPE_HAVE_GUI
-#include "app/gui/app.h"
-#endif
+#include "core/lessons/preset.h"
+#include "core/session/session_file.h"
 
 namespace attnscope::cli {
 
@@ -69,36 +64,27 @@ FigureJob figure_job_from_options(const InputOptions& input, const std::vector<s
 }
 
 FigureJob figure_job_from_session(const std::string& path, const std::vector<std::string>* variants) {
-#ifdef ATTNSCOPE_HAVE_GUI
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot read the session '" + path + "': check the path");
-    std::stringstream text;
-    text << in.rdbuf();
-    // The GUI's own reader, so a session means the same here as in the app.
-    gui::App app;
-    gui::session_from_json(app, text.str());
+    // The session format's reader, the one the GUI's panels read these keys with: a session means the same here.
+    SessionFile session = read_session_file(path);
+    if (!session.setup_lesson.empty()) session = lesson_setup(session.setup_lesson);  // as the GUI opens it
     FigureJob job;
-    if (variants) job.requests = build_variant_requests(*variants, {}, false);
-    else
-        for (const auto& slot : app.variants.slots) job.requests.push_back({slot.id, slot.params});
+    job.requests = variants ? build_variant_requests(*variants, {}, false) : session.variants;
     if (job.requests.empty()) throw Error("the session '" + path + "' has no variants: add --variant");
+    const InputSpec& in = session.input;
     InputInfo info;
-    job.input.heads = build_input(app.input.spec, &info);
-    job.input.kind = app.input.spec.mode == InputMode::Text      ? InputKind::Text
-                     : app.input.spec.mode == InputMode::Tensors ? InputKind::Tensors
-                                                                 : InputKind::Synthetic;
-    job.input.layer = app.input.spec.layer;
+    job.input.heads = build_input(in, &info);
+    job.input.kind = in.mode == InputMode::Text      ? InputKind::Text
+                     : in.mode == InputMode::Tensors ? InputKind::Tensors
+                                                     : InputKind::Synthetic;
+    job.input.layer = in.layer;
     job.input.truncated = info.truncated;
     job.title = describe_loaded_input(job.input);
-    job.view = app.view.show_diff ? figure::View::Difference : app.view.show_mask ? figure::View::Mask : figure::View::Weights;
-    job.head = app.view.head;
-    job.log_scale = app.view.log_scale;
-    job.decades = app.view.decades;
+    const SessionView& v = session.view;
+    job.view = v.show_diff ? figure::View::Difference : v.show_mask ? figure::View::Mask : figure::View::Weights;
+    job.head = v.head;
+    job.log_scale = v.log_scale;
+    job.decades = v.decades;
     return job;
-#else
-    (void)variants;
-    throw Error("this build has no GUI, so it cannot read the session '" + path + "': give the input and --variant instead");
-#endif
 }
 
 std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {

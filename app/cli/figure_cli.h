@@ -1,5 +1,5 @@
 // attnscope — what `attnscope figure` and `run --png` share: the figure file options, the job (input + variant
-// instances + view) built from the CLI options or a GUI session, and writing the files.
+// instances + view) built from the CLI options or a session file, and writing the files.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -45,8 +45,9 @@ struct FigureJob {
 FigureJob figure_job_from_options(const InputOptions& input, const std::vector<std::string>& variants,
                                   const std::vector<std::string>& sets, bool causal);
 
-/// The job of a GUI session file (input, variants, head, mask/difference/log toggles); `variants` (may be null)
-/// replaces the session's variants. Throws Error naming the key when the session is unreadable.
+/// The job of a session file (core/session/session_file.h: input, variants, head, mask/difference/log toggles);
+/// `variants` (may be null) replaces the session's variants. Throws Error naming the key when the session is
+/// unreadable.
 FigureJob figure_job_from_session(const std::string& path, const std::vector<std::string>* variants);
 
 /// One line describing a loaded input for a figure title.

@@ -37,6 +37,7 @@
 #include "app/gui/measure.h"
 #include "app/gui/self_test.h"
 #include "core/session/export.h"
+#include "core/session/session_file.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::gui {
@@ -99,26 +100,12 @@ void VariantsState::add(const std::string& id) {
 
 void InputState::reset() {
     *this = InputState{};
-    spec.scenario.kind = ScenarioKind::Local;
-    spec.scenario.n = 256;
-    spec.scenario.heads = 4;
-    spec.scenario.dim = 64;
-    spec.text = default_sample_text();
-    spec.layer = 5;  // the top layer: its heads are the most skewed (lesson low-rank)
-    std::error_code ec;
-    const bool model_installed = std::filesystem::exists(std::filesystem::path(default_model_dir()) / "model.safetensors", ec);
-    spec.mode = model_installed ? InputMode::Text : InputMode::Synthetic;
+    spec = default_session_input();
 }
 
 void VariantsState::reset() {
     *this = VariantsState{};
-    // One exact, one sparse, one hashing variant: three different pictures of the same attention.
-    for (const char* id : {"full", "bigbird", "lsh"})
-        for (const auto& v : all_variants())
-            if (v->info().id == id) add(id);
-    if (slots.empty())
-        for (const auto& v : all_variants())
-            if (slots.size() < 2) add(v->info().id);
+    for (const VariantRequest& request : default_session_variants()) add(request.id);
 }
 
 void App::post_batch() {

@@ -14,6 +14,7 @@
 #include "app/gui/app.h"
 #include "app/gui/panels.h"
 #include "core/data/text_input.h"
+#include "core/session/session_file.h"
 
 namespace attnscope::gui {
 
@@ -316,51 +317,21 @@ void draw_input_panel(App& app, const PanelEntry& self) {
 }
 
 void save_input_session(const App& app, nlohmann::json& j) {
-    const InputSpec& in = app.input.spec;
-    j["input"] = {{"mode", in.mode == InputMode::Synthetic ? "synthetic" : in.mode == InputMode::Text ? "text" : "tensors"},
-                  {"scenario", scenario_id(in.scenario.kind)},
-                  {"n", in.scenario.n},
-                  {"heads", in.scenario.heads},
-                  {"dim", in.scenario.dim},
-                  {"temperature", in.scenario.temperature},
-                  {"seed", in.scenario.seed},
-                  {"text", in.text},
-                  {"model_dir", in.model_dir},
-                  {"layer", in.layer},
-                  {"truncate", in.truncate},
-                  {"tensors_path", in.tensors_path},
-                  {"max_matrix_n", app.input.max_matrix_n},
-                  {"view_size", app.input.view_size}};
-    if (const std::string& name = scenario_info(in.scenario.kind).param.name; !name.empty() && in.scenario.structure != 0)
-        j["input"][name] = in.scenario.structure;  // the scenario's own parameter under its own name (absent: default)
+    session_input_to_json(app.input.spec, j);
+    nlohmann::json& in = j["input"];  // the display limits are the GUI's own keys beside the input's
+    in["max_matrix_n"] = app.input.max_matrix_n;
+    in["view_size"] = app.input.view_size;
     j["view"]["export_dir"] = app.exports.dir;
 }
 
 void load_input_session(App& app, const nlohmann::json& j) {
     InputState input;
-    input.reset();
+    input.spec = session_input_from_json(j);
+    input.tensors_edit = input.spec.tensors_path;
     if (j.contains("input")) {
-        const auto& in = j["input"];
-        const std::string mode = json_string(in, "mode", "synthetic", "the session's input");
-        if (mode != "synthetic" && mode != "text" && mode != "tensors")
-            throw Error("input mode '" + mode + "' is not synthetic, text or tensors: fix the session file");
-        input.spec.mode = mode == "text" ? InputMode::Text : mode == "tensors" ? InputMode::Tensors : InputMode::Synthetic;
-        input.spec.scenario.kind = parse_scenario(json_string(in, "scenario", "local", "the session's input"));
-        input.spec.scenario.n = json_int(in, "n", 256, 1, 1 << 20, "the session's input");
-        input.spec.scenario.heads = json_int(in, "heads", 4, 1, 64, "the session's input");
-        input.spec.scenario.dim = json_int(in, "dim", 64, 1, 1024, "the session's input");
-        input.spec.scenario.temperature = json_number(in, "temperature", 1.0, 0, 100, "the session's input");
-        input.spec.scenario.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the session's input"));
-        const std::string& structure = scenario_info(input.spec.scenario.kind).param.name;
-        input.spec.scenario.structure = structure.empty() ? 0 : json_int(in, structure.c_str(), 0, 0, 1 << 20, "the session's input");
-        input.spec.text = json_string(in, "text", input.spec.text, "the session's input");
-        input.spec.model_dir = json_string(in, "model_dir", "", "the session's input");
-        input.spec.layer = json_int(in, "layer", 0, 0, 1000, "the session's input");
-        input.spec.truncate = json_bool(in, "truncate", false, "the session's input");
-        input.spec.tensors_path = json_string(in, "tensors_path", "", "the session's input");
-        input.tensors_edit = input.spec.tensors_path;
-        input.max_matrix_n = json_int(in, "max_matrix_n", 4096, 1, 1 << 20, "the session's input");
-        input.view_size = json_int(in, "view_size", 1024, 1, 1 << 20, "the session's input");
+        const nlohmann::json& in = j.at("input");
+        input.max_matrix_n = json_int(in, "max_matrix_n", input.max_matrix_n, 1, 1 << 20, "the session's input");
+        input.view_size = json_int(in, "view_size", input.view_size, 1, 1 << 20, "the session's input");
     }
     const std::string export_dir = j.contains("view") ? json_string(j["view"], "export_dir", app.exports.dir, "the session's view") : app.exports.dir;
     app.input = input;

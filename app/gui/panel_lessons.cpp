@@ -17,6 +17,7 @@
 #include "app/gui/dock_layout.h"
 #include "app/gui/panels.h"
 #include "core/session/metric_sweep.h"
+#include "core/session/session_file.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"
 #include "core/lessons/preset.h"
@@ -435,14 +436,10 @@ void lessons_to_json(const App& app, nlohmann::json& j) {
 }
 
 void lessons_from_json(App& app, const nlohmann::json& j) {
-    if (j.contains("lesson")) {
+    if (const std::string id = session_lesson_from_json(j); !id.empty()) {
         const auto& l = j.at("lesson");
-        if (!l.is_object()) throw Error("the session file: 'lesson' is " + l.dump() + "; it must be {\"id\": \"...\"}");
-        const std::string id = json_string(l, "id", "", "the session's lesson");
         find_lesson(id);  // throws listing the ids
-        // A saved session holds the lesson's input and variants (perhaps edited): keep them. A session written by
-        // hand that names only the lesson gets the lesson's own setup.
-        if (!j.contains("input") && !j.contains("variants")) apply_lesson(app, id);
+        if (session_means_lesson_setup(j)) apply_lesson(app, id);
         app.lesson.id = id;
         app.lesson.open = true;
         app.lesson.dock_pending = true;

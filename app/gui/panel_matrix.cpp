@@ -13,6 +13,7 @@
 #include "core/backend/interface/lsh_rules.h"
 #include "core/json_fields.h"
 #include "core/lessons/lessons.h"
+#include "core/session/session_file.h"
 #include "app/gui/matrix_view.h"
 #include "app/gui/panels.h"
 
@@ -265,9 +266,9 @@ void draw_matrices_panel(App& app, const PanelEntry& self) {
 
 void save_matrices_session(const App& app, nlohmann::json& j) {
     const MatrixViewState& v = app.view;
-    nlohmann::json& view = j["view"];
-    view["head"] = v.head, view["mask"] = v.show_mask, view["diff"] = v.show_diff, view["log"] = v.log_scale;
-    view["decades"] = v.decades, view["shared_scale"] = v.shared_scale;
+    session_view_to_json({v.head, v.show_mask, v.show_diff, v.log_scale, v.decades}, j);
+    nlohmann::json& view = j["view"];  // the GUI's own view keys beside the session's
+    view["shared_scale"] = v.shared_scale;
     view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
     view["order_round"] = v.order_round;
     view["blocks"] = v.show_blocks;
@@ -279,13 +280,11 @@ void save_matrices_session(const App& app, nlohmann::json& j) {
 
 void load_matrices_session(App& app, const nlohmann::json& j) {
     MatrixViewState view;
+    const SessionView shown = session_view_from_json(j);
+    view.head = shown.head, view.show_mask = shown.show_mask, view.show_diff = shown.show_diff;
+    view.log_scale = shown.log_scale, view.decades = shown.decades;
     if (j.contains("view")) {
         const auto& v = j["view"];
-        view.head = json_int(v, "head", 0, 0, 1 << 20, "the session's view");
-        view.show_mask = json_bool(v, "mask", true, "the session's view");
-        view.show_diff = json_bool(v, "diff", false, "the session's view");
-        view.log_scale = json_bool(v, "log", true, "the session's view");
-        view.decades = float(json_number(v, "decades", 4.0, 0, 1000, "the session's view"));
         view.shared_scale = json_bool(v, "shared_scale", true, "the session's view");
         const std::string order = json_string(v, "order", "positions", "the session's view");
         if (order != "positions" && order != "lsh" && order != "clusters")

@@ -12,6 +12,7 @@
 #include "core/session/variant_json.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/registry.h"
+#include "core/session/session_file.h"
 
 namespace attnscope::gui {
 
@@ -237,19 +238,14 @@ void draw_variants_panel(App& app, const PanelEntry& self) {
 }
 
 void save_variants_session(const App& app, nlohmann::json& j) {
-    nlohmann::json vars = nlohmann::json::array();
-    for (const auto& s : app.variants.slots) vars.push_back(variant_to_json({s.id, s.params}));
-    j["variants"] = vars;
+    std::vector<VariantRequest> requests;
+    for (const auto& s : app.variants.slots) requests.push_back({s.id, s.params});
+    session_variants_to_json(requests, j);
 }
 
 void load_variants_session(App& app, const nlohmann::json& j) {
     VariantsState vars;
-    if (!j.contains("variants")) {
-        vars.reset();
-        app.variants = vars;
-        return;
-    }
-    for (VariantRequest& request : variants_from_json(j["variants"], "the session file", true)) {
+    for (VariantRequest& request : session_variants_from_json(j)) {
         vars.add(request.id);
         vars.slots.back().params = std::move(request.params);
     }

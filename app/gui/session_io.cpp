@@ -1,5 +1,6 @@
-// attnscope — session files as JSON: the version, each panel's keys (written and read through the panel table,
-// panels.h), the lesson window and the dock layout.
+// attnscope — session files as JSON: the format's own keys (version, input, variants, the view a figure draws:
+// core/session/session_file.h), each panel's keys (written and read through the panel table, panels.h), the lesson
+// window and the dock layout.
 // Written atomically (write_file_atomically); the last session is restored on start.
 #include <imgui.h>
 
@@ -8,14 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
+#include "core/session/session_file.h"
 #include "app/gui/app.h"
 #include "app/gui/panels.h"
 
 namespace attnscope::gui {
-
-namespace {
-constexpr int kSessionVersion = 1;
-}
 
 std::string default_session_path() {
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/attnscope/session.json";
@@ -44,18 +42,8 @@ std::string session_to_json(const App& app) {
 }
 
 void session_from_json(App& app, const std::string& text) {
-    nlohmann::json j;
+    const nlohmann::json j = parse_session_text(text);
     try {
-        j = nlohmann::json::parse(text);
-    } catch (const std::exception& e) {
-        throw Error(std::string("the session file is not valid JSON (") + e.what() + "): fix or delete it");
-    }
-    try {
-        if (!j.is_object()) throw Error("the session file is not a JSON object: fix or delete it");
-        const int64_t version = json_integer(j, "version", 0, INT64_MIN, INT64_MAX, "the session file");
-        if (version != kSessionVersion)
-            throw Error("session version " + std::to_string(version) + " is not " +
-                        std::to_string(kSessionVersion) + ": delete the file to start fresh");
         load_panels(app, j);
         app.pending_layout = json_string(j, "layout", "", "the session file");
         lessons_from_json(app, j);

@@ -2,68 +2,37 @@
 
 #include <algorithm>
 
-#include "core/json_fields.h"
-#include "core/data/samples.h"
 #include "core/format.h"
+#include "core/lessons/lessons.h"
+#include "core/session/input_json.h"
 #include "core/session/variant_json.h"
 #include "core/variants/registry.h"
 
 namespace attnscope {
 
-namespace {
-
-/// The text of a preset's "sample": "default", a sample id, or literal text under "text".
-std::string preset_text(const nlohmann::json& in) {
-    if (in.contains("text")) return in.at("text").get<std::string>();
-    const std::string sample = json_string(in, "sample", "default", "the lesson preset's input");
-    if (sample == "default") return default_sample_text();
-    for (const SampleText& s : sample_texts())
-        if (s.id == sample) return s.text;
-    throw Error("the lesson preset names an unknown sample text '" + sample + "'");
-}
-
-}  // namespace
-
 InputSpec preset_input_spec(const nlohmann::json& preset) {
-    InputSpec spec;
-    if (!preset.contains("input")) return spec;
-    const nlohmann::json& in = preset.at("input");
-    try {
-        const std::string mode = json_string(in, "mode", "synthetic", "the lesson preset's input");
-        if (mode == "text") {
-            spec.mode = InputMode::Text;
-            spec.text = preset_text(in);
-            spec.layer = json_int(in, "layer", 0, 0, 1000, "the lesson preset's input");
-            spec.truncate = json_bool(in, "truncate", false, "the lesson preset's input");
-        } else if (mode == "synthetic") {
-            spec.mode = InputMode::Synthetic;
-            ScenarioSpec& sc = spec.scenario;
-            sc.kind = parse_scenario(json_string(in, "scenario", "gaussian", "the lesson preset's input"));
-            sc.n = json_int(in, "n", 256, 1, 1 << 20, "the lesson preset's input");
-            sc.heads = json_int(in, "heads", 4, 1, 64, "the lesson preset's input");
-            sc.dim = json_int(in, "dim", 64, 1, 1024, "the lesson preset's input");
-            sc.temperature = json_number(in, "temperature", 1.0, 0, 100, "the lesson preset's input");
-            sc.seed = uint64_t(json_integer(in, "seed", 0, 0, INT64_MAX, "the lesson preset's input"));
-            if (const std::string& name = scenario_info(sc.kind).param.name; !name.empty())
-                sc.structure = json_int(in, name.c_str(), 0, 0, 1 << 20, "the lesson preset's input");  // e.g. "band": 16; absent = the scenario's default
-        } else if (mode == "tensors") {  // Q, K, V from files: an input a lesson's text cannot express
-            spec.mode = InputMode::Tensors;
-            spec.tensors_path = json_string(in, "path", "", "the lesson preset's input");
-            if (spec.tensors_path.empty())
-                throw Error("the lesson preset's tensors input has no \"path\": give a .safetensors file or a folder "
-                            "of q.npy, k.npy, v.npy");
-        } else {
-            throw Error("the lesson preset's input mode '" + mode + "' is not synthetic, text or tensors");
-        }
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(std::string("the lesson preset's input has a value of the wrong type: ") + e.what());
-    }
+    const std::string where = "the lesson preset's input";
+    const nlohmann::json input = preset.contains("input") ? preset.at("input") : nlohmann::json::object();
+    InputSpec spec = input_spec_from_json(input, where);
+    // A session may leave the path for the user to type; a lesson's check needs its files.
+    if (spec.mode == InputMode::Tensors && spec.tensors_path.empty())
+        throw Error(where + " of mode tensors has no \"tensors_path\": give a .safetensors file or a folder of q.npy, "
+                    "k.npy, v.npy");
     return spec;
 }
 
 std::vector<VariantRequest> preset_variants(const nlohmann::json& preset) {
     return variants_from_json(preset.contains("variants") ? preset.at("variants") : nlohmann::json::array(),
                               "the lesson preset", false);
+}
+
+SessionFile lesson_setup(const std::string& lesson_id) {
+    const nlohmann::json& preset = find_lesson(lesson_id).preset;
+    SessionFile setup;  // what the preset leaves out stays as a fresh session has it
+    setup.input = preset.contains("input") ? preset_input_spec(preset) : default_session_input();
+    setup.variants = preset.contains("variants") ? preset_variants(preset) : default_session_variants();
+    setup.view = session_view_from_json(preset, "the lesson preset");
+    return setup;
 }
 
 std::string describe_input(const InputSpec& spec) {

@@ -6,18 +6,23 @@
 #include <vector>
 
 #include "core/session/experiment.h"
+#include "core/session/session_file.h"
 #include "core/session/worker.h"
 
 namespace attnscope {
 
-/// The preset's input: {"mode": "synthetic", "scenario", "n", "heads", "dim", "temperature", "seed"} or
-/// {"mode": "text", "sample": "default" | a sample id, or "text": literal, "layer", "truncate"} or
-/// {"mode": "tensors", "path": a .safetensors file or a folder of q/k/v.npy}. Throws Error
-/// naming the bad key.
+/// The preset's "input" in the session's input format (core/session/input_json.h: absent keys take its defaults),
+/// e.g. {"mode": "text", "sample": "harbour", "layer": 3}. Throws Error naming the bad key, or when a tensors input
+/// has no "tensors_path".
 InputSpec preset_input_spec(const nlohmann::json& preset);
 
 /// The preset's variants in order, validated against their cards; throws Error naming the bad variant or key.
 std::vector<VariantRequest> preset_variants(const nlohmann::json& preset);
+
+/// The lesson's own setup as a session file means it: its preset's input and variants (a fresh session's where it
+/// gives none), and the head and toggles of its "view" — what a session that names only the lesson opens
+/// (core/session/session_file.h). Throws Error naming an unknown lesson or a bad key.
+SessionFile lesson_setup(const std::string& lesson_id);
 
 /// One line describing an input for a lesson window or a check report, e.g. "synthetic lowrank, n = 512, H = 4,
 /// d = 64, T = 1, seed 0" or "text 'attention' (layer 5, truncated to 512 tokens)".

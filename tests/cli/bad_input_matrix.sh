@@ -156,17 +156,21 @@ expect 2 "is outside the input's positions" run --variant sink:mask_mod=document
 expect 2 "cap" run --variant full:score_mod=softcap:cap=0 --n 16
 expect 2 "is not one of none, alibi, softcap" run --variant flash:score_mod=rope --n 16
 
-# Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
-if ! "$app" gui --help 2>&1 | grep -q -- --session; then
-  echo "[skip] session cases: this build has no GUI"
-  echo "bad-input matrix: $cases cases, $failures failed"
-  [ "$failures" -eq 0 ]; exit
-fi
-# A session with a value of the wrong type: the error names the entry or the key (figure reads sessions too).
+# A session with a value of the wrong type: the error names the entry or the key (figure and run read sessions
+# without the GUI, so these run in every build).
 printf '{"version": 1, "variants": [{"id": "svd", "params": {"rank": "eight"}}]}' > wrong_type.json
 expect 2 "variant #1: svd" figure --session wrong_type.json --out f.png
 printf '{"version": 1, "view": {"mask": "yes"}}' > wrong_bool.json
 expect 2 "'mask' is \"yes\"; it must be true or false" figure --session wrong_bool.json --out f.png
+printf '{"version": 1, "input": {"mode": "synthetic", "heads": 65}, "variants": [{"id": "full"}]}' > wrong_heads.json
+expect 2 "the session's input: 'heads' is 65" run --session wrong_heads.json
+
+# Session files for the GUI (refused before a window opens; the unreadable file is kept as .bad).
+if ! "$app" gui --help 2>&1 | grep -q -- --session; then
+  echo "[skip] GUI session cases: this build has no GUI"
+  echo "bad-input matrix: $cases cases, $failures failed"
+  [ "$failures" -eq 0 ]; exit
+fi
 printf '{"version": 1, "input": {"n": 1' > half.json
 expect 2 "-2 is negative: give a whole number ≥ 0" gui --seed -2 --frames 1
 expect 2 "not valid JSON" gui --session half.json --frames 1 --screenshot shot.png

@@ -257,7 +257,7 @@ TEST(LessonChecksCanFail, AttentionSinksWithTheSinkKeysReplaced) {
         write_bytes(dir.file("k.npy"), npy_bytes("<f4", shape, bytes(h.K)));
         write_bytes(dir.file("v.npy"), npy_bytes("<f4", shape, bytes(h.V)));
     };
-    lesson.preset["input"] = {{"mode", "tensors"}, {"path", dir.path().string()}};
+    lesson.preset["input"] = {{"mode", "tensors"}, {"tensors_path", dir.path().string()}};
     // Control: the same layer's tensors, unchanged, pass — so the failure below is the replaced keys'.
     write();
     CpuBackend cpu;
@@ -338,9 +338,9 @@ TEST(Lessons, PresetTensorsInputNeedsAPath) {
         preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}}}});
         ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("has no \"path\""), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("has no \"tensors_path\""), std::string::npos) << e.what();
     }
-    const InputSpec spec = preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}, {"path", "/x/qkv"}}}});
+    const InputSpec spec = preset_input_spec(nlohmann::json{{"input", {{"mode", "tensors"}, {"tensors_path", "/x/qkv"}}}});
     EXPECT_EQ(spec.mode, InputMode::Tensors);
     EXPECT_EQ(spec.tensors_path, "/x/qkv");
 }
