@@ -17,7 +17,10 @@ inline int64_t json_integer(const nlohmann::json& j, const char* key, int64_t fa
     if (!j.is_object() || !j.contains(key)) return fallback;
     const nlohmann::json& v = j.at(key);
     const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(hi)) return int64_t(v.get<uint64_t>());
+    if (v.is_number_unsigned()) {  // a parsed non-negative number: the lower bound applies to it too
+        const uint64_t u = v.get<uint64_t>();
+        if (hi >= 0 && u <= uint64_t(hi) && (lo <= 0 || u >= uint64_t(lo))) return int64_t(u);
+    }
     if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi)
         return v.get<int64_t>();
     throw Error(where + ": '" + key + "' is " + v.dump() + "; it must be a whole number in " + range);

@@ -4,6 +4,7 @@
 // (rows are clearly shaped but not one-hot); temperature T divides every logit.
 #include "core/data/scenarios.h"
 
+#include "core/format.h"
 #include "core/host_memory.h"
 
 #include <algorithm>
@@ -144,16 +145,20 @@ namespace {
 
 /// Throws unless n, H, d, dv and T are in range.
 void check_ranges(const ScenarioSpec& spec) {
-    if (spec.n < 1 || spec.n > (1 << 20))
-        throw Error("n = " + std::to_string(spec.n) + " is out of range: choose 1 ≤ n ≤ 1048576");
-    if (spec.heads < 1 || spec.heads > 64)
-        throw Error("heads = " + std::to_string(spec.heads) + " is out of range: choose 1 ≤ H ≤ 64");
-    if (spec.dim < 1 || spec.dim > 1024)
-        throw Error("dim = " + std::to_string(spec.dim) + " is out of range: choose 1 ≤ d ≤ 1024");
-    if (spec.value_dim < 0 || spec.value_dim > 1024)
-        throw Error("value dim = " + std::to_string(spec.value_dim) + " is out of range: choose 0 (= d) to 1024");
-    if (!(spec.temperature > 0.0) || spec.temperature > 100.0)
-        throw Error("temperature = " + std::to_string(spec.temperature) + " is out of range: choose 0 < T ≤ 100");
+    namespace r = scenario_range;
+    const std::string n_max = std::to_string(r::kMaxN), d_max = std::to_string(r::kMaxDim);
+    if (spec.n < r::kMinN || spec.n > r::kMaxN)
+        throw Error("n = " + std::to_string(spec.n) + " is out of range: choose 1 ≤ n ≤ " + n_max);
+    if (spec.heads < r::kMinHeads || spec.heads > r::kMaxHeads)
+        throw Error("heads = " + std::to_string(spec.heads) + " is out of range: choose 1 ≤ H ≤ " +
+                    std::to_string(r::kMaxHeads));
+    if (spec.dim < r::kMinDim || spec.dim > r::kMaxDim)
+        throw Error("dim = " + std::to_string(spec.dim) + " is out of range: choose 1 ≤ d ≤ " + d_max);
+    if (spec.value_dim < 0 || spec.value_dim > r::kMaxDim)
+        throw Error("value dim = " + std::to_string(spec.value_dim) + " is out of range: choose 0 (= d) to " + d_max);
+    if (!(spec.temperature > 0.0) || spec.temperature > r::kMaxTemperature)
+        throw Error("temperature = " + std::to_string(spec.temperature) + " is out of range: choose 0 < T ≤ " +
+                    format_significant(r::kMaxTemperature, 3));
 }
 
 /// What every generator draws from: the shape, the scenario's structure parameter, the seed and the scales.

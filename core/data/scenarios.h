@@ -19,6 +19,15 @@ enum class ScenarioKind {
 };
 
 /// Parameters of a synthetic input.
+/// The shapes a synthetic input may have: the generator checks them, and every reader of an input (sessions, lesson
+/// presets) refuses values outside them with the same bounds.
+namespace scenario_range {
+inline constexpr int kMinN = 1, kMaxN = 1 << 20;
+inline constexpr int kMinHeads = 1, kMaxHeads = 64;
+inline constexpr int kMinDim = 1, kMaxDim = 1024;
+inline constexpr double kMaxTemperature = 100;  // and above 0
+}  // namespace scenario_range
+
 struct ScenarioSpec {
     ScenarioKind kind = ScenarioKind::Gaussian;
     int n = 256;               // sequence length

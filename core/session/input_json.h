@@ -11,16 +11,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/data/scenarios.h"
 #include "core/session/worker.h"
 
 namespace attnscope {
 
 /// The accepted range of each input key; a value outside is an Error naming the key.
+/// The shape's bounds are the generator's own (core/data/scenarios.h), so a file and the generator agree.
 namespace input_range {
-inline constexpr int kMinN = 1, kMaxN = 1 << 20;
-inline constexpr int kMinHeads = 1, kMaxHeads = 64;
-inline constexpr int kMinDim = 1, kMaxDim = 1024;
-inline constexpr double kMinTemperature = 0, kMaxTemperature = 100;
+inline constexpr int kMinN = scenario_range::kMinN, kMaxN = scenario_range::kMaxN;
+inline constexpr int kMinHeads = scenario_range::kMinHeads, kMaxHeads = scenario_range::kMaxHeads;
+inline constexpr int kMinDim = scenario_range::kMinDim, kMaxDim = scenario_range::kMaxDim;
+inline constexpr double kMinTemperature = 0, kMaxTemperature = scenario_range::kMaxTemperature;
 inline constexpr int kMaxStructure = 1 << 20;  // the scenario's own parameter; its own range is checked on the run
 inline constexpr int kMaxLayer = 1000;         // the model's layer count is checked when the text is encoded
 }  // namespace input_range

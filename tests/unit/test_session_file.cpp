@@ -108,6 +108,7 @@ TEST(InputJson, ABadValueNamesItsKey) {
     };
     const Case cases[] = {
         {R"({"n": 2000000})", "the session's input: 'n' is 2000000; it must be a whole number in [1, 1048576]"},
+        {R"({"n": 0})", "the session's input: 'n' is 0; it must be a whole number in [1, 1048576]"},
         {R"({"heads": "four"})", "'heads' is \"four\""},
         {R"({"dim": 2048})", "'dim' is 2048"},
         {R"({"temperature": -1})", "'temperature' is -1"},
