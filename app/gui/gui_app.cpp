@@ -1,6 +1,6 @@
-// attnscope — the desktop GUI: window, frame loop, dock layout, menu, status bar, screenshots, self-test.
-// Index: [SECTION] Window  [SECTION] App helpers  [SECTION] Layout and chrome  [SECTION] Captures
-//        [SECTION] Main loop
+// attnscope — the desktop GUI: window, frame loop, screenshots, self-test.
+// Index: [SECTION] Window  [SECTION] Captures  [SECTION] Main loop
+// (the state's methods: app.cpp; menu bar, status bar and session files: window_chrome.cpp)
 #include "app/gui/gui_app.h"
 #include "app/gui/panels.h"
 #include "core/bench/timing.h"
@@ -36,6 +36,7 @@
 #include "core/lessons/lessons.h"
 #include "app/gui/measure.h"
 #include "app/gui/self_test.h"
+#include "app/gui/window_chrome.h"
 #include "core/session/export.h"
 #include "core/session/session_file.h"
 #include "core/variants/registry.h"
@@ -85,228 +86,6 @@ void load_font() {
         if (std::filesystem::exists(path) && ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), 15.0f)) return;
 }
 
-}  // namespace
-
-// [SECTION] App helpers
-
-void VariantsState::add(const std::string& id) {
-    const Variant& v = find_variant(id);
-    VariantSlot slot;
-    slot.id = id;
-    slot.params = default_params(v.info().params);
-    slot.uid = next_uid++;
-    slots.push_back(std::move(slot));
-}
-
-void InputState::reset() {
-    *this = InputState{};
-    spec = default_session_input();
-}
-
-void VariantsState::reset() {
-    *this = VariantsState{};
-    for (const VariantRequest& request : default_session_variants()) add(request.id);
-}
-
-void App::post_batch() {
-    RunBatchRequest r;
-    r.input = effective_input();
-    r.max_matrix_n = input.max_matrix_n;
-    r.view_size = input.view_size;
-    r.want_spectrum = spectrum.enabled && spectrum.visible;
-    r.spectrum_head = view.head;
-    if (run_on_cpu) r.backend = "cpu";
-    r.display_order = view.order;
-    r.display_round = view.order_round;
-    for (const auto& s : variants.slots) r.variants.push_back({s.id, s.params});
-    // A lesson that compares low-rank panels with the svd oracle shows their rank ceilings (an SVD per head of P).
-    if (lesson.open && !lesson.id.empty()) {
-        r.rank_ceilings = find_lesson(lesson.id).compares("rank_ceiling");
-    }
-    latency.on_post(runs.post(std::move(r)));
-}
-
-std::string position_label(const Heads* heads, int i) {
-    std::string s = std::to_string(i);
-    if (heads && i >= 0 && i < static_cast<int>(heads->tokens.size())) s += " '" + heads->tokens[i] + "'";
-    return s;
-}
-
-std::string export_path(App& app, const std::string& name) {
-    std::error_code ec;
-    std::filesystem::create_directories(app.exports.dir, ec);
-    if (ec) throw Error("cannot create the export folder '" + app.exports.dir + "': " + ec.message() +
-                        " (choose another folder in Input → Export folder)");
-    return (std::filesystem::path(app.exports.dir) / name).string();
-}
-
-void hint_text(const char* text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.72f, 0.78f, 1));
-    ImGui::TextWrapped("%s", text);
-    ImGui::PopStyleColor();
-}
-
-namespace {
-
-// [SECTION] Layout and chrome
-
-void save_session(App& app, const std::string& path) {
-    try {
-        if (path.empty()) throw Error("no session file: start with --session FILE or use the default location");
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        write_file_atomically(path, session_to_json(app));
-        app.exports.message = "session saved to " + std::filesystem::path(path).filename().string();
-        app.exports.message_is_error = false;
-    } catch (const std::exception& e) {
-        app.exports.message = std::string("could not save the session: ") + e.what();
-        app.exports.message_is_error = true;
-    }
-}
-
-bool load_session(App& app, const std::string& path) {
-    bool opened = false;
-    try {
-        std::ifstream in(path);
-        if (!in) throw Error("cannot open " + path + " (check the path)");
-        opened = true;
-        std::stringstream ss;
-        ss << in.rdbuf();
-        session_from_json(app, ss.str());
-        app.dirty = true;
-        // The file name only: the status bar shows in screenshots, and a full path is machine-specific (File lists it).
-        app.exports.message = "session loaded from " + std::filesystem::path(path).filename().string();
-        app.exports.message_is_error = false;
-        return true;
-    } catch (const std::exception& e) {
-        app.exports.message = std::string("could not load the session: ") + e.what();
-        app.exports.message_is_error = true;
-        if (opened) {
-            // Saving at exit would replace a hand-edited or half-written file with defaults: keep it first.
-            try {
-                app.exports.message += "; kept as " + keep_unreadable_session(path) +
-                                       " (fix it there and load it with --session)";
-            } catch (const std::exception& copy_error) {
-                app.exports.message += std::string("; could not keep a copy (") + copy_error.what() +
-                                       "): the session will not be saved over it";
-                app.session_path.clear();
-            }
-        }
-        return false;
-    }
-}
-
-void draw_menu_bar(App& app, GLFWwindow* window) {
-    if (!ImGui::BeginMainMenuBar()) return;
-    if (ImGui::BeginMenu("File")) {
-        const bool has_path = !app.session_path.empty();
-        if (ImGui::MenuItem("Save session", nullptr, false, has_path)) save_session(app, app.session_path);
-        if (ImGui::MenuItem("Load session", nullptr, false, has_path)) load_session(app, app.session_path);
-        if (has_path) ImGui::TextDisabled("%s", app.session_path.c_str());
-        ImGui::Separator();
-        if (ImGui::MenuItem("Export window as PNG")) {
-            try {
-                app.captures.push_back({export_path(app, "attnscope-window.png"), ImVec4(0, 0, 0, 0)});
-            } catch (const Error& e) {
-                app.exports.message = e.what(), app.exports.message_is_error = true;
-            }
-        }
-        if (ImGui::BeginMenu("Export figure (PNG + SVG)")) {
-            if (ImGui::MenuItem("Light (slides, print)")) export_figure(app, figure::Theme::Light);
-            if (ImGui::MenuItem("Dark")) export_figure(app, figure::Theme::Dark);
-            ImGui::EndMenu();
-        }
-        ImGui::SetItemTooltip("the Matrices panels as toggled (weights, mask by reason or difference; head; log scale) "
-                              "with token axes, colour bar and metric lines — no buttons (also: attnscope figure)");
-        ImGui::Separator();
-        if (ImGui::MenuItem("Reset everything to defaults")) reset_all_panels(app);
-        if (ImGui::MenuItem("Quit") && app.options.self_test_frames == 0) glfwSetWindowShouldClose(window, 1);
-        ImGui::EndMenu();
-    }
-    if (ImGui::BeginMenu("View")) {
-        if (ImGui::MenuItem("Reset layout")) {
-            app.lesson.layout_for.clear();
-            build_default_layout(main_dockspace());
-        }
-        if (ImGui::MenuItem("Fit matrices")) app.view.fit_next = true;
-        ImGui::MenuItem("Presentation mode", "F5", &app.view.presentation);
-        ImGui::SetItemTooltip("only the matrices, filling the window (for a projector); F5 again to leave");
-        if (ImGui::MenuItem("Larger text", "Ctrl +")) app.view.font_scale = std::min(kMaxFontScale, app.view.font_scale * 1.1f);
-        if (ImGui::MenuItem("Smaller text", "Ctrl -")) app.view.font_scale = std::max(kMinFontScale, app.view.font_scale / 1.1f);
-        if (ImGui::MenuItem("Text size 100%", "Ctrl 0")) app.view.font_scale = 1.0f;
-        for (const PanelEntry& p : panels())
-            if (ImGui::MenuItem(p.window)) ImGui::SetWindowFocus(p.window);
-        ImGui::EndMenu();
-    }
-    draw_lessons_menu(app);
-    ImGui::EndMainMenuBar();
-}
-
-void draw_status_bar(App& app) {
-    const float h = ImGui::GetFrameHeight();
-    if (ImGui::BeginViewportSideBar("##status", ImGui::GetMainViewport(), ImGuiDir_Down, h,
-                                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoSavedSettings |
-                                        ImGuiWindowFlags_MenuBar)) {
-        if (ImGui::BeginMenuBar()) {
-            const WorkerState st = app.runs.state();
-            const char* state = st == WorkerState::Running ? "computing…"
-                                : st == WorkerState::Failed ? "finished with errors (see the panels)"
-                                : st == WorkerState::Done   ? "ready"
-                                                            : "idle";
-            ImGui::Text("%s", state);
-            if (st == WorkerState::Running && app.snap && !app.snap->complete) {  // views already shown of this batch
-                ImGui::Text("%d of %zu views", app.snap->views_shown(), app.snap->variants.size());
-                if (const int awaiting = app.snap->views_awaiting_errors())
-                    ImGui::Text("(%d awaiting errors against exact)", awaiting);
-            }
-            if (app.snap && app.snap->heads)
-                ImGui::Text("| %s  n = %d  H = %d  d = %d  | %.2f s", app.snap->heads->source.c_str(),
-                            app.snap->heads->n(), app.snap->heads->heads(), app.snap->heads->d(), app.snap->seconds);
-            if (const auto job = app.runs.running_job()) {  // background work on the worker: what waits behind it
-                const int queued = app.runs.queued_jobs();
-                const std::string more = queued > 0 ? ", " + std::to_string(queued) + " more queued" : "";
-                ImGui::Text("| %s %.0f%%%s", job->kind().c_str(), 100.0 * job->progress(), more.c_str());
-            }
-            if (!app.exports.message.empty()) {
-                ImGui::TextColored(app.exports.message_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1),
-                                   "| %s", app.exports.message.c_str());
-            }
-            ImGui::EndMenuBar();
-        }
-    }
-    ImGui::End();
-}
-
-/// F5 toggles presentation mode; Ctrl + / Ctrl − / Ctrl 0 scale every font (the scale is saved in the session).
-void handle_presentation_keys(App& app) {
-    const ImGuiIO& io = ImGui::GetIO();
-    if (!io.WantTextInput && ImGui::IsKeyPressed(ImGuiKey_F5, false)) app.view.presentation = !app.view.presentation;
-    if (io.KeyCtrl) {
-        float& scale = app.view.font_scale;
-        if (ImGui::IsKeyPressed(ImGuiKey_Equal) || ImGui::IsKeyPressed(ImGuiKey_KeypadAdd)) scale *= 1.1f;
-        if (ImGui::IsKeyPressed(ImGuiKey_Minus) || ImGui::IsKeyPressed(ImGuiKey_KeypadSubtract)) scale /= 1.1f;
-        if (ImGui::IsKeyPressed(ImGuiKey_0) || ImGui::IsKeyPressed(ImGuiKey_Keypad0)) scale = 1.0f;
-    }
-    app.view.font_scale = std::clamp(app.view.font_scale, kMinFontScale, kMaxFontScale);
-    ImGui::GetStyle().FontScaleMain = app.view.font_scale;
-}
-
-void draw_frame(App& app, GLFWwindow* window) {
-    handle_presentation_keys(app);
-    draw_menu_bar(app, window);
-    draw_status_bar(app);
-    const ImGuiID dockspace = main_dockspace();
-    if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode())
-        build_default_layout(dockspace);
-    ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
-    draw_panels(app);
-    // Windows dock on the frames after the layout is built; select tabs once they are docked.
-    if (app.frame == 2 && !app.layout_loaded)
-        for (const PanelEntry& p : panels())
-            if (p.front) ImGui::SetWindowFocus(p.window);
-    if (!app.panel_to_focus.empty() && app.frame >= 2) ImGui::SetWindowFocus(app.panel_to_focus.c_str());
-    draw_lesson_panel(app);  // after the focus above, so a lesson's panels win
-}
-
 // [SECTION] Captures
 
 void read_rgb(int x, int y, int w, int h, int fb_h, std::vector<unsigned char>& out) {
@@ -335,11 +114,7 @@ void capture(GLFWwindow* window, const Capture& c) {
     write_rgb_png(c.path, w, h, rgb.data());
 }
 
-}  // namespace
-
 // [SECTION] Main loop
-
-namespace {
 
 /// Frame period while the run worker computes and no input arrives (the progress bars' animation rate).
 constexpr double kBusyFrameSeconds = 0.1;
