@@ -223,9 +223,8 @@ SelfTestLimits self_test_limits() {
 /// Wakes the throttled loop when a batch's first view is done and when the batch ends.
 void wake_on_publish(App& app) {
     // Later partial views are drawn by the 10 Hz busy redraw. Each wake renders a frame, and with software GL on 2
-    // cores a frame per published view (start and finish of each of six variants) took the CPU the batch needed:
-    // edit → all views p95 went from 181 to 132–135 ms, the first view's from 108 to 82–87 ms (--measure-latency 30,
-    // 3 runs).
+    // cores a frame per published view (start and finish of each of six variants) takes the CPU the batch needs
+    // (docs/PERFORMANCE.reasons.md).
     app.runs.set_on_publish([app = &app] {
         static std::atomic<uint64_t> first_view_generation{~uint64_t(0)};
         bool first_view = false;

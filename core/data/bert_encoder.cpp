@@ -67,7 +67,7 @@ MatrixRM embed(const BertConfig& c, const BertWeights& weights, const std::vecto
 /// parallel region of single-threaded Eigen products. (Eigen's own threaded GEMM spin-waits between
 /// blocks, which turns a busy machine's time slices into seconds.) Short sequences run on one core:
 /// 18 fork-joins per pass cost more than they save below ~256 tokens once other processes compete
-/// (measured at 128 tokens: 18 ms on one core; 10 ms on two idle cores, 300+ ms on two busy ones).
+/// (docs/PERFORMANCE.reasons.md).
 struct RowBlocks {
     bool parallel = false;  // n ≥ kParallelMinTokens
     int threads = 1;        // the caller's OpenMP thread count
