@@ -105,10 +105,9 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     MatrixViewState view;  // the lesson's view from the defaults: what its text names is switched on
     view.presentation = app.view.presentation, view.font_scale = app.view.font_scale;  // the room's, not the lesson's
     const nlohmann::json v = preset.value("view", nlohmann::json::object());
-    view.show_diff = json_bool(v, "diff", false, "the lesson preset");
-    view.show_mask = json_bool(v, "mask", true, "the lesson preset");
-    view.log_scale = json_bool(v, "log", true, "the lesson preset");
-    view.head = json_int(v, "head", 0, 0, 1023, "the lesson preset");  // the panels clamp it to the input's heads
+    const SessionView shown = session_view_from_json(preset, "the lesson preset's view");  // the session's reader
+    view.show_diff = shown.show_diff, view.show_mask = shown.show_mask, view.log_scale = shown.log_scale;
+    view.head = shown.head, view.decades = shown.decades;
     // A lesson's checks and thresholds are on means over heads: its badges show those, and say so.
     view.mean_badges = json_bool(v, "mean_badges", true, "the lesson preset");
     const std::string order = json_string(v, "order", "positions", "the lesson preset");
