@@ -137,7 +137,8 @@ void load_panels(App& app, const nlohmann::json& session) {
 }
 
 void reset_all_panels(App& app) {
-    for (const PanelEntry& p : kPanels) p.reset(app);
+    for (const PanelEntry& p : kPanels)
+        if (p.reset) p.reset(app);
     app.lesson.open = false, app.lesson.id.clear(), app.lesson.focus.clear();
     app.exports.reset();
     app.dirty = true;

@@ -24,7 +24,7 @@ struct PanelEntry {
     bool front = false;  // its tab is in front of its dock node in the default layout
     /// Draws the window (and starts its work) once per frame; `self` is this row (its title is self.window).
     void (*draw)(App& app, const PanelEntry& self) = nullptr;
-    void (*reset)(App& app) = nullptr;  // returns its state to the defaults (File ▸ Reset everything)
+    void (*reset)(App& app) = nullptr;  // returns its state to the defaults (File ▸ Reset everything; nullptr: no state)
     void (*save)(const App& app, nlohmann::json& session) = nullptr;  // writes its session keys (nullptr: none)
     /// Reads its keys from a session (nullptr: none); throws Error naming the key and what to fix, and then leaves
     /// its state as it was. Panels load in table order, so a panel may read the state of one above it.

@@ -354,14 +354,4 @@ public:
                  Backend& backend) const override;
 };
 
-std::unique_ptr<Variant> make_strided_variant();
-std::unique_ptr<Variant> make_fixed_variant();
-std::unique_ptr<Variant> make_longformer_variant();
-std::unique_ptr<Variant> make_bigbird_variant();
-std::unique_ptr<Variant> make_xl_variant();
-std::unique_ptr<Variant> make_sink_variant();
-std::unique_ptr<Variant> make_topk_variant();
-std::unique_ptr<Variant> make_blocksel_variant();
-std::unique_ptr<Variant> make_vslash_variant();
-
 }  // namespace attnscope
