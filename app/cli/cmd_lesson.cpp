@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "core/backend/factory/make_backend.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/checks.h"
 #include "core/lessons/preset.h"
 
 namespace attnscope::cli {

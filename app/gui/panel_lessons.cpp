@@ -20,6 +20,7 @@
 #include "core/session/session_file.h"
 #include "core/data/samples.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/checks.h"
 #include "core/lessons/preset.h"
 #include "core/variants/registry.h"
 

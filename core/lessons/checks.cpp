@@ -32,4 +32,15 @@ CheckLine check_line(const std::string& claim, double measured, double limit, bo
     return line;
 }
 
+CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context) {
+    const LessonCheck* check = find_lesson_check(lesson.check);
+    if (!check) throw Error("lesson " + lesson.id + " names an unknown check '" + lesson.check + "'");
+    return (*check)(lesson, context);
+}
+
+CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
+    CheckContext context{backend, {}, {}, {}};
+    return run_lesson_check(lesson, context);
+}
+
 }  // namespace attnscope

@@ -14,6 +14,12 @@ namespace attnscope {
 /// A check: the lesson (preset input, thresholds in check_params) and the context it runs in.
 using LessonCheck = std::function<CheckOutcome(const Lesson& lesson, CheckContext& context)>;
 
+/// Runs the lesson's check; throws Error when the check id is unknown or cannot run here (e.g. the text model is
+/// missing, with how to install it).
+CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context);
+/// Runs it with the registered variants on `backend`.
+CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend);
+
 /// The check registered under `id`, or nullptr.
 const LessonCheck* find_lesson_check(const std::string& id);
 

@@ -2,7 +2,6 @@
 
 #include "core/json_fields.h"
 #include "attnscope_embedded_lessons.h"
-#include "core/lessons/checks.h"
 
 #include <algorithm>
 #include <tuple>
@@ -154,17 +153,6 @@ bool CheckOutcome::passed() const {
 const Variant& CheckContext::variant(const std::string& id) const {
     const auto it = stand_ins.find(id);
     return it != stand_ins.end() ? *it->second : find_variant(id);
-}
-
-CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context) {
-    const LessonCheck* check = find_lesson_check(lesson.check);
-    if (!check) throw Error("lesson " + lesson.id + " names an unknown check '" + lesson.check + "'");
-    return (*check)(lesson, context);
-}
-
-CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend) {
-    CheckContext context{backend, {}, {}, {}};
-    return run_lesson_check(lesson, context);
 }
 
 }  // namespace attnscope

@@ -103,10 +103,4 @@ struct CheckCancelled : Error {
     CheckCancelled() : Error("the check was cancelled") {}
 };
 
-/// Runs the lesson's check; throws Error when the check id is unknown or cannot run here (e.g. the text model is
-/// missing, with how to install it).
-CheckOutcome run_lesson_check(const Lesson& lesson, CheckContext& context);
-/// Runs it with the registered variants on `backend`.
-CheckOutcome run_lesson_check(const Lesson& lesson, Backend& backend);
-
 }  // namespace attnscope

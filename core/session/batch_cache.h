@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/data/text_input.h"
-#include "core/session/worker.h"
+#include "core/session/batch.h"
 
 namespace attnscope {
 
@@ -56,10 +56,6 @@ private:
     std::map<std::string, CachedViews> m_views;
     std::map<std::pair<bool, int>, SpectrumView> m_exact_spectra;  // of m_heads
 };
-
-/// Text input: counts the tokens into `info` (refusing too long a text with a sentence the Input panel shows), then
-/// encodes the text up to spec.layer. Throws Error like build_input.
-TextLayers encode_input_text(const InputSpec& spec, InputInfo* info);
 
 /// The key of one variant instance's views on the cache's current input under `request`'s display settings
 /// (materialise limit, pooled size, order, backend); the spectrum head is not part of it.

@@ -1,6 +1,4 @@
-// attnscope — background worker: run batches off the UI thread.
-// Index: [SECTION] Input  [SECTION] Pooling and spectra  [SECTION] Worker thread
-// (the batch itself is run_batch.cpp)
+// attnscope — background worker: run batches (batch.h) and jobs off the UI thread.
 #include "core/session/worker.h"
 
 #include <omp.h>
@@ -10,124 +8,15 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <new>
 
-#include "core/analysis/spectrum.h"
 #include "core/session/batch_cache.h"
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/data/tensor_import.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
 #include "core/variants/registry.h"
 
 namespace attnscope {
 
-// [SECTION] Input
-
-namespace {
-
-/// Q, K, V from the user's files. A path to one of q.npy / k.npy / v.npy stands for its folder.
-Heads build_tensor_input(const InputSpec& spec) {
-    if (spec.tensors_path.empty())
-        throw Error("no tensor file chosen: type the path of a .safetensors file (tensors q, k, v) or of a folder "
-                    "with q.npy, k.npy, v.npy, then press Load");
-    std::filesystem::path p(spec.tensors_path);
-    std::error_code ec;
-    if (p.extension() == ".npy" && !std::filesystem::is_directory(p, ec)) {
-        if (!std::filesystem::exists(p, ec))
-            throw Error("'" + spec.tensors_path + "' does not exist: check the path (q.npy, k.npy, v.npy belong in one folder)");
-        p = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-    }
-    try {
-        return load_tensor_input(p.string());
-    } catch (const Error& e) {  // the loader speaks to the CLI ("--tensors 'F' ..."); here the path came from a file box
-        const std::string m = e.what();
-        throw Error(m.rfind("--tensors ", 0) == 0 ? "file " + m.substr(10) : m);
-    }
-}
-
-}  // namespace
-
-Heads build_input(const InputSpec& spec, InputInfo* info) {
-    if (spec.mode == InputMode::Synthetic) return make_scenario(spec.scenario);
-    if (spec.mode == InputMode::Tensors) return build_tensor_input(spec);
-    TextInput in = text_input_of_layer(encode_input_text(spec, info), spec.layer, -1);
-    if (info) info->truncated = in.truncated;
-    return std::move(in.heads);
-}
-
-TextLayers encode_input_text(const InputSpec& spec, InputInfo* info) {
-    TextInputSpec t;
-    t.text = spec.text;
-    t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
-    t.layer = spec.layer;
-    t.head = -1;
-    t.truncate = spec.truncate;  // off by default: too long a text is an error the user can act on, not a silent cut
-    if (info) {  // count first, so the panel can say how long the text is even when it is refused
-        const auto model = load_text_model(t.model_dir);
-        info->max_tokens = model->encoder.config().max_positions;
-        info->tokens = static_cast<int>(model->tokenizer.encode(spec.text).ids.size());
-        info->too_long = info->tokens > info->max_tokens && !spec.truncate;
-        if (info->too_long)
-            throw Error("the text has " + std::to_string(info->tokens) + " tokens but the model reads at most " +
-                        std::to_string(info->max_tokens) + ": truncate it to the first " +
-                        std::to_string(info->max_tokens) + " tokens or shorten it");
-    }
-    TextLayers layers = encode_text_layers(t);
-    if (info) info->truncated = layers.input.truncated;
-    return layers;
-}
-
-// [SECTION] Pooling and spectra
-
-std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
-    const int H = mask.heads, n = mask.n, s = std::min(n, size);
-    std::vector<uint8_t> out(static_cast<size_t>(H) * s * s, 0);
-    constexpr int kReasons = static_cast<int>(Reason::Count);
-    if (s == n) {  // one cell per bin (every text): the pooled mask is the mask, unknown codes as "none"
-        for (size_t k = 0; k < out.size(); ++k) out[k] = mask.cells[k] < kReasons ? mask.cells[k] : 0;
-        return out;
-    }
-    // The most salient reason of the bin (core/reason.h): a one-cell sink or global column among window cells stays
-    // visible at any zoom, as the GUI's pixels do (shaders/heatmap.frag).
-#pragma omp parallel for schedule(static)
-    for (int hb = 0; hb < H * s; ++hb) {
-        const int h = hb / s, bi = hb % s;
-        const int64_t i0 = pool_bin_begin(bi, n, s), i1 = pool_bin_end(bi, n, s);
-        for (int bj = 0; bj < s; ++bj) {
-            const int64_t j0 = pool_bin_begin(bj, n, s), j1 = pool_bin_end(bj, n, s);
-            uint8_t best = 0;
-            for (int64_t i = i0; i < i1; ++i) {
-                const uint8_t* row = mask.cells.data() + (static_cast<size_t>(h) * n + i) * n;
-                for (int64_t j = j0; j < j1; ++j) best = most_salient(best, row[j]);
-            }
-            out[(static_cast<size_t>(h) * s + bi) * s + bj] = best;
-        }
-    }
-    return out;
-}
-
-SpectrumView matrix_spectrum(const Tensor3& M, int h) {
-    CpuBackend cpu;
-    return matrix_spectrum(M, h, cpu);
-}
-
-SpectrumView matrix_spectrum(const Tensor3& M, int h, Backend& backend) {
-    SpectrumView s;
-    if (h >= 0) h = M.plane_for(h);
-    if (h < 0 || h >= M.heads()) {
-        s.note = "head " + std::to_string(h) + " does not exist";
-        return s;
-    }
-    const Spectrum sp = compute_spectrum(M, h, backend);
-    s.singular_values = sp.singular_values;
-    s.cumulative = sp.cumulative;
-    s.exact = sp.exact;
-    return s;
-}
-
-// [SECTION] Worker thread
 
 int interactive_cpu_threads() { return std::max(1, omp_get_num_procs() - 1); }
 

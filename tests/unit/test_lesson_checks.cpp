@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/lessons/lessons.h"
+#include "core/lessons/checks.h"
 #include "core/lessons/preset.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
