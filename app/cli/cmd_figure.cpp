@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "core/backend/factory/make_backend.h"
+#include "app/cli/chart_figure_cli.h"
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/figure/render.h"
@@ -19,6 +20,7 @@ namespace {
 struct FigureCli : RunSelection {
     std::string session;
     FigureFileOptions figure;
+    ChartFigureOptions chart;
 };
 
 int execute(const FigureCli& o) {
@@ -27,7 +29,8 @@ int execute(const FigureCli& o) {
     FigureJob job = o.session.empty() ? figure_job_from_options(o.input, o.variants, o.sets, o.causal)
                                       : figure_job_from_session(o.session, o.variants.empty() ? nullptr : &o.variants);
     auto backend = make_backend(o.backend);
-    const std::vector<std::string> written = write_run_figures(job, o.figure, *backend);
+    const std::vector<std::string> written = is_chart_view(o.figure.view) ? write_chart_figures(job, o.figure, o.chart, *backend)
+                                                                          : write_run_figures(job, o.figure, *backend);
     for (const std::string& path : written) std::cout << "wrote " << path << "\n";
     return 0;
 }
@@ -37,11 +40,13 @@ int execute(const FigureCli& o) {
 void add_figure_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<FigureCli>();
     auto* sub = app.add_subcommand(
-        "figure", "Draw variants side by side on one input as a slide-ready PNG and/or SVG (titles, tokens, colour bar)");
+        "figure", "Draw variants on one input as a slide-ready PNG and/or SVG: matrices side by side (titles, tokens, colour bar) or a "
+        "panel's chart (spectrum, sweep, errmap, heads, performance)");
     add_run_selection_options(*sub, *o, "; with --session, replaces the session's variants", "Run causal forms (every chosen variant must have one)");
     sub->add_option("--session", o->session,
                     "Take the input, variants, head and view toggles from a GUI session file (File → Save session)");
     add_figure_file_options(*sub, o->figure);
+    add_chart_figure_options(*sub, o->chart);
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

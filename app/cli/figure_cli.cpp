@@ -10,8 +10,9 @@ namespace attnscope::cli {
 
 void add_figure_file_options(CLI::App& sub, FigureFileOptions& o) {
     sub.add_option("--out", o.outputs, "Figure file(s): .png and/or .svg (repeat for both)")->required();
-    sub.add_option("--view", o.view, "weights, mask (tinted by why each cell is allowed) or difference (to exact softmax); "
-                                      "default: the session's toggles, else mask");
+    sub.add_option("--view", o.view, "Matrices: weights, mask (tinted by why each cell is allowed), difference (to exact "
+                                      "softmax) or buckets (an lsh round's bucket order, boundaries and strips); charts: "
+                                      "spectrum, sweep, errmap, heads or performance. Default: the session's toggles, else mask");
     sub.add_option("--theme", o.theme, "light or dark")->capture_default_str();
     sub.add_option("--size", o.size, "WIDTH or WIDTHxHEIGHT in logical pixels (height: as the panels need)")->capture_default_str();
     sub.add_option("--dpi", o.dpi, "PNG resolution: pixels = logical size × dpi / 96")->capture_default_str();
@@ -20,6 +21,10 @@ void add_figure_file_options(CLI::App& sub, FigureFileOptions& o) {
     sub.add_option("--decades", o.decades, "Decades of the log colour scale (default 4, or the session's)");
     sub.add_option("--title", o.title, "Title above the panels (default: the input; 'none' for no title)");
     sub.add_option("--matrix-limit", o.matrix_limit, "Largest n whose n×n matrices are materialised")->capture_default_str();
+    sub.add_option("--order", o.order, "Both matrix axes: natural, bucket (an lsh instance's sorted order, with bucket "
+                                        "boundaries and strips) or clusters (the clustered scenario's groups); default: the "
+                                        "session's, else natural");
+    sub.add_option("--round", o.round, "The lsh round whose bucket order --order bucket and --view buckets show (default 0)");
 }
 
 void parse_figure_size(const std::string& text, float& width, float& height) {
@@ -60,6 +65,13 @@ FigureJob figure_job_from_options(const InputOptions& input, const std::vector<s
     job.requests = build_variant_requests(variants, sets, causal);
     job.input = load_input_full(input);
     job.title = describe_loaded_input(job.input);
+    if (job.input.kind == InputKind::Text) job.text = text_input_spec(input);
+    job.make_input = [input](uint64_t seed, int n) {
+        InputOptions in = input;
+        in.seed = input.seed + seed;
+        if (n > 0) in.n = n;
+        return load_input(in);
+    };
     return job;
 }
 
@@ -84,10 +96,19 @@ FigureJob figure_job_from_session(const std::string& path, const std::vector<std
     job.head = v.head;
     job.log_scale = v.log_scale;
     job.decades = v.decades;
+    job.order = v.order;
+    job.order_round = v.order_round;
+    if (in.mode == InputMode::Text) job.text = text_input_spec(in);
+    job.make_input = [in](uint64_t seed, int n) {
+        InputSpec spec = in;
+        spec.scenario.seed = in.scenario.seed + seed;
+        if (n > 0) spec.scenario.n = n;
+        return build_input(spec);
+    };
     return job;
 }
 
-std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
+figure::RunFigureOptions run_figure_options(const FigureJob& job, const FigureFileOptions& o) {
     figure::RunFigureOptions f;
     f.view = !o.view.empty() ? figure::parse_view(o.view) : job.view.value_or(figure::View::Mask);
     f.theme = figure::parse_theme(o.theme);
@@ -101,13 +122,29 @@ std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFil
     f.decades = o.decades > 0 ? float(o.decades) : job.decades.value_or(4.0f);
     f.title = o.title == "none" ? std::string() : o.title.empty() ? job.title : o.title;
     utf8_decode(f.title, "--title");  // throws naming the option on invalid UTF-8
+    f.order = !o.order.empty() ? parse_display_order(o.order, "--order") : job.order.value_or(DisplayOrder::Positions);
+    f.order_round = o.round >= 0 ? o.round : job.order_round.value_or(0);
+    if (f.head >= job.input.heads.heads())
+        throw Error("--view-head " + std::to_string(f.head) + " does not exist: the input has heads 0…" +
+                    std::to_string(job.input.heads.heads() - 1));
+    return f;
+}
+
+std::vector<std::string> write_figure_files(const figure::Canvas& canvas, const FigureFileOptions& o) {
+    std::vector<std::string> written;
+    for (const std::string& path : o.outputs) {
+        figure::write_canvas(path, canvas, float(o.dpi / 96.0));
+        written.push_back(path);
+    }
+    return written;
+}
+
+std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
+    const figure::RunFigureOptions f = run_figure_options(job, o);
     const Heads& heads = job.input.heads;
     if (heads.n() > o.matrix_limit)
         throw Error("n = " + std::to_string(heads.n()) + " is above --matrix-limit " + std::to_string(o.matrix_limit) +
                     ": a figure draws n×n matrices; raise --matrix-limit or choose a smaller n");
-    if (f.head >= heads.heads())
-        throw Error("--view-head " + std::to_string(f.head) + " does not exist: the input has heads 0…" +
-                    std::to_string(heads.heads() - 1));
     ReferenceCache refs(heads, true);
     RunOptions options;
     options.explain = true;
@@ -125,13 +162,7 @@ std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFil
         }
         return &it->second;
     };
-    const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(heads, results, f, exact_of));
-    std::vector<std::string> written;
-    for (const std::string& path : o.outputs) {
-        figure::write_canvas(path, canvas, float(o.dpi / 96.0));
-        written.push_back(path);
-    }
-    return written;
+    return write_figure_files(figure::layout_figure(figure::figure_of_runs(heads, results, f, exact_of)), o);
 }
 
 }  // namespace attnscope::cli

@@ -9,14 +9,16 @@
 #include "core/backend/interface/backend.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
+#include "core/session/metric_sweep.h"
 #include "app/cli/input_options.h"
 
 namespace attnscope::cli {
 
-/// --out, --view, --theme, --size, --dpi, --view-head, --linear, --decades, --title, --matrix-limit.
+/// --out, --view, --theme, --size, --dpi, --view-head, --linear, --decades, --title, --matrix-limit, --order, --round.
 struct FigureFileOptions {
     std::vector<std::string> outputs;  // .png and/or .svg files
-    std::string view;                  // weights, mask or difference ("" = the session's, else mask)
+    std::string view;                  // a matrix view (weights, mask, difference, buckets) or a chart view
+                                       // (chart_figure_cli.h); "" = the session's, else mask
     std::string theme = "light";
     std::string size = "1600";         // WIDTH or WIDTHxHEIGHT in logical pixels
     double dpi = 144;                  // PNG pixels per inch (96 = one pixel per logical pixel)
@@ -25,6 +27,8 @@ struct FigureFileOptions {
     double decades = 0;                // log scale depth (0 = the session's, else 4)
     std::string title;                 // overrides the input description above the panels; "none" = no title
     int matrix_limit = 2048;           // largest n whose matrices are materialised
+    std::string order;                 // natural, bucket or clusters ("" = the session's, else natural)
+    int round = -1;                    // the lsh round whose bucket order is shown (−1 = the session's, else 0)
 };
 
 /// Registers the figure file options on `sub`.
@@ -39,6 +43,10 @@ struct FigureJob {
     std::optional<int> head;                 // from a session
     std::optional<bool> log_scale;           // from a session
     std::optional<float> decades;            // from a session
+    std::optional<DisplayOrder> order;       // from a session
+    std::optional<int> order_round;          // from a session
+    std::optional<TextInputSpec> text;       // text input: the encoder's input, for views over every layer
+    SweepInputFactory make_input;            // the same input at another seed (and n): a sweep's seeds
 };
 
 /// The job of the CLI input options and --variant / --set / --causal.
@@ -52,6 +60,13 @@ FigureJob figure_job_from_session(const std::string& path, const std::vector<std
 
 /// One line describing a loaded input for a figure title.
 std::string describe_loaded_input(const LoadedInput& input);
+
+/// The figure options as a matrix figure's RunFigureOptions (the job's session values where an option is not
+/// given); throws Error for a value out of range.
+figure::RunFigureOptions run_figure_options(const FigureJob& job, const FigureFileOptions& options);
+
+/// Writes `canvas` to every --out file at the options' dpi; returns the paths written.
+std::vector<std::string> write_figure_files(const figure::Canvas& canvas, const FigureFileOptions& options);
 
 /// Runs the job's variants and writes every --out file; returns the paths written.
 std::vector<std::string> write_run_figures(const FigureJob& job, const FigureFileOptions& options, Backend& backend);

@@ -82,6 +82,16 @@ std::string input_text(const InputOptions& o) {
 
 std::string model_dir_of(const InputOptions& o) { return o.model.empty() ? default_model_dir() : o.model; }
 
+TextInputSpec text_input_spec(const InputOptions& o) {
+    TextInputSpec spec;
+    spec.text = input_text(o);
+    spec.model_dir = model_dir_of(o);
+    spec.layer = o.layer;
+    spec.head = o.head;
+    spec.truncate = o.truncate;
+    return spec;
+}
+
 LoadedInput load_input_full(const InputOptions& o) {
     LoadedInput out;
     out.kind = input_kind(o);
@@ -89,12 +99,7 @@ LoadedInput load_input_full(const InputOptions& o) {
         throw Error("--" + o.structure.begin()->first + " shapes a synthetic scenario (--data); it does not apply to " +
                     (out.kind == InputKind::Text ? std::string("text") : "--tensors") + " input");
     if (out.kind == InputKind::Text) {
-        TextInputSpec spec;
-        spec.text = input_text(o);
-        spec.model_dir = model_dir_of(o);
-        spec.layer = o.layer;
-        spec.head = o.head;
-        spec.truncate = o.truncate;
+        const TextInputSpec spec = text_input_spec(o);
         using Clock = std::chrono::steady_clock;
         const auto start = Clock::now();
         load_text_model(spec.model_dir);  // cached: the timing below is tokenizer + encoder only

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data/text_input.h"
 #include "core/session/experiment.h"
 #include <map>
 
@@ -81,6 +82,9 @@ LoadedInput load_input_full(const InputOptions& options);
 
 /// Builds the input's Heads only (see load_input_full).
 Heads load_input(const InputOptions& options);
+
+/// The encoder input of text options (--text or --text-file, --model, --layer, --head, --truncate).
+TextInputSpec text_input_spec(const InputOptions& options);
 
 /// The text of --text or --text-file; throws Error when the file cannot be read.
 std::string input_text(const InputOptions& options);

@@ -109,11 +109,9 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     const SessionView shown = session_view_from_json(preset, "the lesson preset's view");  // the session's reader
     view.show_diff = shown.show_diff, view.show_mask = shown.show_mask, view.log_scale = shown.log_scale;
     view.head = shown.head, view.decades = shown.decades;
+    view.order = shown.order, view.order_round = shown.order_round;
     // A lesson's checks and thresholds are on means over heads: its badges show those, and say so.
     view.mean_badges = json_bool(v, "mean_badges", true, "the lesson preset");
-    const std::string order = json_string(v, "order", "positions", "the lesson preset");
-    view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
-                                                                              : DisplayOrder::Positions;
     // A lesson that names the Performance panel may set its sweep ("performance": the session's keys; "run": true
     // measures its range on opening instead of the quick first look).
     if (preset.contains("performance")) panel("performance").load(app, preset);

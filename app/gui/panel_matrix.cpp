@@ -266,11 +266,9 @@ void draw_matrices_panel(App& app, const PanelEntry& self) {
 
 void save_matrices_session(const App& app, nlohmann::json& j) {
     const MatrixViewState& v = app.view;
-    session_view_to_json({v.head, v.show_mask, v.show_diff, v.log_scale, v.decades}, j);
+    session_view_to_json({v.head, v.show_mask, v.show_diff, v.log_scale, v.decades, v.order, v.order_round}, j);
     nlohmann::json& view = j["view"];  // the GUI's own view keys beside the session's
     view["shared_scale"] = v.shared_scale;
-    view["order"] = v.order == DisplayOrder::LshBuckets ? "lsh" : v.order == DisplayOrder::Groups ? "clusters" : "positions";
-    view["order_round"] = v.order_round;
     view["blocks"] = v.show_blocks;
     view["mean_badges"] = v.mean_badges;
     view["zoom"] = {v.x_min, v.x_max, v.y_min, v.y_max};
@@ -283,15 +281,10 @@ void load_matrices_session(App& app, const nlohmann::json& j) {
     const SessionView shown = session_view_from_json(j);
     view.head = shown.head, view.show_mask = shown.show_mask, view.show_diff = shown.show_diff;
     view.log_scale = shown.log_scale, view.decades = shown.decades;
+    view.order = shown.order, view.order_round = shown.order_round;
     if (j.contains("view")) {
         const auto& v = j["view"];
         view.shared_scale = json_bool(v, "shared_scale", true, "the session's view");
-        const std::string order = json_string(v, "order", "positions", "the session's view");
-        if (order != "positions" && order != "lsh" && order != "clusters")
-            throw Error("view.order '" + order + "' is not positions, lsh or clusters: fix the session file");
-        view.order = order == "lsh" ? DisplayOrder::LshBuckets : order == "clusters" ? DisplayOrder::Groups
-                                                                                  : DisplayOrder::Positions;
-        view.order_round = json_int(v, "order_round", 0, 0, 1 << 20, "the session's view");
         view.show_blocks = json_bool(v, "blocks", false, "the session's view");
         view.mean_badges = json_bool(v, "mean_badges", false, "the session's view");
         view.presentation = json_bool(v, "presentation", false, "the session's view");

@@ -39,13 +39,40 @@ struct TextCmd {
     bool vertical = false;
 };
 
+/// A polyline `width` logical pixels wide through `points` (x, y); dashed: 6 on, 4 off along its length.
+struct LineCmd {
+    std::vector<std::array<float, 2>> points;
+    float width = 1.5f;
+    Rgb colour;
+    bool dashed = false;
+};
+
+/// A filled polygon (even–odd rule) at `opacity` (0…1): plot bands such as a sweep's min–max.
+struct PolygonCmd {
+    std::vector<std::array<float, 2>> points;
+    Rgb colour;
+    float opacity = 0.25f;
+};
+
+/// A marker centred at (x, y), `size` logical pixels across; ring: an outline `size`/6 wide instead of a fill.
+struct MarkerCmd {
+    enum class Shape { Circle, Square, Diamond };
+    float x, y, size;
+    Rgb colour;
+    Shape shape = Shape::Circle;
+    bool ring = false;
+};
+
 /// The whole figure: size in logical pixels and its commands in drawing order.
 struct Canvas {
     float width = 0, height = 0;
     Rgb background{255, 255, 255};
-    std::vector<RectCmd> rects;   // drawn first
-    std::vector<ImageCmd> images;  // then images
-    std::vector<TextCmd> texts;    // then text on top
+    std::vector<RectCmd> rects;        // drawn first
+    std::vector<ImageCmd> images;      // then images
+    std::vector<PolygonCmd> polygons;  // then translucent areas
+    std::vector<LineCmd> lines;        // then lines
+    std::vector<MarkerCmd> markers;    // then markers
+    std::vector<TextCmd> texts;        // then text on top
 };
 
 }  // namespace attnscope::figure

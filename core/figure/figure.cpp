@@ -10,6 +10,7 @@
 #include "core/backend/interface/pooling.h"
 #include "core/reason.h"
 #include "core/figure/font.h"
+#include "core/figure/style.h"
 
 namespace attnscope::figure {
 
@@ -19,52 +20,10 @@ constexpr int kMaxImageSide = 1024;  // larger matrices are pooled to this many 
 constexpr float kMargin = 24, kGap = 36, kTitleSize = 22, kPanelTitleSize = 18, kSubtitleSize = 13, kLineSize = 12.5f;
 constexpr float kBarWidth = 16, kMaxTokenSize = 13, kMinTokenSize = 6.5f;
 
-struct Colours {
-    Rgb background, text, muted, frame, forbidden;
-};
-
-Colours colours(Theme t) {
-    if (t == Theme::Dark) return {{22, 22, 26}, {235, 235, 240}, {165, 168, 178}, {120, 120, 130}, {26, 26, 31}};
-    return {{255, 255, 255}, {25, 25, 30}, {95, 98, 108}, {150, 150, 158}, {236, 236, 240}};
-}
-
 Rgb mix(const Rgb& a, const std::array<float, 3>& b, float t) {
     Rgb out;
     for (int k = 0; k < 3; ++k) out[k] = uint8_t(std::lround(float(a[k]) * (1 - t) + b[k] * 255.0f * t));
     return out;
-}
-
-/// Shortens `text` with "…" until it fits `max_width` at `size`.
-std::string fit_text(const std::string& text, float size, float max_width) {
-    const Font& font = Font::get();
-    if (font.width(text, size) <= max_width) return text;
-    std::string s = text;
-    while (!s.empty() && font.width(s + "…", size) > max_width) {
-        s.pop_back();
-        while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole code points
-        if (!s.empty() && (static_cast<unsigned char>(s.back()) & 0x80)) s.pop_back();
-    }
-    return s + "…";
-}
-
-/// Greedy word wrap of `text` into lines no wider than `width`.
-std::vector<std::string> wrap(const std::string& text, float size, float width) {
-    std::vector<std::string> lines;
-    std::string line, word;
-    auto flush_word = [&] {
-        if (word.empty()) return;
-        const std::string candidate = line.empty() ? word : line + " " + word;
-        if (!line.empty() && Font::get().width(candidate, size) > width) lines.push_back(line), line = word;
-        else line = candidate;
-        word.clear();
-    };
-    for (char c : text) {
-        if (c == ' ') flush_word();
-        else word += c;
-    }
-    flush_word();
-    if (!line.empty()) lines.push_back(line);
-    return lines;
 }
 
 std::string tick_text(double v) {
@@ -116,6 +75,10 @@ void check_panels(const FigureSpec& spec) {
         if (p.n != n || p.n <= 0 || p.values.size() != size_t(n) * n || (!p.reasons.empty() && p.reasons.size() != p.values.size()))
             throw Error("figure panel '" + p.title + "' does not hold an n×n matrix of the figure's n = " + std::to_string(n));
     }
+    for (const FigureStrip& strip : spec.strips)
+        if (int(strip.classes.size()) != n) throw Error("figure strip '" + strip.label + "' does not hold n = " + std::to_string(n) + " classes");
+    for (int b : spec.boundaries)
+        if (b < 0 || b > n) throw Error("figure boundary " + std::to_string(b) + " is outside 0…" + std::to_string(n));
     if (!spec.tokens.empty() && int(spec.tokens.size()) != n)
         throw Error("the figure has " + std::to_string(spec.tokens.size()) + " token labels for n = " + std::to_string(n));
 }
@@ -150,6 +113,11 @@ AxisLabels axis_labels(const FigureSpec& spec, int n, float side) {
 
 constexpr float kBarBlock = kBarWidth + 120;  // the bar, its tick labels and its rotated caption
 
+constexpr float kStripHeight = 9;  // one FigureStrip row above a matrix
+
+/// Height of the strips above each matrix.
+float strips_height(const FigureSpec& spec) { return spec.strips.empty() ? 0 : float(spec.strips.size()) * (kStripHeight + 2) + 4; }
+
 /// Height of what is not panels: the title, the legend and the margins.
 float chrome_height(const FigureSpec& spec) {
     return (spec.title.empty() ? 0 : kTitleSize * 1.8f) + (spec.show_mask ? 40 : 0) + 2 * kMargin;
@@ -174,7 +142,7 @@ std::pair<int, float> best_columns(const FigureSpec& spec) {
         // Without a height, aim for a slide's shape (16:9) when choosing how many panels share a row.
         const float target_height = spec.height > 0 ? spec.height : spec.width * 9.0f / 16.0f;
         const float chrome = chrome_height(spec);
-        side = std::min(side, (target_height - chrome) / float(rows) - 230);
+        side = std::min(side, (target_height - chrome) / float(rows) - 230 - strips_height(spec));
         if (side > best_side + 1) best_side = side, best_cols = cols;
     }
     return {best_cols, best_side};
@@ -194,12 +162,30 @@ PanelGrid panel_grid(const FigureSpec& spec, int n) {
     side = std::max(60.0f, (spec.width - 2 * kMargin - kBarBlock - (cols - 1) * kGap - guess.extent * cols) / float(cols));
     if (spec.height > 0) {
         const float chrome = chrome_height(spec);
-        side = std::min(side, (spec.height - chrome) / float(g.rows) - (2.6f * kPanelTitleSize + guess.extent + 4 * kLineSize * 1.5f));
+        side = std::min(side, (spec.height - chrome) / float(g.rows) -
+                                  (2.6f * kPanelTitleSize + guess.extent + 4 * kLineSize * 1.5f + strips_height(spec)));
         side = std::max(60.0f, side);
     }
     g.side = side;
     g.labels = axis_labels(spec, n, side);
     return g;
+}
+
+/// The strips above a matrix at (mx, y), `side` wide, each labelled at its left; returns the matrix's top.
+float draw_strips(Canvas& canvas, const FigureSpec& spec, const Colours& col, float mx, float y, float side) {
+    for (const FigureStrip& strip : spec.strips) {
+        ImageCmd img;
+        img.width = int(strip.classes.size()), img.height = 1;
+        for (int c : strip.classes) {
+            const Rgb rgb = series_colour(c);
+            img.rgb.insert(img.rgb.end(), rgb.begin(), rgb.end());
+        }
+        img.x = mx, img.y = y, img.w = side, img.h = kStripHeight;
+        canvas.images.push_back(std::move(img));
+        canvas.texts.push_back({mx - 4, y + kStripHeight - 1, 9, strip.label, col.muted, TextCmd::Anchor::End});
+        y += kStripHeight + 2;
+    }
+    return spec.strips.empty() ? y : y + 4;
 }
 
 /// Where a drawn panel's matrix sits, and the bottom of its text.
@@ -220,12 +206,18 @@ PanelPlace draw_panel(Canvas& canvas, const FigureSpec& spec, const FigurePanel&
     if (!p.subtitle.empty())
         canvas.texts.push_back({mx, py + kSubtitleSize, kSubtitleSize, fit_text(p.subtitle, kSubtitleSize, side), col.muted});
     py += kSubtitleSize * 1.7f;
+    py = draw_strips(canvas, spec, col, mx, py, side);
     const float my = py;  // matrix top edge
     canvas.rects.push_back({mx - 1, my - 1, side + 2, side + 2, col.frame});
     ImageCmd img = panel_image(p, p.scale.kind == ValueScale::Kind::Signed ? Colormap::Diverging : Colormap::Viridis,
                                spec.show_mask, col);
     img.x = mx, img.y = my, img.w = side, img.h = side;
     canvas.images.push_back(std::move(img));
+    for (int b : spec.boundaries) {  // a new bucket (or group) starts here: across and down the matrix
+        const float at = float(b) * cell;
+        canvas.lines.push_back({{{mx, my + at}, {mx + side, my + at}}, 1.2f, {255, 255, 255}});
+        canvas.lines.push_back({{{mx + at, my}, {mx + at, my + side}}, 1.2f, {255, 255, 255}});
+    }
     // Row labels (queries) on the left, column labels (keys) below, reading upward.
     for (int t = 0; t < n; t += grid.labels.step) {
         const std::string label = fit_text(axis_label(spec, t), token_size, label_extent - 6);
@@ -334,13 +326,6 @@ float draw_reason_legend(Canvas& canvas, const FigureSpec& spec, const Colours& 
              reason_name(static_cast<Reason>(r)));
     if (forbidden) chip(col.forbidden, "not allowed (never scored)");
     return ly + 22;
-}
-
-/// Moves everything drawn down by dy.
-void shift_down(Canvas& canvas, float dy) {
-    for (RectCmd& r : canvas.rects) r.y += dy;
-    for (ImageCmd& i : canvas.images) i.y += dy;
-    for (TextCmd& t : canvas.texts) t.y += dy;
 }
 
 }  // namespace

@@ -8,11 +8,9 @@
 
 #include "core/analysis/colormap.h"
 #include "core/figure/canvas.h"
+#include "core/figure/style.h"
 
 namespace attnscope::figure {
-
-/// Light (slides, print) or dark (a dark slide deck) colours.
-enum class Theme { Light, Dark };
 
 /// One matrix panel.
 struct FigurePanel {
@@ -26,6 +24,12 @@ struct FigurePanel {
     std::vector<std::string> lines;   // metric lines under the matrix, each saying what it is measured against
 };
 
+/// A coloured row above every matrix: a class per display slot (e.g. the LSH bucket of each position in a round).
+struct FigureStrip {
+    std::string label;          // e.g. "round 0"
+    std::vector<int> classes;   // n values; equal values share a colour
+};
+
 /// A whole figure.
 struct FigureSpec {
     std::vector<FigurePanel> panels;
@@ -33,6 +37,8 @@ struct FigureSpec {
     std::string title;                // above the panels (the input), may be empty
     std::string colour_label;         // the colour bar's caption, e.g. "P_eff (log10)"
     bool show_mask = false;           // tint allowed cells by reason and draw the legend
+    std::vector<FigureStrip> strips;  // rows above every matrix (empty: none)
+    std::vector<int> boundaries;      // display slots where a new bucket or group starts: lines across every matrix
     Theme theme = Theme::Light;
     float width = 1600;               // logical pixels (SVG units; PNG pixels at dpi 96)
     float height = 0;                 // 0: as tall as the panels need

@@ -24,6 +24,8 @@ struct Raster {
 
 int px(float v, float scale) { return int(std::lround(v * scale)); }
 
+constexpr float kDashOn = 6, kDashPeriod = 10;  // dashes in logical pixels, as the SVG's stroke-dasharray
+
 void draw_text(Raster& r, const TextCmd& t, float scale) {
     const Font::Bitmap b = Font::get().rasterize(t.text, t.size * scale);
     const float w = Font::get().width(t.text, t.size * scale);
@@ -35,6 +37,72 @@ void draw_text(Raster& r, const TextCmd& t, float scale) {
             if (!a) continue;
             if (!t.vertical) r.blend(ax + u - int(std::lround(shift)), ay + v - b.baseline, t.colour, a);
             else r.blend(ax + v - b.baseline, ay - u + int(std::lround(shift)), t.colour, a);  // reads bottom to top
+        }
+}
+
+/// Coverage (0…255) of a pixel centre at distance `dist` from a shape's edge inside (negative) or outside.
+int coverage(float dist) { return int(std::lround(std::clamp(0.5f - dist, 0.0f, 1.0f) * 255)); }
+
+/// One segment a→b of a line `half` wide on each side, anti-aliased; `dash_from` is the length drawn before a
+/// (dashes continue across segments). Returns the length after b.
+float draw_segment(Raster& r, std::array<float, 2> a, std::array<float, 2> b, float half, const Rgb& c, bool dashed,
+                   float dash_from, float scale) {
+    const float dx = b[0] - a[0], dy = b[1] - a[1], len2 = dx * dx + dy * dy, len = std::sqrt(len2);
+    const int x0 = int(std::floor(std::min(a[0], b[0]) - half - 1)), x1 = int(std::ceil(std::max(a[0], b[0]) + half + 1));
+    const int y0 = int(std::floor(std::min(a[1], b[1]) - half - 1)), y1 = int(std::ceil(std::max(a[1], b[1]) + half + 1));
+    for (int y = std::max(0, y0); y <= std::min(r.height - 1, y1); ++y)
+        for (int x = std::max(0, x0); x <= std::min(r.width - 1, x1); ++x) {
+            const float px_ = float(x) + 0.5f, py_ = float(y) + 0.5f;
+            const float t = len2 > 0 ? std::clamp(((px_ - a[0]) * dx + (py_ - a[1]) * dy) / len2, 0.0f, 1.0f) : 0.0f;
+            if (dashed && std::fmod(dash_from + t * len, kDashPeriod * scale) > kDashOn * scale) continue;
+            const float ex = a[0] + t * dx - px_, ey = a[1] + t * dy - py_;
+            r.blend(x, y, c, coverage(std::sqrt(ex * ex + ey * ey) - half));
+        }
+    return dash_from + len;
+}
+
+void draw_line(Raster& r, const LineCmd& l, float scale) {
+    float along = 0;
+    const float half = std::max(0.5f, l.width * scale / 2);
+    for (size_t k = 1; k < l.points.size(); ++k) {
+        const std::array<float, 2> a{l.points[k - 1][0] * scale, l.points[k - 1][1] * scale};
+        const std::array<float, 2> b{l.points[k][0] * scale, l.points[k][1] * scale};
+        along = draw_segment(r, a, b, half, l.colour, l.dashed, along, scale);
+    }
+}
+
+/// Even–odd fill at pixel centres, blended at the polygon's opacity.
+void draw_polygon(Raster& r, const PolygonCmd& p, float scale) {
+    if (p.points.size() < 3) return;
+    float top = 1e30f, bottom = -1e30f;
+    for (const auto& q : p.points) top = std::min(top, q[1] * scale), bottom = std::max(bottom, q[1] * scale);
+    const int alpha = int(std::lround(std::clamp(p.opacity, 0.0f, 1.0f) * 255));
+    for (int y = std::max(0, int(std::floor(top))); y <= std::min(r.height - 1, int(std::ceil(bottom))); ++y) {
+        const float cy = float(y) + 0.5f;
+        std::vector<float> xs;
+        for (size_t k = 0; k < p.points.size(); ++k) {
+            const auto& a = p.points[k];
+            const auto& b = p.points[(k + 1) % p.points.size()];
+            const float ay = a[1] * scale, by = b[1] * scale;
+            if ((ay <= cy) == (by <= cy)) continue;
+            xs.push_back(a[0] * scale + (cy - ay) / (by - ay) * (b[0] - a[0]) * scale);
+        }
+        std::sort(xs.begin(), xs.end());
+        for (size_t k = 0; k + 1 < xs.size(); k += 2)
+            for (int x = std::max(0, int(std::lround(xs[k]))); x < std::min(r.width, int(std::lround(xs[k + 1]))); ++x)
+                r.blend(x, y, p.colour, alpha);
+    }
+}
+
+void draw_marker(Raster& r, const MarkerCmd& m, float scale) {
+    const float cx = m.x * scale, cy = m.y * scale, rad = m.size * scale / 2, ring = std::max(1.0f, m.size * scale / 6);
+    for (int y = int(std::floor(cy - rad - 1)); y <= int(std::ceil(cy + rad + 1)); ++y)
+        for (int x = int(std::floor(cx - rad - 1)); x <= int(std::ceil(cx + rad + 1)); ++x) {
+            const float dx = std::fabs(float(x) + 0.5f - cx), dy = std::fabs(float(y) + 0.5f - cy);
+            const float d = m.shape == MarkerCmd::Shape::Circle ? std::sqrt(dx * dx + dy * dy) - rad
+                            : m.shape == MarkerCmd::Shape::Square ? std::max(dx, dy) - rad
+                                                                  : (dx + dy) * 0.7071f - rad * 0.7071f * 1.2f;
+            r.blend(x, y, m.colour, m.ring ? std::min(coverage(d), coverage(-d - ring)) : coverage(d));
         }
 }
 
@@ -57,6 +125,9 @@ std::vector<uint8_t> rasterize(const Canvas& canvas, float scale, int& width, in
                 std::copy(c, c + 3, &r.rgb[(size_t(y) * width + x) * 3]);
             }
     }
+    for (const PolygonCmd& p : canvas.polygons) draw_polygon(r, p, scale);
+    for (const LineCmd& l : canvas.lines) draw_line(r, l, scale);
+    for (const MarkerCmd& m : canvas.markers) draw_marker(r, m, scale);
     for (const TextCmd& t : canvas.texts) draw_text(r, t, scale);
     return r.rgb;
 }

@@ -64,6 +64,32 @@ std::string image_png(const ImageCmd& img) {
     return encode_rgb_png(img.width * k, img.height * k, reduce_image(img, img.width * k, img.height * k).data());
 }
 
+std::string point_list(const std::vector<std::array<float, 2>>& points) {
+    std::ostringstream o;
+    o.precision(6);
+    for (const auto& p : points) o << p[0] << "," << p[1] << " ";
+    return o.str();
+}
+
+/// One marker element: filled, or a ring drawn as a stroke of size/6 inside the outline (as the PNG draws it).
+std::string marker_svg(const MarkerCmd& m) {
+    std::ostringstream o;
+    o.precision(6);
+    const float ring = m.size / 6, r = m.ring ? m.size / 2 - ring / 2 : m.size / 2;
+    const std::string paint = m.ring ? "fill=\"none\" stroke=\"" + hex(m.colour) + "\" stroke-width=\"" + std::to_string(ring) + "\""
+                                     : "fill=\"" + hex(m.colour) + "\"";
+    if (m.shape == MarkerCmd::Shape::Circle)
+        o << "<circle cx=\"" << m.x << "\" cy=\"" << m.y << "\" r=\"" << r << "\" " << paint << "/>\n";
+    else if (m.shape == MarkerCmd::Shape::Square)
+        o << "<rect x=\"" << m.x - r << "\" y=\"" << m.y - r << "\" width=\"" << 2 * r << "\" height=\"" << 2 * r << "\" " << paint << "/>\n";
+    else {
+        const float d = r * 1.2f;
+        o << "<polygon points=\"" << m.x << "," << m.y - d << " " << m.x + d << "," << m.y << " " << m.x << "," << m.y + d << " "
+          << m.x - d << "," << m.y << "\" " << paint << "/>\n";
+    }
+    return o.str();
+}
+
 }  // namespace
 
 std::string to_svg(const Canvas& canvas) {
@@ -82,6 +108,14 @@ std::string to_svg(const Canvas& canvas) {
         o << "<image x=\"" << img.x << "\" y=\"" << img.y << "\" width=\"" << img.w << "\" height=\"" << img.h
           << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
           << base64(image_png(img)) << "\"/>\n";
+    for (const PolygonCmd& p : canvas.polygons)
+        o << "<polygon points=\"" << point_list(p.points) << "\" fill=\"" << hex(p.colour) << "\" fill-opacity=\""
+          << p.opacity << "\"/>\n";
+    for (const LineCmd& l : canvas.lines)
+        o << "<polyline points=\"" << point_list(l.points) << "\" fill=\"none\" stroke=\"" << hex(l.colour)
+          << "\" stroke-width=\"" << l.width << "\" stroke-linejoin=\"round\" stroke-linecap=\"round\""
+          << (l.dashed ? " stroke-dasharray=\"6 4\"" : "") << "/>\n";
+    for (const MarkerCmd& m : canvas.markers) o << marker_svg(m);
     for (const TextCmd& t : canvas.texts) {
         const char* anchor = t.anchor == TextCmd::Anchor::Start ? "start" : t.anchor == TextCmd::Anchor::Middle ? "middle" : "end";
         o << "<text x=\"" << t.x << "\" y=\"" << t.y << "\" font-size=\"" << t.size << "\" fill=\"" << hex(t.colour)

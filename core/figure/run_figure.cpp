@@ -53,13 +53,77 @@ std::vector<std::string> metric_lines(const RunResult& r, int h, const std::stri
     return lines;
 }
 
+/// The panel's matrix (and reasons) with both axes in display order: slot s shows position p[s].
+void permute_panel(FigurePanel& panel, const int* p) {
+    const int n = panel.n;
+    std::vector<float> values(panel.values.size());
+    std::vector<uint8_t> reasons(panel.reasons.size());
+    for (int s = 0; s < n; ++s)
+        for (int t = 0; t < n; ++t) {
+            values[size_t(s) * n + t] = panel.values[size_t(p[s]) * n + p[t]];
+            if (!reasons.empty()) reasons[size_t(s) * n + t] = panel.reasons[size_t(p[s]) * n + p[t]];
+        }
+    // Without reasons a causal panel marked the upper triangle; in another order that is no longer a triangle.
+    if (panel.causal && reasons.empty()) {
+        reasons.resize(values.size());
+        for (int s = 0; s < n; ++s)
+            for (int t = 0; t < n; ++t) reasons[size_t(s) * n + t] = p[t] > p[s] ? 0 : 1;
+    }
+    panel.values = std::move(values), panel.reasons = std::move(reasons);
+}
+
+/// Lays every panel, the axis labels and the strips out in `options.order` (Buckets: the lsh round's order).
+void apply_order(FigureSpec& spec, const Heads& heads, const std::vector<RunResult>& results, const RunFigureOptions& options) {
+    const DisplayOrder order = options.view == View::Buckets ? DisplayOrder::LshBuckets : options.order;
+    if (order == DisplayOrder::Positions) return;
+    std::vector<const LshBuckets*> lsh;
+    for (const RunResult& r : results)
+        if (r.structure.lsh) lsh.push_back(&*r.structure.lsh);
+    const std::vector<int> perm = display_permutation(order, options.order_round, heads, lsh);
+    const int n = heads.n(), h = options.head;
+    if (perm.empty())
+        throw Error(order == DisplayOrder::LshBuckets
+                        ? "the bucket order needs an lsh instance with round " + std::to_string(options.order_round) +
+                              ": add --variant lsh (or choose --order natural)"
+                        : "the clusters order needs an input with groups: --data clustered (or choose --order natural)");
+    const int* p = perm.data() + size_t(h % int(perm.size() / size_t(n))) * n;
+    for (FigurePanel& panel : spec.panels) permute_panel(panel, p);
+    std::vector<std::string> labels(static_cast<size_t>(n));
+    for (int s = 0; s < n; ++s) labels[size_t(s)] = spec.tokens.empty() ? std::to_string(p[s]) : spec.tokens[size_t(p[s])];
+    spec.tokens = std::move(labels);
+    // The class of each slot: its bucket in every round (the first lsh run's), or its group; boundaries where it changes.
+    auto class_of = [&](const std::vector<int>& per_position, int s) { return per_position[size_t(h % int(per_position.size() / size_t(n))) * n + p[s]]; };
+    std::string what;
+    std::vector<int> ordered(size_t(n), 0);  // the class the order sorts by, per slot
+    if (order == DisplayOrder::LshBuckets) {
+        const LshBuckets& b = *lsh.front();
+        for (int r = 0; r < b.rounds && r < 4; ++r) {
+            FigureStrip strip{"round " + std::to_string(r), {}};
+            for (int s = 0; s < n; ++s) strip.classes.push_back(class_of(b.bucket_q[size_t(r)], s));
+            spec.strips.push_back(std::move(strip));
+        }
+        for (int s = 0; s < n; ++s) ordered[size_t(s)] = class_of(b.bucket_q[size_t(options.order_round)], s);
+        what = "round " + std::to_string(options.order_round) + "'s bucket order";
+    } else {
+        FigureStrip strip{"cluster", {}};
+        for (int s = 0; s < n; ++s) strip.classes.push_back(class_of(heads.groups, s));
+        ordered = strip.classes;
+        spec.strips.push_back(std::move(strip));
+        what = "cluster order";
+    }
+    for (int s = 1; s < n; ++s)
+        if (ordered[size_t(s)] != ordered[size_t(s - 1)]) spec.boundaries.push_back(s);
+    for (FigurePanel& panel : spec.panels) panel.subtitle += " · axes in " + what;
+}
+
 }  // namespace
 
 View parse_view(const std::string& text) {
     if (text == "weights") return View::Weights;
     if (text == "mask") return View::Mask;
     if (text == "difference" || text == "diff") return View::Difference;
-    throw Error("figure view '" + text + "' is not weights, mask or difference");
+    if (text == "buckets") return View::Buckets;
+    throw Error("figure view '" + text + "' is not weights, mask, difference or buckets");
 }
 
 Theme parse_theme(const std::string& text) {
@@ -77,6 +141,11 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
     spec.tokens = heads.tokens;
     spec.title = options.title;
     spec.show_mask = options.view == View::Mask;
+    if (options.view == View::Buckets && options.order_round > 0) {
+        bool has = false;
+        for (const RunResult& r : results) has = has || (r.structure.lsh && options.order_round < r.structure.lsh->rounds);
+        if (!has) throw Error("no lsh instance has round " + std::to_string(options.order_round) + ": lower --round or raise rounds");
+    }
     spec.theme = options.theme;
     spec.width = options.width, spec.height = options.height;
     const bool diff = options.view == View::Difference;
@@ -135,6 +204,7 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
                     " (raise --matrix-limit, or choose variants that define one)");
     for (size_t k = 0; k < spec.panels.size(); ++k)
         if (!own_scale[k]) spec.panels[k].scale.vmax = std::max(shared_max, 1e-12f);
+    apply_order(spec, heads, results, options);
     const FigurePanel& first = spec.panels.front();
     spec.colour_label = diff ? "P_eff − P"
                         : first.scale.kind == ValueScale::Kind::Signed ? "value"

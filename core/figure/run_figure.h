@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/heads.h"
+#include "core/session/display_order.h"
 #include "core/variants/variant.h"
 #include "core/figure/figure.h"
 
@@ -17,9 +18,10 @@ enum class View {
     Weights,     // P_eff on the sequential map (log or linear)
     Mask,        // P_eff tinted by why each cell is allowed, forbidden cells dimmed, with the reason legend
     Difference,  // P_eff − P (exact softmax of the same causality) on the diverging map
+    Buckets,     // P_eff with both axes in an lsh round's bucket order, bucket boundaries and every round's strip
 };
 
-/// Parses "weights", "mask" or "difference"; throws Error listing them.
+/// Parses "weights", "mask", "difference" or "buckets"; throws Error listing them.
 View parse_view(const std::string& text);
 /// Parses "light" or "dark"; throws Error listing them.
 Theme parse_theme(const std::string& text);
@@ -34,6 +36,8 @@ struct RunFigureOptions {
     Theme theme = Theme::Light;
     float width = 1600, height = 0;  // logical pixels (0 height: as the panels need)
     std::string title;           // above the panels, e.g. the input
+    DisplayOrder order = DisplayOrder::Positions;  // both axes (Buckets: always an lsh round's order)
+    int order_round = 0;         // the lsh round whose sorted order is shown
 };
 
 /// The exact softmax P (H, n, n) of one causality, or nullptr when it was not materialised.

@@ -48,13 +48,18 @@ Heads build_input(const InputSpec& spec, InputInfo* info) {
     return std::move(in.heads);
 }
 
-TextLayers encode_input_text(const InputSpec& spec, InputInfo* info) {
+TextInputSpec text_input_spec(const InputSpec& spec) {
     TextInputSpec t;
     t.text = spec.text;
     t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
     t.layer = spec.layer;
     t.head = -1;
     t.truncate = spec.truncate;  // off by default: too long a text is an error the user can act on, not a silent cut
+    return t;
+}
+
+TextLayers encode_input_text(const InputSpec& spec, InputInfo* info) {
+    const TextInputSpec t = text_input_spec(spec);
     if (info) {  // count first, so the panel can say how long the text is even when it is refused
         const auto model = load_text_model(t.model_dir);
         info->max_tokens = model->encoder.config().max_positions;

@@ -14,6 +14,7 @@
 
 #include "core/data/scenarios.h"
 #include "core/data/text_input.h"
+#include "core/session/display_order.h"
 #include "core/session/experiment.h"
 #include "core/session/stage_times.h"
 
@@ -49,16 +50,12 @@ struct InputInfo {
 /// receives token counts and truncation, also when the text is too long and the build fails.
 Heads build_input(const InputSpec& spec, InputInfo* info = nullptr);
 
+/// The encoder input of a text InputSpec (all heads; the default model when none is named).
+TextInputSpec text_input_spec(const InputSpec& spec);
+
 /// Text input: counts the tokens into `info` (refusing too long a text with a sentence the Input panel shows), then
 /// encodes the text up to spec.layer. Throws Error like build_input.
 TextLayers encode_input_text(const InputSpec& spec, InputInfo* info);
-
-/// The order in which the matrix views lay out positions (both axes).
-enum class DisplayOrder {
-    Positions,   // 0 … n − 1
-    LshBuckets,  // the sorted order of an lsh run's round `display_round` (bucket, then position): Reformer's picture
-    Groups,      // by the input's groups (the clustered scenario's clusters), positions ascending inside a group
-};
 
 /// One batch of variants on one input, for the matrix, spectrum and LSH panels.
 struct RunBatchRequest {

@@ -61,29 +61,13 @@ std::vector<VariantView> auxiliary_views(const VariantView& main) {
     return out;
 }
 
-/// Display slot → position per head (H·n) for the requested order, or empty for the positions' own order (or
-/// when the order's source is missing: no lsh run, no groups in the input).
+/// Display slot → position per head (H·n) for the requested order (display_order.h), from the views' lsh runs.
 std::vector<int> display_permutation(const RunBatchRequest& request, const Heads& heads,
                                      const std::vector<VariantView>& views) {
-    const int H = heads.heads(), n = heads.n();
-    if (request.display_order == DisplayOrder::LshBuckets) {
-        const int round = std::max(0, request.display_round);
-        for (const VariantView& v : views) {
-            if (!v.result || !v.result->structure.lsh || round >= v.result->structure.lsh->rounds) continue;
-            const std::vector<int>& perm = v.result->structure.lsh->perm_q[round];
-            if (perm.size() == size_t(H) * n) return perm;
-        }
-    } else if (request.display_order == DisplayOrder::Groups && heads.groups.size() == size_t(H) * n) {
-        std::vector<int> perm(size_t(H) * n);
-        for (int h = 0; h < H; ++h) {
-            int* p = perm.data() + size_t(h) * n;
-            const int* g = heads.groups.data() + size_t(h) * n;
-            for (int i = 0; i < n; ++i) p[i] = i;
-            std::stable_sort(p, p + n, [&](int a, int b) { return g[a] < g[b]; });
-        }
-        return perm;
-    }
-    return {};
+    std::vector<const LshBuckets*> lsh;
+    for (const VariantView& v : views)
+        if (v.result && v.result->structure.lsh) lsh.push_back(&*v.result->structure.lsh);
+    return attnscope::display_permutation(request.display_order, request.display_round, heads, lsh);
 }
 
 /// M with rows and columns of head h taken in the order perm[h·n …] (display slot → position).

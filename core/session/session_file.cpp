@@ -78,6 +78,8 @@ SessionView session_view_from_json(const nlohmann::json& session, const std::str
     view.show_diff = json_bool(v, "diff", view.show_diff, where);
     view.log_scale = json_bool(v, "log", view.log_scale, where);
     view.decades = float(json_number(v, "decades", view.decades, 0, 1000, where));
+    view.order = parse_display_order(json_string(v, "order", display_order_name(view.order), where), where);
+    view.order_round = json_int(v, "order_round", view.order_round, 0, 1 << 20, where);
     return view;
 }
 
@@ -85,6 +87,7 @@ void session_view_to_json(const SessionView& view, nlohmann::json& session) {
     nlohmann::json& v = session["view"];
     v["head"] = view.head, v["mask"] = view.show_mask, v["diff"] = view.show_diff, v["log"] = view.log_scale;
     v["decades"] = view.decades;
+    v["order"] = display_order_name(view.order), v["order_round"] = view.order_round;
 }
 
 std::string session_lesson_from_json(const nlohmann::json& session) {

@@ -22,6 +22,8 @@ struct SessionView {
     bool show_diff = false;  // "diff": P_eff − P instead of P_eff
     bool log_scale = true;   // "log": log10 colour scale
     float decades = 4;       // "decades": depth of the log scale
+    DisplayOrder order = DisplayOrder::Positions;  // "order": positions, lsh or clusters (display_order.h)
+    int order_round = 0;     // "order_round": the lsh round whose sorted order "lsh" shows
 };
 
 /// What a session file means outside the GUI.

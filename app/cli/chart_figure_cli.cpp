@@ -1,0 +1,152 @@
+// attnscope — chart figures from the CLI (see chart_figure_cli.h).
+#include "app/cli/chart_figure_cli.h"
+
+#include <algorithm>
+#include <iostream>
+#include <unistd.h>
+
+#include "core/data/text_model.h"
+#include "core/figure/chart_figures.h"
+#include "core/figure/render.h"
+#include "core/session/sweep_curves.h"
+#include "core/session/text_whatif.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+/// "head 3" as the figure names the head it shows.
+std::string head_text(const figure::RunFigureOptions& f) {
+    return "head " + std::to_string(f.head_number >= 0 ? f.head_number : f.head);
+}
+
+figure::PlotFigure spectrum_chart(const FigureJob& job, const figure::RunFigureOptions& f, const ChartFigureOptions& c,
+                                  Backend& backend) {
+    const Heads& heads = job.input.heads;
+    if (c.top < 1) throw Error("--top must be ≥ 1 (singular values computed for n > 2048)");
+    ReferenceCache refs(heads, true);
+    RunOptions options;
+    options.explain = true;  // the effective matrices P̃ whose spectra are drawn
+    options.max_matrix_n = heads.n();
+    std::vector<RunResult> results;
+    for (const VariantRequest& request : job.requests) results.push_back(run_variant(heads, request, options, backend, &refs));
+    const bool causal = !results.empty() && results.front().causal;
+    figure::SpectrumFigureInput in;
+    in.head_text = head_text(f);
+    in.spectra.push_back({causal ? "exact P (causal)" : "exact P", compute_spectrum(*refs.get(causal, backend).P, f.head, backend, c.top), true});
+    for (const RunResult& r : results) {
+        if (!r.P_eff) continue;  // no effective matrix: nothing to decompose (docs/VARIANTS.md)
+        in.spectra.push_back({instance_label(find_variant(r.variant).info(), r.params), compute_spectrum(*r.P_eff, f.head, backend, c.top), false});
+    }
+    std::optional<LayerHeadSpectra> layers;
+    if (job.text) layers = text_layer_spectra(*job.text);
+    in.layers = layers ? &*layers : nullptr;
+    in.grid_index = c.grid_index > 0 ? c.grid_index : std::max(1, heads.n() / 8);
+    return figure::spectrum_figure(in);
+}
+
+figure::PlotFigure sweep_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
+    if (c.param.empty()) throw Error("--view sweep needs --param NAME=START:STOP[:xF|:+S] (e.g. --param w=4:64:x2)");
+    const auto [name, range] = split_assignment(c.param);
+    const SweepMetric metric = parse_sweep_metric(c.metric);
+    SweepEvaluator evaluate;
+    if (metric == SweepMetric::EmbeddingCosine) {
+        if (!job.text) throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
+        evaluate = embedding_cosine_measure(load_text_model(job.input.model_dir.empty() ? job.text->model_dir : job.input.model_dir),
+                                            job.input.token_ids, job.input.layer);
+    }
+    std::vector<SweepCurveRun> runs = plan_sweep_curves(job.requests, name, range, metric, c.seeds, evaluate);
+    const bool tty = isatty(STDERR_FILENO);
+    run_sweep_curves(runs, job.make_input, backend, [tty](size_t curve, int done, int total) {
+        if (tty) std::cerr << "\rcurve " << curve + 1 << ": [" << done << "/" << total << "] " << std::flush;
+    });
+    if (tty) std::cerr << "\n";
+    std::vector<figure::SweepCurve> curves;
+    for (const SweepCurveRun& r : runs) curves.push_back({r.label, r.points});
+    const std::string axis = name == "budget" && !runs.empty() ? "budget (" + runs.front().swept + ")" : name;
+    return figure::sweep_figure(curves, axis, sweep_metric_name(metric), parse_sweep_range(range).factor > 1, c.seeds);
+}
+
+figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
+    const CostAxis x = parse_cost_axis(c.x);
+    const ErrorAxis y = parse_error_axis(c.y);
+    if (y == ErrorAxis::EmbeddingLoss) throw Error("the errmap figure draws rel_err_out or mass_loss; for embedding_loss use `attnscope errmap`");
+    std::string name;
+    std::vector<double> values;
+    if (!c.param.empty()) {
+        const auto [param, range] = split_assignment(c.param);
+        name = param, values = parse_sweep_range(range).values();
+    }
+    std::vector<VariantRequest> requests;
+    for (ErrorCostRequest& r : expand_error_cost_requests(job.requests, name, values)) requests.push_back(std::move(r.request));
+    std::vector<ErrorCostPoint> points = error_cost_points(job.input.heads, requests, backend);
+    mark_pareto_front(points, x, y);
+    return figure::errmap_figure(points, x, y);
+}
+
+figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
+    std::optional<LayerHeadMass> mass = job.text ? text_layer_head_mass(*job.text, job.requests, backend)
+                                                 : layer_head_mass({job.input.heads}, job.requests, backend);
+    if (!mass) throw Error("the heads grid was cancelled");
+    return figure::heads_figure(*mass);
+}
+
+figure::PlotFigure performance_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
+    BenchConfig config;
+    for (const VariantRequest& r : job.requests)
+        config.variants.push_back({r.id, r.params, instance_label(find_variant(r.id).info(), r.params)});
+    config.ns = parse_n_list(c.sizes);
+    config.heads = job.input.heads.heads();
+    config.dim = job.input.heads.d();
+    config.value_dim = job.input.heads.dv();
+    config.plan = {1, c.runs};
+    config.measure_machine = false;  // the figure draws times and memory, not shares of a roof
+    config.pair_roof = false;
+    validate_bench_config(config);
+    return figure::performance_figure(run_bench(config, backend));
+}
+
+}  // namespace
+
+void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& o) {
+    sub.add_option("--param", o.param, "sweep, errmap: NAME=START:STOP[:xF|:+S] swept for every instance (NAME may be budget)");
+    sub.add_option("--metric", o.metric, "sweep: the metric (as `attnscope sweep --metric`)")->capture_default_str();
+    sub.add_option("--seeds", o.seeds, "sweep: seeds averaged per point")->capture_default_str();
+    sub.add_option("--x", o.x, "errmap: cost axis time, flops or memory")->capture_default_str();
+    sub.add_option("--y", o.y, "errmap: error axis rel_err_out or mass_loss")->capture_default_str();
+    sub.add_option("--sizes", o.sizes, "performance: sequence lengths, a list (256,1024) or a power-of-two range (256:4096)")->capture_default_str();
+    sub.add_option("--runs", o.runs, "performance: timed runs per point (the median is drawn, min–max as a band)")->capture_default_str();
+    sub.add_option("--grid-index", o.grid_index, "spectrum, text input: index k of the layers × heads map (0: n/8)")->capture_default_str();
+    sub.add_option("--top", o.top, "spectrum: singular values computed for n > 2048")->capture_default_str();
+}
+
+bool is_chart_view(const std::string& view) {
+    return view == "spectrum" || view == "sweep" || view == "errmap" || view == "heads" || view == "performance";
+}
+
+std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureFileOptions& o, const ChartFigureOptions& c,
+                                             Backend& backend) {
+    FigureFileOptions matrix_options = o;
+    matrix_options.view = "weights";  // the shared options (head, theme, size, title) are read as for a matrix figure
+    const figure::RunFigureOptions f = run_figure_options(job, matrix_options);
+    figure::PlotFigure plot = o.view == "spectrum" ? spectrum_chart(job, f, c, backend)
+                              : o.view == "sweep"  ? sweep_chart(job, c, backend)
+                              : o.view == "errmap" ? errmap_chart(job, c, backend)
+                              : o.view == "heads"  ? heads_chart(job, backend)
+                                                   : performance_chart(job, c, backend);
+    plot.title = f.title;
+    // The heads grid covers every encoder layer, not the one the input options name.
+    if (o.view == "heads" && job.text && o.title.empty())
+        if (const size_t at = plot.title.rfind(", encoder layer"); at != std::string::npos) plot.title = plot.title.substr(0, at) + ", every encoder layer";
+    // A benchmark runs its own inputs at every n: the figure names their shape, not the one input.
+    if (o.view == "performance" && o.title.empty())
+        plot.title = "Benchmark: gaussian input, n = " + c.sizes + ", H = " + std::to_string(job.input.heads.heads()) +
+                     ", d = " + std::to_string(job.input.heads.d());
+    plot.theme = f.theme;
+    plot.width = f.width, plot.height = f.height;
+    return write_figure_files(figure::layout_plots(plot), o);
+}
+
+}  // namespace attnscope::cli
