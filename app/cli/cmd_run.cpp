@@ -220,6 +220,7 @@ int execute(const RunOptionsCli& o) {
     }
     const LoadedInput input = session ? std::move(session->input) : load_input_full(o.input);
     const Heads& heads = input.heads;
+    check_panel_input(o.tables, input, o.matrix_limit);
     auto backend = make_backend(o.backend);
     const bool want_matrix = heads.n() <= o.matrix_limit;
     ReferenceCache refs(heads, want_matrix);

@@ -38,6 +38,11 @@ std::string heads_table(const PanelInput& in, const std::vector<VariantRequest>&
     return head_mass_csv(*grid);
 }
 
+std::string sinks_need_p(int n) {
+    return "--sinks-csv needs the exact P, which is not materialised at n = " + std::to_string(n) +
+           ": raise --matrix-limit to at least " + std::to_string(n);
+}
+
 /// The Sinks panel's bars: every layer of the encoder for text; else the heads of the one exact P (non-causal
 /// unless every instance ran causal, as the GUI picks).
 std::string sinks_table(const PanelInput& in, const std::vector<RunResult>& results, ReferenceCache& refs,
@@ -50,9 +55,7 @@ std::string sinks_table(const PanelInput& in, const std::vector<RunResult>& resu
     bool causal = !results.empty();
     for (const RunResult& r : results) causal = causal && r.causal;
     const Reference& ref = refs.get(causal, backend);
-    if (!ref.P)
-        throw Error("--sinks-csv needs the exact P, which is not materialised at n = " +
-                    std::to_string(in.input->heads.n()) + ": raise --matrix-limit to at least n");
+    if (!ref.P) throw Error(sinks_need_p(in.input->heads.n()));
     const std::vector<std::string>& tokens = in.input->heads.tokens;
     const std::vector<double> received = mean_received_attention({ref.P.get()});
     return key_attention_csv(tokens.size() == received.size() ? tokens : std::vector<std::string>{}, received);
@@ -83,6 +86,11 @@ void check_panel_files(const PanelFileOptions& o, const std::vector<VariantReque
     if (!o.heads_csv.empty() && masked_requests(requests).empty())
         throw Error("--heads-csv shows the mass a pattern keeps, and none of the instances has a mask: add one, "
                     "e.g. --variant longformer:window=16 or sink (see `attnscope variants`)");
+}
+
+void check_panel_input(const PanelFileOptions& o, const LoadedInput& input, int matrix_limit) {
+    if (!o.sinks_csv.empty() && input.kind != InputKind::Text && input.heads.n() > matrix_limit)
+        throw Error(sinks_need_p(input.heads.n()));
 }
 
 PanelInput panel_input(const LoadedInput& input, const InputOptions& options, const std::string& session) {

@@ -26,6 +26,10 @@ void add_panel_file_options(CLI::App& sub, PanelFileOptions& options);
 /// Refuses, before anything runs, a file that cannot be written and a heads grid without a masked instance.
 void check_panel_files(const PanelFileOptions& options, const std::vector<VariantRequest>& requests);
 
+/// Refuses, before the variants run, sinks of a non-text input whose exact P is not materialised (n above
+/// `matrix_limit`).
+void check_panel_input(const PanelFileOptions& options, const LoadedInput& input, int matrix_limit);
+
 /// Where the input came from, for the tables that rerun the encoder on every layer (heads, sinks of text).
 struct PanelInput {
     const LoadedInput* input = nullptr;  // the input the variants ran on

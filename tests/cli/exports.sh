@@ -2,7 +2,8 @@
 # Every panel's numbers as a file, headless, checked by content: run --metrics-csv against run --json (every
 # instance named, the same means), --heads-csv (layers × heads rows per masked instance), --sinks-csv (a row per
 # key, summing to 1), the same from run --session; sweep --csv (a row per value per curve, the same numbers as
-# --json) and spectrum --csv (σ descending, cumulative share ending at 1). Every file is a bare name in the current
+# --json), spectrum --csv (σ descending, cumulative share ending at 1), and on text (the tiny test model) the grid
+# over every encoder layer and the sinks over every token. Every file is a bare name in the current
 # folder (`--json bare.json` once failed where `./bare.json` worked); with a GUI under Xvfb, so is
 # `gui --save-session bare.json`.
 # usage: exports.sh ATTNSCOPE_BINARY WORK_DIR SESSIONS_DIR [gui]
@@ -25,6 +26,11 @@ input=(--data hubs --n 48 --heads 3 --dim 16 --seed 2)
   || fail "run --session --metrics-csv"
 "$app" run --session "$sessions/views_synthetic.json" --heads-csv session_heads.csv > /dev/null 2>&1 \
   || fail "run --session --heads-csv"
+
+# Text through the tiny test model (2 layers × 2 heads): the grid covers every encoder layer, the sinks every token.
+tiny="$sessions/../../golden/tiny_bert"
+"$app" run --variant longformer:window=2,sink:window=2:sinks=1,svd:rank=2 --text "the cat sat, then it slept." \
+  --model "$tiny" --heads-csv text_heads.csv --sinks-csv text_sinks.csv > /dev/null 2>&1 || fail "run --text --heads-csv"
 
 python3 - <<'PY' || fail "file contents"
 import csv, json
@@ -80,6 +86,13 @@ names = [r["instance"] for r in session if r["heads"] == "mean over heads"]
 assert names == ["Performer m = 111, orthogonal", "Performer m = 111, orthogonal off", "SVD r = 32",
                  "Linformer k = 64, projection pool"], names
 assert len(rows("session_heads.csv")) > 0
+
+text_heads, text_sinks = rows("text_heads.csv"), rows("text_sinks.csv")
+assert len(text_heads) == 2 * 2 * 2, len(text_heads)  # masked instances × layers × heads
+assert {r["layer"] for r in text_heads} == {"0", "1"} and all(r["mass_recall"] for r in text_heads)
+assert text_sinks[0]["token"] == "[CLS]" and text_sinks[0]["kind"] == "special", text_sinks[0]
+assert text_sinks[-1]["token"] == "[SEP]" and any(r["kind"] == "punctuation" for r in text_sinks)
+assert abs(sum(float(r["received"]) for r in text_sinks) - 1) < 1e-5
 PY
 
 if [ "$gui" = gui ]; then
