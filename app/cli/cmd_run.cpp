@@ -1,5 +1,5 @@
-// `attnscope run`: run variants on one input, print a table of metrics and costs, optionally write JSON and
-// one PNG heatmap per variant and head.
+// `attnscope run`: run variants on one input, print a table of metrics and costs, optionally write JSON, one PNG
+// heatmap per variant and head, and the panels' tables (metrics, heads grid, sinks: app/cli/panel_files.h).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +22,7 @@
 #include "core/variants/registry.h"
 #include "app/cli/figure_cli.h"
 #include "app/cli/input_options.h"
+#include "app/cli/panel_files.h"
 #include "core/figure/render.h"
 #include "core/variants/instance_label.h"
 
@@ -37,6 +38,7 @@ struct RunOptionsCli : RunSelection {
     std::string session;
     int matrix_limit = 2048;
     std::string whatif_layer;  // "": none; "all" or a layer index (text input only)
+    PanelFileOptions tables;   // --metrics-csv, --heads-csv, --sinks-csv
 };
 
 std::string format_metric(const std::optional<double>& v) {
@@ -206,6 +208,7 @@ int execute(const RunOptionsCli& o) {
         requests = build_variant_requests(o.variants, o.sets, o.causal);
     }
     if (!o.json_path.empty()) require_writable(o.json_path);
+    check_panel_files(o.tables, requests);
     for (const std::string* dir : {&o.png_dir, &o.npy_dir, &o.csv_dir}) prepare_folder(*dir);
     const bool whatif = !o.whatif_layer.empty();
     int whatif_layer = kAllLayers;
@@ -217,6 +220,7 @@ int execute(const RunOptionsCli& o) {
     }
     const LoadedInput input = session ? std::move(session->input) : load_input_full(o.input);
     const Heads& heads = input.heads;
+    check_panel_input(o.tables, input, o.matrix_limit);
     auto backend = make_backend(o.backend);
     const bool want_matrix = heads.n() <= o.matrix_limit;
     ReferenceCache refs(heads, want_matrix);
@@ -272,6 +276,7 @@ int execute(const RunOptionsCli& o) {
         std::cerr << "wrote " << files << " .npy files and index.json to " << o.npy_dir << "\n";
     }
     if (!o.png_dir.empty() || !o.csv_dir.empty()) write_matrix_files(o, input, results);
+    write_panel_files(o.tables, panel_input(input, o.input, o.session), requests, results, refs, *backend);
     return 0;
 }
 
@@ -297,6 +302,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                     "Text input: also replace the encoder's attention of layer L (0 to the model's last layer; 0-5 for "
                     "the default model) or of 'all' layers by each variant and report "
                     "the cosine of the sentence embedding to the exact one");
+    add_panel_file_options(*sub, o->tables);
     sub->add_option("--matrix-limit", o->matrix_limit, "Materialise n×n matrices (rel_err_attn, row_kl, PNG) up to this n")
         ->capture_default_str();
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });

@@ -11,7 +11,9 @@
 #include "core/backend/factory/make_backend.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
+#include "core/session/panel_csv.h"
 #include "core/session/result_json.h"
+#include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "app/cli/input_options.h"
 
@@ -20,7 +22,7 @@ namespace attnscope::cli {
 namespace {
 
 struct SpectrumOptionsCli : RunSelection {
-    std::string json_path;
+    std::string json_path, csv_path;
     int top = 256;
     int head = 0;
 };
@@ -44,10 +46,12 @@ void print_row(const std::string& name, int head, const Spectrum& s) {
     std::cout << std::setw(9) << (it == s.cumulative.end() ? -1 : int(it - s.cumulative.begin()) + 1) << "\n";
 }
 
-nlohmann::json spectrum_json(const std::string& name, int head, const Spectrum& s, int top) {
+nlohmann::json spectrum_json(const SpectrumTable& t, int top) {
+    const Spectrum& s = t.spectrum;
     const size_t keep = std::min(s.singular_values.size(), static_cast<size_t>(top));
-    return {{"matrix", name},
-            {"head", head},
+    return {{"matrix", t.variant == "exact" ? std::string("P") : t.variant},
+            {"instance", t.instance},
+            {"head", t.head},
             {"exact", s.exact},
             {"count", s.singular_values.size()},
             {"singular_values", std::vector<double>(s.singular_values.begin(), s.singular_values.begin() + keep)},
@@ -59,7 +63,8 @@ int execute(const SpectrumOptionsCli& o) {
     // Without --variant the command shows the spectrum of the exact P alone.
     const std::vector<VariantRequest> requests =
         o.variants.empty() ? std::vector<VariantRequest>{} : build_variant_requests(o.variants, o.sets, o.causal);
-    if (!o.json_path.empty()) require_writable(o.json_path);
+    for (const std::string* path : {&o.json_path, &o.csv_path})
+        if (!path->empty()) require_writable(*path);
     const Heads heads = load_input(o.input);
     validate_heads(heads);
     if (o.head < -1 || o.head >= heads.heads())
@@ -90,10 +95,11 @@ int execute(const SpectrumOptionsCli& o) {
     nlohmann::json out = {{"input", input_to_json(heads)}, {"backend", backend->name()}, {"top", o.top},
                           {"spectra", nlohmann::json::array()}, {"results", nlohmann::json::array()}};
     const Reference& ref = refs.get(o.causal, *backend);
+    std::vector<SpectrumTable> spectra;  // the exact P's, then each instance's, per head
+    const std::string exact_name = o.causal ? "P (causal)" : "P";
     for (int h : head_list) {
-        const Spectrum s = compute_spectrum(*ref.P, h, *backend, o.top);
-        print_row(o.causal ? "P (causal)" : "P", h, s);
-        out["spectra"].push_back(spectrum_json("P", h, s, o.top));
+        spectra.push_back({"exact", exact_name, h, compute_spectrum(*ref.P, h, *backend, o.top)});
+        print_row(exact_name, h, spectra.back().spectrum);
     }
     for (const RunResult& r : results) {
         out["results"].push_back(result_to_json(r));
@@ -101,13 +107,15 @@ int execute(const SpectrumOptionsCli& o) {
             std::cout << std::left << std::setw(12) << r.variant << "  no effective matrix P̃ (see docs/VARIANTS.md)\n";
             continue;
         }
+        const std::string label = instance_label(find_variant(r.variant).info(), r.params);
         for (int h : head_list) {
-            const Spectrum s = compute_spectrum(*r.P_eff, h, *backend, o.top);
-            print_row(r.variant, h, s);
-            out["spectra"].push_back(spectrum_json(r.variant, h, s, o.top));
+            spectra.push_back({r.variant, label, h, compute_spectrum(*r.P_eff, h, *backend, o.top)});
+            print_row(r.variant, h, spectra.back().spectrum);
         }
     }
+    for (const SpectrumTable& t : spectra) out["spectra"].push_back(spectrum_json(t, o.top));
     if (!o.json_path.empty()) write_file_atomically(o.json_path, out.dump(2) + "\n");
+    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, spectrum_csv(spectra, o.top));
     return 0;
 }
 
@@ -120,6 +128,8 @@ void add_spectrum_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--top", o->top, "Singular values reported (and computed, for n > 2048)")->capture_default_str();
     sub->add_option("--spectrum-head", o->head, "Head whose spectra are computed (-1: all heads)")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");
+    sub->add_option("--csv", o->csv_path,
+                    "Write the spectra as CSV to this file: one row per matrix, head and rank k (σ_k, cumulative share)");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

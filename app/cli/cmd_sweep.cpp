@@ -12,6 +12,7 @@
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
 #include "core/session/export.h"
+#include "core/session/panel_csv.h"
 #include "app/cli/input_options.h"
 #include "core/session/variant_json.h"
 #include "core/variants/instance_label.h"
@@ -23,7 +24,7 @@ namespace {
 
 struct SweepOptionsCli {
     std::vector<std::string> variants;
-    std::string param, metric = "rel_err_out", backend = "auto", json_path;
+    std::string param, metric = "rel_err_out", backend = "auto", json_path, csv_path;
     std::vector<std::string> sets;
     InputOptions input;
     int seeds = 3;
@@ -34,7 +35,8 @@ int execute(const SweepOptionsCli& o) {
     // curves over features), each swept over the same values: one curve per instance.
     const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, false);
     const auto [name, range] = split_assignment(o.param);
-    if (!o.json_path.empty()) require_writable(o.json_path);
+    for (const std::string* path : {&o.json_path, &o.csv_path})
+        if (!path->empty()) require_writable(*path);
     auto backend = make_backend(o.backend);
     const InputOptions base = o.input;
     auto make_input = [&base](uint64_t seed, int n_override) {
@@ -66,6 +68,7 @@ int execute(const SweepOptionsCli& o) {
         specs.push_back(std::move(spec));
     }
     nlohmann::json curves = nlohmann::json::array();
+    std::vector<SweepCurveTable> tables;  // --csv
     const bool tty = isatty(STDERR_FILENO);
     for (size_t k = 0; k < instances.size(); ++k) {
         const VariantRequest& instance = instances[k];
@@ -90,7 +93,9 @@ int execute(const SweepOptionsCli& o) {
                             {"max", p.samples ? nlohmann::json(p.max) : nlohmann::json(nullptr)}, {"samples", p.samples}});
         }
         curves.push_back({{"variant", instance.id}, {"instance", label}, {"param", swept}, {"points", rows}});
+        tables.push_back({instance.id, label, swept, points});
     }
+    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep_csv(tables, o.metric));
     if (!o.json_path.empty()) {
         // The first curve's fields stay at the top level, so a one-instance sweep reads as before.
         nlohmann::json out = {{"variant", curves[0]["variant"]}, {"param", name}, {"metric", o.metric},
@@ -117,6 +122,8 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     add_input_options(*sub, o->input);
     sub->add_option("--backend", o->backend, kBackendChoices)->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON to this file");
+    sub->add_option("--csv", o->csv_path,
+                    "Write the points as CSV to this file: one row per instance and value (mean, min, max over seeds)");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

@@ -1,14 +1,12 @@
 // attnscope — the Matrices panel's exports (see matrix_view.h and app.h): a view's matrix as CSV or NPY, the slide
-// figure of File → Export figure, a cell as PNG, and the metrics table as CSV.
+// figure of File → Export figure, and a cell as PNG (the metrics table's CSV is core/session/panel_csv.h).
 #include <imgui.h>
 
 #include <functional>
-#include <sstream>
 
 #include "core/figure/render.h"
 #include "core/figure/run_figure.h"
 #include "core/session/export.h"
-#include "core/session/metrics.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "app/gui/matrix_view.h"
@@ -88,34 +86,6 @@ void export_figure(App& app, figure::Theme theme) {
         figure::write_canvas(svg, canvas, 1.0f);
     }, png + " and .svg");
 }
-
-std::string metrics_csv(const RunSnapshot& s) {
-    std::ostringstream o;
-    o << "variant,instance,model,heads,rel_err_out,rel_err_model,rel_err_attn,row_kl,row_kl_rev,mass_recall,"
-         "mass_ceiling,rank_ceiling,density,keys_for_90,keys_for_90_exact,row_entropy,row_entropy_exact,time_ms,"
-         "peak_bytes,flops\n";
-    auto opt = [&](const std::optional<double>& v) {
-        if (v) o << *v;
-        o << ",";
-    };
-    for (const auto& v : s.variants) {
-        if (!v.result) continue;
-        const Metrics& all = v.result->metrics;
-        // The means over heads first, then every head's own values (density and costs are over all heads).
-        auto row = [&](const MetricValues& m, const std::string& heads) {
-            o << v.id << ",\"" << instance_label(find_variant(v.id).info(), v.result->params) << "\","
-              << exact_model_id(v.result->model) << "," << heads << ",";
-            opt(m.rel_err_out), opt(m.rel_err_model), opt(m.rel_err_attn), opt(m.row_kl), opt(m.row_kl_rev);
-            opt(m.mass_recall), opt(m.mass_ceiling), opt(m.rank_ceiling), opt(all.density);
-            opt(m.keys_for_90), opt(m.keys_for_90_exact), opt(m.row_entropy), opt(m.row_entropy_exact);
-            o << v.result->cost.time_ms << "," << v.result->cost.peak_bytes << "," << v.result->cost.flops << "\n";
-        };
-        row(all, "mean over heads");
-        for (size_t h = 0; h < all.heads.size(); ++h) row(all.heads[h], "head " + std::to_string(h));
-    }
-    return o.str();
-}
-
 
 void view_menu(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
     ImGui::PushID("view-menu");

@@ -76,10 +76,6 @@ void view_menu(App& app, const VariantView& v, int head, ImVec4 cell_rect);
 /// means.
 int badge_head(const App& app, const RunSnapshot& snap);
 
-/// The metrics of every view of `s` as CSV (Copy metrics CSV): per view, a row of means over heads, then one row
-/// per head.
-std::string metrics_csv(const RunSnapshot& s);
-
 /// The panel-wide strip under the toolbar: the shared colour bar, the reason legend of every view shown and what a
 /// pixel of the heatmaps shows.
 void draw_shared_strip(App& app, const RunSnapshot& snap, const std::vector<ViewScale>& scales, float cells_per_pixel);

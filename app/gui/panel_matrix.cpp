@@ -13,6 +13,7 @@
 #include "core/backend/interface/lsh_rules.h"
 #include "core/json_fields.h"
 #include "core/lessons/lessons.h"
+#include "core/session/panel_csv.h"
 #include "core/session/session_file.h"
 #include "app/gui/matrix_view.h"
 #include "app/gui/panels.h"
@@ -37,6 +38,15 @@ void add_plot_colormaps() {
 int plot_colormap(Colormap map) { return map == Colormap::Viridis ? g_plot_viridis : g_plot_diverging; }
 
 namespace {
+
+/// The metrics table of every run shown, as `run --metrics-csv` writes it (core/session/panel_csv.h); an auxiliary
+/// view shares its run's result, so each run is one set of rows.
+std::string snapshot_metrics_csv(const RunSnapshot& snap) {
+    std::vector<const RunResult*> results;
+    for (const VariantView& v : snap.variants)
+        if (v.result && !v.auxiliary) results.push_back(v.result.get());
+    return metrics_csv(results);
+}
 
 /// Puts the next toolbar item on this line when `width` pixels still fit, else on the next.
 void next_item(float width) {
@@ -104,7 +114,7 @@ void toolbar(App& app, const RunSnapshot* snap, const char* window) {
         ImGui::SetItemTooltip("0: the count that gives the largest matrices");
         ImGui::Separator();
         if (ImGui::MenuItem("Copy metrics CSV", nullptr, false, snap != nullptr)) {
-            ImGui::SetClipboardText(metrics_csv(*snap).c_str());
+            ImGui::SetClipboardText(snapshot_metrics_csv(*snap).c_str());
             app.exports.message = "metrics copied to the clipboard as CSV", app.exports.message_is_error = false;
         }
         if (ImGui::MenuItem("Save the Matrices window as PNG")) {

@@ -23,7 +23,7 @@ namespace attnscope::gui {
 void save_session(App& app, const std::string& path) {
     try {
         if (path.empty()) throw Error("no session file: start with --session FILE or use the default location");
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        create_parent_folder(path);
         write_file_atomically(path, session_to_json(app));
         app.exports.message = "session saved to " + std::filesystem::path(path).filename().string();
         app.exports.message_is_error = false;

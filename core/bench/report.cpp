@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/csv.h"
+
 namespace attnscope {
 
 namespace {
@@ -20,13 +22,6 @@ nlohmann::json params_json(const Params& p) {
     for (const auto& [name, value] : p.numbers()) j[name] = value;
     for (const auto& [name, value] : p.lists()) j[name] = value;
     return j;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
 }
 
 std::string number_text(double v, int precision = 6) {
@@ -169,8 +164,7 @@ const std::vector<std::string>& bench_csv_columns() {
 std::string bench_report_to_csv(const BenchReport& r) {
     std::ostringstream os;
     const auto& columns = bench_csv_columns();
-    for (size_t i = 0; i < columns.size(); ++i) os << (i ? "," : "") << columns[i];
-    os << "\n";
+    os << csv_record(columns);
     for (const BenchPoint& p : r.points) {
         const bool m = p.measured();
         const std::vector<std::string> row = {
@@ -192,8 +186,7 @@ std::string bench_report_to_csv(const BenchReport& r) {
             p.roof_share ? number_text(p.roof_share->wall_min) : "", p.roof_share ? number_text(p.roof_share->wall_max) : "",
             p.roof_share ? number_text(p.roof_share->cpu_min) : "", p.roof_share ? number_text(p.roof_share->cpu_max) : "",
             p.roof_share ? (p.roof_share->fault() ? "1" : "0") : "", params_text(p.params), p.reason};
-        for (size_t i = 0; i < row.size(); ++i) os << (i ? "," : "") << csv_field(row[i]);
-        os << "\n";
+        os << csv_record(row);
     }
     return os.str();
 }

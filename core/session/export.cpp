@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "core/backend/cpu/cpu_primitives.h"
+#include "core/csv.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO_FOPEN_OVERRIDE
@@ -47,6 +49,16 @@ void write_file_atomically(const std::string& path, const std::string& text) {
         }
     }
     commit(tmp, path);
+}
+
+void create_parent_folder(const std::string& path) {
+    // parent_path() of a bare name is empty, and create_directories("") fails ("Invalid argument []").
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) throw Error("cannot create the folder '" + parent.string() + "' for '" + path + "': " + ec.message() +
+                        "; choose a writable location");
 }
 
 void write_heatmap_png(const std::string& path, const Tensor3& M, int h, const HeatmapStyle& style) {
@@ -88,18 +100,6 @@ std::string encode_rgb_png(int width, int height, const unsigned char* rgb) {
 void write_rgb_png(const std::string& path, int width, int height, const unsigned char* rgb) {
     write_file_atomically(path, encode_rgb_png(width, height, rgb));
 }
-
-namespace {
-
-/// One CSV field: quoted (inner quotes doubled) when it holds a comma, quote, line break or edge space.
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
-}  // namespace
 
 void write_matrix_csv(const std::string& path, const Tensor3& M, int h, const std::vector<std::string>& labels) {
     const bool labelled = !labels.empty();

@@ -37,4 +37,8 @@ void write_npy(const std::string& path, const Tensor3& M);
 /// Writes `text` to `path` atomically (temp file + rename); throws Error saying why it failed.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+/// Creates the folder `path` would be written into when it names one that is missing; a bare file name
+/// ("bare.json": the current folder) needs none. Throws Error naming the folder when it cannot be created.
+void create_parent_folder(const std::string& path);
+
 }  // namespace attnscope

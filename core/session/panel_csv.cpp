@@ -1,0 +1,100 @@
+#include "core/session/panel_csv.h"
+
+#include <algorithm>
+
+#include "core/analysis/key_attention.h"
+#include "core/csv.h"
+#include "core/error.h"
+#include "core/session/metrics.h"
+#include "core/variants/instance_label.h"
+#include "core/variants/registry.h"
+
+namespace attnscope {
+
+namespace {
+
+/// The metric columns of one metrics row, in the header's order.
+std::vector<std::string> metric_fields(const MetricValues& m, const Metrics& all) {
+    return {csv_number(m.rel_err_out),  csv_number(m.rel_err_model),  csv_number(m.rel_err_attn),
+            csv_number(m.row_kl),       csv_number(m.row_kl_rev),     csv_number(m.mass_recall),
+            csv_number(m.mass_ceiling), csv_number(m.rank_ceiling),   csv_number(all.density),
+            csv_number(m.keys_for_90),  csv_number(m.keys_for_90_exact), csv_number(m.row_entropy),
+            csv_number(m.row_entropy_exact)};
+}
+
+}  // namespace
+
+std::string metrics_csv(const std::vector<const RunResult*>& results) {
+    std::string out = csv_record({"variant", "instance", "model", "heads", "rel_err_out", "rel_err_model", "rel_err_attn",
+                                  "row_kl", "row_kl_rev", "mass_recall", "mass_ceiling", "rank_ceiling", "density",
+                                  "keys_for_90", "keys_for_90_exact", "row_entropy", "row_entropy_exact", "time_ms",
+                                  "peak_bytes", "flops"});
+    for (const RunResult* r : results) {
+        const Metrics& all = r->metrics;
+        const std::string instance = instance_label(find_variant(r->variant).info(), r->params);
+        auto row = [&](const MetricValues& m, const std::string& heads) {
+            std::vector<std::string> fields = {r->variant, instance, exact_model_id(r->model), heads};
+            for (std::string& f : metric_fields(m, all)) fields.push_back(std::move(f));
+            fields.push_back(csv_number(r->cost.time_ms));
+            fields.push_back(std::to_string(r->cost.peak_bytes));
+            fields.push_back(csv_number(r->cost.flops));
+            out += csv_record(fields);
+        };
+        row(all, "mean over heads");
+        for (size_t h = 0; h < all.heads.size(); ++h) row(all.heads[h], "head " + std::to_string(h));
+    }
+    return out;
+}
+
+std::string sweep_csv(const std::vector<SweepCurveTable>& curves, const std::string& metric) {
+    std::string out = csv_record({"variant", "instance", "param", "value", "metric", "mean", "min", "max", "seeds"});
+    for (const SweepCurveTable& c : curves)
+        for (const MetricSweepPoint& p : c.points) {
+            const bool measured = p.samples > 0;
+            out += csv_record({c.variant, c.instance, c.param, csv_number(p.value), metric,
+                               measured ? csv_number(p.mean) : "", measured ? csv_number(p.min) : "",
+                               measured ? csv_number(p.max) : "", std::to_string(p.samples)});
+        }
+    return out;
+}
+
+std::string spectrum_csv(const std::vector<SpectrumTable>& spectra, int top) {
+    if (top < 1) throw Error("spectrum_csv: top must be ≥ 1");
+    std::string out = csv_record({"variant", "instance", "head", "svd", "k", "sigma", "cumulative"});
+    for (const SpectrumTable& t : spectra) {
+        const Spectrum& s = t.spectrum;
+        const size_t keep = std::min(s.singular_values.size(), static_cast<size_t>(top));
+        for (size_t k = 0; k < keep; ++k)
+            out += csv_record({t.variant, t.instance, std::to_string(t.head), s.exact ? "exact" : "top-k",
+                               std::to_string(k + 1), csv_number(s.singular_values[k]), csv_number(s.cumulative[k])});
+    }
+    return out;
+}
+
+std::string head_mass_csv(const LayerHeadMass& grid) {
+    std::string out = csv_record({"variant", "instance", "layer", "head", "mass_recall", "note"});
+    for (const HeadMassGrid& g : grid.grids)
+        for (int l = 0; l < grid.layers; ++l)
+            for (int h = 0; h < grid.heads; ++h) {
+                const bool has = !g.recall.empty();
+                out += csv_record({g.variant, g.instance, std::to_string(l), std::to_string(h),
+                                   has ? csv_number(g.at(l, h, grid.heads)) : "", has ? "" : g.error});
+            }
+    return out;
+}
+
+std::string key_attention_csv(const std::vector<std::string>& tokens, const std::vector<double>& received) {
+    if (!tokens.empty() && tokens.size() != received.size())
+        throw Error("key_attention_csv: " + std::to_string(tokens.size()) + " tokens for " +
+                    std::to_string(received.size()) + " key positions");
+    std::string out = csv_record({"position", "token", "kind", "received", "uniform"});
+    const double uniform = received.empty() ? 0.0 : 1.0 / double(received.size());
+    for (size_t j = 0; j < received.size(); ++j) {
+        const std::string token = tokens.empty() ? std::to_string(j) : tokens[j];
+        out += csv_record({std::to_string(j), token, tokens.empty() ? "" : token_kind_name(token_kind(token)),
+                           csv_number(received[j]), csv_number(uniform)});
+    }
+    return out;
+}
+
+}  // namespace attnscope
