@@ -51,13 +51,7 @@ figure::PlotFigure sweep_chart(const FigureJob& job, const ChartFigureOptions& c
     if (c.param.empty()) throw Error("--view sweep needs --param NAME=START:STOP[:xF|:+S] (e.g. --param w=4:64:x2)");
     const auto [name, range] = split_assignment(c.param);
     const SweepMetric metric = parse_sweep_metric(c.metric);
-    SweepEvaluator evaluate;
-    if (metric == SweepMetric::EmbeddingCosine) {
-        if (!job.text) throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
-        evaluate = embedding_cosine_measure(load_text_model(job.input.model_dir.empty() ? job.text->model_dir : job.input.model_dir),
-                                            job.input.token_ids, job.input.layer);
-    }
-    std::vector<SweepCurveRun> runs = plan_sweep_curves(job.requests, name, range, metric, c.seeds, evaluate);
+    std::vector<SweepCurveRun> runs = plan_sweep_curves(job.requests, name, range, metric, c.seeds, sweep_evaluator(metric, job.input));
     const bool tty = isatty(STDERR_FILENO);
     run_sweep_curves(runs, job.make_input, backend, [tty](size_t curve, int done, int total) {
         if (tty) std::cerr << "\rcurve " << curve + 1 << ": [" << done << "/" << total << "] " << std::flush;

@@ -37,7 +37,8 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--mouse-y", o->mouse_y, "Hold the mouse at this window y every frame (tooltip screenshots)");
     sub->add_option("--lesson", o->lesson, "Open with this lesson applied and its window shown (see `attnscope lesson`)");
     sub->add_option("--export-figure", o->export_figure,
-                    "light or dark: once results are shown, write File → Export figure (PNG + SVG) into the export folder");
+                    "light or dark: once results are shown, write File → Export figure of this panel (PNG + SVG) of the "
+                    "--panel panel (default Matrices) into the export folder");
     sub->add_flag("--presentation", o->presentation, "Start in presentation mode (F5): only the matrices");
     sub->add_option("--measure-latency", o->measure_latency,
                     "Type N edits into a ~128-token text with six variants, print the edit-to-views latency, exit");

@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
 #include "core/session/metric_sweep.h"
+#include "core/session/sweep_curves.h"
 #include "core/backend/factory/make_backend.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
@@ -38,62 +39,34 @@ int execute(const SweepOptionsCli& o) {
     for (const std::string* path : {&o.json_path, &o.csv_path})
         if (!path->empty()) require_writable(*path);
     auto backend = make_backend(o.backend);
-    const InputOptions base = o.input;
-    auto make_input = [&base](uint64_t seed, int n_override) {
-        InputOptions in = base;
-        in.seed = base.seed + seed;
-        if (n_override > 0) in.n = n_override;
-        return load_input(in);
-    };
+    const SweepMetric metric = parse_sweep_metric(o.metric);
     SweepEvaluator evaluate;
-    if (parse_sweep_metric(o.metric) == SweepMetric::EmbeddingCosine) {  // the encoder re-run per point at --layer
-        if (input_kind(o.input) != InputKind::Text)
-            throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
-        const LoadedInput text = load_input_full(o.input);
-        evaluate = embedding_cosine_measure(load_text_model(text.model_dir), text.token_ids, text.layer);
-    }
-    // Every curve's request is checked before the first runs, so a parameter the second instance lacks fails
+    if (metric == SweepMetric::EmbeddingCosine) evaluate = sweep_evaluator(metric, load_input_full(o.input));
+    // Every curve is planned and checked before the first runs, so a parameter the second instance lacks fails
     // before the first curve is printed.
-    std::vector<SweepSpec> specs;
-    for (const VariantRequest& instance : instances) {
-        SweepSpec spec;
-        spec.variant = instance.id;
-        spec.param = name;
-        spec.range = parse_sweep_range(range);
-        spec.metric = parse_sweep_metric(o.metric);
-        spec.seeds = o.seeds;
-        spec.fixed = assignments_of(instance);
-        spec.evaluate = evaluate;
-        validate_sweep(spec);
-        specs.push_back(std::move(spec));
-    }
+    std::vector<SweepCurveRun> runs = plan_sweep_curves(instances, name, range, metric, o.seeds, evaluate);
+    const bool tty = isatty(STDERR_FILENO);
+    run_sweep_curves(runs, seeded_inputs(o.input), *backend, [tty](size_t, int done, int total) {
+        if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::flush;
+    });
+    if (tty) std::cerr << "\n";
     nlohmann::json curves = nlohmann::json::array();
     std::vector<SweepCurveTable> tables;  // --csv
-    const bool tty = isatty(STDERR_FILENO);
-    for (size_t k = 0; k < instances.size(); ++k) {
-        const VariantRequest& instance = instances[k];
-        const SweepSpec& spec = specs[k];
-        const std::string swept = swept_parameter(find_variant(instance.id).info(), name);
-        const std::string label = curve_label(find_variant(instance.id).info(), instance.params, swept);
-        const auto points = run_sweep(spec, make_input, *backend, [tty](int done, int total) {
-            if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::flush;
-            return true;
-        });
-        if (tty) std::cerr << "\n";
-        const std::string column = name == "budget" ? "budget (" + swept + ")" : name;
-        std::cout << label << " (each point: mean over seeds of the mean over heads)\n";
-        std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << sweep_metric_name(spec.metric)
+    for (const SweepCurveRun& run : runs) {
+        const std::string column = name == "budget" ? "budget (" + run.swept + ")" : name;
+        std::cout << run.label << " (each point: mean over seeds of the mean over heads)\n";
+        std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << sweep_metric_name(metric)
                   << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
         nlohmann::json rows = nlohmann::json::array();
-        for (const MetricSweepPoint& p : points) {
+        for (const MetricSweepPoint& p : run.points) {
             std::cout << std::left << std::setw(16) << p.value << std::right << std::setw(14) << p.mean << std::setw(14)
                       << p.min << std::setw(14) << p.max << std::setw(8) << p.samples << "\n";
             rows.push_back({{"value", p.value}, {"mean", p.samples ? nlohmann::json(p.mean) : nlohmann::json(nullptr)},
                             {"min", p.samples ? nlohmann::json(p.min) : nlohmann::json(nullptr)},
                             {"max", p.samples ? nlohmann::json(p.max) : nlohmann::json(nullptr)}, {"samples", p.samples}});
         }
-        curves.push_back({{"variant", instance.id}, {"instance", label}, {"param", swept}, {"points", rows}});
-        tables.push_back({instance.id, label, swept, points});
+        curves.push_back({{"variant", run.instance.id}, {"instance", run.label}, {"param", run.swept}, {"points", rows}});
+        tables.push_back({run.instance.id, run.label, run.swept, run.points});
     }
     if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep_csv(tables, o.metric));
     if (!o.json_path.empty()) {

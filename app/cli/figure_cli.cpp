@@ -66,12 +66,7 @@ FigureJob figure_job_from_options(const InputOptions& input, const std::vector<s
     job.input = load_input_full(input);
     job.title = describe_loaded_input(job.input);
     if (job.input.kind == InputKind::Text) job.text = text_input_spec(input);
-    job.make_input = [input](uint64_t seed, int n) {
-        InputOptions in = input;
-        in.seed = input.seed + seed;
-        if (n > 0) in.n = n;
-        return load_input(in);
-    };
+    job.make_input = seeded_inputs(input);
     return job;
 }
 
@@ -90,6 +85,11 @@ FigureJob figure_job_from_session(const std::string& path, const std::vector<std
                                                      : InputKind::Synthetic;
     job.input.layer = in.layer;
     job.input.truncated = info.truncated;
+    if (in.mode == InputMode::Text) {  // the token ids and the model, which a sweep of embedding_cosine re-runs
+        job.text = text_input_spec(in);
+        job.input.model_dir = job.text->model_dir;
+        job.input.token_ids = load_text_input(*job.text).token_ids;
+    }
     job.title = describe_loaded_input(job.input);
     const SessionView& v = session.view;
     job.view = v.show_diff ? figure::View::Difference : v.show_mask ? figure::View::Mask : figure::View::Weights;
@@ -98,7 +98,6 @@ FigureJob figure_job_from_session(const std::string& path, const std::vector<std
     job.decades = v.decades;
     job.order = v.order;
     job.order_round = v.order_round;
-    if (in.mode == InputMode::Text) job.text = text_input_spec(in);
     job.make_input = [in](uint64_t seed, int n) {
         InputSpec spec = in;
         spec.scenario.seed = in.scenario.seed + seed;

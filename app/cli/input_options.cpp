@@ -1,5 +1,7 @@
 #include "app/cli/input_options.h"
 
+#include "core/session/text_whatif.h"
+
 #include "core/backend/factory/make_backend.h"
 #include "core/session/variant_spec.h"
 #include "core/variants/registry.h"
@@ -81,6 +83,22 @@ std::string input_text(const InputOptions& o) {
 }
 
 std::string model_dir_of(const InputOptions& o) { return o.model.empty() ? default_model_dir() : o.model; }
+
+SweepInputFactory seeded_inputs(const InputOptions& options) {
+    return [options](uint64_t seed, int n) {
+        InputOptions in = options;
+        in.seed = options.seed + seed;
+        if (n > 0) in.n = n;
+        return load_input(in);
+    };
+}
+
+SweepEvaluator sweep_evaluator(SweepMetric metric, const LoadedInput& input) {
+    if (metric != SweepMetric::EmbeddingCosine) return {};
+    if (input.kind != InputKind::Text)
+        throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
+    return embedding_cosine_measure(load_text_model(input.model_dir), input.token_ids, input.layer);
+}
 
 TextInputSpec text_input_spec(const InputOptions& o) {
     TextInputSpec spec;

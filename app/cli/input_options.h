@@ -8,6 +8,7 @@
 
 #include "core/data/text_input.h"
 #include "core/session/experiment.h"
+#include "core/session/metric_sweep.h"
 #include <map>
 
 #include "core/variants/variant.h"
@@ -82,6 +83,13 @@ LoadedInput load_input_full(const InputOptions& options);
 
 /// Builds the input's Heads only (see load_input_full).
 Heads load_input(const InputOptions& options);
+
+/// The same input at seed offset `seed` and, when n > 0, length n: the inputs of a sweep's seeds.
+SweepInputFactory seeded_inputs(const InputOptions& options);
+
+/// What measures `metric` beyond a RunResult: for embedding_cosine the encoder re-run on `input`'s text at its
+/// layer (throws Error unless the input is text), else nothing.
+SweepEvaluator sweep_evaluator(SweepMetric metric, const LoadedInput& input);
 
 /// The encoder input of text options (--text or --text-file, --model, --layer, --head, --truncate).
 TextInputSpec text_input_spec(const InputOptions& options);

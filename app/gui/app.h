@@ -194,6 +194,8 @@ struct ExportState {
     std::string dir = "attnscope-export";  // relative to the working directory
     std::string message;                   // last result, shown in the status bar
     bool message_is_error = false;
+    std::string focused = "matrices";      // alias of the panel focused last: File → Export figure of this panel
+    bool dark_figures = false;             // the figure exports' theme
     void reset() { *this = ExportState{}; }
 };
 
@@ -358,9 +360,6 @@ std::string position_label(const Heads* heads, int i);
 /// Starts writing head `head` of v's P_eff as "csv" or every head as "npy" off the UI thread; the status bar
 /// reports the result. Throws Error when the export folder cannot be created.
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format);
-/// File → Export figure: the Matrices panels as they are toggled (weights, mask or difference; head; log scale) as a
-/// slide figure, PNG and SVG, in the export folder (built on the worker like every export).
-void export_figure(App& app, figure::Theme theme);
 /// A file name in the export directory (created when missing).
 std::string export_path(App& app, const std::string& name);
 

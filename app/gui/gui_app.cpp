@@ -2,6 +2,7 @@
 // Index: [SECTION] Window  [SECTION] Captures  [SECTION] Main loop
 // (the state's methods: app.cpp; menu bar, status bar and session files: window_chrome.cpp)
 #include "app/gui/gui_app.h"
+#include "app/gui/panel_figures.h"
 #include "app/gui/panels.h"
 #include "core/bench/timing.h"
 #include "core/figure/run_figure.h"
@@ -340,12 +341,14 @@ bool render_frame(FrameLoop& l) {
     return present;
 }
 
-/// --export-figure: File → Export figure once, when the results of the last --frames frame are shown.
+/// --export-figure: File → Export figure of the --panel panel once, when the results of the last --frames frame are
+/// shown and no panel computes.
 void export_figure_when_ready(FrameLoop& l) {
     const App& app = l.app;
     if (!l.o.export_figure.empty() && !l.figure_exported && app.snap && app.frame + 1 >= l.o.frames &&
-        app.runs.state() != WorkerState::Running && !app.dirty) {
-        export_figure(l.app, figure::parse_theme(l.o.export_figure));
+        app.runs.state() != WorkerState::Running && !app.dirty && !any_panel_busy(app)) {
+        const PanelEntry& shown = l.o.panel.empty() ? panel("matrices") : find_panel(l.o.panel);
+        export_panel_figure(l.app, shown, figure::parse_theme(l.o.export_figure));
         l.figure_exported = true;
     }
 }

@@ -18,7 +18,8 @@ struct GuiOptions {
     float mouse_x = -1, mouse_y = -1;  // >= 0: hold the mouse here every frame (screenshots of hover tooltips)
     std::string lesson;           // apply this lesson's preset and show its window
     int measure_latency = 0;      // > 0: type this many edits into a ~128-token text, print the edit → views latency, exit
-    std::string export_figure;    // "light" or "dark": once results are shown, File → Export figure (before --screenshot)
+    std::string export_figure;    // "light" or "dark": once results are shown, the figure of the --panel panel (default
+                                  // Matrices), as File → Export figure of this panel (before --screenshot)
     bool presentation = false;    // start in presentation mode (F5)
     int measure_pan = 0;          // > 0: pan a large matrix this many frames per zoom level, print frame times, exit
     int measure_first_view = 0;   // > 0: make this many edits of an n = 65536 input, print edit → first / all views, exit

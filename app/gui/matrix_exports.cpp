@@ -1,5 +1,5 @@
 // attnscope — the Matrices panel's exports (see matrix_view.h and app.h): a view's matrix as CSV or NPY, the slide
-// figure of File → Export figure, and a cell as PNG (the metrics table's CSV is core/session/panel_csv.h).
+// figures of the Matrices and LSH panels (File → Export figure of this panel), and a cell as PNG (the metrics table's CSV is core/session/panel_csv.h).
 #include <imgui.h>
 
 #include <functional>
@@ -10,25 +10,10 @@
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "app/gui/matrix_view.h"
+#include "app/gui/panel_figures.h"
 
 namespace attnscope::gui {
 
-namespace {
-
-void start_export(App& app, std::function<void()> write, std::string what) {
-    auto job = std::make_shared<ExportJob>("export", [write = std::move(write), what](JobContext&) -> ExportMessage {
-        try {
-            write();
-            return {"saved " + what, true};
-        } catch (const std::exception& e) {
-            return {std::string("export failed: ") + e.what(), false};
-        }
-    }, true);
-    app.export_jobs.push_back(job);
-    app.runs.post_job(std::move(job));
-}
-
-}  // namespace
 
 void export_matrix(App& app, const VariantView& v, int head, const std::string& format) {
     if (!v.matrix || !v.result) return;
@@ -43,11 +28,11 @@ void export_matrix(App& app, const VariantView& v, int head, const std::string& 
     std::vector<std::string> tokens = app.snap && app.snap->heads ? app.snap->heads->tokens : std::vector<std::string>{};
     if (format == "csv") {
         const std::string path = export_path(app, stem + "-head" + std::to_string(head) + ".csv");
-        start_export(app, [matrix, path, head, tokens] { write_matrix_csv(path, *matrix, head, tokens); }, path);
+        post_export(app, [matrix, path, head, tokens] { write_matrix_csv(path, *matrix, head, tokens); }, path);
     } else {
         const std::string path = export_path(app, stem + ".npy");
         const std::string tokens_path = export_path(app, stem + ".tokens.txt");
-        start_export(app, [matrix, path, tokens, tokens_path] {
+        post_export(app, [matrix, path, tokens, tokens_path] {
             write_npy(path, *matrix);
             if (tokens.empty()) return;
             std::string lines;  // row i of every head is token i
@@ -57,35 +42,56 @@ void export_matrix(App& app, const VariantView& v, int head, const std::string& 
     }
 }
 
-void export_figure(App& app, figure::Theme theme) {
+namespace {
+
+/// The matrix figure of the newest batch: the Matrices panels as toggled, or (`buckets`) the LSH panel's head in
+/// an lsh round's bucket order.
+PanelFigure run_figure(const App& app, bool buckets) {
     const auto snap = app.snap;
-    if (!snap || !snap->heads) {
-        app.exports.message = "no result to draw yet", app.exports.message_is_error = true;
-        return;
-    }
+    if (!snap || !snap->heads) return {{}, "no result to draw yet"};
     figure::RunFigureOptions f;
-    f.view = app.view.show_diff ? figure::View::Difference : app.view.show_mask ? figure::View::Mask : figure::View::Weights;
-    f.head = std::clamp(app.view.head, 0, snap->heads->heads() - 1);
-    f.log_scale = app.view.log_scale, f.decades = app.view.decades, f.theme = theme;
-    const InputSpec& in = app.input.spec;
-    f.title = in.mode == InputMode::Text ? "text, " + std::to_string(snap->heads->n()) + " tokens, encoder layer " + std::to_string(in.layer)
-                                         : snap->heads->source + ", n = " + std::to_string(snap->heads->n());
-    const std::string stem = std::string("figure-") + (theme == figure::Theme::Dark ? "dark" : "light") + "-head" + std::to_string(f.head);
-    const std::string png = export_path(app, stem + ".png"), svg = export_path(app, stem + ".svg");
-    start_export(app, [snap, f, png, svg] {
-        std::vector<RunResult> results;  // the figure reads P_eff in position order from each run
-        for (const VariantView& v : snap->variants)
-            if (v.result && !v.auxiliary) results.push_back(*v.result);
-        // The snapshot's exact P is in display order; a difference figure needs it by position.
-        const figure::ExactMatrix exact = [snap](bool causal) -> const Tensor3* {
-            const auto it = snap->exact_P.find(causal);
-            return it != snap->exact_P.end() && snap->display_perm.empty() ? it->second.get() : nullptr;
-        };
-        const figure::Canvas canvas = figure::layout_figure(figure::figure_of_runs(*snap->heads, results, f, exact));
-        figure::write_canvas(png, canvas, 1.5f);
-        figure::write_canvas(svg, canvas, 1.0f);
-    }, png + " and .svg");
+    f.view = buckets ? figure::View::Buckets
+             : app.view.show_diff ? figure::View::Difference
+             : app.view.show_mask ? figure::View::Mask
+                                  : figure::View::Weights;
+    f.head = std::clamp(buckets ? app.lsh.head : app.view.head, 0, snap->heads->heads() - 1);
+    f.log_scale = app.view.log_scale, f.decades = app.view.decades;
+    f.order = app.view.order, f.order_round = app.view.order_round;
+    f.title = gui_figure_title(app);
+    if (buckets && std::none_of(snap->variants.begin(), snap->variants.end(), [](const VariantView& v) { return v.result && v.result->structure.lsh; }))
+        return {{}, "no lsh instance among the variants: add one to see its buckets"};
+    return {[snap, f](figure::Theme theme) {
+                figure::RunFigureOptions g = f;
+                g.theme = theme;
+                std::vector<RunResult> results;  // the figure reads P_eff in position order from each run
+                for (const VariantView& v : snap->variants)
+                    if (v.result && !v.auxiliary) results.push_back(*v.result);
+                // The snapshot's exact P is in display order; the figure wants it by position and orders it itself.
+                std::optional<Tensor3> by_position;
+                const figure::ExactMatrix exact = [snap, &by_position](bool causal) -> const Tensor3* {
+                    const auto it = snap->exact_P.find(causal);
+                    if (it == snap->exact_P.end() || !it->second) return nullptr;
+                    if (snap->display_perm.empty()) return it->second.get();
+                    const Tensor3& shown = *it->second;
+                    const int H = shown.heads(), n = shown.rows();
+                    by_position.emplace(H, n, n);
+                    for (int h = 0; h < H; ++h) {
+                        const int* p = snap->display_perm.data() + size_t(h % int(snap->display_perm.size() / size_t(n))) * n;
+                        for (int s = 0; s < n; ++s)
+                            for (int t = 0; t < n; ++t) by_position->at(h, p[s], p[t]) = shown.at(h, s, t);
+                    }
+                    return &*by_position;
+                };
+                return figure::layout_figure(figure::figure_of_runs(*snap->heads, results, g, exact));
+            },
+            ""};
 }
+
+}  // namespace
+
+PanelFigure matrices_panel_figure(const App& app) { return run_figure(app, false); }
+
+PanelFigure lsh_panel_figure(const App& app) { return run_figure(app, true); }
 
 void view_menu(App& app, const VariantView& v, int head, ImVec4 cell_rect) {
     ImGui::PushID("view-menu");

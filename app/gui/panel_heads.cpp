@@ -9,6 +9,8 @@
 #include <cstdio>
 
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/layer_head_grid.h"
@@ -135,5 +137,15 @@ void draw_heads_panel(App& app, const PanelEntry& self) {
 }
 
 bool heads_busy(const App& app) { return app.heads_view.grid.pending; }
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure heads_panel_figure(const App& app) {
+    const auto grid = app.heads_view.grid.result;
+    if (!grid) return {{}, "the grid is not computed yet: show the Heads tab"};
+    return {chart_builder(figure::heads_figure(*grid), gui_figure_title(app)), ""};
+}
 
 }  // namespace attnscope::gui

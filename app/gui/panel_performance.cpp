@@ -16,6 +16,8 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/plot_legend.h"
@@ -545,6 +547,19 @@ void load_performance_session(App& app, const nlohmann::json& j) {
 
 bool performance_busy(const App& app) {
     return (app.bench && !app.bench->finished()) || app.perf.start_pending;
+}
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure performance_panel_figure(const App& app) {
+    const auto report = app.bench_report;
+    if (!report || std::none_of(report->points.begin(), report->points.end(), [](const BenchPoint& p) { return p.measured(); }))
+        return {{}, "nothing measured yet: run a sweep in the Performance panel"};
+    return {chart_builder(figure::performance_figure(*report),
+                          "Benchmark: gaussian input, H = " + std::to_string(report->heads) + ", d = " + std::to_string(report->dim)),
+            ""};
 }
 
 }  // namespace attnscope::gui

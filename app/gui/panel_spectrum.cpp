@@ -15,6 +15,8 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_legend.h"
 #include "app/gui/plot_room.h"
@@ -341,5 +343,32 @@ void load_spectrum_session(App& app, const nlohmann::json& j) {
 }
 
 bool spectrum_busy(const App& app) { return app.layer_grid.pending; }
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure spectrum_panel_figure(const App& app) {
+    const auto snap = app.snap;
+    if (!snap || !snap->heads || !snap->exact_spectrum || snap->exact_spectrum->singular_values.empty())
+        return {{}, "no spectra yet: show the Spectrum tab (with spectra on) so they are computed"};
+    auto to_spectrum = [](const SpectrumView& v) { return Spectrum{v.singular_values, v.cumulative, v.exact}; };
+    figure::SpectrumFigureInput in;
+    in.head_text = "head " + std::to_string(std::clamp(app.view.head, 0, snap->heads->heads() - 1));
+    in.spectra.push_back({"exact softmax P", to_spectrum(*snap->exact_spectrum), true});
+    for (const auto& v : snap->variants)
+        if (v.spectrum && !v.spectrum->singular_values.empty())
+            in.spectra.push_back({(v.result ? instance_label(find_variant(v.id).info(), v.result->params) : v.name) + " P_eff",
+                                  to_spectrum(*v.spectrum), false});
+    const auto layers = app.effective_input().mode == InputMode::Text ? app.layer_grid.result : nullptr;
+    in.layers = layers.get();
+    if (layers) {
+        const int by_fraction = std::max(1, int(std::lround(app.spectrum.grid_fraction * layers->n)));
+        in.grid_index = app.spectrum.grid_index > 0 ? app.spectrum.grid_index : by_fraction;
+    }
+    figure::PlotFigure plot = figure::spectrum_figure(in);
+    auto build = chart_builder(std::move(plot), gui_figure_title(app));
+    return {[build, layers](figure::Theme theme) { return build(theme); }, ""};  // holds the grid the figure points to
+}
 
 }  // namespace attnscope::gui

@@ -15,6 +15,8 @@
 
 #include "core/json_fields.h"
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "core/session/variant_json.h"
@@ -503,6 +505,26 @@ void load_sweep_session(App& app, const nlohmann::json& j) {
         s.run_on_start = json_bool(p, "run", false, "the session's sweep panel");
         app.metric_sweep = std::move(s);
     }
+}
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure sweep_panel_figure(const App& app) {
+    const auto job = app.metric_sweep.job;
+    if (!job) return {{}, "no sweep yet: press Run in the Sweep panel"};
+    std::vector<figure::SweepCurve> curves;
+    {
+        std::lock_guard<std::mutex> lock(job->mutex);
+        for (const MetricSweepJob::Curve& c : job->curves) curves.push_back({c.label, c.points});
+    }
+    if (std::all_of(curves.begin(), curves.end(), [](const figure::SweepCurve& c) { return c.points.empty(); }))
+        return {{}, "the sweep has no point yet"};
+    const SweepPlan& plan = job->plan;
+    const bool geometric = plan.values.size() > 2 && plan.values[0] > 0 && plan.values[1] / plan.values[0] == plan.values[2] / plan.values[1];
+    const int seeds = plan.specs.empty() ? 1 : plan.specs.front().seeds;
+    return {chart_builder(figure::sweep_figure(curves, plan.param, plan.metric, geometric, seeds), gui_figure_title(app)), ""};
 }
 
 }  // namespace attnscope::gui

@@ -3,7 +3,11 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include <imgui.h>
+#include <imgui_internal.h>
+
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
 #include "core/error.h"
 
 namespace attnscope::gui {
@@ -22,23 +26,27 @@ void load_variants_session(App& app, const nlohmann::json& session);
 /// LSH buckets (panel_lsh.cpp): an lsh run's buckets, sorted order and collisions.
 void draw_lsh_panel(App& app, const PanelEntry& self);
 void save_lsh_session(const App& app, nlohmann::json& session);
+PanelFigure lsh_panel_figure(const App& app);  // matrix_exports.cpp
 void load_lsh_session(App& app, const nlohmann::json& session);
 /// Spectrum (panel_spectrum.cpp): singular values of P and, for text, the layers × heads map.
 void draw_spectrum_panel(App& app, const PanelEntry& self);
 void save_spectrum_session(const App& app, nlohmann::json& session);
 void load_spectrum_session(App& app, const nlohmann::json& session);
 bool spectrum_busy(const App& app);
+PanelFigure spectrum_panel_figure(const App& app);
 /// Performance (panel_performance.cpp): time and memory against n (the bench engine).
 void draw_performance_panel(App& app, const PanelEntry& self);
 void save_performance_session(const App& app, nlohmann::json& session);
 void load_performance_session(App& app, const nlohmann::json& session);
 bool performance_busy(const App& app);
+PanelFigure performance_panel_figure(const App& app);
 /// Debug (panel_debug.cpp): frame times, worker state, GL strings, demos.
 void draw_debug_panel(App& app, const PanelEntry& self);
 /// Sweep (panel_sweep.cpp): a metric against one parameter (sweep_busy is declared in app.h).
 void draw_sweep_panel(App& app, const PanelEntry& self);
 void save_sweep_session(const App& app, nlohmann::json& session);
 void load_sweep_session(App& app, const nlohmann::json& session);
+PanelFigure sweep_panel_figure(const App& app);
 /// Error–cost (panel_error_cost.cpp): every instance's cost against its error, Pareto front.
 void draw_error_cost_panel(App& app, const PanelEntry& self);
 void save_error_cost_session(const App& app, nlohmann::json& session);
@@ -47,6 +55,7 @@ bool error_cost_busy(const App& app);
 /// Heads (panel_heads.cpp): mass kept per layer × head.
 void draw_heads_panel(App& app, const PanelEntry& self);
 bool heads_busy(const App& app);
+PanelFigure heads_panel_figure(const App& app);
 /// Sinks (panel_sinks.cpp): mean exact attention each key receives.
 void draw_sinks_panel(App& app, const PanelEntry& self);
 void save_sinks_session(const App& app, nlohmann::json& session);
@@ -56,6 +65,7 @@ bool sinks_busy(const App& app);
 void draw_matrices_panel(App& app, const PanelEntry& self);
 void save_matrices_session(const App& app, nlohmann::json& session);
 void load_matrices_session(App& app, const nlohmann::json& session);
+PanelFigure matrices_panel_figure(const App& app);  // matrix_exports.cpp
 
 namespace {
 
@@ -73,29 +83,29 @@ const PanelEntry kPanels[] = {
      .session_keys = {"variants"}},
     {.window = "LSH buckets", .alias = "lsh", .slot = DockSlot::Bottom, .draw = draw_lsh_panel,
      .reset = [](App& a) { a.lsh.reset(); }, .save = save_lsh_session, .load = load_lsh_session,
-     .session_keys = {"view.lsh_preview"}},
+     .figure = lsh_panel_figure, .session_keys = {"view.lsh_preview"}},
     {.window = "Spectrum", .alias = "spectrum", .slot = DockSlot::Bottom, .front = true, .draw = draw_spectrum_panel,
      .reset = [](App& a) { a.spectrum.reset(); }, .save = save_spectrum_session, .load = load_spectrum_session,
-     .busy = spectrum_busy, .session_keys = {"view.spectrum", "view.grid_index", "view.grid_fraction"}},
+     .busy = spectrum_busy, .figure = spectrum_panel_figure, .session_keys = {"view.spectrum", "view.grid_index", "view.grid_fraction"}},
     {.window = "Performance", .alias = "performance", .slot = DockSlot::Bottom, .draw = draw_performance_panel,
      .reset = [](App& a) { a.perf.reset(); }, .save = save_performance_session, .load = load_performance_session,
-     .busy = performance_busy, .session_keys = {"performance"}},
+     .busy = performance_busy, .figure = performance_panel_figure, .session_keys = {"performance"}},
     {.window = "Debug", .alias = "debug", .slot = DockSlot::Bottom, .draw = draw_debug_panel,
      .reset = [](App& a) { a.debug.reset(); }},
     {.window = "Sweep", .alias = "sweep", .slot = DockSlot::Bottom, .draw = draw_sweep_panel,
      .reset = [](App& a) { a.metric_sweep.reset(); }, .save = save_sweep_session, .load = load_sweep_session,
-     .busy = sweep_busy, .session_keys = {"sweep"}},
+     .busy = sweep_busy, .figure = sweep_panel_figure, .session_keys = {"sweep"}},
     {.window = "Error–cost", .alias = "errcost", .slot = DockSlot::Bottom, .draw = draw_error_cost_panel,
      .reset = [](App& a) { a.error_cost.reset(); }, .save = save_error_cost_session, .load = load_error_cost_session,
      .busy = error_cost_busy, .session_keys = {"error_cost"}},
     {.window = "Heads", .alias = "heads", .slot = DockSlot::Bottom, .draw = draw_heads_panel,
-     .reset = [](App& a) { a.heads_view.reset(); }, .busy = heads_busy},
+     .reset = [](App& a) { a.heads_view.reset(); }, .busy = heads_busy, .figure = heads_panel_figure},
     {.window = "Sinks", .alias = "sinks", .slot = DockSlot::Bottom, .draw = draw_sinks_panel,
      .reset = [](App& a) { a.sinks.reset(); }, .save = save_sinks_session, .load = load_sinks_session,
      .busy = sinks_busy, .session_keys = {"sinks"}},
     {.window = "Matrices", .alias = "matrices", .slot = DockSlot::Centre, .draw = draw_matrices_panel,
      .reset = [](App& a) { a.view.reset(); }, .save = save_matrices_session, .load = load_matrices_session,
-     .session_keys = {"view"}},
+     .figure = matrices_panel_figure, .session_keys = {"view"}},
 };
 
 }  // namespace
@@ -124,6 +134,12 @@ void draw_panels(App& app) {
     // submitted this frame, so it takes the whole height and width.
     for (const PanelEntry& p : kPanels)
         if (!app.view.presentation || p.slot == DockSlot::Centre) p.draw(app, p);
+    // The panel the user worked in last is File → Export figure's "this panel" (a menu takes the focus while open,
+    // so the last panel window that had it is kept).
+    const ImGuiWindow* nav = ImGui::GetCurrentContext()->NavWindow;
+    if (nav && nav->RootWindow)
+        for (const PanelEntry& p : kPanels)
+            if (std::string_view(nav->RootWindow->Name) == p.window) app.exports.focused = p.alias;
 }
 
 void save_panels(const App& app, nlohmann::json& session) {

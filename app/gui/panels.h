@@ -12,6 +12,7 @@
 namespace attnscope::gui {
 
 struct App;
+struct PanelFigure;  // panel_figures.h
 
 /// Where a panel docks in the default layout; Centre is the one panel presentation mode keeps.
 enum class DockSlot { Left, LeftBottom, Centre, Bottom };
@@ -31,6 +32,8 @@ struct PanelEntry {
     void (*load)(App& app, const nlohmann::json& session) = nullptr;
     /// True while it computes something a screenshot must wait for (nullptr: never).
     bool (*busy)(const App& app) = nullptr;
+    /// Its slide figure as it shows now (File → Export figure of this panel; nullptr: it draws no data).
+    PanelFigure (*figure)(const App& app) = nullptr;
     /// The session keys save and load use: a top-level key, or "view.NAME" for one member of the "view" object
     /// the panels share (the Matrices panel owns the rest of it); unused entries stay null.
     std::array<const char*, 4> session_keys{};

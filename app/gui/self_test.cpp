@@ -16,6 +16,7 @@
 #include "core/memory.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
+#include "app/gui/panel_figures.h"
 #include "app/gui/panels.h"
 
 namespace attnscope::gui {
@@ -187,7 +188,10 @@ void SelfTest::edit(App& app) {
             const auto& v = app.snap->variants[any(app.snap->variants.size())];
             if (v.matrix) export_matrix(app, v, 0, u01(m_rng) < 0.5 ? "csv" : "npy");
             // And the classroom paths: a slide figure, presentation mode, a font scale (Ctrl +/−).
-            if (u01(m_rng) < 0.3) export_figure(app, u01(m_rng) < 0.5 ? figure::Theme::Light : figure::Theme::Dark);
+            if (u01(m_rng) < 0.3) {  // any panel's figure, whatever state it is in (one with nothing to draw says so)
+                const PanelEntry& p = panels()[any(panels().size())];
+                export_panel_figure(app, p, u01(m_rng) < 0.5 ? figure::Theme::Light : figure::Theme::Dark);
+            }
             if (u01(m_rng) < 0.3) app.view.presentation = !app.view.presentation;
             if (u01(m_rng) < 0.3) app.view.font_scale = float(kMinFontScale + u01(m_rng) * (kMaxFontScale - kMinFontScale));
             break;

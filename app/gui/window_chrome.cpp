@@ -15,6 +15,7 @@
 
 #include "app/gui/app.h"
 #include "app/gui/dock_layout.h"
+#include "app/gui/panel_figures.h"
 #include "app/gui/panels.h"
 #include "core/session/export.h"
 
@@ -67,6 +68,24 @@ bool load_session(App& app, const std::string& path) {
 
 namespace {
 
+/// File → Export figure of this panel (the panel worked in last) and of any other panel that draws data, with the
+/// theme; each writes PNG and SVG into the export folder and the status bar says where.
+void draw_figure_menu(App& app) {
+    const figure::Theme theme = app.exports.dark_figures ? figure::Theme::Dark : figure::Theme::Light;
+    const PanelEntry& focused = focused_panel(app);
+    const std::string this_panel = std::string("Export figure of this panel (") + focused.window + ")";
+    if (ImGui::MenuItem(this_panel.c_str(), nullptr, false, focused.figure != nullptr)) export_panel_figure(app, focused, theme);
+    ImGui::SetItemTooltip("the panel as it shows now, as a slide: titles naming the instances, labelled axes, legend, PNG + "
+                          "SVG (headless: attnscope figure --view …, docs/GUI.md)");
+    if (ImGui::BeginMenu("Export figure of")) {
+        for (const PanelEntry& p : panels())
+            if (p.figure && ImGui::MenuItem(p.window)) export_panel_figure(app, p, theme);
+        ImGui::Separator();
+        ImGui::Checkbox("dark theme", &app.exports.dark_figures);
+        ImGui::EndMenu();
+    }
+}
+
 void draw_menu_bar(App& app, GLFWwindow* window) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
@@ -82,13 +101,7 @@ void draw_menu_bar(App& app, GLFWwindow* window) {
                 app.exports.message = e.what(), app.exports.message_is_error = true;
             }
         }
-        if (ImGui::BeginMenu("Export figure (PNG + SVG)")) {
-            if (ImGui::MenuItem("Light (slides, print)")) export_figure(app, figure::Theme::Light);
-            if (ImGui::MenuItem("Dark")) export_figure(app, figure::Theme::Dark);
-            ImGui::EndMenu();
-        }
-        ImGui::SetItemTooltip("the Matrices panels as toggled (weights, mask by reason or difference; head; log scale) "
-                              "with token axes, colour bar and metric lines — no buttons (also: attnscope figure)");
+        draw_figure_menu(app);
         ImGui::Separator();
         if (ImGui::MenuItem("Reset everything to defaults")) reset_all_panels(app);
         if (ImGui::MenuItem("Quit") && app.options.self_test_frames == 0) glfwSetWindowShouldClose(window, 1);

@@ -15,7 +15,7 @@ namespace attnscope::figure {
 namespace {
 
 constexpr float kMargin = 24, kGap = 44, kTitleSize = 22, kPanelTitleSize = 17, kSubtitleSize = 13, kTickSize = 12,
-                kAxisLabelSize = 13, kLineSize = 12.5f, kMinPanelWidth = 500, kLegendSize = 13;
+                kAxisLabelSize = 13, kLineSize = 12.5f, kMinPanelWidth = 460, kLegendSize = 13;
 
 /// "10" followed by the exponent in superscript digits (the figure font has them).
 std::string power_of_ten(int e) {
@@ -208,7 +208,12 @@ void draw_chart(Canvas& canvas, const PlotPanel& p, const Box& box, const Colour
                             fit_text(p.x.label, kAxisLabelSize, X.p1 - X.p0), c.text, TextCmd::Anchor::Middle});
     canvas.texts.push_back({box.x + kAxisLabelSize, (Y.p0 + Y.p1) / 2, kAxisLabelSize,
                             fit_text(p.y.label, kAxisLabelSize, Y.p0 - Y.p1), c.text, TextCmd::Anchor::Middle, true});
-    for (const PlotSeries& s : p.series) draw_series(canvas, s, X, Y, colour_of.at(s.name), c);
+    // Instances first, then baselines and guides on top (dashed where they coincide with an instance, e.g. exact P
+    // under full softmax's P_eff).
+    for (const PlotSeries& s : p.series)
+        if (s.ink == PlotSeries::Ink::Palette) draw_series(canvas, s, X, Y, colour_of.at(s.name), c);
+    for (const PlotSeries& s : p.series)
+        if (s.ink != PlotSeries::Ink::Palette) draw_series(canvas, s, X, Y, colour_of.at(s.name), c);
     draw_point_labels(canvas, p, X, Y, c);
 }
 

@@ -58,6 +58,7 @@ PlotFigure spectrum_figure(const SpectrumFigureInput& in) {
         PlotSeries a, b;
         a.name = b.name = s.name;
         a.ink = b.ink = s.reference ? PlotSeries::Ink::Text : PlotSeries::Ink::Palette;
+        a.dashed = b.dashed = s.reference;  // drawn over the instances: full softmax's P_eff would hide it
         a.markers = b.markers = false;
         for (size_t i = 0; i < s.spectrum.singular_values.size(); ++i) {
             a.x.push_back(double(i + 1)), a.y.push_back(s.spectrum.singular_values[i]);

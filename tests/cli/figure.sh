@@ -52,4 +52,51 @@ assert any(p["pareto"] for p in m["points"]), "no Pareto point"
 assert all(p["mass_loss"] is None for p in m["points"] if p["variant"] == "full")
 PY
 [ "$(wc -l < map.csv)" -eq 8 ] || fail "map.csv: $(cat map.csv)"
+# Every view as PNG and SVG from one canvas: each checked by what it must show (figure_views.py).
+views="$(dirname "$0")/figure_views.py"
+view() {  # view NAME [figure options…] -- [figure_views.py checks…]
+  local name="$1"; shift
+  local opts=()
+  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  shift
+  "$app" figure "${opts[@]}" --out "$name.png" --out "$name.svg" --size 1280 --dpi 96 >/dev/null || fail "figure $name failed"
+  python3 "$views" "$name.svg" "$stats" "$name.png" "$@" || fail "figure $name: content"
+}
+view spectrum --view spectrum --variant linformer:k=8,svd:rank=4 --data lowrank --n 64 --heads 2 --dim 16 -- \
+  --min-polylines 6 "Singular values σᵢ" "Cumulative share of Σσ up to index i" "exact P" "Linformer k = 8, projection pool" \
+  "SVD r = 4" "10⁻" "index i (descending σ)" "SVD r = 4: 90% of Σσ within the top"
+view buckets --view buckets --variant lsh:buckets=4:rounds=2,full --data clustered --n 64 --heads 2 --dim 16 -- \
+  --count 'stroke="#ffffff"=6' "LSH n_r = 2" "Full softmax" "round 0" "round 1" "axes in round 0's bucket order"
+view ordered --view mask --order bucket --round 1 --variant lsh:buckets=4:rounds=2,longformer:window=8 --data clustered --n 64 \
+  --heads 2 --dim 16 -- --count 'stroke="#ffffff"=6' "axes in round 1's bucket order" "Longformer w = 8" "allowed because:"
+view clusters --view weights --order clusters --variant full --data clustered --n 64 --heads 2 --dim 16 -- \
+  "cluster" "axes in cluster order"
+view sweep --view sweep --variant longformer,sink --param budget=4:32:x2 --seeds 2 --data local --n 64 --heads 2 --dim 16 -- \
+  --min-polylines 2 --min-polygons 2 "Longformer" "Sink s = 4" "rel_err_out against budget (window)" "mean over 2 seeds" \
+  "budget (window)" "4" "8" "16" "32"
+view errmap --view errmap --variant longformer,sink,full --param budget=8:32:x2 --y mass_loss --x flops --data local --n 64 \
+  --heads 2 --dim 16 -- --min-rings 1 "Longformer w = 8" "Longformer w = 32" "Sink w = 16, s = 4" "analytic FLOPs per run" \
+  "1 − exact softmax mass kept" "ring: on the Pareto front"
+view heads --view heads --variant longformer:window=4,sink:window=4 --data hubs --n 64 --heads 3 --dim 16 -- \
+  --min-values 6 "Longformer w = 4" "Sink w = 4, s = 4" "layer" "head" "mass kept"
+view performance --view performance --variant flash,longformer --sizes 64,128 --runs 5 --heads 2 --dim 16 -- \
+  --min-polylines 4 --min-polygons 2 "Flash" "Longformer" "O(n) guide" "O(n²) guide" "time per run (ms)" \
+  "peak tracked memory (MiB)" "Benchmark: gaussian input"
+view dark --view sweep --theme dark --variant svd --param rank=2:8:x2 --seeds 1 --data lowrank --n 32 --heads 1 --dim 8 -- "SVD"
+grep -q 'fill="#16161a"' dark.svg || fail "the dark theme's background is missing from dark.svg"
+# A chart view without what it needs says so before running.
+if "$app" figure --view sweep --variant svd --data lowrank --n 32 --out x.png 2>err.txt; then fail "a sweep without --param succeeded"; fi
+grep -q -- "--param" err.txt || fail "the sweep error does not name --param: $(cat err.txt)"
+if "$app" figure --view buckets --variant full --data hubs --n 32 --out x.png 2>err.txt; then fail "buckets without lsh succeeded"; fi
+grep -q "lsh" err.txt || fail "the buckets error does not name lsh: $(cat err.txt)"
+# A session saved in the bucket order draws in that order.
+python3 - "$sessions/causal_diff.json" <<'PY' > lsh_session.json
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["variants"] = [{"id": "lsh", "params": {"buckets": 4, "rounds": 2}}, {"id": "full", "params": {}}]
+s.setdefault("view", {}).update({"order": "lsh", "order_round": 0, "diff": False, "mask": False})
+print(json.dumps(s))
+PY
+"$app" figure --session lsh_session.json --out lsh_session.svg >/dev/null || fail "figure --session with the lsh order failed"
+grep -q "axes in round 0's bucket order" lsh_session.svg || fail "figure --session ignored the session's bucket order"
 echo "figure: all checks passed"
