@@ -4,7 +4,8 @@
 // this input". Used by `attnscope errmap` and the GUI's Error–cost panel.
 //
 // Time is measured in rounds: round 1 times every point once, round 2 again, … (as paired_cpu_ratio alternates two
-// workloads), so a slow phase of a shared machine hits all points alike; each point keeps the median and the
+// workloads), so a slow phase of a shared machine hits all points alike; each round starts one point later, so the
+// slow place after a heavy point (cold caches) is not always the same point's. Each point keeps the median and the
 // min..max of its rounds. On the CPU the clock is CPU time (work_cpu_ms: the calling thread and its OpenMP team),
 // which another process on the machine cannot inflate; on a device it is the backend's clock (CUDA events + host
 // wall). The front respects the spread: on the time axis a point is dominated only by one at most as wrong whose
@@ -72,8 +73,9 @@ struct ErrorCostOptions {
 std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
                                               Backend& backend, const ErrorCostOptions& options = {});
 
-/// Calls every `runs[i]` (it returns its own duration in ms) once per round for `rounds` rounds, in order within
-/// each round, and summarises each one's samples; {} when `proceed` (optional, asked before every call) says stop.
+/// Calls every `runs[i]` (it returns its own duration in ms) once per round for `rounds` rounds, round r starting at
+/// run r mod size (so every run takes every place in a round), and summarises each one's samples; {} when `proceed`
+/// (optional, asked before every call) says stop.
 std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()>>& runs, int rounds,
                                         const std::function<bool()>& proceed = {});
 
