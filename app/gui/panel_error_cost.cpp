@@ -239,10 +239,11 @@ std::pair<double, double> cost_spread(const ErrorCostPoint& p, CostAxis x) {
     return {std::max(0.0, p.time_ms - p.time_min_ms), std::max(0.0, p.time_max_ms - p.time_ms)};
 }
 
-/// The timed runs' min..max as horizontal bars under the series `id` (same colour, same legend entry).
+/// The timed runs' min..max as horizontal bars under the series `id` just plotted (its colour, its legend entry).
 void plot_time_spread(const std::string& id, const std::vector<double>& xs, const std::vector<double>& ys,
                       const std::vector<double>& neg, const std::vector<double>& pos) {
     ImPlotSpec spec;
+    spec.LineColor = ImPlot::GetLastItemColor();  // error bars default to the text colour, which reads as the front's
     spec.Flags = ImPlotErrorBarsFlags_Horizontal;
     spec.LineWeight = 1.5f;
     spec.Size = 6;
