@@ -94,7 +94,7 @@ struct TimedPoint {
 std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
                                               Backend& backend, const ErrorCostOptions& options) {
     if (options.repeats < 1)
-        throw Error("repeats = " + std::to_string(options.repeats) + " times nothing: use at least 1 timed run per point");
+        throw Error("repeats = " + std::to_string(options.repeats) + ": each point needs at least 1 timed run");
     ReferenceCache refs(heads, false);
     std::vector<ErrorCostPoint> out;
     std::vector<TimedPoint> timed(requests.size());
