@@ -19,6 +19,7 @@
 #include "core/bench/cost_model.h"
 #include "core/backend/factory/make_backend.h"
 #include "core/figure/figure.h"
+#include "core/session/error_cost.h"
 #include "core/session/head_mass.h"
 #include "core/session/worker.h"
 #include "app/gui/gl_heatmap.h"
@@ -252,6 +253,7 @@ struct ErrorCostState {
     std::string y = "rel_err_out";   // parse_error_axis
     std::string param;               // swept parameter ("" = none, "budget" = each card's own)
     double start = 4, stop = 64, factor = 2;  // geometric range of the swept values
+    int repeats = kDefaultErrorCostRepeats;   // timed runs per point, in interleaved rounds
     bool log_x = true, log_y = true;
     bool visible = false;            // the tab was visible this frame (the map is computed only then)
     ViewJob<ErrorCostMap> map;

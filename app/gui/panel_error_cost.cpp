@@ -7,6 +7,7 @@
 #include <implot.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -44,12 +45,17 @@ namespace {
 // [SECTION] Job
 
 const char* const kCostAxes[] = {"time", "flops", "memory"};
+constexpr int kMaxRepeats = 99;  // a bound on the form's box: more runs than this is a benchmark, not a map
 const char* const kErrorAxes[] = {"rel_err_out", "mass_loss", "embedding_loss"};
 
-const char* cost_axis_label(CostAxis a) {
-    return a == CostAxis::Time    ? "measured time [ms] (GUI worker thread, median of 3 runs)"
-           : a == CostAxis::Flops ? "FLOPs (analytic count of the run)"
-                                  : "peak memory [bytes] (tracked during the run)";
+/// The cost axis' label; on time it names the clock the points were timed on and how (error_cost.h).
+std::string cost_axis_label(CostAxis a, const std::vector<ErrorCostPoint>& pts) {
+    if (a == CostAxis::Flops) return "FLOPs (analytic count of the run)";
+    if (a == CostAxis::Memory) return "peak memory [bytes] (tracked during the run)";
+    const ErrorCostPoint* p = pts.empty() ? nullptr : &pts.front();
+    const std::string clock = !p || p->time_clock == "cpu" ? "CPU time [ms] (worker thread + its OpenMP team)"
+                                                           : "time [ms] (" + p->time_clock + ")";
+    return clock + ", median of " + std::to_string(p ? p->repeats : 0) + " interleaved runs; bars: min..max";
 }
 
 const char* error_axis_label(ErrorAxis a) {
@@ -73,6 +79,7 @@ std::shared_ptr<ViewJob<ErrorCostMap>::Job> make_job(const App& app) {
     const ErrorAxis y = parse_error_axis(st.y);
     const std::string param = st.param;
     const std::vector<double> values = param.empty() ? std::vector<double>{} : swept_values(st);
+    const int repeats = st.repeats;
     return std::make_shared<ViewJob<ErrorCostMap>::Job>(
         "error–cost map", [=](JobContext& ctx) -> std::shared_ptr<const ErrorCostMap> {
             auto map = std::make_shared<ErrorCostMap>();
@@ -80,21 +87,27 @@ std::shared_ptr<ViewJob<ErrorCostMap>::Job> make_job(const App& app) {
             map->slot_uids = uids;
             const Heads heads = build_input(input);
             map->source = heads.source, map->n = heads.n(), map->heads = heads.heads();
-            EmbeddingCosine embedding;
+            ErrorCostOptions options;
+            options.repeats = repeats;
+            // Between any two runs an edit's views may go first; the rounds keep the points' timings paired anyway.
+            options.proceed = [&ctx] {
+                if (ctx.cancelled()) return false;
+                ctx.between_steps();
+                return true;
+            };
             if (y == ErrorAxis::EmbeddingLoss) {
                 if (input.mode != InputMode::Text)
                     throw Error("1 − embedding cosine re-runs the encoder: switch the Input panel to text, or choose "
                                 "another error axis");
                 const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
-                embedding = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
+                options.embedding =
+                    embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
                 map->embedding = true;
             }
-            for (const ErrorCostRequest& r : map->requests) {  // one run at a time: an edit's views may go between
-                if (ctx.cancelled()) return nullptr;
-                ctx.between_steps();
-                auto one = error_cost_points(heads, {r.request}, ctx.backend(), embedding);
-                map->points.push_back(std::move(one.front()));
-            }
+            std::vector<VariantRequest> requests;
+            for (const ErrorCostRequest& r : map->requests) requests.push_back(r.request);
+            map->points = error_cost_points(heads, requests, ctx.backend(), options);
+            if (map->points.size() != requests.size()) return nullptr;  // cancelled
             return map;
         });
 }
@@ -147,6 +160,12 @@ void draw_form(App& app) {
         ImGui::SetItemTooltip("geometric steps: from, from·×, from·×², … up to to");
     }
     ImGui::SameLine();
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputInt("repeats", &st.repeats);
+    st.repeats = std::clamp(st.repeats, 1, kMaxRepeats);
+    ImGui::SetItemTooltip("timed runs per point, in rounds that time every point once each: the median is drawn, "
+                          "min..max as a bar; the front on time drops a point only where the bars separate");
+    ImGui::SameLine();
     ImGui::Checkbox("log x", &st.log_x);
     ImGui::SameLine();
     ImGui::Checkbox("log y", &st.log_y);
@@ -197,7 +216,8 @@ void setup_map_limits(const std::vector<ErrorCostPoint>& pts, const MapScales& s
         const double c = s.cost(p);
         if (!e || (s.log_x && c <= 0)) continue;
         const double v = s.error(*e);
-        x_lo = std::min(x_lo, c), x_hi = std::max(x_hi, c);
+        const bool timed = s.x == CostAxis::Time && p.time_min_ms > 0;  // the bars must fit too
+        x_lo = std::min(x_lo, timed ? p.time_min_ms : c), x_hi = std::max(x_hi, timed ? p.time_max_ms : c);
         y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
     }
     if (x_lo <= x_hi) {
@@ -212,13 +232,31 @@ void setup_map_limits(const std::vector<ErrorCostPoint>& pts, const MapScales& s
     }
 }
 
+/// How far a point's cost spreads below and above its drawn cost: min..max of its timed runs on time, nothing on
+/// the exact axes.
+std::pair<double, double> cost_spread(const ErrorCostPoint& p, CostAxis x) {
+    if (x != CostAxis::Time) return {0, 0};
+    return {std::max(0.0, p.time_ms - p.time_min_ms), std::max(0.0, p.time_max_ms - p.time_ms)};
+}
+
+/// The timed runs' min..max as horizontal bars under the series `id` just plotted (its colour, its legend entry).
+void plot_time_spread(const std::string& id, const std::vector<double>& xs, const std::vector<double>& ys,
+                      const std::vector<double>& neg, const std::vector<double>& pos) {
+    ImPlotSpec spec;
+    spec.LineColor = ImPlot::GetLastItemColor();  // error bars default to the text colour, which reads as the front's
+    spec.Flags = ImPlotErrorBarsFlags_Horizontal;
+    spec.LineWeight = 1.5f;
+    spec.Size = 6;
+    ImPlot::PlotErrorBars(id.c_str(), xs.data(), ys.data(), neg.data(), pos.data(), int(xs.size()), spec);
+}
+
 /// One series per instance: a curve over its swept values, or one marker; instances without this error measure
 /// are added to `missing`.
 void plot_map_instances(const ErrorCostMap& map, const std::vector<ErrorCostPoint>& pts, const MapScales& s,
                         std::vector<std::string>& missing) {
     const int instances = int(map.slot_uids.size());
     for (int k = 0; k < instances; ++k) {
-        std::vector<std::pair<double, double>> xy;
+        std::vector<std::array<double, 4>> xy;  // cost, error, and the cost's spread below and above it
         std::string label;
         for (size_t p = 0; p < pts.size(); ++p) {
             if (map.requests[p].instance != k) continue;
@@ -233,18 +271,20 @@ void plot_map_instances(const ErrorCostMap& map, const std::vector<ErrorCostPoin
                     missing.push_back(pts[p].instance);
                 continue;
             }
-            xy.push_back({s.cost(pts[p]), s.error(*e)});
+            const auto [below, above] = cost_spread(pts[p], s.x);
+            xy.push_back({s.cost(pts[p]), s.error(*e), below, above});
         }
         if (xy.empty()) continue;
         std::sort(xy.begin(), xy.end());
-        std::vector<double> xs, ys;
-        for (auto& [a, b] : xy) xs.push_back(a), ys.push_back(b);
+        std::vector<double> xs, ys, neg, pos;
+        for (const auto& [a, b, lo, hi] : xy) xs.push_back(a), ys.push_back(b), neg.push_back(lo), pos.push_back(hi);
         ImPlotSpec spec;
         spec.Marker = ImPlotMarker_Circle;
         spec.MarkerSize = 5;
-        const std::string id = label + "##" + std::to_string(k);
+        const std::string id = label + "##" + std::to_string(k);  // the bars share it: one legend entry, one colour
         if (xs.size() > 1) ImPlot::PlotLine(id.c_str(), xs.data(), ys.data(), int(xs.size()), spec);
         else ImPlot::PlotScatter(id.c_str(), xs.data(), ys.data(), 1, spec);
+        if (s.x == CostAxis::Time) plot_time_spread(id, xs, ys, neg, pos);
     }
 }
 
@@ -296,7 +336,9 @@ void hover_map_point(App& app, const ErrorCostMap& map, const std::vector<ErrorC
         ImGui::BeginTooltip();
         ImGui::Text("%s%s", p.instance.c_str(), p.pareto ? "  (on the Pareto front)" : "");
         ImGui::TextDisabled("%s", params.c_str());
-        ImGui::Text("time %.3f ms · %.3g FLOPs · peak %.3g MiB", p.time_ms, p.flops, p.peak_bytes / 1048576.0);
+        ImGui::Text("time %.3f ms median, %.3f..%.3f ms over %d runs (%s) · %.3g FLOPs · peak %.3g MiB", p.time_ms,
+                    p.time_min_ms, p.time_max_ms, p.repeats, p.time_clock == "cpu" ? "CPU time" : p.time_clock.c_str(),
+                    p.flops, p.peak_bytes / 1048576.0);
         if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax, mean over heads)", *p.rel_err_out);
         if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f (mean over heads)", *p.mass_loss);
         if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
@@ -321,7 +363,7 @@ void draw_map(App& app, const ErrorCostMap& map, ImVec2 size) {
     std::vector<std::string> missing;
     const MapScales scales{x, y, st.log_x, st.log_y, log_floor(pts, y)};
     if (plot_fits(size) && ImPlot::BeginPlot("##errmap", size, ImPlotFlags_NoMouseText)) {
-        ImPlot::SetupAxes(cost_axis_label(x), error_axis_label(y));
+        ImPlot::SetupAxes(cost_axis_label(x, pts).c_str(), error_axis_label(y));
         if (st.log_x) ImPlot::SetupAxisScale(ImAxis_X1, ImPlotScale_Log10);
         if (st.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
         setup_map_limits(pts, scales);
@@ -345,7 +387,7 @@ void draw_error_cost_panel(App& app, const PanelEntry& self) {
     st.visible = visible;
     const std::string key = "generation " + std::to_string(app.runs.posted_generation()) + '\n' + slots_key(app) +
                             st.y + '\n' + st.param + '\n' + std::to_string(st.start) + ':' + std::to_string(st.stop) +
-                            ':' + std::to_string(st.factor);
+                            ':' + std::to_string(st.factor) + '\n' + std::to_string(st.repeats);
     std::string form_error;
     try {
         if (!st.param.empty()) swept_values(st);  // a bad range is said here, not thrown from the worker
@@ -369,11 +411,11 @@ void draw_error_cost_panel(App& app, const PanelEntry& self) {
         ImGui::TextWrapped("No map: %s", st.map.error.c_str());
         ImGui::PopStyleColor();
     } else if (!st.map.result) {
-        hint_text("Running every instance on the input once (and every swept value)…");
+        hint_text("Running every instance on the input (and every swept value), then timing them all in rounds…");
     } else {
         const ErrorCostMap& map = *st.map.result;
         ImGui::TextDisabled("%zu points on %s (n = %d, H = %d)%s; y: %s — lower left is better; ringed = Pareto front "
-                            "(no other point is cheaper and better)",
+                            "(no other point is as good and, on time, cheaper beyond the bars)",
                             map.points.size(), map.source.c_str(), map.n, map.heads,
                             st.map.stale(key) ? " (updating…)" : "",
                             st.y == "rel_err_out" ? "‖O_h − O_exact,h‖ / ‖O_exact,h‖ against exact softmax, mean over heads h"
@@ -391,7 +433,7 @@ void draw_error_cost_panel(App& app, const PanelEntry& self) {
 void save_error_cost_session(const App& app, nlohmann::json& j) {
     const ErrorCostState& st = app.error_cost;
     j["error_cost"] = {{"x", st.x}, {"y", st.y}, {"param", st.param}, {"start", st.start}, {"stop", st.stop},
-                       {"factor", st.factor}, {"log_x", st.log_x}, {"log_y", st.log_y}};
+                       {"factor", st.factor}, {"repeats", st.repeats}, {"log_x", st.log_x}, {"log_y", st.log_y}};
 }
 
 void load_error_cost_session(App& app, const nlohmann::json& j) {
@@ -409,6 +451,7 @@ void load_error_cost_session(App& app, const nlohmann::json& j) {
         st.start = json_number(e, "start", st.start, 1e-9, 1e9, where);
         st.stop = json_number(e, "stop", st.stop, 1e-9, 1e9, where);
         st.factor = json_number(e, "factor", st.factor, 1.0001, 1e6, where);
+        st.repeats = json_int(e, "repeats", st.repeats, 1, kMaxRepeats, where);
         st.log_x = json_bool(e, "log_x", true, where), st.log_y = json_bool(e, "log_y", true, where);
     }
     app.error_cost = st;

@@ -9,6 +9,7 @@
 #include "core/variants/registry.h"
 #include "core/session/metric_sweep.h"
 #include "core/session/variant_json.h"
+#include "core/error.h"
 
 namespace attnscope {
 
@@ -35,38 +36,84 @@ std::optional<double> error_of(const ErrorCostPoint& p, ErrorAxis axis) {
     return axis == ErrorAxis::RelErrOut ? p.rel_err_out : axis == ErrorAxis::MassLoss ? p.mass_loss : p.embedding_loss;
 }
 
+std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()>>& runs, int rounds,
+                                        const std::function<bool()>& proceed) {
+    std::vector<std::vector<double>> samples(runs.size());
+    // Each round starts one run later than the one before: the run after a heavy one finds cold caches, and a fixed
+    // order would give that place (and its slowness) to the same run every round.
+    for (size_t round = 0; round < size_t(std::max(0, rounds)); ++round)
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const size_t k = (round + i) % runs.size();
+            if (proceed && !proceed()) return {};
+            samples[k].push_back(runs[k]());
+        }
+    std::vector<TimingStats> out;
+    for (const std::vector<double>& s : samples) out.push_back(summarize_times(s));
+    return out;
+}
+
 namespace {
 
-/// Timed runs per point: the median of three keeps one slow first run (cold caches, a busy core) off the map.
-constexpr int kTimedRuns = 3;
-
-/// The median wall time of `first_ms` and kTimedRuns − 1 more timed executions of the same request.
-double median_time_ms(const Heads& heads, const VariantRequest& request, double first_ms, Backend& backend) {
-    std::vector<double> times = {first_ms};
-    const Variant& variant = find_variant(request.id);
-    for (int k = 1; k < kTimedRuns; ++k) times.push_back(run_variant_timed(heads, variant, request.params, backend).cost.time_ms);
-    std::nth_element(times.begin(), times.begin() + kTimedRuns / 2, times.end());
-    return times[kTimedRuns / 2];
+/// A point's metrics from one full run (analyse included) against the shared reference; it also warms the point up.
+ErrorCostPoint measure_point(const Heads& heads, const VariantRequest& request, Backend& backend, ReferenceCache& refs,
+                             const EmbeddingCosine& embedding) {
+    const RunResult r = run_variant(heads, request, RunOptions{}, backend, &refs);
+    ErrorCostPoint p;
+    p.variant = r.variant;
+    p.instance = instance_label(find_variant(r.variant).info(), r.params);
+    p.params = r.params;
+    p.flops = r.cost.flops, p.peak_bytes = double(r.cost.peak_bytes);
+    p.rel_err_out = r.metrics.rel_err_out;
+    if (r.metrics.mass_recall) p.mass_loss = std::max(0.0, 1.0 - *r.metrics.mass_recall);  // recall may round past 1
+    if (embedding)
+        if (const auto cosine = embedding(request, backend)) p.embedding_loss = std::max(0.0, 1.0 - *cosine);
+    return p;
 }
+
+/// One point's timed run: execute() of a plan made beforehand (plan is untimed host work, as in the bench). On the
+/// CPU the sample is CPU time of the work's threads, which another process cannot inflate; on a device, CPU time
+/// says nothing (the host waits), so the backend's own clock.
+struct TimedPoint {
+    const Variant* variant = nullptr;
+    std::unique_ptr<Plan> plan;
+    std::vector<double> wall_ms;  // every run's wall time, beside the samples
+    std::string clock;            // what the samples measure
+    double run(const Heads& heads, Backend& backend) {
+        const double cpu0 = work_cpu_ms();
+        const TimedExecution t = execute_timed(*variant, *plan, heads, backend);
+        const double cpu_ms = work_cpu_ms() - cpu0;
+        wall_ms.push_back(t.cost.wall_ms);
+        const bool host = t.cost.clock == "wall";
+        clock = host ? "cpu" : t.cost.clock;
+        return host ? cpu_ms : t.cost.time_ms;
+    }
+};
 
 }  // namespace
 
 std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
-                                              Backend& backend, const EmbeddingCosine& embedding) {
+                                              Backend& backend, const ErrorCostOptions& options) {
+    if (options.repeats < 1)
+        throw Error("repeats = " + std::to_string(options.repeats) + ": each point needs at least 1 timed run");
     ReferenceCache refs(heads, false);
     std::vector<ErrorCostPoint> out;
-    for (const VariantRequest& request : requests) {
-        const RunResult r = run_variant(heads, request, RunOptions{}, backend, &refs);
-        ErrorCostPoint p;
-        p.variant = r.variant;
-        p.instance = instance_label(find_variant(r.variant).info(), r.params);
-        p.params = r.params;
-        p.time_ms = median_time_ms(heads, request, r.cost.time_ms, backend), p.flops = r.cost.flops, p.peak_bytes = double(r.cost.peak_bytes);
-        p.rel_err_out = r.metrics.rel_err_out;
-        if (r.metrics.mass_recall) p.mass_loss = std::max(0.0, 1.0 - *r.metrics.mass_recall);  // recall may round past 1
-        if (embedding)
-            if (const auto cosine = embedding(request, backend)) p.embedding_loss = std::max(0.0, 1.0 - *cosine);
-        out.push_back(std::move(p));
+    std::vector<TimedPoint> timed(requests.size());
+    std::vector<std::function<double()>> runs;
+    for (size_t k = 0; k < requests.size(); ++k) {
+        if (options.proceed && !options.proceed()) return {};
+        out.push_back(measure_point(heads, requests[k], backend, refs, options.embedding));
+        timed[k].variant = &find_variant(requests[k].id);
+        timed[k].plan = timed[k].variant->plan(heads, timed[k].variant->resolve(requests[k].params, heads.shape()), nullptr);
+        runs.push_back([&heads, &backend, &t = timed[k]] { return t.run(heads, backend); });
+    }
+    const std::vector<TimingStats> stats = time_in_rounds(runs, options.repeats, options.proceed);
+    if (stats.size() != out.size()) return {};
+    for (size_t k = 0; k < out.size(); ++k) {
+        ErrorCostPoint& p = out[k];
+        p.time_ms = stats[k].median_ms, p.time_min_ms = stats[k].min_ms, p.time_max_ms = stats[k].max_ms;
+        p.repeats = int(stats[k].samples_ms.size());
+        p.wall_ms = summarize_times(timed[k].wall_ms).median_ms;
+        p.time_clock = timed[k].clock;
     }
     return out;
 }
@@ -101,20 +148,21 @@ std::vector<ErrorCostRequest> expand_error_cost_requests(const std::vector<Varia
     return out;
 }
 
+bool dominates(const ErrorCostPoint& q, const ErrorCostPoint& p, CostAxis cost, ErrorAxis error) {
+    const std::optional<double> eq = error_of(q, error), ep = error_of(p, error);
+    if (!eq || !ep || *eq > *ep) return false;
+    // Measured time: only a separation of the spreads says q is cheaper; anything less is the machine's noise.
+    if (cost == CostAxis::Time) return q.time_max_ms < p.time_min_ms;
+    const double cq = cost_of(q, cost), cp = cost_of(p, cost);
+    return cq <= cp && (cq < cp || *eq < *ep);
+}
+
 void mark_pareto_front(std::vector<ErrorCostPoint>& points, CostAxis cost, ErrorAxis error) {
     for (ErrorCostPoint& p : points) {
-        const std::optional<double> e = error_of(p, error);
         p.pareto = false;
-        if (!e) continue;
-        const double c = cost_of(p, cost);
-        bool dominated = false;
-        for (const ErrorCostPoint& q : points) {
-            const std::optional<double> f = error_of(q, error);
-            if (&q == &p || !f) continue;
-            const double d = cost_of(q, cost);
-            if (d <= c && *f <= *e && (d < c || *f < *e)) dominated = true;
-        }
-        p.pareto = !dominated;
+        if (!error_of(p, error)) continue;
+        p.pareto = std::none_of(points.begin(), points.end(),
+                                [&](const ErrorCostPoint& q) { return &q != &p && dominates(q, p, cost, error); });
     }
 }
 
