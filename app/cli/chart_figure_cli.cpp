@@ -75,7 +75,9 @@ figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& 
     }
     std::vector<VariantRequest> requests;
     for (ErrorCostRequest& r : expand_error_cost_requests(job.requests, name, values)) requests.push_back(std::move(r.request));
-    std::vector<ErrorCostPoint> points = error_cost_points(job.input.heads, requests, backend);
+    ErrorCostOptions options;
+    options.repeats = c.repeats;
+    std::vector<ErrorCostPoint> points = error_cost_points(job.input.heads, requests, backend, options);
     mark_pareto_front(points, x, y);
     return figure::errmap_figure(points, x, y);
 }
@@ -109,6 +111,7 @@ void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& o) {
     sub.add_option("--metric", o.metric, "sweep: the metric (as `attnscope sweep --metric`)")->capture_default_str();
     sub.add_option("--seeds", o.seeds, "sweep: seeds averaged per point")->capture_default_str();
     sub.add_option("--x", o.x, "errmap: cost axis time, flops or memory")->capture_default_str();
+    sub.add_option("--repeats", o.repeats, "errmap: timed runs per point, in interleaved rounds (median and min–max)")->capture_default_str();
     sub.add_option("--y", o.y, "errmap: error axis rel_err_out or mass_loss")->capture_default_str();
     sub.add_option("--sizes", o.sizes, "performance: sequence lengths, a list (256,1024) or a power-of-two range (256:4096)")->capture_default_str();
     sub.add_option("--runs", o.runs, "performance: timed runs per point (the median is drawn, min–max as a band)")->capture_default_str();

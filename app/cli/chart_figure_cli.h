@@ -8,6 +8,7 @@
 
 #include "app/cli/figure_cli.h"
 #include "core/backend/interface/backend.h"
+#include "core/session/error_cost.h"
 
 namespace attnscope::cli {
 
@@ -17,13 +18,14 @@ struct ChartFigureOptions {
     std::string metric = "rel_err_out";  // sweep: the metric
     int seeds = 3;                     // sweep: seeds averaged per point
     std::string x = "time", y = "rel_err_out";  // errmap: cost and error axes
+    int repeats = kDefaultErrorCostRepeats;    // errmap: timed runs per point
     std::string sizes = "256:2048";    // performance: the sequence lengths (bench's --n forms)
     int runs = 5;                      // performance: timed runs per point
     int grid_index = 0;                // spectrum, text: the layers × heads map's index k (0: n/8)
     int top = 256;                     // spectrum: singular values computed for n > 2048
 };
 
-/// Registers --param, --metric, --seeds, --x, --y, --sizes, --runs, --grid-index and --top on `sub`.
+/// Registers --param, --metric, --seeds, --x, --y, --repeats, --sizes, --runs, --grid-index and --top on `sub`.
 void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& options);
 
 /// True for the views drawn as charts rather than matrices.

@@ -28,7 +28,8 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     auto list = std::make_shared<bool>(false), list_json = std::make_shared<bool>(false);
     auto* list_flag = sub->add_flag("--list-panels", *list,
                                     "Print every panel, one tab-separated line each (--panel alias, window title, "
-                                    "whether it computes, session keys), and exit; opens no window, needs no display");
+                                    "whether it computes, session keys, whether it exports a figure), and exit; opens no window, needs "
+                                    "no display");
     sub->add_flag("--json", *list_json, "With --list-panels: print JSON")->needs(list_flag);
     sub->add_option("--self-test-frames", o->self_test_frames,
                     "Drive the UI with random clicks, drags, zooms and parameter edits for N frames, then exit");

@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "app/gui/log_ticks.h"
@@ -458,5 +460,20 @@ void load_error_cost_session(App& app, const nlohmann::json& j) {
 }
 
 bool error_cost_busy(const App& app) { return app.error_cost.map.pending; }
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure error_cost_panel_figure(const App& app) {
+    const ErrorCostState& st = app.error_cost;
+    const auto map = st.map.result;
+    if (!map || map->points.empty()) return {{}, "the map is not computed yet: show the Error–cost tab"};
+    const CostAxis x = parse_cost_axis(st.x);
+    const ErrorAxis y = parse_error_axis(st.y);
+    std::vector<ErrorCostPoint> points = map->points;
+    mark_pareto_front(points, x, y);  // the front of the axes shown, as the panel marks it
+    return {chart_builder(figure::errmap_figure(points, x, y), gui_figure_title(app)), ""};
+}
 
 }  // namespace attnscope::gui

@@ -30,7 +30,7 @@ void print_panel_list(std::ostream& out, bool json) {
             for (const char* k : p.session_keys)
                 if (k) keys.push_back(k);
             list.push_back({{"alias", p.alias}, {"window", p.window}, {"slot", slot_name(p.slot)}, {"front", p.front},
-                            {"computes", p.busy != nullptr}, {"session_keys", keys}});
+                            {"computes", p.busy != nullptr}, {"session_keys", keys}, {"figure", p.figure != nullptr}});
         }
         out << list.dump(2) << "\n";
         return;
@@ -41,7 +41,7 @@ void print_panel_list(std::ostream& out, bool json) {
         for (const char* k : p.session_keys)
             if (k) keys += (keys.empty() ? "" : " ") + std::string(k);
         out << p.alias << '\t' << p.window << '\t' << (p.busy ? "computes" : "-") << '\t' << (keys.empty() ? "-" : keys)
-            << "\n";
+            << '\t' << (p.figure ? "figure" : "-") << "\n";
     }
 }
 

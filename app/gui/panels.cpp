@@ -52,6 +52,7 @@ void draw_error_cost_panel(App& app, const PanelEntry& self);
 void save_error_cost_session(const App& app, nlohmann::json& session);
 void load_error_cost_session(App& app, const nlohmann::json& session);
 bool error_cost_busy(const App& app);
+PanelFigure error_cost_panel_figure(const App& app);
 /// Heads (panel_heads.cpp): mass kept per layer × head.
 void draw_heads_panel(App& app, const PanelEntry& self);
 bool heads_busy(const App& app);
@@ -97,7 +98,7 @@ const PanelEntry kPanels[] = {
      .busy = sweep_busy, .figure = sweep_panel_figure, .session_keys = {"sweep"}},
     {.window = "Error–cost", .alias = "errcost", .slot = DockSlot::Bottom, .draw = draw_error_cost_panel,
      .reset = [](App& a) { a.error_cost.reset(); }, .save = save_error_cost_session, .load = load_error_cost_session,
-     .busy = error_cost_busy, .session_keys = {"error_cost"}},
+     .busy = error_cost_busy, .figure = error_cost_panel_figure, .session_keys = {"error_cost"}},
     {.window = "Heads", .alias = "heads", .slot = DockSlot::Bottom, .draw = draw_heads_panel,
      .reset = [](App& a) { a.heads_view.reset(); }, .busy = heads_busy, .figure = heads_panel_figure},
     {.window = "Sinks", .alias = "sinks", .slot = DockSlot::Bottom, .draw = draw_sinks_panel,

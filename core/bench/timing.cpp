@@ -88,4 +88,20 @@ TimingStats time_repeated(const std::function<double()>& run_once, const TimingP
     return s;
 }
 
+std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()>>& runs, int rounds,
+                                        const std::function<bool()>& proceed) {
+    std::vector<std::vector<double>> samples(runs.size());
+    // Each round starts one run later than the one before: the run after a heavy one finds cold caches, and a fixed
+    // order would give that place (and its slowness) to the same run every round.
+    for (size_t round = 0; round < size_t(std::max(0, rounds)); ++round)
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const size_t k = (round + i) % runs.size();
+            if (proceed && !proceed()) return {};
+            samples[k].push_back(runs[k]());
+        }
+    std::vector<TimingStats> out;
+    for (const std::vector<double>& s : samples) out.push_back(summarize_times(s));
+    return out;
+}
+
 }  // namespace attnscope

@@ -37,6 +37,12 @@ TimingStats time_repeated(const std::function<double()>& run_once, const TimingP
                           const std::function<bool()>& should_stop = {},
                           const std::function<void(int, int)>& on_run = {});
 
+/// Calls every `runs[i]` (it returns its own duration in ms) once per round for `rounds` rounds, round r starting at
+/// run r mod size (so every run takes every place in a round), and summarises each one's samples; {} when `proceed`
+/// (optional, asked before every call) says stop.
+std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()>>& runs, int rounds,
+                                        const std::function<bool()>& proceed = {});
+
 /// Two workloads timed in alternation, so a slow phase of a shared machine hits both alike.
 struct PairedRatio {
     double a_median_ms = 0, b_median_ms = 0;  // median CPU time (work_cpu_ms) of one run of a and of b

@@ -47,8 +47,8 @@ struct SweepCurve {
 PlotFigure sweep_figure(const std::vector<SweepCurve>& curves, const std::string& param, const std::string& metric,
                         bool geometric, int seeds);
 
-/// The error–cost map: a point per instance, joined per variant in order of cost, the timing spread as horizontal
-/// bars, each point labelled by its instance and the Pareto front ringed.
+/// The error–cost map: a point per instance, joined per variant in the points' order (a swept parameter's values), the timing spread (min–max of the
+/// interleaved runs) as horizontal bars, each point labelled by its instance and the Pareto front (as marked) ringed.
 PlotFigure errmap_figure(const std::vector<ErrorCostPoint>& points, CostAxis cost, ErrorAxis error);
 
 /// Heads at a glance: per instance a layers × heads grid of the exact mass each head keeps.

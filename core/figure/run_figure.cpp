@@ -113,7 +113,12 @@ void apply_order(FigureSpec& spec, const Heads& heads, const std::vector<RunResu
     }
     for (int s = 1; s < n; ++s)
         if (ordered[size_t(s)] != ordered[size_t(s - 1)]) spec.boundaries.push_back(s);
-    for (FigurePanel& panel : spec.panels) panel.subtitle += " · axes in " + what;
+    // Said in every subtitle, which a narrow panel shortens from the end: the order goes before the long words.
+    for (FigurePanel& panel : spec.panels) {
+        const size_t long_words = panel.subtitle.find(" (effective attention)");
+        if (long_words != std::string::npos) panel.subtitle.erase(long_words, std::string(" (effective attention)").size());
+        panel.subtitle += " · axes in " + what;
+    }
 }
 
 }  // namespace

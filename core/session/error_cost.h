@@ -73,12 +73,6 @@ struct ErrorCostOptions {
 std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vector<VariantRequest>& requests,
                                               Backend& backend, const ErrorCostOptions& options = {});
 
-/// Calls every `runs[i]` (it returns its own duration in ms) once per round for `rounds` rounds, round r starting at
-/// run r mod size (so every run takes every place in a round), and summarises each one's samples; {} when `proceed`
-/// (optional, asked before every call) says stop.
-std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()>>& runs, int rounds,
-                                        const std::function<bool()>& proceed = {});
-
 /// One request of a map and where it came from.
 struct ErrorCostRequest {
     VariantRequest request;  // what runs

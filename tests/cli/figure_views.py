@@ -6,19 +6,22 @@ size and shows every series colour the SVG strokes or fills (png_stats). Options
   --min-rings K       at least K ring markers (the Pareto front)
   --min-polygons K    at least K polygons (bands)
   --count TEXT=K      TEXT occurs at least K times (e.g. bucket boundaries)
-  --min-values K      at least K texts that are a decimal number (a grid's cells)"""
+  --min-values K      at least K texts that are a decimal number (a grid's cells)
+  --scale S           the PNG was drawn at S pixels per SVG unit (default 1: 96 dpi)"""
 import re, subprocess, sys, xml.dom.minidom
 
 svg_path, stats, png_path = sys.argv[1:4]
 args = sys.argv[4:]
 need = {"polyline": 0, "ring": 0, "polygon": 0, "value": 0}
 counts, texts = [], []
+scale = 1.0
 while args:
     a = args.pop(0)
     if a == "--min-polylines": need["polyline"] = int(args.pop(0))
     elif a == "--min-rings": need["ring"] = int(args.pop(0))
     elif a == "--min-polygons": need["polygon"] = int(args.pop(0))
     elif a == "--min-values": need["value"] = int(args.pop(0))
+    elif a == "--scale": scale = float(args.pop(0))
     elif a == "--count":
         t, k = args.pop(0).rsplit("=", 1)
         counts.append((t, int(k)))
@@ -55,7 +58,8 @@ out = subprocess.run([stats, png_path, "64", "--max-share", "0.985", *sorted(col
 print(out.stdout.strip())
 if out.returncode != 0: fail.append("the PNG lacks content or a series colour of the SVG: " + out.stdout.strip())
 m = re.search(r": (\d+)x(\d+),", out.stdout)
-if not m or abs(int(m.group(1)) - width) > 1: fail.append(f"PNG width {m and m.group(1)} differs from the SVG's {width} at 96 dpi")
+if not m or abs(int(m.group(1)) - width * scale) > 1:
+    fail.append(f"PNG width {m and m.group(1)} differs from the SVG's {width} × {scale}")
 if fail:
     print(f"{svg_path}: " + "; ".join(fail))
     sys.exit(1)

@@ -138,9 +138,34 @@ printf '{"version": 1, "lesson": {"id": "windows-globals"}, "view": {"presentati
   "$out/classroom" > "$out/classroom.json"
 shot_expect presentation "lesson windows-globals shown" --session "$out/classroom.json" --width 1280 --height 720 \
   --export-figure light --save-session "$out/classroom_rt.json"
-"$stats" "$out/classroom/figure-light-head0.png" 64
+"$stats" "$out/classroom/matrices-figure-light.png" 64
 for title in "Full softmax" "Longformer w = 64" "BigBird b = 16, r = 3" "allowed because:"; do
-  grep -q "$title" "$out/classroom/figure-light-head0.svg" || { echo "figure SVG: '$title' missing"; exit 1; }
+  grep -q "$title" "$out/classroom/matrices-figure-light.svg" || { echo "figure SVG: '$title' missing"; exit 1; }
+done
+# File → Export figure of this panel, for every panel the table says exports one: the figure of what the panel
+# shows (the input's title, its instances, what is drawn), PNG and SVG from one canvas (tests/cli/figure_views.py).
+mapfile -t figure_panels < <(awk -F'\t' '$5 == "figure" {print $1}' <<< "$panel_list")
+[ "${#figure_panels[@]}" -ge 7 ] || { echo "--list-panels names ${#figure_panels[@]} panels with a figure"; exit 1; }
+rm -rf "$out/panel_figures" && mkdir -p "$out/panel_figures"
+python3 - "$here/sessions/sweep_instances.json" "$out/panel_figures" > "$out/panel_figures.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))  # its sweep runs on opening; lsh for the buckets, longformer and sink for the masks
+s["variants"] = [{"id": "lsh", "params": {}}, {"id": "longformer", "params": {}}, {"id": "sink", "params": {}},
+                 {"id": "svd", "params": {"rank": 8}}]
+s["input"] = {"mode": "synthetic", "scenario": "clustered", "n": 64, "heads": 2, "dim": 16}
+s["view"] = {"spectrum": True, "export_dir": sys.argv[2]}
+s["performance"] = {"n_min_log2": 6, "n_max_log2": 7, "heads": 1, "dim": 16, "runs": 2, "budget_s": 2, "references": False}
+print(json.dumps(s))
+PY
+declare -A shows=([matrices]="Longformer" [lsh]="bucket order" [spectrum]="Singular values σᵢ" [sweep]="against budget"
+                  [errcost]="Error against cost" [heads]="mass kept" [performance]="Time against n")
+for p in "${figure_panels[@]}"; do
+  shot_expect "figure_$p" "saved .*$p-figure-light.png" --session "$out/panel_figures.json" --panel "$p" \
+    --export-figure light
+  title="synthetic:clustered, n = 64"
+  [ "$p" = performance ] && title="Benchmark: gaussian input, H = 1, d = 16"
+  python3 "$here/../cli/figure_views.py" "$out/panel_figures/$p-figure-light.svg" "$stats" "$out/panel_figures/$p-figure-light.png" \
+    --scale 1.5 "$title" ${shows[$p]:+"${shows[$p]}"} || { echo "figure of panel $p: content"; exit 1; }
 done
 for key in '"presentation": true' '"font_scale": 1.4' '"id": "longformer"'; do  # the lesson's setup applied, the room's view kept
   grep -q "$key" "$out/classroom_rt.json" || { echo "presentation session: $key missing from $out/classroom_rt.json"; exit 1; }
