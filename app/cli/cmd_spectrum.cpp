@@ -7,6 +7,7 @@
 
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
+#include "core/analysis/layer_spectra.h"
 #include "core/analysis/spectrum.h"
 #include "core/backend/factory/make_backend.h"
 #include "core/session/experiment.h"
@@ -22,7 +23,7 @@ namespace attnscope::cli {
 namespace {
 
 struct SpectrumOptionsCli : RunSelection {
-    std::string json_path, csv_path;
+    std::string json_path, csv_path, layers_csv_path;
     int top = 256;
     int head = 0;
 };
@@ -63,8 +64,10 @@ int execute(const SpectrumOptionsCli& o) {
     // Without --variant the command shows the spectrum of the exact P alone.
     const std::vector<VariantRequest> requests =
         o.variants.empty() ? std::vector<VariantRequest>{} : build_variant_requests(o.variants, o.sets, o.causal);
-    for (const std::string* path : {&o.json_path, &o.csv_path})
+    for (const std::string* path : {&o.json_path, &o.csv_path, &o.layers_csv_path})
         if (!path->empty()) require_writable(*path);
+    if (!o.layers_csv_path.empty() && input_kind(o.input) != InputKind::Text)
+        throw Error("--layers-csv reads every layer of the encoder: it needs text input (--text or --text-file)");
     const Heads heads = load_input(o.input);
     validate_heads(heads);
     if (o.head < -1 || o.head >= heads.heads())
@@ -116,6 +119,12 @@ int execute(const SpectrumOptionsCli& o) {
     for (const SpectrumTable& t : spectra) out["spectra"].push_back(spectrum_json(t, o.top));
     if (!o.json_path.empty()) write_file_atomically(o.json_path, out.dump(2) + "\n");
     if (!o.csv_path.empty()) write_file_atomically(o.csv_path, spectrum_csv(spectra, o.top));
+    if (!o.layers_csv_path.empty()) {
+        TextInputSpec every_layer = text_input_spec(o.input);
+        every_layer.head = -1;  // the map holds every head of every layer
+        const std::optional<LayerHeadSpectra> layers = text_layer_spectra(every_layer);
+        if (layers) write_file_atomically(o.layers_csv_path, layer_spectra_csv(*layers));
+    }
     return 0;
 }
 
@@ -130,6 +139,9 @@ void add_spectrum_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--json", o->json_path, "Write spectra (and the variants' results) as JSON to this file");
     sub->add_option("--csv", o->csv_path,
                     "Write the spectra as CSV to this file: one row per matrix, head and rank k (σ_k, cumulative share)");
+    sub->add_option("--layers-csv", o->layers_csv_path,
+                    "Text input: write the Spectrum panel's layers × heads map as CSV, one row per layer, head and rank k "
+                    "(the cumulative share of Σσ of that head's exact P)");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

@@ -7,7 +7,6 @@
 #include <imgui_internal.h>
 
 #include "app/gui/app.h"
-#include "app/gui/panel_figures.h"
 #include "core/error.h"
 
 namespace attnscope::gui {

@@ -71,6 +71,15 @@ std::string spectrum_csv(const std::vector<SpectrumTable>& spectra, int top) {
     return out;
 }
 
+std::string layer_spectra_csv(const LayerHeadSpectra& spectra) {
+    std::string out = csv_record({"layer", "head", "k", "cumulative"});
+    for (int l = 0; l < spectra.layers; ++l)
+        for (int h = 0; h < spectra.heads; ++h)
+            for (int k = 1; k <= spectra.n; ++k)
+                out += csv_record({std::to_string(l), std::to_string(h), std::to_string(k), csv_number(spectra.at(l, h, k))});
+    return out;
+}
+
 std::string head_mass_csv(const LayerHeadMass& grid) {
     std::string out = csv_record({"variant", "instance", "layer", "head", "mass_recall", "note"});
     for (const HeadMassGrid& g : grid.grids)

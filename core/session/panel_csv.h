@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/layer_spectra.h"
 #include "core/analysis/spectrum.h"
 #include "core/session/experiment.h"
 #include "core/session/head_mass.h"
@@ -37,6 +38,10 @@ struct SpectrumTable {
 /// Header, then one row per singular value (rank k from 1, σ_k, cumulative share) of every spectrum, at most
 /// `top` per spectrum.
 std::string spectrum_csv(const std::vector<SpectrumTable>& spectra, int top);
+
+/// Header, then one row per layer × head × rank k: the cumulative share of Σσ of that head's exact P (the Spectrum
+/// panel's layers × heads map reads it at one k).
+std::string layer_spectra_csv(const LayerHeadSpectra& spectra);
 
 /// Header, then one row per instance × layer × head: the share of the exact mass kept; an instance without values
 /// has them empty and says why in the last column.

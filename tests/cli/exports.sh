@@ -31,6 +31,10 @@ input=(--data hubs --n 48 --heads 3 --dim 16 --seed 2)
 tiny="$sessions/../../golden/tiny_bert"
 "$app" run --variant longformer:window=2,sink:window=2:sinks=1,svd:rank=2 --text "the cat sat, then it slept." \
   --model "$tiny" --heads-csv text_heads.csv --sinks-csv text_sinks.csv > /dev/null 2>&1 || fail "run --text --heads-csv"
+"$app" spectrum --text "the cat sat, then it slept." --model "$tiny" --layers-csv text_layers.csv > /dev/null 2>&1 \
+  || fail "spectrum --text --layers-csv"
+if "$app" spectrum --n 16 --layers-csv x.csv > /dev/null 2> layers.err; then fail "--layers-csv on synthetic input succeeded"; fi
+grep -q "needs text input" layers.err || fail "--layers-csv on synthetic input: $(cat layers.err)"
 
 python3 - <<'PY' || fail "file contents"
 import csv, json
@@ -93,6 +97,14 @@ assert {r["layer"] for r in text_heads} == {"0", "1"} and all(r["mass_recall"] f
 assert text_sinks[0]["token"] == "[CLS]" and text_sinks[0]["kind"] == "special", text_sinks[0]
 assert text_sinks[-1]["token"] == "[SEP]" and any(r["kind"] == "punctuation" for r in text_sinks)
 assert abs(sum(float(r["received"]) for r in text_sinks) - 1) < 1e-5
+
+layers = rows("text_layers.csv")  # every layer × head × rank k of the tiny model, each head's share rising to 1
+n = len(text_sinks)
+assert len(layers) == 2 * 2 * n, (len(layers), n)
+for l in ("0", "1"):
+    for h in ("0", "1"):
+        share = [float(r["cumulative"]) for r in layers if r["layer"] == l and r["head"] == h]
+        assert share == sorted(share) and abs(share[-1] - 1) < 1e-6 and share[0] < 1, (l, h, share[:3])
 PY
 
 if [ "$gui" = gui ]; then
