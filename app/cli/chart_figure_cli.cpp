@@ -5,6 +5,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "core/analysis/key_attention.h"
 #include "core/data/text_model.h"
 #include "core/figure/chart_figures.h"
 #include "core/figure/render.h"
@@ -89,6 +90,25 @@ figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
     return figure::heads_figure(*mass);
 }
 
+figure::PlotFigure sinks_chart(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
+    if (job.text) {  // every layer and head of the encoder, as the Sinks panel reads text
+        const std::optional<TextKeyAttention> r = text_key_attention(*job.text);
+        if (!r) throw Error("the sinks figure was cancelled");
+        return figure::sinks_figure(r->tokens, r->received,
+                                    std::to_string(r->layers) + " layers × " + std::to_string(r->heads) + " heads × " +
+                                        std::to_string(r->tokens.size()) + " query rows of the exact softmax P");
+    }
+    const Heads& heads = job.input.heads;  // else the heads of the one exact P (non-causal), as the panel reads it
+    if (heads.n() > o.matrix_limit)
+        throw Error("--view sinks averages the exact P, which is not materialised at n = " + std::to_string(heads.n()) +
+                    ": raise --matrix-limit to at least " + std::to_string(heads.n()));
+    ReferenceCache refs(heads, true);
+    const Reference& ref = refs.get(false, backend);
+    return figure::sinks_figure({}, mean_received_attention({ref.P.get()}),
+                                std::to_string(heads.heads()) + " heads × " + std::to_string(heads.n()) +
+                                    " query rows of the exact softmax P (" + heads.source + ")");
+}
+
 figure::PlotFigure performance_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
     BenchConfig config;
     for (const VariantRequest& r : job.requests)
@@ -120,7 +140,8 @@ void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& o) {
 }
 
 bool is_chart_view(const std::string& view) {
-    return view == "spectrum" || view == "sweep" || view == "errmap" || view == "heads" || view == "performance";
+    return view == "spectrum" || view == "sweep" || view == "errmap" || view == "heads" || view == "sinks" ||
+           view == "performance";
 }
 
 std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureFileOptions& o, const ChartFigureOptions& c,
@@ -132,10 +153,11 @@ std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureF
                               : o.view == "sweep"  ? sweep_chart(job, c, backend)
                               : o.view == "errmap" ? errmap_chart(job, c, backend)
                               : o.view == "heads"  ? heads_chart(job, backend)
+                              : o.view == "sinks"  ? sinks_chart(job, o, backend)
                                                    : performance_chart(job, c, backend);
     plot.title = f.title;
-    // The heads grid covers every encoder layer, not the one the input options name.
-    if (o.view == "heads" && job.text && o.title.empty())
+    // The heads grid and the sinks cover every encoder layer, not the one the input options name.
+    if ((o.view == "heads" || o.view == "sinks") && job.text && o.title.empty())
         if (const size_t at = plot.title.rfind(", encoder layer"); at != std::string::npos) plot.title = plot.title.substr(0, at) + ", every encoder layer";
     // A benchmark runs its own inputs at every n: the figure names their shape, not the one input.
     if (o.view == "performance" && o.title.empty())

@@ -1,4 +1,4 @@
-// attnscope — `attnscope figure --view spectrum | sweep | errmap | heads | performance`: the charts of the panels
+// attnscope — `attnscope figure --view spectrum | sweep | errmap | heads | sinks | performance`: the charts of the panels
 // beside the matrices (core/figure/chart_figures.h), computed from the figure's input and instances as the
 // panels compute them, and written as PNG and/or SVG like the matrix figures.
 #pragma once

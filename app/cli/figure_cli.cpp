@@ -12,7 +12,7 @@ void add_figure_file_options(CLI::App& sub, FigureFileOptions& o) {
     sub.add_option("--out", o.outputs, "Figure file(s): .png and/or .svg (repeat for both)")->required();
     sub.add_option("--view", o.view, "Matrices: weights, mask (tinted by why each cell is allowed), difference (to exact "
                                       "softmax) or buckets (an lsh round's bucket order, boundaries and strips); charts: "
-                                      "spectrum, sweep, errmap, heads or performance. Default: the session's toggles, else mask");
+                                      "spectrum, sweep, errmap, heads, sinks or performance. Default: the session's toggles, else mask");
     sub.add_option("--theme", o.theme, "light or dark")->capture_default_str();
     sub.add_option("--size", o.size, "WIDTH or WIDTHxHEIGHT in logical pixels (height: as the panels need)")->capture_default_str();
     sub.add_option("--dpi", o.dpi, "PNG resolution: pixels = logical size × dpi / 96")->capture_default_str();

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app.h"
+#include "app/gui/panel_figures.h"
+#include "core/figure/chart_figures.h"
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "core/analysis/key_attention.h"
@@ -187,5 +189,17 @@ void load_sinks_session(App& app, const nlohmann::json& j) {
 }
 
 bool sinks_busy(const App& app) { return app.sinks.profile.pending; }
+
+}  // namespace attnscope::gui
+
+namespace attnscope::gui {
+
+PanelFigure sinks_panel_figure(const App& app) {
+    const auto view = app.sinks.profile.result;
+    if (!view) return {{}, "the bars are not computed yet: show the Sinks tab"};
+    // Synthetic input labels positions as numbers: the figure names them positions, not tokens.
+    const std::vector<std::string> tokens = view->text ? view->tokens : std::vector<std::string>{};
+    return {chart_builder(figure::sinks_figure(tokens, view->received, view->over), gui_figure_title(app)), ""};
+}
 
 }  // namespace attnscope::gui

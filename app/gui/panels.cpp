@@ -61,6 +61,7 @@ void draw_sinks_panel(App& app, const PanelEntry& self);
 void save_sinks_session(const App& app, nlohmann::json& session);
 void load_sinks_session(App& app, const nlohmann::json& session);
 bool sinks_busy(const App& app);
+PanelFigure sinks_panel_figure(const App& app);
 /// Matrices (panel_matrix.cpp): every view's heatmap with badges, the banner of errors.
 void draw_matrices_panel(App& app, const PanelEntry& self);
 void save_matrices_session(const App& app, nlohmann::json& session);
@@ -102,7 +103,7 @@ const PanelEntry kPanels[] = {
      .reset = [](App& a) { a.heads_view.reset(); }, .busy = heads_busy, .figure = heads_panel_figure},
     {.window = "Sinks", .alias = "sinks", .slot = DockSlot::Bottom, .draw = draw_sinks_panel,
      .reset = [](App& a) { a.sinks.reset(); }, .save = save_sinks_session, .load = load_sinks_session,
-     .busy = sinks_busy, .session_keys = {"sinks"}},
+     .busy = sinks_busy, .figure = sinks_panel_figure, .session_keys = {"sinks"}},
     {.window = "Matrices", .alias = "matrices", .slot = DockSlot::Centre, .draw = draw_matrices_panel,
      .reset = [](App& a) { a.view.reset(); }, .save = save_matrices_session, .load = load_matrices_session,
      .figure = matrices_panel_figure, .session_keys = {"view"}},

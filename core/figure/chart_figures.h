@@ -1,6 +1,6 @@
 // attnscope — the chart figures of the panels beside the matrices, built from the same data the panels draw:
 // spectra (σ_i, the cumulative share, the layers × heads map), sweep curves, the error–cost map, heads at a
-// glance and the timing/memory curves. Each returns a PlotFigure (plot.h) whose titles name the instances and
+// glance, attention sinks and the timing/memory curves. Each returns a PlotFigure (plot.h) whose titles name the instances and
 // whose notes say what every number is measured against. Used by `attnscope figure --view …` and the GUI's
 // File → Export figure of this panel.
 #pragma once
@@ -53,6 +53,11 @@ PlotFigure errmap_figure(const std::vector<ErrorCostPoint>& points, CostAxis cos
 
 /// Heads at a glance: per instance a layers × heads grid of the exact mass each head keeps.
 PlotFigure heads_figure(const LayerHeadMass& mass);
+
+/// Attention sinks: a bar per key position of the mean exact attention it receives (over `over`, e.g. "6 layers ×
+/// 12 heads × 24 query rows"), coloured by what its token is, against the uniform share 1/n; tokens label the keys
+/// (positions when `tokens` is empty). Throws Error when there is no key or the tokens do not number the keys.
+PlotFigure sinks_figure(const std::vector<std::string>& tokens, const std::vector<double>& received, const std::string& over);
 
 /// Time and peak tracked memory against n on log–log axes, one curve per bench label with its min–max band,
 /// and O(n) and O(n²) guides through the first curve's first point.

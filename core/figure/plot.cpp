@@ -62,7 +62,11 @@ struct AxisMap {
         const double t = log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
         return p0 + float(t) * (p1 - p0);
     }
-    bool inside(double v) const { return std::isfinite(v) && (!log || v > 0) && v >= lo * (1 - 1e-9) - 1e-300 && v <= hi * (1 + 1e-9) + 1e-300; }
+    bool inside(double v) const {
+        if (!std::isfinite(v) || (log && v <= 0)) return false;
+        const double eps = log ? 0 : 1e-9 * (hi - lo);
+        return log ? v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9) : v >= lo - eps && v <= hi + eps;
+    }
 };
 
 void check_figure(const PlotFigure& f) {
@@ -111,6 +115,15 @@ void draw_series(Canvas& canvas, const PlotSeries& s, const AxisMap& X, const Ax
             canvas.lines.push_back({{{a, y - 4}, {a, y + 4}}, 1.4f, colour});
             canvas.lines.push_back({{{b, y - 4}, {b, y + 4}}, 1.4f, colour});
         }
+    if (s.bars) {  // bar_width wide (x units), from the floor (0 when on the axis)
+        const float floor_y = Y.log || !Y.inside(0) ? Y.p0 : Y(0);
+        for (size_t i = 0; i < k; ++i) {
+            if (!ok(i)) continue;
+            const float half = std::max(0.5f, std::fabs(X(s.x[i] + s.bar_width) - X(s.x[i])) / 2);
+            const float top = Y(s.y[i]);
+            canvas.rects.push_back({X(s.x[i]) - half, std::min(top, floor_y), 2 * half, std::fabs(floor_y - top), colour});
+        }
+    }
     if (s.line) {
         LineCmd line{{}, s.ink == PlotSeries::Ink::Palette ? 2.2f : 1.6f, colour, s.dashed};
         for (size_t i = 0; i < k; ++i)
@@ -161,7 +174,8 @@ std::vector<std::pair<double, std::string>> ticks_of(const PlotAxis& a, double& 
         axis_ticks(wide_lo, wide_hi, a.log);
         lo = a.min ? lo : std::min(wide_lo, lo), hi = a.max ? hi : std::max(wide_hi, hi);
         std::vector<std::pair<double, std::string>> out;
-        for (double v : a.ticks) out.push_back({v, short_number(v)});
+        for (size_t k = 0; k < a.ticks.size(); ++k)
+            out.push_back({a.ticks[k], k < a.tick_labels.size() ? a.tick_labels[k] : short_number(a.ticks[k])});
         return out;
     }
     double wide_lo = lo, wide_hi = hi;
@@ -187,13 +201,29 @@ void draw_chart(Canvas& canvas, const PlotPanel& p, const Box& box, const Colour
     const auto xticks = ticks_of(p.x, xlo, xhi);
     const auto yticks = ticks_of(p.y, ylo, yhi);
     const float left = box.x + kAxisLabelSize * 1.6f + tick_label_width(yticks) + 8;
-    const float bottom = box.y + box.h - (kTickSize * 1.6f + kAxisLabelSize * 1.8f);
+    // Named x ticks (tokens) read upward below the axis, as the matrices' key labels do.
+    const bool upright = !p.x.tick_labels.empty();
+    const float below = upright ? std::min(90.0f, tick_label_width(xticks)) + 8 + kAxisLabelSize * 1.8f
+                                : kTickSize * 1.6f + kAxisLabelSize * 1.8f;
+    const float bottom = box.y + box.h - below;
     const AxisMap X{xlo, xhi, p.x.log, left, box.x + box.w - 8};
     const AxisMap Y{ylo, yhi, p.y.log, bottom, box.y + 6};
     canvas.rects.push_back({X.p0, Y.p1, X.p1 - X.p0, Y.p0 - Y.p1, c.frame});
     canvas.rects.push_back({X.p0 + 1, Y.p1 + 1, X.p1 - X.p0 - 2, Y.p0 - Y.p1 - 2, c.background});
-    for (const auto& [v, label] : xticks) {
+    // Upright labels thinned to one per line height.
+    const size_t every = upright && xticks.size() > 1
+                             ? size_t(std::max(1.0f, std::ceil(kTickSize * 1.15f / std::max(1e-3f, std::fabs(X(xticks[1].first) - X(xticks[0].first))))))
+                             : 1;
+    for (size_t k = 0; k < xticks.size(); ++k) {
+        const auto& [v, label] = xticks[k];
         const float x = X(v);
+        if (upright) {
+            canvas.rects.push_back({x - 0.5f, Y.p0, 1, 3, c.frame});
+            if (k % every == 0)
+                canvas.texts.push_back({x + kTickSize * 0.35f, Y.p0 + 5, kTickSize, fit_text(label, kTickSize, 90), c.text,
+                                        TextCmd::Anchor::End, true});
+            continue;
+        }
         if (!label.empty()) canvas.rects.push_back({x - 0.5f, Y.p1 + 1, 1, Y.p0 - Y.p1 - 2, c.grid});
         canvas.rects.push_back({x - 0.5f, Y.p0, 1, label.empty() ? 3.0f : 5.0f, c.frame});
         if (!label.empty()) canvas.texts.push_back({x, Y.p0 + 7 + kTickSize, kTickSize, label, c.text, TextCmd::Anchor::Middle});
@@ -204,7 +234,7 @@ void draw_chart(Canvas& canvas, const PlotPanel& p, const Box& box, const Colour
         canvas.rects.push_back({X.p0 - (label.empty() ? 3.0f : 5.0f), y - 0.5f, label.empty() ? 3.0f : 5.0f, 1, c.frame});
         if (!label.empty()) canvas.texts.push_back({X.p0 - 7, y + kTickSize * 0.35f, kTickSize, label, c.text, TextCmd::Anchor::End});
     }
-    canvas.texts.push_back({(X.p0 + X.p1) / 2, bottom + kTickSize * 1.6f + kAxisLabelSize * 1.5f, kAxisLabelSize,
+    canvas.texts.push_back({(X.p0 + X.p1) / 2, bottom + below - kAxisLabelSize * 0.3f, kAxisLabelSize,
                             fit_text(p.x.label, kAxisLabelSize, X.p1 - X.p0), c.text, TextCmd::Anchor::Middle});
     canvas.texts.push_back({box.x + kAxisLabelSize, (Y.p0 + Y.p1) / 2, kAxisLabelSize,
                             fit_text(p.y.label, kAxisLabelSize, Y.p0 - Y.p1), c.text, TextCmd::Anchor::Middle, true});
@@ -316,7 +346,8 @@ float draw_legend(Canvas& canvas, const PlotFigure& f, const std::map<std::strin
         const float w = 30 + Font::get().width(name, kLegendSize) + 22;
         if (lx + w > f.width - kMargin && lx > kMargin) lx = kMargin, ly += 22;
         const Rgb col = colour_of.at(name);
-        if (s->line || !s->markers) canvas.lines.push_back({{{lx, ly + 8}, {lx + 24, ly + 8}}, 2.2f, col, s->dashed});
+        if (s->bars) canvas.rects.push_back({lx + 5, ly + 1, 14, 14, col});
+        else if (s->line || !s->markers) canvas.lines.push_back({{{lx, ly + 8}, {lx + 24, ly + 8}}, 2.2f, col, s->dashed});
         if (s->markers) canvas.markers.push_back({lx + 12, ly + 8, 7.5f, col});
         canvas.texts.push_back({lx + 30, ly + 13, kLegendSize, name, c.text});
         lx += w;

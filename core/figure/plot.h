@@ -19,6 +19,7 @@ struct PlotAxis {
     bool log = false;                 // logarithmic, ticks at whole decades
     std::optional<double> min, max;   // a fixed range; otherwise the data's, padded a little
     std::vector<double> ticks;        // labelled ticks at these values (e.g. a sweep's parameter values); empty: automatic
+    std::vector<std::string> tick_labels;  // the labels of `ticks` (e.g. tokens); empty: the values
 };
 
 /// One named series: points joined by a line and/or marked, with an optional band and horizontal error bars.
@@ -30,6 +31,8 @@ struct PlotSeries {
     std::vector<uint8_t> highlight;   // per point: ringed (e.g. on the Pareto front); empty: none
     std::vector<std::string> labels;  // per point: a small label right of it (e.g. the instance); empty: none
     bool line = true, markers = true;
+    bool bars = false;                // a bar from the axis floor (or 0) up to each y, centred on x
+    double bar_width = 0.8;           // the bars' width in x units
     bool dashed = false;
     enum class Ink { Palette, Text, Muted };
     Ink ink = Ink::Palette;           // Text: the exact baseline; Muted: a guide; Palette: an instance

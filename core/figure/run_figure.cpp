@@ -128,7 +128,7 @@ View parse_view(const std::string& text) {
     if (text == "mask") return View::Mask;
     if (text == "difference" || text == "diff") return View::Difference;
     if (text == "buckets") return View::Buckets;
-    throw Error("figure view '" + text + "' is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads or performance (charts)");
+    throw Error("figure view '" + text + "' is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks or performance (charts)");
 }
 
 Theme parse_theme(const std::string& text) {

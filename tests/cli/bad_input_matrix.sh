@@ -140,7 +140,7 @@ mkdir -p empty_model
 expect 2 "empty_model" run --variant full --text "a test" --model empty_model
 
 # Figures: a bad view, theme, size, format, head or instance is a sentence, before anything runs.
-expect 2 "is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads or performance" figure --variant full --n 16 --view heat --out f.png
+expect 2 "is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks or performance" figure --variant full --n 16 --view heat --out f.png
 expect 2 "is not light or dark" figure --variant full --n 16 --theme sepia --out f.png
 expect 2 "is not WIDTH or WIDTHxHEIGHT" figure --variant full --n 16 --size big --out f.png
 expect 2 "must end in .png or .svg" figure --variant full --n 16 --out f.jpg

@@ -79,6 +79,8 @@ view errmap --view errmap --variant longformer,sink,full --param budget=8:32:x2 
   "1 − exact softmax mass kept" "ring: on the Pareto front"
 view heads --view heads --variant longformer:window=4,sink:window=4 --data hubs --n 64 --heads 3 --dim 16 -- \
   --min-values 6 "Longformer w = 4" "Sink w = 4, s = 4" "layer" "head" "mass kept"
+view sinks --view sinks --variant full --data hubs --n 48 --heads 2 --dim 16 -- \
+  "Attention each key receives" "mean attention received" "key position" "uniform 1/n" "largest: position"
 view performance --view performance --variant flash,longformer --sizes 64,128 --runs 5 --heads 2 --dim 16 -- \
   --min-polylines 4 --min-polygons 2 "Flash" "Longformer" "O(n) guide" "O(n²) guide" "time per run (ms)" \
   "peak tracked memory (MiB)" "Benchmark: gaussian input"

@@ -145,7 +145,7 @@ done
 # File → Export figure of this panel, for every panel the table says exports one: the figure of what the panel
 # shows (the input's title, its instances, what is drawn), PNG and SVG from one canvas (tests/cli/figure_views.py).
 mapfile -t figure_panels < <(awk -F'\t' '$5 == "figure" {print $1}' <<< "$panel_list")
-[ "${#figure_panels[@]}" -ge 7 ] || { echo "--list-panels names ${#figure_panels[@]} panels with a figure"; exit 1; }
+[ "${#figure_panels[@]}" -ge 8 ] || { echo "--list-panels names ${#figure_panels[@]} panels with a figure"; exit 1; }
 rm -rf "$out/panel_figures" && mkdir -p "$out/panel_figures"
 python3 - "$here/sessions/sweep_instances.json" "$out/panel_figures" > "$out/panel_figures.json" <<'PY'
 import json, sys
@@ -158,7 +158,8 @@ s["performance"] = {"n_min_log2": 6, "n_max_log2": 7, "heads": 1, "dim": 16, "ru
 print(json.dumps(s))
 PY
 declare -A shows=([matrices]="Longformer" [lsh]="bucket order" [spectrum]="Singular values σᵢ" [sweep]="against budget"
-                  [errcost]="Error against cost" [heads]="mass kept" [performance]="Time against n")
+                  [errcost]="Error against cost" [heads]="mass kept" [performance]="Time against n"
+                  [sinks]="Attention each key receives")
 for p in "${figure_panels[@]}"; do
   shot_expect "figure_$p" "saved .*$p-figure-light.png" --session "$out/panel_figures.json" --panel "$p" \
     --export-figure light
