@@ -192,6 +192,39 @@ float tick_label_width(const std::vector<std::pair<double, std::string>>& ticks)
     return w;
 }
 
+/// The x axis' ticks with grid lines and labels; `upright`: named ticks (tokens) reading upward, thinned to one per
+/// line height, without grid lines.
+void draw_x_ticks(Canvas& canvas, const std::vector<std::pair<double, std::string>>& ticks, const AxisMap& X,
+                  const AxisMap& Y, bool upright, const Colours& c) {
+    const float spacing = ticks.size() > 1 ? std::fabs(X(ticks[1].first) - X(ticks[0].first)) : 1e9f;
+    const size_t every = upright ? size_t(std::max(1.0f, std::ceil(kTickSize * 1.15f / std::max(1e-3f, spacing)))) : 1;
+    for (size_t k = 0; k < ticks.size(); ++k) {
+        const auto& [v, label] = ticks[k];
+        const float x = X(v);
+        if (upright) {
+            canvas.rects.push_back({x - 0.5f, Y.p0, 1, 3, c.frame});
+            if (k % every == 0)
+                canvas.texts.push_back({x + kTickSize * 0.35f, Y.p0 + 5, kTickSize, fit_text(label, kTickSize, 90), c.text,
+                                        TextCmd::Anchor::End, true});
+            continue;
+        }
+        if (!label.empty()) canvas.rects.push_back({x - 0.5f, Y.p1 + 1, 1, Y.p0 - Y.p1 - 2, c.grid});
+        canvas.rects.push_back({x - 0.5f, Y.p0, 1, label.empty() ? 3.0f : 5.0f, c.frame});
+        if (!label.empty()) canvas.texts.push_back({x, Y.p0 + 7 + kTickSize, kTickSize, label, c.text, TextCmd::Anchor::Middle});
+    }
+}
+
+/// The y axis' ticks with grid lines and labels (minor ticks unlabelled, without grid lines).
+void draw_y_ticks(Canvas& canvas, const std::vector<std::pair<double, std::string>>& ticks, const AxisMap& X,
+                  const AxisMap& Y, const Colours& c) {
+    for (const auto& [v, label] : ticks) {
+        const float y = Y(v), len = label.empty() ? 3.0f : 5.0f;
+        if (!label.empty()) canvas.rects.push_back({X.p0 + 1, y - 0.5f, X.p1 - X.p0 - 2, 1, c.grid});
+        canvas.rects.push_back({X.p0 - len, y - 0.5f, len, 1, c.frame});
+        if (!label.empty()) canvas.texts.push_back({X.p0 - 7, y + kTickSize * 0.35f, kTickSize, label, c.text, TextCmd::Anchor::End});
+    }
+}
+
 /// A chart panel: frame, grid lines, ticks, axis labels and the series; data area inside `box`.
 void draw_chart(Canvas& canvas, const PlotPanel& p, const Box& box, const Colours& c, const std::map<std::string, Rgb>& colour_of) {
     auto [xlo, xhi] = data_range(p, true);
@@ -210,30 +243,8 @@ void draw_chart(Canvas& canvas, const PlotPanel& p, const Box& box, const Colour
     const AxisMap Y{ylo, yhi, p.y.log, bottom, box.y + 6};
     canvas.rects.push_back({X.p0, Y.p1, X.p1 - X.p0, Y.p0 - Y.p1, c.frame});
     canvas.rects.push_back({X.p0 + 1, Y.p1 + 1, X.p1 - X.p0 - 2, Y.p0 - Y.p1 - 2, c.background});
-    // Upright labels thinned to one per line height.
-    const size_t every = upright && xticks.size() > 1
-                             ? size_t(std::max(1.0f, std::ceil(kTickSize * 1.15f / std::max(1e-3f, std::fabs(X(xticks[1].first) - X(xticks[0].first))))))
-                             : 1;
-    for (size_t k = 0; k < xticks.size(); ++k) {
-        const auto& [v, label] = xticks[k];
-        const float x = X(v);
-        if (upright) {
-            canvas.rects.push_back({x - 0.5f, Y.p0, 1, 3, c.frame});
-            if (k % every == 0)
-                canvas.texts.push_back({x + kTickSize * 0.35f, Y.p0 + 5, kTickSize, fit_text(label, kTickSize, 90), c.text,
-                                        TextCmd::Anchor::End, true});
-            continue;
-        }
-        if (!label.empty()) canvas.rects.push_back({x - 0.5f, Y.p1 + 1, 1, Y.p0 - Y.p1 - 2, c.grid});
-        canvas.rects.push_back({x - 0.5f, Y.p0, 1, label.empty() ? 3.0f : 5.0f, c.frame});
-        if (!label.empty()) canvas.texts.push_back({x, Y.p0 + 7 + kTickSize, kTickSize, label, c.text, TextCmd::Anchor::Middle});
-    }
-    for (const auto& [v, label] : yticks) {
-        const float y = Y(v);
-        if (!label.empty()) canvas.rects.push_back({X.p0 + 1, y - 0.5f, X.p1 - X.p0 - 2, 1, c.grid});
-        canvas.rects.push_back({X.p0 - (label.empty() ? 3.0f : 5.0f), y - 0.5f, label.empty() ? 3.0f : 5.0f, 1, c.frame});
-        if (!label.empty()) canvas.texts.push_back({X.p0 - 7, y + kTickSize * 0.35f, kTickSize, label, c.text, TextCmd::Anchor::End});
-    }
+    draw_x_ticks(canvas, xticks, X, Y, upright, c);
+    draw_y_ticks(canvas, yticks, X, Y, c);
     canvas.texts.push_back({(X.p0 + X.p1) / 2, bottom + below - kAxisLabelSize * 0.3f, kAxisLabelSize,
                             fit_text(p.x.label, kAxisLabelSize, X.p1 - X.p0), c.text, TextCmd::Anchor::Middle});
     canvas.texts.push_back({box.x + kAxisLabelSize, (Y.p0 + Y.p1) / 2, kAxisLabelSize,
@@ -361,6 +372,24 @@ float draw_legend(Canvas& canvas, const PlotFigure& f, const std::map<std::strin
     return ly + 4;
 }
 
+/// The height of every chart: what a fixed figure height leaves per row, else 0.62 of the panel's width within a
+/// 16:9 slide; a figure of grids alone as tall as its largest grid needs. The rows start at `top` and each adds
+/// `per_row` (heading and notes) to its chart.
+float chart_height(const PlotFigure& f, float pw, int rows, float top, float per_row, const std::map<std::string, Rgb>& colour_of,
+                   const Colours& c) {
+    Canvas probe;
+    const float legend_h = draw_legend(probe, f, colour_of, c, 0);
+    const float slide_h = f.height > 0 ? f.height : f.width * 9.0f / 16.0f;
+    const float fits = (slide_h - top - kMargin - legend_h) / float(rows) - per_row - kGap * 0.5f;
+    float h = f.height > 0 ? std::max(140.0f, fits) : std::max(220.0f, std::min(pw * 0.62f, fits));
+    if (f.height <= 0 && std::all_of(f.panels.begin(), f.panels.end(), [](const PlotPanel& p) { return p.grid.has_value(); })) {
+        float need = 0;
+        for (const PlotPanel& p : f.panels) need = std::max(need, grid_cell(*p.grid, pw, h) * float(p.grid->rows) + kGridBelow + 8);
+        h = std::min(h, need);
+    }
+    return h;
+}
+
 }  // namespace
 
 std::vector<std::pair<double, std::string>> axis_ticks(double& lo, double& hi, bool log) {
@@ -412,22 +441,10 @@ Canvas layout_plots(const PlotFigure& f) {
         canvas.texts.push_back({kMargin, y + kTitleSize, kTitleSize, fit_text(f.title, kTitleSize, f.width - 2 * kMargin), c.text});
         y += kTitleSize * 1.8f;
     }
-    // The chart height: what a fixed height leaves per row, else 0.62 of the panel's width within a 16:9 slide.
+    const float heading_h = kPanelTitleSize * 1.45f + kSubtitleSize * 1.8f;
     float notes_h = 0;
     for (const PlotPanel& p : f.panels) notes_h = std::max(notes_h, draw_notes(canvas, p, 0, 0, pw, c, true));
-    const float heading_h = kPanelTitleSize * 1.45f + kSubtitleSize * 1.8f;
-    Canvas probe;
-    const float legend_h = draw_legend(probe, f, colour_of, c, 0);
-    const float slide_h = f.height > 0 ? f.height : f.width * 9.0f / 16.0f;
-    const float fits = (slide_h - y - kMargin - legend_h) / float(rows) - heading_h - notes_h - kGap * 0.5f;
-    float chart_h = f.height > 0 ? std::max(140.0f, fits) : std::max(220.0f, std::min(pw * 0.62f, fits));
-    // A figure of grids alone is as tall as its largest grid needs.
-    if (f.height <= 0 && std::all_of(f.panels.begin(), f.panels.end(), [](const PlotPanel& p) { return p.grid.has_value(); })) {
-        float need = 0;
-        for (const PlotPanel& p : f.panels)
-            need = std::max(need, grid_cell(*p.grid, pw, chart_h) * float(p.grid->rows) + kGridBelow + 8);
-        chart_h = std::min(chart_h, need);
-    }
+    const float chart_h = chart_height(f, pw, rows, y, heading_h + notes_h, colour_of, c);
     for (int r = 0; r < rows; ++r) {
         for (int q = 0; q < cols && r * cols + q < k; ++q) {
             const PlotPanel& p = f.panels[size_t(r * cols + q)];

@@ -72,52 +72,66 @@ void permute_panel(FigurePanel& panel, const int* p) {
     panel.values = std::move(values), panel.reasons = std::move(reasons);
 }
 
-/// Lays every panel, the axis labels and the strips out in `options.order` (Buckets: the lsh round's order).
+/// The strips above the matrices and the class the order sorts by, per display slot `p` shows: every round's buckets
+/// of `lsh` (up to four) or the input's groups; with what the subtitles call the order.
+struct OrderClasses {
+    std::vector<FigureStrip> strips;
+    std::vector<int> sorted_by;
+    std::string what;
+};
+
+OrderClasses order_classes(DisplayOrder order, int round, const Heads& heads, const LshBuckets* lsh, int h, const int* p) {
+    const int n = heads.n();
+    auto class_of = [&](const std::vector<int>& per_position, int s) {  // per_position: (H|1)·n
+        return per_position[size_t(h % int(per_position.size() / size_t(n))) * n + p[s]];
+    };
+    auto classes = [&](const std::vector<int>& per_position) {
+        std::vector<int> out(static_cast<size_t>(n));
+        for (int s = 0; s < n; ++s) out[size_t(s)] = class_of(per_position, s);
+        return out;
+    };
+    OrderClasses c;
+    if (order == DisplayOrder::LshBuckets) {
+        for (int r = 0; r < lsh->rounds && r < 4; ++r) c.strips.push_back({"round " + std::to_string(r), classes(lsh->bucket_q[size_t(r)])});
+        c.sorted_by = classes(lsh->bucket_q[size_t(round)]);
+        c.what = "round " + std::to_string(round) + "'s bucket order";
+    } else {
+        c.sorted_by = classes(heads.groups);
+        c.strips.push_back({"cluster", c.sorted_by});
+        c.what = "cluster order";
+    }
+    return c;
+}
+
+/// Lays every panel, the axis labels and the strips out in `options.order` (Buckets: the lsh round's order), with
+/// a boundary wherever the class the order sorts by changes.
 void apply_order(FigureSpec& spec, const Heads& heads, const std::vector<RunResult>& results, const RunFigureOptions& options) {
     const DisplayOrder order = options.view == View::Buckets ? DisplayOrder::LshBuckets : options.order;
     if (order == DisplayOrder::Positions) return;
-    std::vector<const LshBuckets*> lsh;
+    const LshBuckets* lsh = nullptr;  // the run display_permutation takes the order from: the first with that round
     for (const RunResult& r : results)
-        if (r.structure.lsh) lsh.push_back(&*r.structure.lsh);
-    const std::vector<int> perm = display_permutation(order, options.order_round, heads, lsh);
+        if (!lsh && r.structure.lsh && options.order_round < r.structure.lsh->rounds) lsh = &*r.structure.lsh;
+    const std::vector<int> perm = display_permutation(order, options.order_round, heads, {lsh});
     const int n = heads.n(), h = options.head;
     if (perm.empty())
         throw Error(order == DisplayOrder::LshBuckets
                         ? "the bucket order needs an lsh instance with round " + std::to_string(options.order_round) +
-                              ": add --variant lsh (or choose --order natural)"
+                              ": add --variant lsh, lower --round (or choose --order natural)"
                         : "the clusters order needs an input with groups: --data clustered (or choose --order natural)");
     const int* p = perm.data() + size_t(h % int(perm.size() / size_t(n))) * n;
     for (FigurePanel& panel : spec.panels) permute_panel(panel, p);
     std::vector<std::string> labels(static_cast<size_t>(n));
     for (int s = 0; s < n; ++s) labels[size_t(s)] = spec.tokens.empty() ? std::to_string(p[s]) : spec.tokens[size_t(p[s])];
     spec.tokens = std::move(labels);
-    // The class of each slot: its bucket in every round (the first lsh run's), or its group; boundaries where it changes.
-    auto class_of = [&](const std::vector<int>& per_position, int s) { return per_position[size_t(h % int(per_position.size() / size_t(n))) * n + p[s]]; };
-    std::string what;
-    std::vector<int> ordered(size_t(n), 0);  // the class the order sorts by, per slot
-    if (order == DisplayOrder::LshBuckets) {
-        const LshBuckets& b = *lsh.front();
-        for (int r = 0; r < b.rounds && r < 4; ++r) {
-            FigureStrip strip{"round " + std::to_string(r), {}};
-            for (int s = 0; s < n; ++s) strip.classes.push_back(class_of(b.bucket_q[size_t(r)], s));
-            spec.strips.push_back(std::move(strip));
-        }
-        for (int s = 0; s < n; ++s) ordered[size_t(s)] = class_of(b.bucket_q[size_t(options.order_round)], s);
-        what = "round " + std::to_string(options.order_round) + "'s bucket order";
-    } else {
-        FigureStrip strip{"cluster", {}};
-        for (int s = 0; s < n; ++s) strip.classes.push_back(class_of(heads.groups, s));
-        ordered = strip.classes;
-        spec.strips.push_back(std::move(strip));
-        what = "cluster order";
-    }
+    OrderClasses c = order_classes(order, options.order_round, heads, lsh, h, p);
     for (int s = 1; s < n; ++s)
-        if (ordered[size_t(s)] != ordered[size_t(s - 1)]) spec.boundaries.push_back(s);
+        if (c.sorted_by[size_t(s)] != c.sorted_by[size_t(s - 1)]) spec.boundaries.push_back(s);
+    spec.strips = std::move(c.strips);
     // Said in every subtitle, which a narrow panel shortens from the end: the order goes before the long words.
+    const std::string long_words = " (effective attention)";
     for (FigurePanel& panel : spec.panels) {
-        const size_t long_words = panel.subtitle.find(" (effective attention)");
-        if (long_words != std::string::npos) panel.subtitle.erase(long_words, std::string(" (effective attention)").size());
-        panel.subtitle += " · axes in " + what;
+        if (const size_t at = panel.subtitle.find(long_words); at != std::string::npos) panel.subtitle.erase(at, long_words.size());
+        panel.subtitle += " · axes in " + c.what;
     }
 }
 
@@ -146,11 +160,6 @@ FigureSpec figure_of_runs(const Heads& heads, const std::vector<RunResult>& resu
     spec.tokens = heads.tokens;
     spec.title = options.title;
     spec.show_mask = options.view == View::Mask;
-    if (options.view == View::Buckets && options.order_round > 0) {
-        bool has = false;
-        for (const RunResult& r : results) has = has || (r.structure.lsh && options.order_round < r.structure.lsh->rounds);
-        if (!has) throw Error("no lsh instance has round " + std::to_string(options.order_round) + ": lower --round or raise rounds");
-    }
     spec.theme = options.theme;
     spec.width = options.width, spec.height = options.height;
     const bool diff = options.view == View::Difference;
