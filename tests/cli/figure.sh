@@ -62,6 +62,10 @@ view() {  # view NAME [figure options…] -- [figure_views.py checks…]
   "$app" figure "${opts[@]}" --out "$name.png" --out "$name.svg" --size 1280 --dpi 96 >/dev/null || fail "figure $name failed"
   python3 "$views" "$name.svg" "$stats" "$name.png" "$@" || fail "figure $name: content"
 }
+view weights --view weights --variant full,svd:rank=4 --data lowrank --n 48 --heads 2 --dim 16 -- \
+  "Full softmax" "SVD r = 4" "P_eff (effective attention), head 0" "P_eff (log10 scale)" "1e-1" "rows: queries · columns: keys"
+view difference --view difference --variant flash,svd:rank=4 --data lowrank --n 48 --heads 2 --dim 16 -- \
+  "Flash" "SVD r = 4" "P_eff − P (exact softmax), head 0" "max |P_eff − P| = " "P_eff − P"
 view spectrum --view spectrum --variant linformer:k=8,svd:rank=4 --data lowrank --n 64 --heads 2 --dim 16 -- \
   --min-polylines 6 "Singular values σᵢ" "Cumulative share of Σσ up to index i" "exact P" "Linformer k = 8, projection pool" \
   "SVD r = 4" "10⁻" "index i (descending σ)" "SVD r = 4: 90% of Σσ within the top"
