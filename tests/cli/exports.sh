@@ -108,7 +108,9 @@ for l in ("0", "1"):
 PY
 
 if [ "$gui" = gui ]; then
-  LIBGL_ALWAYS_SOFTWARE=1 "$app" gui --screenshot shot.png --frames 2 --save-session bare_session.json > gui.txt 2>&1 \
+  # No leak report at exit under ASan: Mesa's driver is unloaded before LeakSanitizer runs, so its allocations show
+  # as leaks from an unknown module (scripts/gui-soak.sh says the same).
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" LIBGL_ALWAYS_SOFTWARE=1 "$app" gui --screenshot shot.png --frames 2 --save-session bare_session.json > gui.txt 2>&1 \
     || fail "gui --save-session with a bare name: $(cat gui.txt)"
   grep -q '"variants"' bare_session.json || fail "gui --save-session bare_session.json wrote: $(head -c 200 bare_session.json)"
 fi
