@@ -91,22 +91,20 @@ figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
 }
 
 figure::PlotFigure sinks_chart(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
+    KeyAttentionProfile profile;
     if (job.text) {  // every layer and head of the encoder, as the Sinks panel reads text
         const std::optional<TextKeyAttention> r = text_key_attention(*job.text);
         if (!r) throw Error("the sinks figure was cancelled");
-        return figure::sinks_figure(r->tokens, r->received,
-                                    std::to_string(r->layers) + " layers × " + std::to_string(r->heads) + " heads × " +
-                                        std::to_string(r->tokens.size()) + " query rows of the exact softmax P");
+        profile = key_attention_profile(*r);
+    } else {  // the heads of the one exact P (non-causal), as the panel reads other input
+        const Heads& heads = job.input.heads;
+        if (heads.n() > o.matrix_limit)
+            throw Error("--view sinks averages the exact P, which is not materialised at n = " + std::to_string(heads.n()) +
+                        ": raise --matrix-limit to at least " + std::to_string(heads.n()));
+        ReferenceCache refs(heads, true);
+        profile = key_attention_profile(*refs.get(false, backend).P, heads.tokens, false, heads.source);
     }
-    const Heads& heads = job.input.heads;  // else the heads of the one exact P (non-causal), as the panel reads it
-    if (heads.n() > o.matrix_limit)
-        throw Error("--view sinks averages the exact P, which is not materialised at n = " + std::to_string(heads.n()) +
-                    ": raise --matrix-limit to at least " + std::to_string(heads.n()));
-    ReferenceCache refs(heads, true);
-    const Reference& ref = refs.get(false, backend);
-    return figure::sinks_figure({}, mean_received_attention({ref.P.get()}),
-                                std::to_string(heads.heads()) + " heads × " + std::to_string(heads.n()) +
-                                    " query rows of the exact softmax P (" + heads.source + ")");
+    return figure::sinks_figure(profile.text ? profile.tokens : std::vector<std::string>{}, profile.received, profile.over);
 }
 
 figure::PlotFigure performance_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {

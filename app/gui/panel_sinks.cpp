@@ -19,12 +19,9 @@
 
 namespace attnscope::gui {
 
-/// What the bars show.
-struct KeyAttentionView {
-    std::vector<std::string> tokens;  // n labels (token strings, or positions for synthetic input)
-    std::vector<double> received;     // n mean received weights
-    std::string over;                 // what the mean is over, e.g. "6 layers × 12 heads × 24 query rows"
-    bool text = false, truncated = false;
+/// What the bars show (core/analysis/key_attention.h).
+struct KeyAttentionView : KeyAttentionProfile {
+    explicit KeyAttentionView(KeyAttentionProfile p) : KeyAttentionProfile(std::move(p)) {}
 };
 
 namespace {
@@ -40,11 +37,7 @@ std::shared_ptr<ViewJob<KeyAttentionView>::Job> make_job(const App& app, std::st
             "attention sinks", [t](JobContext& ctx) -> std::shared_ptr<const KeyAttentionView> {
                 auto r = text_key_attention(t, [&ctx] { return ctx.cancelled(); });
                 if (!r) return nullptr;
-                auto v = std::make_shared<KeyAttentionView>();
-                v->tokens = r->tokens, v->received = r->received, v->text = true, v->truncated = r->truncated;
-                v->over = std::to_string(r->layers) + " layers × " + std::to_string(r->heads) + " heads × " +
-                          std::to_string(r->tokens.size()) + " query rows of the exact softmax P";
-                return v;
+                return std::make_shared<const KeyAttentionView>(key_attention_profile(*r));
             });
     }
     // Synthetic or loaded tensors: the one exact P the views already materialised (positions' order only).
@@ -61,16 +54,7 @@ std::shared_ptr<ViewJob<KeyAttentionView>::Job> make_job(const App& app, std::st
     const std::string source = snap->heads->source;
     return std::make_shared<ViewJob<KeyAttentionView>::Job>(
         "attention sinks", [P, tokens, causal, source](JobContext&) -> std::shared_ptr<const KeyAttentionView> {
-            auto v = std::make_shared<KeyAttentionView>();
-            v->received = mean_received_attention({P.get()});
-            v->tokens = tokens;
-            if (v->tokens.size() != v->received.size()) {
-                v->tokens.clear();
-                for (size_t j = 0; j < v->received.size(); ++j) v->tokens.push_back(std::to_string(j));
-            }
-            v->over = std::to_string(P->heads()) + " heads × " + std::to_string(P->rows()) + " query rows of the " +
-                      (causal ? "causal " : "") + "exact softmax P (" + source + ", one layer)";
-            return v;
+            return std::make_shared<const KeyAttentionView>(key_attention_profile(*P, tokens, causal, source));
         });
 }
 
@@ -197,7 +181,7 @@ namespace attnscope::gui {
 PanelFigure sinks_panel_figure(const App& app) {
     const auto view = app.sinks.profile.result;
     if (!view) return {{}, "the bars are not computed yet: show the Sinks tab"};
-    // Synthetic input labels positions as numbers: the figure names them positions, not tokens.
+    // Input without the encoder labels positions: the figure names them positions, not tokens.
     const std::vector<std::string> tokens = view->text ? view->tokens : std::vector<std::string>{};
     return {chart_builder(figure::sinks_figure(tokens, view->received, view->over), gui_figure_title(app)), ""};
 }

@@ -59,4 +59,24 @@ std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, co
     return r;
 }
 
+KeyAttentionProfile key_attention_profile(const TextKeyAttention& text) {
+    KeyAttentionProfile p;
+    p.tokens = text.tokens, p.received = text.received, p.text = true, p.truncated = text.truncated;
+    p.over = std::to_string(text.layers) + " layers × " + std::to_string(text.heads) + " heads × " +
+             std::to_string(text.tokens.size()) + " query rows of the exact softmax P";
+    return p;
+}
+
+KeyAttentionProfile key_attention_profile(const Tensor3& P, const std::vector<std::string>& tokens, bool causal,
+                                          const std::string& source) {
+    KeyAttentionProfile p;
+    p.received = mean_received_attention({&P});
+    if (tokens.size() == p.received.size()) p.tokens = tokens;
+    else
+        for (size_t j = 0; j < p.received.size(); ++j) p.tokens.push_back(std::to_string(j));
+    p.over = std::to_string(P.heads()) + " heads × " + std::to_string(P.rows()) + " query rows of the " +
+             (causal ? "causal " : "") + "exact softmax P (" + source + ", one layer)";
+    return p;
+}
+
 }  // namespace attnscope

@@ -43,4 +43,22 @@ struct TextKeyAttention {
 std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec,
                                                    const std::function<bool()>& cancelled = {});
 
+/// What a sinks view shows (the Sinks panel, `run --sinks-csv`, `figure --view sinks`): the mean received attention
+/// per key, the keys' labels and what the mean is over.
+struct KeyAttentionProfile {
+    std::vector<std::string> tokens;  // n labels: token strings, or positions for input without tokens
+    std::vector<double> received;     // n mean received weights (sum 1)
+    std::string over;                 // what the mean is over, e.g. "6 layers × 12 heads × 24 query rows of …"
+    bool text = false;                // through the encoder: tokens are its token strings (kinds apply)
+    bool truncated = false;           // the text was cut to the model's max positions
+};
+
+/// The profile of a text over every layer and head of the encoder.
+KeyAttentionProfile key_attention_profile(const TextKeyAttention& text);
+
+/// The profile of one exact softmax P (H, n, n) of an input named `source` (not text: one layer); `tokens` label
+/// the keys when they number n, else positions do.
+KeyAttentionProfile key_attention_profile(const Tensor3& P, const std::vector<std::string>& tokens, bool causal,
+                                          const std::string& source);
+
 }  // namespace attnscope
