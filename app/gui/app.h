@@ -285,7 +285,7 @@ using ExportJob = ResultJob<ExportMessage>;
 /// Everything the GUI owns.
 struct App {
     GuiOptions options;
-    Worker runs{make_backend, "auto", interactive_cpu_threads()};  // one core left to the renderer (see interactive_cpu_threads)
+    Worker runs{make_backend, "auto", interactive_cpu_threads(), kBackgroundNiceness};  // every core, below the renderer
     std::shared_ptr<BenchJob> bench;              // the performance panel's newest sweep (null before the first)
     HeatmapRenderer renderer;
     InputState input;

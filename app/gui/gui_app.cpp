@@ -117,15 +117,41 @@ void capture(GLFWwindow* window, const Capture& c) {
 
 // [SECTION] Main loop
 
-/// Frame period while the run worker computes and no input arrives (the progress bars' animation rate).
-constexpr double kBusyFrameSeconds = 0.1;
+/// Frame period while the worker or a panel's job computes and no input arrives: the elapsed times and progress bars
+/// tick at this rate. With software GL a frame costs as much CPU as a variant's run, so on 2 cores every frame drawn
+/// while a batch computes delays its views; a view that finishes wakes the loop at once (wake_on_publish).
+constexpr double kBusyFrameSeconds = 0.5;
+/// Longest sleep of a window with nothing to do (no input, nothing computing): only a safety net, since input, the
+/// worker's publishes and finished jobs all wake the loop.
+constexpr double kIdleFrameSeconds = 2.0;
+/// Sleep while the pointer rests on an item: a tooltip appears after a hover delay, and only a frame can show it.
+constexpr double kHoverFrameSeconds = 0.1;
+/// Frames drawn after the last change before the loop sleeps: Dear ImGui settles a layout change over a few frames.
+constexpr int kSettleFrames = 3;
 
-/// The loop may sleep until an event: a batch runs, and nothing drives frames itself (the self-test's injected
-/// events, a pan measurement, a pending screenshot or capture).
-bool busy_throttle(const App& app) {
+/// Something drives frames itself, so the loop must not sleep: the self-test's injected events, a pan measurement, a
+/// pending capture, an edit not yet posted, or the first frames that build the layout.
+bool frames_driven(const App& app) {
     const GuiOptions& o = app.options;
-    return app.runs.state() == WorkerState::Running && o.self_test_frames == 0 && o.measure_pan == 0 &&
-           app.captures.empty() && !app.dirty && app.frame > 2;
+    return o.self_test_frames > 0 || o.measure_pan > 0 || !app.captures.empty() || app.dirty || app.frame <= 2;
+}
+
+/// Work whose progress the window shows is under way: the run batch, a panel's job, an export or a benchmark.
+bool background_busy(const App& app) {
+    return app.runs.state() == WorkerState::Running || any_panel_busy(app) || !app.export_jobs.empty() ||
+           (app.bench && !app.bench->finished());
+}
+
+/// How long the loop may sleep before the next frame (0: draw at once): the renderer draws only when something
+/// changed — input, a published view, a finished job — or when a clock it shows has moved.
+double frame_wait_seconds(const App& app, bool headless, int quiet_frames) {
+    if (frames_driven(app)) return 0;
+    // A measurement or screenshot run times or waits on frames: only the batch's progress ticks are thinned there.
+    if (app.runs.state() == WorkerState::Running) return kBusyFrameSeconds;
+    if (headless) return 0;
+    if (background_busy(app)) return kBusyFrameSeconds;
+    if (quiet_frames < kSettleFrames) return 0;
+    return ImGui::IsAnyItemHovered() ? kHoverFrameSeconds : kIdleFrameSeconds;
 }
 
 /// Rejects a bad --panel, --lesson or --export-figure theme before any window opens; returns the window title
@@ -254,20 +280,26 @@ struct FrameLoop {
     int status;                         // the exit status; the loop stops when it is not 0
     int settled = 0;                    // frames in a row with nothing left to wait for (screenshot)
     double last_frame_start = 0;        // [s, GLFW time]
+    int quiet_frames = 0;               // frames in a row in which nothing changed (the loop sleeps after a few)
+    bool input_arrived = false;         // this frame's events brought input
+    bool woken = false;                 // the sleep before this frame ended early (the worker's wake, an empty event)
+    std::shared_ptr<const RunSnapshot> last_snap;  // the snapshot the previous frame showed
     bool figure_exported = false;       // --export-figure done
 };
 
 /// Waits when the loop may sleep, polls events and starts an ImGui frame with the self-test's or --mouse-x/y's
 /// input; returns whether it waited. `frame_start` is when the frame began [s, GLFW time].
 bool start_frame(FrameLoop& l, double& frame_start) {
-    // While the worker computes and nothing moves, redraw at 10 Hz (the progress bars) instead of as fast as the loop
-    // runs: with software GL a frame costs as much CPU as a variant's run, and on 2 cores every spare frame delays the
-    // views. Input events, a batch's first view and its end wake the loop at once.
-    const bool waited = busy_throttle(l.app);
-    if (waited) glfwWaitEventsTimeout(std::max(0.0, kBusyFrameSeconds - (glfwGetTime() - l.last_frame_start)));
+    const double wait = frame_wait_seconds(l.app, l.headless, l.quiet_frames);
+    const bool waited = wait > 0;
+    const double sleep = waited ? std::max(0.0, wait - (glfwGetTime() - l.last_frame_start)) : 0.0;
+    if (sleep > 0) glfwWaitEventsTimeout(sleep);
     frame_start = glfwGetTime();
+    l.woken = sleep > 0 && frame_start - l.last_frame_start < wait - 1e-3;
     l.last_frame_start = frame_start;
     glfwPollEvents();
+    // The platform backend queued whatever arrived (keys, pointer, focus, resize): a change to draw.
+    l.input_arrived = !GImGui->InputEventsQueue.empty();
     int w = 0, h = 0;
     glfwGetWindowSize(l.window, &w, &h);
     if (l.o.self_test_frames > 0) l.self_test.inject(l.app, w, h);
@@ -477,6 +509,9 @@ void run_frames(FrameLoop& l) {
         draw_frame(app, l.window);
         // An edit made by a widget this frame: its input event arrived before the frame started.
         if (app.dirty) app.latency.note_edit(frame_start);
+        const bool changed = l.input_arrived || l.woken || app.snap != l.last_snap || app.dirty;
+        l.quiet_frames = changed ? 0 : l.quiet_frames + 1;
+        l.last_snap = app.snap;
         app.banner_was_shown = !app.banner.empty();
         const bool present = render_frame(l);
         export_figure_when_ready(l);

@@ -156,17 +156,26 @@ void Measurement::before_frame(App& app) {
         m_quiet_frames = 0;
         return;
     }
-    // Pan: wait for the matrices, then move the linked view each frame at two zoom levels.
+    // Pan: wait for the matrices, then move the linked view each frame at two zoom levels, then hold it still, then
+    // pan coarsely again while a new input's views compute.
     MatrixViewState& v = app.view;
     if (m_phase == 0) {
         if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads) m_phase = 1, m_phase_frames = 0;
         return;
     }
+    // While computing: a new input whenever the last one's views are done, until enough frames were drawn beside a
+    // running batch.
+    if (m_phase == kPanComputing && app.runs.state() != WorkerState::Running && !app.dirty) {
+        app.input.spec.scenario.seed += 1;
+        app.dirty = true;
+    }
+    m_batch_running_at_start = app.runs.state() == WorkerState::Running;
     const double n = app.snap && app.snap->heads ? app.snap->heads->n() : 1;
-    const double width = m_phase == 1 ? n / 4 : 512;  // coarse: pooled bins; fine: full-resolution detail crops
-    const double step = m_phase == 1 ? n / 300 : 6;
+    const bool coarse = m_phase == 1 || m_phase == kPanComputing;
+    const double width = coarse ? n / 4 : 512;  // coarse: pooled bins; fine: full-resolution detail crops
+    const double step = coarse ? n / 300 : 6;
     const double x0 = std::fmod(m_phase_frames * step, n - width), y0 = std::fmod(m_phase_frames * step * 0.7, n - width);
-    if (m_phase <= 2) v.x_min = x0, v.x_max = x0 + width, v.y_min = y0, v.y_max = y0 + width, v.fit_next = false;
+    if (m_phase != 3) v.x_min = x0, v.x_max = x0 + width, v.y_min = y0, v.y_max = y0 + width, v.fit_next = false;
 }
 
 void Measurement::note_stages(const RunSnapshot& snap) {
@@ -248,17 +257,28 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         }
         return false;
     }
-    m_frame_ms[m_phase].push_back(float(frame_ms));
-    if (++m_phase_frames < m_count) return false;
+    if (m_phase == kPanComputing) {
+        // Only frames drawn while a batch ran from start to end count.
+        if (m_batch_running_at_start && app.runs.state() == WorkerState::Running) m_frame_ms[m_phase].push_back(float(frame_ms));
+        if (++m_phase_frames > 20000) {
+            std::fprintf(stderr, "measure-pan: too few frames beside a running batch after 20000 frames\n");
+            m_status = 2;
+            return true;
+        }
+        if (int(m_frame_ms[m_phase].size()) < m_count) return false;
+    } else {
+        m_frame_ms[m_phase].push_back(float(frame_ms));
+        if (++m_phase_frames < m_count) return false;
+    }
     m_phase_frames = 0;
-    if (++m_phase <= 3) return false;
+    if (++m_phase <= kPanComputing) return false;
     const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
     const int s = app.snap ? app.snap->view_size : 0;
     std::printf("measure-pan: n = %d, %zu variant panels, pooled view %d×%d per panel, %d frames per phase\n", n,
                 app.snap ? app.snap->variants.size() : 0, s, s, m_count);
-    const char* names[4] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",
-                            "idle (no pan)"};
-    for (int p = 1; p <= 3; ++p) {
+    const char* names[kPanComputing + 1] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",
+                                            "idle (no pan)", "pan at 1/4 zoom while the views compute"};
+    for (int p = 1; p <= kPanComputing; ++p) {
         const TimingStats f = stats_of(m_frame_ms[p]);
         std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median_ms, f.p95_ms,
                     f.max_ms);

@@ -4,7 +4,8 @@
 //   --measure-first-view N  makes N edits of a synthetic n = 65536 input (flash, longformer, lsh, linformer,
 //                        performer) and prints edit → first view and edit → all views;
 //   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
-//                        (n = 16384 unless --session) and prints frame times.
+//                        (n = 16384 unless --session), holds it still N frames, then pans N frames while new inputs'
+//                        views compute, and prints frame times.
 // The targets they are held to are in docs/PERFORMANCE.md.
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
 #pragma once
@@ -47,7 +48,9 @@ private:
     bool m_use_session = false;
     bool m_setup = false;
     int m_status = 0;
-    int m_phase = 0;          // latency: edits made; pan: 0 wait, 1 coarse, 2 fine, 3 idle
+    int m_phase = 0;          // latency: edits made; pan: 0 wait, 1 coarse, 2 fine, 3 idle, 4 coarse while computing
+    static constexpr int kPanComputing = 4;  // pan: the phase that pans while a batch computes
+    bool m_batch_running_at_start = false;   // pan: a batch was running when this frame started
     int m_phase_frames = 0;   // frames in the current phase
     int m_quiet_frames = 0;   // frames since the last result reached the screen
     bool m_appended = false;  // latency: the last edit appended a word
@@ -58,7 +61,7 @@ private:
     std::vector<float> m_batch_cpu_ms;          // latency: the worker thread's CPU time of each shown batch
     std::vector<std::string> m_stage_names;     // latency: stages in the order they first ran
     std::vector<std::vector<float>> m_stage_wall_ms, m_stage_cpu_ms;  // per stage name: one sample per batch
-    std::vector<float> m_frame_ms[4];           // pan: frame times per phase
+    std::vector<float> m_frame_ms[kPanComputing + 1];  // pan: frame times per phase
     unsigned long long m_last_generation = 0;
     std::string m_text;
     int m_tokens = 0;

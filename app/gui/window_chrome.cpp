@@ -184,7 +184,11 @@ void draw_frame(App& app, GLFWwindow* window) {
     const ImGuiID dockspace = main_dockspace();
     if (!ImGui::DockBuilderGetNode(dockspace) || ImGui::DockBuilderGetNode(dockspace)->IsLeafNode())
         build_default_layout(dockspace);
+    // The host window lies under every docked panel: its background would be one more full-window layer for software
+    // GL to fill every frame (the frame's clear colour shows where no panel is docked).
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0, 0, 0, 0));
     ImGui::DockSpaceOverViewport(dockspace, ImGui::GetMainViewport());
+    ImGui::PopStyleColor();
     draw_panels(app);
     // Windows dock on the frames after the layout is built; select tabs once they are docked.
     if (app.frame == 2 && !app.layout_loaded)

@@ -3,6 +3,8 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -18,17 +20,19 @@
 namespace attnscope {
 
 
-int interactive_cpu_threads() { return std::max(1, omp_get_num_procs() - 1); }
+int interactive_cpu_threads() { return std::max(1, omp_get_num_procs()); }
 
 void use_interactive_cpu_threads() { omp_set_num_threads(interactive_cpu_threads()); }
 
-Worker::Worker(BackendFactory make, const std::string& backend, int cpu_threads)
+Worker::Worker(BackendFactory make, const std::string& backend, int cpu_threads, int niceness)
     : m_make_backend(std::move(make)), m_backend(m_make_backend(backend)),
       m_all_threads(omp_get_max_threads()), m_cpu_threads(cpu_threads > 0 ? cpu_threads : m_all_threads),
       m_cache(std::make_unique<BatchCache>()) {
     m_backend_description = m_backend->description();
-    m_thread = std::thread([this] {
+    m_thread = std::thread([this, niceness] {
         pthread_setname_np(pthread_self(), "attnscope-run");  // named in profilers and debuggers
+        // Linux keeps a niceness per thread, and threads inherit it: set before OpenMP starts this thread's team.
+        if (niceness > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), niceness);
         omp_set_num_threads(m_cpu_threads);  // this thread's parallel regions only
         loop();
     });
@@ -157,8 +161,11 @@ void Worker::loop() {
             m_jobs.pop_front();
         }
         run_job(*m_running_job);
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_running_job.reset();
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_running_job.reset();
+        }
+        if (m_on_publish) m_on_publish();  // the job's result is there to show
     }
 }
 

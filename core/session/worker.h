@@ -31,9 +31,14 @@ enum class WorkerState : int {
     Failed,   // the newest request failed (the snapshot carries the message)
 };
 
-/// OpenMP threads for interactive compute beside a render thread: one core fewer than the machine has (at least
-/// one): on 2 cores, two spinning OpenMP threads beside the renderer multiply the edit → view latency.
+/// OpenMP threads for interactive compute beside a render thread: every core. The renderer keeps its frames by
+/// priority instead (kBackgroundNiceness), so no core idles while a view waits.
 int interactive_cpu_threads();
+
+/// Niceness of a GUI's worker thread and the OpenMP threads it starts: below the render thread, which then gets a
+/// core whenever it draws, while the worker takes every cycle the renderer leaves. Within one process this only
+/// orders its own threads; against other processes the whole process keeps its share (autogroup).
+inline constexpr int kBackgroundNiceness = 5;
 /// Caps the OpenMP threads of parallel regions started by the calling thread at interactive_cpu_threads().
 void use_interactive_cpu_threads();
 
@@ -44,7 +49,9 @@ public:
     using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string&)>;
     /// Starts the thread with its own backend, made by `make` from `backend` ("auto": CUDA when present).
     /// `cpu_threads` > 0 caps the OpenMP threads of its CPU work (interactive_cpu_threads() for a GUI); 0 uses them all.
-    Worker(BackendFactory make, const std::string& backend = "auto", int cpu_threads = 0);
+    /// `niceness` > 0 lowers the thread's priority (and its OpenMP threads') below the caller's (kBackgroundNiceness
+    /// for a GUI).
+    Worker(BackendFactory make, const std::string& backend = "auto", int cpu_threads = 0, int niceness = 0);
     /// Cancels the current request and every job, and joins the thread.
     ~Worker();
     Worker(const Worker&) = delete;
@@ -69,8 +76,8 @@ public:
     uint64_t posted_generation() const { return m_generation.load(); }
     /// One line describing the backend, for the debug window.
     std::string backend_description() const { return m_backend_description; }
-    /// Calls `wake` (from the worker thread) whenever a snapshot, partial or final, is published: a GUI that sleeps
-    /// while the worker computes is woken to show it. Set before the first post.
+    /// Calls `wake` (from the worker thread) whenever a snapshot, partial or final, is published and whenever a job
+    /// ends: a GUI that sleeps while nothing changes is woken to show it. Set before the first post.
     void set_on_publish(std::function<void()> wake) { m_on_publish = std::move(wake); }
 
 private:
