@@ -597,6 +597,9 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
         lines.append("Not generated yet. With the `linformer` variant registered: `attnscope bench --linformer-table "
                      "--n 512:65536 --k 128:2048 --heads 1 --dim 64 --markdown docs/PERFORMANCE.linformer.md`, then "
                      "rerun this script.")
+    gui = REPO / "docs" / "PERFORMANCE.gui.md"
+    if gui.exists():  # measured in the GUI by hand (gui --measure-latency / --measure-first-view / --measure-pan)
+        lines += ["", "## GUI responsiveness", "", gui.read_text().strip()]
     lines += ["", "## CUDA backend: design targets (unverified)", ""]
     lines.append("No NVIDIA GPU was available where this file was generated: the kernels compile (sm_80, sm_86, "
                  "sm_89, sm_90, warnings as errors, every kernel checked with cuobjdump) and their host/device "

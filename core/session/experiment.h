@@ -40,6 +40,10 @@ public:
     /// modifiers: what rel_err_model and mass_recall are measured against), nullptr when it keeps softmax attention
     /// or has no exact counterpart.
     const Reference* own_model(const RunResult& result, Backend& backend);
+    /// Takes `result`'s O and log-sum-exp as the softmax reference of its causality when the run computed exactly the
+    /// reference's definition (flash: softmax of 1/√d·q·k, fp32, no modifiers; its pass kept L) and no reference of that
+    /// causality exists yet, so no second exact pass runs; only without a materialised P. Returns whether it did.
+    bool adopt(const RunResult& result);
     /// Moves the materialised exact P of this causality out (O and lse stay); nothing when it was not computed.
     std::optional<Tensor3> take_P(bool causal);
     /// The materialised exact P of this causality, shared and kept for later metrics (null when not computed).

@@ -45,6 +45,16 @@ void pool_for_display(VariantView& view, int view_size, Backend& backend) {
     view.pooled = std::make_shared<const Tensor3>(std::move(pooled));
 }
 
+/// Shows a max-pooled picture of a view's P̃ drawn without materialising it (P̃ ≥ 0: its range starts at 0).
+void show_picture(VariantView& view, std::shared_ptr<const Tensor3> picture) {
+    for (int h = 0; h < picture->heads(); ++h) {
+        view.head_min.push_back(0.0f);  // P̃ ≥ 0, and a pattern leaves cells at 0
+        view.head_max.push_back(picture->head(h).maxCoeff());
+        view.head_signed.push_back(false);
+    }
+    view.pooled = std::move(picture);
+}
+
 /// The auxiliary views of a run: one per display matrix of its structure (FNet's S_n beside C_n), not yet pooled.
 std::vector<VariantView> auxiliary_views(const VariantView& main) {
     std::vector<VariantView> out;
@@ -257,12 +267,7 @@ void BatchRun::streamed_views() {
         std::optional<Tensor3> pooled = streamed_view(*view.result, *m_heads, m_request.view_size, [this] { return cancelled(); });
         view.matrix_note = note;
         if (!pooled) return;
-        for (int h = 0; h < pooled->heads(); ++h) {
-            view.head_min.push_back(0.0f);  // P̃ ≥ 0, and a pattern leaves cells at 0
-            view.head_max.push_back(pooled->head(h).maxCoeff());
-            view.head_signed.push_back(false);
-        }
-        view.pooled = std::make_shared<const Tensor3>(std::move(*pooled));
+        show_picture(view, std::make_shared<const Tensor3>(std::move(*pooled)));
         if (!m_keys[k].empty())
             if (CachedViews* cached = m_cache->views(m_keys[k]); cached && !cached->views.empty()) cached->views.front() = view;
         m_clock.stop("picture " + view.id, m_snap->stages);
@@ -311,6 +316,9 @@ void BatchRun::run_variant_slot(size_t k) {
         RunOptions options;
         options.explain = m_want_P;
         options.max_matrix_n = m_request.max_matrix_n;
+        // Unmaterialised, flash draws its picture inside its pass, and its O and L stand as the reference (adopt):
+        // the one exact pass of the batch.
+        if (!m_want_P) options.picture_size = m_request.view_size;
         const StageTime ref_before = m_refs->time_spent();
         auto result = std::make_shared<RunResult>(
             run_variant(*m_heads, vr, options, m_backend, m_defer_metrics ? nullptr : m_refs));
@@ -332,6 +340,9 @@ void BatchRun::run_variant_slot(size_t k) {
         } else {
             view.matrix_note = view.name + " returned no P̃ for this input";
         }
+        if (!m_want_P) m_refs->adopt(*result);
+        if (result->structure.picture && m_snap->display_perm.empty() && !m_late_order)
+            show_picture(view, result->structure.picture);
         view.metrics_pending = m_defer_metrics;
         view.result = std::move(result);
     } catch (const DeviceMemoryError& e) {

@@ -138,11 +138,20 @@ public:
         }
         DenseAttentionArgs a = args(plan, h);
         e->O = Tensor3(h.heads(), h.n(), h.dv());
-        Tensor3 lse(h.heads(), h.n(), 1);
-        a.O = &e->O, a.lse = &lse;
+        auto lse = std::make_shared<Tensor3>(h.heads(), h.n(), 1);
+        a.O = &e->O, a.lse = &*lse;
+        // The picture of P comes out of the same pass on the CPU: each bin's largest weight is exp(max score − L).
+        std::shared_ptr<Tensor3> picture;
+        if (plan.picture_size > 0 && backend.name() == "cpu") {
+            const int s = std::min(h.n(), plan.picture_size);
+            picture = std::make_shared<Tensor3>(h.heads(), s, s);
+            a.pooled = &*picture;
+        }
         backend.dense_attention(a);
         exact_cost(h, plan.causal, false, *e);
         e->structure.density = 1.0;
+        e->structure.lse = std::move(lse);
+        e->structure.picture = std::move(picture);
         if (a.precision == AttentionPrecision::Tf32)
             e->structure.notes.push_back(backend.name() == "cuda"
                                              ? "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32"

@@ -65,6 +65,10 @@ struct Structure {
     std::optional<ReasonMask> mask;          // per-cell reasons (when the matrix is materialised)
     std::optional<double> density;           // allowed cells / (n² or n(n+1)/2)
     std::optional<Tensor3> allowed_lse;      // (H, n, 1) log Σ_allowed exp(s·q·k): mass recall
+    std::shared_ptr<const Tensor3> lse;      // (H, n, 1) flash: the L = m + log ℓ its pass keeps, so that its O and L
+                                             // can stand as the exact reference (ReferenceCache::adopt)
+    std::shared_ptr<const Tensor3> picture;  // (H, s, s) max-pooled P̃ drawn inside the run's own pass
+                                             // (RunOptions::picture_size), when the variant can
     int64_t rows_without_keys = 0;           // query rows (over all heads) whose allowed set is empty: their O is 0
                                              // (set by note_rows_without_keys; a variant that explains its own sets
                                              // it first)

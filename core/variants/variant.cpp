@@ -67,7 +67,9 @@ void note_rows_without_keys(Structure& structure) {
 }
 
 RunResult Variant::run(const Heads& heads, const Params& resolved, const RunOptions& options, Backend& backend) const {
-    return run_plan(*plan(heads, resolved, options.weights), heads, options, backend);
+    const std::unique_ptr<Plan> p = plan(heads, resolved, options.weights);
+    p->picture_size = options.picture_size;
+    return run_plan(*p, heads, options, backend);
 }
 
 RunResult Variant::run_plan(const Plan& plan, const Heads& heads, const RunOptions& options, Backend& backend) const {

@@ -65,6 +65,8 @@ struct VariantWeights {
 struct RunOptions {
     bool explain = false;      // also run explain(): P̃ (n×n per head), the reason mask and what views draw
     int max_matrix_n = 4096;   // explain() materialises no n×n matrix above this n (memory), and says so in a note
+    int picture_size = 0;      // > 0: a variant that can max-pool P̃ inside its own pass (flash on the CPU) returns
+                               // that (H, s, s) picture, s = min(n, picture_size), in structure.picture
     std::shared_ptr<const VariantWeights> weights;  // from make_weights() for the same shapes and params; null (or
                                                     // made for others): plan() makes its own, outside the timing
 };
@@ -73,8 +75,9 @@ struct RunOptions {
 /// (LSH rotations, BigBird's random blocks, Performer's ω, Linformer's E and F). Variants with draws derive from it.
 struct Plan {
     virtual ~Plan() = default;
-    Params params;        // resolved
-    bool causal = false;  // whether the run is causal (decides the reference)
+    Params params;         // resolved
+    bool causal = false;   // whether the run is causal (decides the reference)
+    int picture_size = 0;  // RunOptions::picture_size, set by Variant::run
 };
 
 /// What execute() computed: O, its analytic cost and the structure it decided; analyse() and explain() add to it.
