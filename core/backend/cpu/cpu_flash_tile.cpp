@@ -15,6 +15,7 @@
 
 #include "core/tensor.h"
 #include "core/backend/cpu/online_softmax.h"
+#include "core/backend/interface/pooling.h"
 
 namespace attnscope::flash_tile {
 
@@ -243,6 +244,58 @@ void raw_scores(const Tile& t, const float* k, int j0, int cols, const ScoreMod&
 void tile_max(const Tile& t, int cols) {
     std::fill(t.tmax, t.tmax + t.brp, -INFINITY);
     mask_and_max(t, 0, cols, false);
+}
+
+void bin_max(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax) {
+    const int64_t first = pool_bin_of(j0, m, sc);
+    if (pool_bin_end(first, m, sc) >= j0 + cols) {
+        // The whole key tile lies in one bin (m/sc ≥ Bc, e.g. 64 keys a bin at n = 65536, s = 1024): its max per query
+        // is the tile max scores left in tmax.
+        float* row = binmax + first * t.brp;
+        for (int q = 0; q < t.brp; q += kLanes)
+            _mm512_storeu_ps(row + q, _mm512_max_ps(_mm512_loadu_ps(row + q), _mm512_loadu_ps(t.tmax + q)));
+        return;
+    }
+    // One vector max per key row per 16 queries; a bin's running maxima stay in registers over its keys.
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        const int nv = lanes / kLanes;
+        for (int64_t b = first, c0 = 0; c0 < lim; ++b) {
+            const int64_t c1 = std::min<int64_t>(pool_bin_end(b, m, sc) - j0, lim);
+            float* row = binmax + b * t.brp + q0;
+            __m512 mx[kBlockVectors];
+            for (int j = 0; j < nv; ++j) mx[j] = _mm512_loadu_ps(row + j * kLanes);
+            for (int64_t c = c0; c < c1; ++c) {
+                const float* s = t.st + c * t.brp + q0;
+                for (int j = 0; j < nv; ++j) mx[j] = _mm512_max_ps(mx[j], _mm512_loadu_ps(s + j * kLanes));
+            }
+            for (int j = 0; j < nv; ++j) _mm512_storeu_ps(row + j * kLanes, mx[j]);
+            c0 = c1;
+        }
+    }
+}
+
+void bin_exp_max(const float* binmax, int brp, const float* lse, int r0, int r1, int b0, int count, float* out) {
+    // Bins run along registers and queries along lanes: reduce the segment's vectors per bin, then one transpose turns
+    // the 16 bins' lane-wise maxima into vectors whose lane-wise max holds each bin's max in its own lane.
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    __m512 acc[kLanes];
+    for (int b = 0; b < kLanes; ++b) acc[b] = ninf;
+    for (int k = r0 / kLanes; k * kLanes < r1; ++k) {
+        const int o = k * kLanes;
+        const __mmask16 in = avx512::first_lanes(r1 - o) & ~avx512::first_lanes(r0 - o);
+        const __m512 l = _mm512_loadu_ps(lse + o);
+#pragma GCC unroll 16
+        for (int b = 0; b < kLanes; ++b)  // fixed trip count: acc stays in registers
+            if (b < count) {
+                const __m512 x = _mm512_sub_ps(_mm512_loadu_ps(binmax + static_cast<ptrdiff_t>(b0 + b) * brp + o), l);
+                acc[b] = _mm512_mask_max_ps(acc[b], in, acc[b], x);
+            }
+    }
+    avx512::transpose16(acc);
+    __m512 x = acc[0];
+    for (int b = 1; b < kLanes; ++b) x = _mm512_max_ps(x, acc[b]);
+    _mm512_mask_storeu_ps(out, avx512::first_lanes(count), exp2_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e))));
 }
 
 void softmax(const Tile& t, int j0, int cols, bool causal) {
