@@ -60,8 +60,10 @@ void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0
     for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
         const int cols = std::min(a.tile_cols, key_end - j0);
         flash_tile::scores(t, a.K->head_data(h), j0, cols, a.causal, a.score_mod, h);
-        if (bins) flash_tile::bin_max(t, j0, cols, a.causal, m, a.pooled->cols(), bins);
-        flash_tile::softmax(t, j0, cols, a.causal);
+        if (bins)
+            flash_tile::softmax_bin_max(t, j0, cols, a.causal, m, a.pooled->cols(), bins);
+        else
+            flash_tile::softmax(t, j0, cols, a.causal);
         flash_tile::accumulate(t, a.V->head_data(h), j0, cols, a.causal);
     }
     flash_tile::finish(t, a.O->head_data(h), a.lse ? a.lse->head_data(h) : nullptr);
