@@ -6,6 +6,11 @@
 //   attnscope_flash_paired [--n 4096] [--heads 8] [--d 32,64,128] [--causal 0,1] [--rounds 7] [--tiles 64x64,128x128]
 //                          [--roof 2048] [--gap-ms 150]
 //   attnscope_flash_paired --profile [--d 32,64,128] [--causal 0,1] [--tiles ...]   per-phase CPU-time profile
+//   attnscope_flash_paired --pooled 1024 [--n …] [--heads …] [--d …] [--causal …] [--tiles …] [--rounds …] [--portable]
+//                                         flash against flash + the max-pooled picture of P (DenseAttentionArgs::pooled)
+// --portable runs the Eigen path (CpuKernels::Portable) instead of the AVX-512 kernel in the paired and pooled modes.
+// The pooled mode times (flash, flash + pooled s×s) back to back, order alternating per round, and reports the ratio
+// of the two times of each round.
 // The profile runs one thread over the query tiles of one head and splits each query tile's thread CPU time over
 // the phases of its loop by their TSC ticks: the AVX-512 kernel's phases (pack Qᵀ, Sᵀ = K·Qᵀ with fused mask+max, exp/sum/rescale factors, Oᵀ += Vᵀ·Pᵀ with
 // fused rescale, write O) and, for comparison, the Eigen path's (Q·Kᵀ, max, exp, rescale, P·V), once with Eigen's
@@ -104,6 +109,8 @@ struct Options {
     std::vector<int> dims{32, 64, 128}, causal{0, 1};
     std::vector<std::pair<int, int>> tiles{{0, 0}};  // 0: the primitive's defaults
     bool profile = false;
+    int pooled = 0;  // > 0: the pooled-picture overhead mode with s = pooled
+    CpuKernels kernels = CpuKernels::Vector;
 };
 
 void paired(const Options& o) {
@@ -143,7 +150,7 @@ void paired(const Options& o) {
                 a.causal = causal != 0;
                 if (br > 0) a.tile_rows = br, a.tile_cols = bc;
                 const double flops = exact_attention_flops(o.heads, o.n, d, d, a.causal);
-                auto flash = [&] { cpu_dense_attention(a); };
+                auto flash = [&] { cpu_dense_attention(a, o.kernels); };
                 flash();
                 std::vector<double> fc, fw, bc_, bw, ec, ew, share_c, share_w, ms;
                 for (int r = 0; r < o.rounds; ++r) {
@@ -175,6 +182,54 @@ void paired(const Options& o) {
                 std::fflush(stdout);
             }
     std::printf("(flash/blas/eigen: median GFLOP/s per CPU-second of both threads)\n");
+}
+
+/// Flash with and without a pooled (H, s, s) picture of P in pairs (order alternating per round): per round the ratio
+/// with / without of CPU time and of wall time, median [min–max].
+void pooled_overhead(const Options& o) {
+    const int s = std::min(o.n, o.pooled);
+    std::printf("pooled picture overhead: n = %d, %d heads, pooled %d×%d, %s kernels, %d rounds of (flash, flash + "
+                "pooled), order alternating; ratio = with / without in the same round, median [min–max]\n", o.n,
+                o.heads, s, s, o.kernels == CpuKernels::Vector ? "vector" : "portable", o.rounds);
+    std::printf("%-5s %-4s %-8s | %10s %10s | %-24s | %-24s\n", "d", "caus", "tiles", "plain ms", "pooled ms",
+                "CPU ratio", "wall ratio");
+    for (int d : o.dims)
+        for (int causal : o.causal)
+            for (auto [br, bc] : o.tiles) {
+                Tensor3 Q(o.heads, o.n, d), K(o.heads, o.n, d), V(o.heads, o.n, d), O(o.heads, o.n, d),
+                    L(o.heads, o.n, 1), pooled(o.heads, s, s);
+                fill(Q, 1), fill(K, 2), fill(V, 3);
+                DenseAttentionArgs a;
+                a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.lse = &L, a.scale = 1.0f / std::sqrt(float(d));
+                a.causal = causal != 0;
+                if (br > 0) a.tile_rows = br, a.tile_cols = bc;
+                auto plain = [&] {
+                    a.pooled = nullptr;
+                    cpu_dense_attention(a, o.kernels);
+                };
+                auto with = [&] {
+                    a.pooled = &pooled;
+                    cpu_dense_attention(a, o.kernels);
+                };
+                plain(), with();  // warm-up: thread pool, page faults
+                std::vector<double> rc, rw, pw, ww;
+                for (int r = 0; r < o.rounds; ++r) {
+                    Clocks p{}, w{};
+                    if (r % 2 == 0) p = timed(plain, o.gap_ms), w = timed(with, o.gap_ms);
+                    else w = timed(with, o.gap_ms), p = timed(plain, o.gap_ms);
+                    rc.push_back(w.cpu / p.cpu), rw.push_back(w.wall / p.wall);
+                    pw.push_back(p.wall * 1e3), ww.push_back(w.wall * 1e3);
+                }
+                char tiles[32], c[64], wl[64];
+                std::snprintf(tiles, sizeof tiles, "%dx%d", a.tile_rows, a.tile_cols);
+                std::snprintf(c, sizeof c, "%.4f [%.4f–%.4f]", median(rc), *std::min_element(rc.begin(), rc.end()),
+                              *std::max_element(rc.begin(), rc.end()));
+                std::snprintf(wl, sizeof wl, "%.4f [%.4f–%.4f]", median(rw), *std::min_element(rw.begin(), rw.end()),
+                              *std::max_element(rw.begin(), rw.end()));
+                std::printf("%-5d %-4d %-8s | %10.1f %10.1f | %-24s | %-24s\n", d, causal, tiles, median(pw),
+                            median(ww), c, wl);
+                std::fflush(stdout);
+            }
 }
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
@@ -381,12 +436,15 @@ int main(int argc, char** argv) {
         else if (k == "--d") o.dims = attnscope::int_list(v), ++i;
         else if (k == "--causal") o.causal = attnscope::int_list(v), ++i;
         else if (k == "--tiles") o.tiles = attnscope::tile_list(v), ++i;
+        else if (k == "--pooled") o.pooled = std::atoi(v), ++i;
+        else if (k == "--portable") o.kernels = attnscope::CpuKernels::Portable;
         else {
             std::fprintf(stderr, "unknown option %s (see the header of bench/paired/flash_paired.cpp)\n", k.c_str());
             return 2;
         }
     }
     if (o.profile) attnscope::profile(o);
+    else if (o.pooled > 0) attnscope::pooled_overhead(o);
     else attnscope::paired(o);
     return 0;
 }

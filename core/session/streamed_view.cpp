@@ -75,8 +75,6 @@ void masked_block_row(const Heads& x, float scale, const BlockLayoutView& L, int
 
 }  // namespace
 
-int64_t pool_bin_of(int64_t i, int64_t n, int64_t s) { return ((i + 1) * s - 1) / n; }
-
 bool can_stream_view(const RunResult& result, std::string& why) {
     if (result.params.has("score_mod") && result.params.get("score_mod") != 0.0) {
         why = "a score modifier is on";

@@ -12,9 +12,6 @@
 
 namespace attnscope {
 
-/// The row bin of position i when n positions are pooled into s bins (the b with pool_bin_begin(b) ≤ i < pool_bin_end(b)).
-int64_t pool_bin_of(int64_t i, int64_t n, int64_t s);
-
 /// Whether streamed_view can draw `result`: full or flash, or a masked variant run in place with its layout kept, in
 /// both cases without a score modifier. When not, `why` says what stands in the way.
 bool can_stream_view(const RunResult& result, std::string& why);

@@ -2,7 +2,8 @@
 // Two paths with one result: (1) tiled online softmax (FlashAttention): per (head, query tile) a task walks
 // the key tiles, keeps running max/sum per row (online_softmax.h, the same bookkeeping the CUDA kernel uses)
 // and never holds more than a Br×Bc score tile; (2) materialised: the probabilities are written to P.
-// Tasks are (head × query tile) so both cores stay busy even with one head.
+// Tasks are (head × query tile) so both cores stay busy even with one head. A pooled picture of P is made in the same
+// pass (cpu_pooled_attention.h: column-bin maxima of the scores per query tile, folded in once its lse is final).
 #include <omp.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "core/backend/cpu/cpu_flash_tile.h"
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/backend/cpu/cpu_online_tile.h"
+#include "core/backend/cpu/cpu_pooled_attention.h"
 #include "core/backend/cpu/online_softmax.h"
 
 namespace attnscope {
@@ -19,13 +21,25 @@ namespace {
 
 using RowVec = Eigen::Map<Eigen::VectorXf>;
 
-/// Per-thread scratch, tracked like every other buffer of a run. The AVX-512 kernel keeps the tile transposed with
-/// rows padded to whole vectors (Br′ = padded Br); the Eigen path uses the same buffers untransposed.
+/// Per-thread scratch, tracked like every other buffer of a run (tiled_attention_scratch_bytes mirrors it). The
+/// AVX-512 kernel keeps the tile transposed with rows padded to whole vectors (Br′ = padded Br); the Eigen path uses
+/// the same buffers untransposed. bins, only for a pooled picture with sc columns, is transposed in both paths.
 struct Scratch {
-    Tensor3 q, s, acc, stats;  // (T, Br′, d), (T, Br′, Bc), (T, Br′, dv), (T, 4, Br′)
-    Scratch(int threads, int br, int bc, int d, int dv)
-        : q(threads, br, d), s(threads, br, bc), acc(threads, br, dv), stats(threads, 4, br) {}
+    Tensor3 q, s, acc, stats, bins;  // (T, Br′, d), (T, Br′, Bc), (T, Br′, dv), (T, 4, Br′), (T, sc, Br′) or empty
+    Scratch(int threads, int br, int bc, int d, int dv, int sc)
+        : q(threads, br, d), s(threads, br, bc), acc(threads, br, dv), stats(threads, 4, br) {
+        if (sc > 0) bins = Tensor3::uninitialized(threads, sc, br);
+    }
 };
+
+/// This thread's column-bin maxima for a new query tile of `stride` lanes: all −inf (no score seen); null without
+/// a pooled picture.
+float* start_bins(const DenseAttentionArgs& a, Scratch& w, int tid, int stride) {
+    if (!a.pooled) return nullptr;
+    float* bins = w.bins.head_data(tid);
+    std::fill(bins, bins + int64_t(a.pooled->cols()) * stride, -INFINITY);
+    return bins;
+}
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 /// One (head, query tile) task on the AVX-512 tile kernel (cpu_flash_tile.h): same result as tiled_task.
@@ -41,14 +55,22 @@ void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0
 
     const flash_tile::FlushSubnormals flush;  // subnormal weights would cost an assist per FMA (see the class)
     flash_tile::begin(t, a.Q->head_data(h), a.scale);
+    float* bins = start_bins(a, w, tid, t.brp);
     const int key_end = a.causal ? std::min(m, i0 + t.rows) : m;
     for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
         const int cols = std::min(a.tile_cols, key_end - j0);
         flash_tile::scores(t, a.K->head_data(h), j0, cols, a.causal, a.score_mod, h);
-        flash_tile::softmax(t, j0, cols, a.causal);
+        if (bins)
+            flash_tile::softmax_bin_max(t, j0, cols, a.causal, m, a.pooled->cols(), bins);
+        else
+            flash_tile::softmax(t, j0, cols, a.causal);
         flash_tile::accumulate(t, a.V->head_data(h), j0, cols, a.causal);
     }
     flash_tile::finish(t, a.O->head_data(h), a.lse ? a.lse->head_data(h) : nullptr);
+    if (bins) {
+        for (int r = 0; r < t.rows; ++r) t.sum[r] = online_softmax_lse({t.m[r], t.l[r]});  // t.sum is free now
+        pooled_fold_tile(bins, t.brp, t.sum, i0, t.rows, n, *a.pooled, h, true);
+    }
 }
 #endif
 
@@ -74,6 +96,8 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
     acc.setZero();
     st.run_max.setConstant(-INFINITY);
     st.run_sum.setZero();
+    const int bin_stride = w.bins.cols();
+    float* bins = start_bins(a, w, tid, bin_stride);
 
     const int key_end = a.causal ? std::min(m, i0 + rows) : m;
     for (int j0 = 0; j0 < key_end; j0 += a.tile_cols) {
@@ -83,6 +107,7 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
         apply_score_mod_columns(s, a.score_mod, h, i0, 0, cols, j0);
         const bool diagonal = a.causal && j0 + cols - 1 > i0;
         if (diagonal) fill_causal_tile(s, i0, j0, -INFINITY);
+        if (bins) pooled_bin_max(ConstMatView(s.data(), rows, cols), j0, m, a.pooled->cols(), bins, bin_stride);
         online_tile_exp(s, st);
         // Vectorised exp clamps −inf to a tiny positive number; masked cells must weigh exactly 0.
         if (diagonal) fill_causal_tile(s, i0, j0, 0.0f);
@@ -94,7 +119,9 @@ void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0)
         const OnlineSoftmaxRow row{st.run_max[r], st.run_sum[r]};
         out.row(r) = acc.row(r) * online_softmax_inv_sum(row);
         if (a.lse) a.lse->at(h, i0 + r, 0) = online_softmax_lse(row);
+        if (bins) st.shift[r] = online_softmax_lse(row);  // the pooled fold's lse (shift is free now)
     }
+    if (bins) pooled_fold_tile(bins, bin_stride, st.shift.data(), i0, rows, n, *a.pooled, h, false);
 }
 
 void materialised_task(const DenseAttentionArgs& a, int h, int i0, int rows) {
@@ -130,11 +157,14 @@ void cpu_dense_attention(const DenseAttentionArgs& a, [[maybe_unused]] CpuKernel
             const int h = task / tiles, i0 = (task % tiles) * kRowsPerTask;
             materialised_task(a, h, i0, std::min(kRowsPerTask, n - i0));
         }
+        if (a.pooled) pooled_from_probabilities(*a.P, *a.pooled);
         return;
     }
     const int tiles = (n + a.tile_rows - 1) / a.tile_rows;
     Scratch scratch(omp_get_max_threads(), tiled_attention_padded_rows(a.tile_rows), std::min(a.tile_cols, a.K->rows()),
-                    a.Q->cols(), a.V->cols());
+                    a.Q->cols(), a.V->cols(), a.pooled ? a.pooled->cols() : 0);
+    // Probabilities are ≥ 0: 0 is the neutral start of the tasks' atomic max (and the value of a bin with no cell).
+    if (a.pooled) std::fill(a.pooled->data(), a.pooled->data() + a.pooled->size(), 0.0f);
     // Causal tiles near the end cost the most: hand them out first.
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * tiles; ++task) {

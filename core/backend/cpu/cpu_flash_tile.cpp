@@ -15,6 +15,7 @@
 
 #include "core/tensor.h"
 #include "core/backend/cpu/online_softmax.h"
+#include "core/backend/interface/pooling.h"
 
 namespace attnscope::flash_tile {
 
@@ -245,7 +246,35 @@ void tile_max(const Tile& t, int cols) {
     mask_and_max(t, 0, cols, false);
 }
 
-void softmax(const Tile& t, int j0, int cols, bool causal) {
+void bin_exp_max(const float* binmax, int brp, const float* lse, int r0, int r1, int b0, int count, float* out) {
+    // Bins run along registers and queries along lanes: reduce the segment's vectors per bin, then one transpose turns
+    // the 16 bins' lane-wise maxima into vectors whose lane-wise max holds each bin's max in its own lane.
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    __m512 acc[kLanes];
+    for (int b = 0; b < kLanes; ++b) acc[b] = ninf;
+    for (int k = r0 / kLanes; k * kLanes < r1; ++k) {
+        const int o = k * kLanes;
+        const __mmask16 in = avx512::first_lanes(r1 - o) & ~avx512::first_lanes(r0 - o);
+        const __m512 l = _mm512_loadu_ps(lse + o);
+#pragma GCC unroll 16
+        for (int b = 0; b < kLanes; ++b)  // fixed trip count: acc stays in registers
+            if (b < count) {
+                const __m512 x = _mm512_sub_ps(_mm512_loadu_ps(binmax + static_cast<ptrdiff_t>(b0 + b) * brp + o), l);
+                acc[b] = _mm512_mask_max_ps(acc[b], in, acc[b], x);
+            }
+    }
+    avx512::transpose16(acc);
+    __m512 x = acc[0];
+    for (int b = 1; b < kLanes; ++b) x = _mm512_max_ps(x, acc[b]);
+    _mm512_mask_storeu_ps(out, avx512::first_lanes(count), exp2_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e))));
+}
+
+namespace {
+
+/// softmax, and with kBins bin_max's running maxima over each column bin in the same pass over Sᵀ (the scores are
+/// in registers for the exp anyway: one vector max per key row per 16 queries, no extra load).
+template <bool kBins>
+void softmax_pass(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax) {
     const __m512 log2e = _mm512_set1_ps(kLog2e), ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
     for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
         const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
@@ -265,12 +294,33 @@ void softmax(const Tile& t, int j0, int cols, bool causal) {
             _mm512_storeu_ps(t.m + o, m_new);
             sum[j] = zero;
         }
-        for (int c = 0; c < lim; ++c) {
-            float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0;
-            for (int j = 0; j < nv; ++j) {
-                const __m512 p = exp2_ps(_mm512_fmsub_ps(_mm512_loadu_ps(s + j * kLanes), log2e, shift[j]));
-                sum[j] = _mm512_add_ps(sum[j], p);
-                _mm512_storeu_ps(s + j * kLanes, p);
+        if constexpr (kBins) {
+            for (int64_t b = pool_bin_of(j0, m, sc), c0 = 0; c0 < lim; ++b) {
+                const int64_t c1 = std::min<int64_t>(pool_bin_end(b, m, sc) - j0, lim);
+                float* row = binmax + b * t.brp + q0;
+                __m512 mx[kBlockVectors];
+                for (int j = 0; j < nv; ++j) mx[j] = _mm512_loadu_ps(row + j * kLanes);
+                for (int64_t c = c0; c < c1; ++c) {
+                    float* s = t.st + c * t.brp + q0;
+                    for (int j = 0; j < nv; ++j) {
+                        const __m512 x = _mm512_loadu_ps(s + j * kLanes);
+                        mx[j] = _mm512_max_ps(mx[j], x);
+                        const __m512 p = exp2_ps(_mm512_fmsub_ps(x, log2e, shift[j]));
+                        sum[j] = _mm512_add_ps(sum[j], p);
+                        _mm512_storeu_ps(s + j * kLanes, p);
+                    }
+                }
+                for (int j = 0; j < nv; ++j) _mm512_storeu_ps(row + j * kLanes, mx[j]);
+                c0 = c1;
+            }
+        } else {
+            for (int c = 0; c < lim; ++c) {
+                float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0;
+                for (int j = 0; j < nv; ++j) {
+                    const __m512 p = exp2_ps(_mm512_fmsub_ps(_mm512_loadu_ps(s + j * kLanes), log2e, shift[j]));
+                    sum[j] = _mm512_add_ps(sum[j], p);
+                    _mm512_storeu_ps(s + j * kLanes, p);
+                }
             }
         }
         for (int j = 0; j < nv; ++j) {
@@ -278,6 +328,24 @@ void softmax(const Tile& t, int j0, int cols, bool causal) {
             _mm512_storeu_ps(t.l + o, _mm512_fmadd_ps(_mm512_loadu_ps(t.l + o), _mm512_loadu_ps(t.tmax + o), sum[j]));
         }
     }
+}
+
+}  // namespace
+
+void softmax(const Tile& t, int j0, int cols, bool causal) { softmax_pass<false>(t, j0, cols, causal, 0, 0, nullptr); }
+
+void softmax_bin_max(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax) {
+    const int64_t first = pool_bin_of(j0, m, sc);
+    if (pool_bin_end(first, m, sc) < j0 + cols) {
+        softmax_pass<true>(t, j0, cols, causal, m, sc, binmax);
+        return;
+    }
+    // The whole key tile lies in one bin (m/sc ≥ Bc, e.g. 64 keys a bin at n = 65536, s = 1024): its max per query is
+    // the tile max that scores left in tmax, which softmax then overwrites.
+    float* row = binmax + first * t.brp;
+    for (int q = 0; q < t.brp; q += kLanes)
+        _mm512_storeu_ps(row + q, _mm512_max_ps(_mm512_loadu_ps(row + q), _mm512_loadu_ps(t.tmax + q)));
+    softmax_pass<false>(t, j0, cols, causal, 0, 0, nullptr);
 }
 
 void accumulate(const Tile& t, const float* v, int j0, int cols, bool causal) {

@@ -31,6 +31,9 @@ void CudaBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, flo
 
 void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     validate_dense_attention(a);
+    if (a.pooled)
+        throw Error("the pooled picture of dense attention is computed on the CPU backend only: run it with "
+                    "--backend cpu, or materialise P and pool it with pooled_view");
     cuda::AttentionShape s;
     s.H = a.Q->heads(), s.n = a.Q->rows(), s.m = a.K->rows(), s.d = a.Q->cols(), s.dv = a.V->cols();
     s.scale = a.scale, s.causal = a.causal, s.mod = a.score_mod;

@@ -57,10 +57,10 @@ int tiled_attention_padded_rows(int tile_rows) {
 #endif
 }
 
-int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv) {
+int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv, int pooled_cols) {
     // Mirrors cpu_dense_attention.cpp's Scratch: one set per OpenMP thread.
     const int64_t br = tiled_attention_padded_rows(tile_rows), bc = std::min(tile_cols, m);
-    return int64_t(sizeof(float)) * omp_get_max_threads() * br * (d + bc + dv + 4);
+    return int64_t(sizeof(float)) * omp_get_max_threads() * br * (d + bc + dv + 4 + std::max(pooled_cols, 0));
 }
 
 int64_t block_sparse_scratch_bytes(int block, int d, int dv) {
@@ -74,6 +74,13 @@ void validate_dense_attention(const DenseAttentionArgs& a) {
     const int H = a.Q->heads(), n = a.Q->rows(), m = a.K->rows();
     validate_attention_operands(*a.Q, *a.K, *a.V, *a.O, a.lse, m, a.score_mod, "dense attention");
     if (a.P) require_shape(*a.P, H, n, m, "P");
+    if (a.pooled) {
+        const Tensor3& p = *a.pooled;
+        if (p.heads() != H || p.rows() < 1 || p.rows() > n || p.cols() < 1 || p.cols() > m)
+            throw Error("dense attention: the pooled picture is " + p.shape_string() + " but must be (H = " +
+                        std::to_string(H) + ", sr, sc) with 1 ≤ sr ≤ n = " + std::to_string(n) + " and 1 ≤ sc ≤ m = " +
+                        std::to_string(m) + ": allocate it with min(n, size) rows and min(m, size) columns");
+    }
     if (a.causal && m != n)
         throw Error("causal dense attention needs as many keys as queries (n = " + std::to_string(n) +
                     ", m = " + std::to_string(m) + ")");

@@ -33,13 +33,20 @@ struct DenseAttentionArgs {
     Tensor3* O = nullptr;                // (H, n, dv) out, required
     Tensor3* lse = nullptr;              // (H, n, 1) out, optional: log Σ_j exp(s·q_i·k_j)
     Tensor3* P = nullptr;                // (H, n, m) out, optional: materialise the probabilities
+    // pooled, entry (h, a, b): the largest P[h][i][j] over row bin a of the n queries (sr = pooled->rows() bins)
+    // and column bin b of the m keys (sc = pooled->cols() bins), P being the probabilities O uses (score modifier
+    // applied; causal: only j ≤ i count, a bin with no such cell is 0); 1 ≤ sr ≤ n, 1 ≤ sc ≤ m. The CPU computes it
+    // in the pass that computes O, holding sc·Br′ more floats per thread for a query tile's column-bin maxima
+    // (tiled_attention_scratch_bytes with pooled_cols = sc), or from P when P is materialised; CUDA refuses it.
+    Tensor3* pooled = nullptr;  // (H, sr, sc) out, optional: max-pooled P, bins as pooled_view's (pooling.h)
     AttentionPrecision precision = AttentionPrecision::Fp32;  // tiled path only (P is always fp32)
 };
 
 /// Bytes of tile scratch the tiled (P-less) dense attention holds on the CPU for m keys: per thread q (Br, d),
-/// s (Br, min(Bc, m)), acc (Br, dv) and 4 row statistics (Br). Variants' memory estimates use it;
+/// s (Br, min(Bc, m)), acc (Br, dv) and 4 row statistics (Br), plus (sc, Br) column-bin maxima when the call asks
+/// for a pooled picture with sc = pooled_cols columns. Variants' memory estimates use it;
 /// tests/unit/test_bench_engine.cpp checks estimates built on it against the tracked peak.
-int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv);
+int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv, int pooled_cols = 0);
 
 /// Query rows per tile as the CPU tile scratch holds them: tile_rows rounded up to whole 16-float vectors when the
 /// AVX-512 flash kernel is compiled in (its transposed rows are padded), tile_rows otherwise.

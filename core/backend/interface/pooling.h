@@ -30,4 +30,7 @@ ATTNSCOPE_HD int64_t pool_bin_begin(int64_t b, int64_t n, int64_t s) { return (b
 /// One past the last source index of bin b.
 ATTNSCOPE_HD int64_t pool_bin_end(int64_t b, int64_t n, int64_t s) { return ((b + 1) * n) / s; }
 
+/// The bin of source index i when n items are split into s ≤ n bins (the b with pool_bin_begin(b) ≤ i < pool_bin_end(b)).
+ATTNSCOPE_HD int64_t pool_bin_of(int64_t i, int64_t n, int64_t s) { return ((i + 1) * s - 1) / n; }
+
 }  // namespace attnscope
