@@ -45,7 +45,7 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
                     "Type N edits into a ~128-token text with six variants, print the edit-to-views latency, exit");
     sub->add_option("--measure-pan", o->measure_pan,
                     "Pan the matrices N frames per zoom level (n = 16384 unless --session), hold them N frames, pan N frames "
-                    "while new inputs' views compute, print frame times, exit");
+                    "while the last variant computes again with a new seed, print frame times, exit");
     sub->add_option("--measure-first-view", o->measure_first_view,
                     "Make N edits of an n = 65536 input with five variants (unless --session), print edit-to-first-view and "
                     "edit-to-all-views times, exit; with --screenshot, capture the window while the later views compute");

@@ -163,10 +163,11 @@ void Measurement::before_frame(App& app) {
         if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads) m_phase = 1, m_phase_frames = 0;
         return;
     }
-    // While computing: a new input whenever the last one's views are done, until enough frames were drawn beside a
-    // running batch.
-    if (m_phase == kPanComputing && app.runs.state() != WorkerState::Running && !app.dirty) {
-        app.input.spec.scenario.seed += 1;
+    // While computing: the last variant runs again with a new seed whenever its view is done (the others come from
+    // the worker's cache and stay drawn), until enough frames were drawn beside a running batch.
+    if (m_phase == kPanComputing && app.runs.state() != WorkerState::Running && !app.dirty && !app.variants.slots.empty()) {
+        Params& p = app.variants.slots.back().params;
+        p.set("seed", p.get_or("seed", 0) + 1);
         app.dirty = true;
     }
     m_batch_running_at_start = app.runs.state() == WorkerState::Running;
@@ -277,7 +278,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     std::printf("measure-pan: n = %d, %zu variant panels, pooled view %d×%d per panel, %d frames per phase\n", n,
                 app.snap ? app.snap->variants.size() : 0, s, s, m_count);
     const char* names[kPanComputing + 1] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",
-                                            "idle (no pan)", "pan at 1/4 zoom while the views compute"};
+                                            "idle (no pan)", "pan at 1/4 zoom while the last view computes"};
     for (int p = 1; p <= kPanComputing; ++p) {
         const TimingStats f = stats_of(m_frame_ms[p]);
         std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median_ms, f.p95_ms,

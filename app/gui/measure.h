@@ -4,8 +4,8 @@
 //   --measure-first-view N  makes N edits of a synthetic n = 65536 input (flash, longformer, lsh, linformer,
 //                        performer) and prints edit → first view and edit → all views;
 //   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
-//                        (n = 16384 unless --session), holds it still N frames, then pans N frames while new inputs'
-//                        views compute, and prints frame times.
+//                        (n = 16384 unless --session), holds it still N frames, then pans N frames while the last
+//                        variant computes again with a new seed (the others stay drawn), and prints frame times.
 // The targets they are held to are in docs/PERFORMANCE.md.
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
 #pragma once

@@ -38,7 +38,7 @@ int interactive_cpu_threads();
 /// Niceness of a GUI's worker thread and the OpenMP threads it starts: below the render thread, which then gets a
 /// core whenever it draws, while the worker takes every cycle the renderer leaves. Within one process this only
 /// orders its own threads; against other processes the whole process keeps its share (autogroup).
-inline constexpr int kBackgroundNiceness = 5;
+inline constexpr int kBackgroundNiceness = 2;
 /// Caps the OpenMP threads of parallel regions started by the calling thread at interactive_cpu_threads().
 void use_interactive_cpu_threads();
 
