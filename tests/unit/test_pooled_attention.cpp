@@ -112,7 +112,8 @@ void expect_matches_definition(Backend& backend, const std::string& name, const 
     const Tensor3 Q = random_tensor3(H, c.n, d, 1), K = random_tensor3(H, c.m, d, 2), V = random_tensor3(H, c.m, dv, 3);
     const double scale = 1.0 / std::sqrt(double(d));
     std::vector<MatD> want;
-    for (int h = 0; h < H; ++h) want.push_back(pool_max(reference_probabilities(Q, K, h, scale, c.causal, logit), c.sr, c.sc));
+    for (int h = 0; h < H; ++h)
+        want.push_back(pool_max(reference_probabilities(Q, K, h, scale, c.causal, logit), c.sr, c.sc));
 
     Tensor3 O(H, c.n, dv), P(H, c.n, c.m), pooled(H, c.sr, c.sc, -1.0f);  // −1: every entry must be written
     DenseAttentionArgs a;
@@ -121,8 +122,8 @@ void expect_matches_definition(Backend& backend, const std::string& name, const 
     if (materialise) a.P = &P;
     backend.dense_attention(a);
     std::string where;
-    EXPECT_EQ(count_off(pooled, want, where), 0) << name << " " << describe(c) << (materialise ? " materialised" : " fused")
-                                                 << "; " << where;
+    EXPECT_EQ(count_off(pooled, want, where), 0)
+        << name << " " << describe(c) << (materialise ? " materialised" : " fused") << "; " << where;
 }
 
 class PooledDenseAttention : public testing::TestWithParam<std::string> {};

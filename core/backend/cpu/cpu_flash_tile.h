@@ -72,17 +72,17 @@ void raw_scores(const Tile& t, const float* k, int j0, int cols, const ScoreMod&
 /// t.tmax = each query's max over the first `cols` key columns of t.st (after raw_scores and the caller's mask).
 void tile_max(const Tile& t, int cols);
 
-/// For the `count` ≤ 16 column bins [b0, b0 + count) of binmax (rows of brp floats, one lane per query, as softmax_bin_max
-/// leaves them): out[k] = max over queries r ∈ [r0, r1) of exp(binmax[b0 + k][r] − lse[r]), 0 where every such max is
-/// −inf. lse holds brp floats (lanes outside [r0, r1) are not read into the result).
+/// For the `count` ≤ 16 column bins [b0, b0 + count) of binmax (rows of brp floats, one lane per query, as
+/// softmax_bin_max leaves them): out[k] = max over queries r ∈ [r0, r1) of exp(binmax[b0 + k][r] − lse[r]), 0 where
+/// every such max is −inf. lse holds brp floats (lanes outside [r0, r1) are not read into the result).
 void bin_exp_max(const float* binmax, int brp, const float* lse, int r0, int r1, int b0, int count, float* out);
 
 /// Folds the key tile's max into the running max, turns t.st into Pᵀ = exp(s − m) in place, updates l and
 /// leaves in t.tmax the factor exp(m_old − m_new) that rescales the accumulated output.
 void softmax(const Tile& t, int j0, int cols, bool causal);
 
-/// softmax, and in the same pass raises binmax (sc rows of brp floats: per column bin, one lane per query) to the max of
-/// each query's scores over the keys of this tile in that bin, column bins splitting the m keys into sc (pooling.h).
+/// softmax, and in the same pass raises binmax (sc rows of brp floats: per column bin, one lane per query) to the max
+/// of each query's scores over the keys of this tile in that bin, column bins splitting the m keys into sc (pooling.h).
 void softmax_bin_max(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax);
 
 /// ot = rescale·ot + Vᵀ·Pᵀ for key tile [j0, j0 + cols) of v (one head, rows of width dv).

@@ -54,8 +54,8 @@ void pooled_fold_tile(const float* binmax, int stride, const float* lse, int i0,
                 const Eigen::Map<const Eigen::ArrayXf> l(lse + r0, r1 - r0);
                 for (int k = 0; k < count; ++k) {
                     // max_r exp(binmax − lse_r) = exp(max_r (binmax − lse_r)): one exp per bin of the segment.
-                    const float x =
-                        (Eigen::Map<const Eigen::ArrayXf>(binmax + int64_t(b0 + k) * stride + r0, r1 - r0) - l).maxCoeff();
+                    const Eigen::Map<const Eigen::ArrayXf> bin(binmax + int64_t(b0 + k) * stride + r0, r1 - r0);
+                    const float x = (bin - l).maxCoeff();
                     top[k] = x > -INFINITY ? std::exp(x) : 0.0f;
                 }
             }
