@@ -34,8 +34,8 @@ struct LessonCheckJob final : Job {
     const std::string lesson_id;
     explicit LessonCheckJob(const Lesson& lesson) : lesson_id(lesson.id), m_lesson(lesson) {}
     std::string kind() const override { return "lesson check"; }
-    // The threads of the views it explains (one core stays with the renderer): a run's tracked peak includes a scratch
-    // buffer per thread, so only then are the check's numbers the badges' numbers. Its timings are CPU-time ratios.
+    // The threads of the views it explains (interactive_cpu_threads): a run's tracked peak includes a scratch buffer
+    // per thread, so only then are the check's numbers the badges' numbers. Its timings are CPU-time ratios.
     bool uses_all_cores() const override { return false; }
     /// The check's outcome once it ran (nullopt before and when it failed).
     std::optional<CheckOutcome> outcome() const {
