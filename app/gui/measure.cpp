@@ -157,7 +157,7 @@ void Measurement::before_frame(App& app) {
         return;
     }
     // Pan: wait for the matrices, then move the linked view each frame at two zoom levels, then hold it still, then
-    // pan coarsely again while a new input's views compute.
+    // pan coarsely again while the last variant computes anew.
     MatrixViewState& v = app.view;
     if (m_phase == 0) {
         if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads) m_phase = 1, m_phase_frames = 0;
