@@ -40,6 +40,8 @@ FetchContent_MakeAvailable(imgui implot)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GLFW3 REQUIRED IMPORTED_TARGET glfw3)
 pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
+# Xlib: frame_present.cpp reads the window back to prove the boxes copied to it are the frame drawn.
+pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
 find_package(OpenGL REQUIRED)
 
 # One static library with Dear ImGui, its GLFW + OpenGL3 backends and ImPlot.

@@ -52,6 +52,9 @@ void add_gui_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--layout-json", o->layout_json_path,
                     "With --screenshot: also write where every panel and heatmap was drawn, the cells each heatmap shows, "
                     "how its pixels reduce them, its badges, and the open lesson's check (JSON)");
+    sub->add_flag("--full-redraw", o->full_redraw,
+                  "Redraw the whole window every frame (default: only the boxes whose contents changed; to compare "
+                  "frame times, or if a driver shows stale pixels)");
     auto reduction = std::make_shared<std::string>("max");
     sub->add_option("--pixel-reduction", *reduction,
                     "max (default): a pixel covering several cells shows their largest weight and most salient reason; "

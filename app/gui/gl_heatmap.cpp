@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "attnscope_shaders.h"
@@ -240,22 +241,67 @@ void HeatmapRenderer::draw(ImDrawList* list, const HeatmapDraw& d) {
     list->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 }
 
-void HeatmapRenderer::callback(const ImDrawList*, const ImDrawCmd* cmd) {
-    const auto* entry = static_cast<const std::pair<const HeatmapRenderer*, HeatmapDraw>*>(cmd->UserCallbackData);
-    entry->first->render(entry->second);
+namespace {
+
+using QueuedHeatmap = std::pair<const HeatmapRenderer*, HeatmapDraw>;
+
+int framebuffer_height() {
+    return int(ImGui::GetMainViewport()->Size.y * ImGui::GetIO().DisplayFramebufferScale.y);
 }
 
-void HeatmapRenderer::render(const HeatmapDraw& d) const {
+/// The pixels `d` may touch: its clip rectangle in framebuffer pixels, truncated as glScissor gets it.
+PixelBox clip_box(const HeatmapDraw& d, int fb_h) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
-    const float fb_h = vp->Size.y * scale.y;
+    return scissor_box_of(ImVec4((d.clip.x - vp->Pos.x) * scale.x, (d.clip.y - vp->Pos.y) * scale.y,
+                                 (d.clip.z - vp->Pos.x) * scale.x, (d.clip.w - vp->Pos.y) * scale.y),
+                          fb_h);
+}
+
+template <class T>
+uint64_t fold(uint64_t h, const T& value) {
+    uint64_t word = 0;
+    static_assert(sizeof(T) <= sizeof word, "fold takes values of at most 8 bytes");
+    std::memcpy(&word, &value, sizeof value);
+    h ^= word + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+}  // namespace
+
+CallbackFootprint HeatmapRenderer::footprint(const ImDrawCmd& cmd, int fb_h) {
+    const auto* entry = static_cast<const QueuedHeatmap*>(cmd.UserCallbackData);
+    const HeatmapDraw& d = entry->second;
+    const MatrixTexture& t = *d.texture;
+    uint64_t h = 0;
+    // The texture's key names its content; the ids, size and region say where and how it is read.
+    for (const uint64_t part : {t.key, uint64_t(t.values), uint64_t(t.mask), uint64_t(t.rows), uint64_t(t.cols),
+                                uint64_t(t.levels), uint64_t(t.reduction)})
+        h = fold(h, part);
+    for (const float f : {t.cells.x, t.cells.y, t.cells.z, t.cells.w, d.vmax, d.decades, d.top_left.x, d.top_left.y,
+                          d.bottom_right.x, d.bottom_right.y, d.clip.x, d.clip.y, d.clip.z, d.clip.w})
+        h = fold(h, f);
+    for (const int i : {int(d.colormap), int(d.mode), int(d.show_mask), int(d.causal), int(d.tint),
+                        int(entry->first->m_reduce_cells)})
+        h = fold(h, i);
+    return {h, clip_box(d, fb_h)};
+}
+
+void HeatmapRenderer::callback(const ImDrawList*, const ImDrawCmd* cmd) {
+    const auto* entry = static_cast<const QueuedHeatmap*>(cmd->UserCallbackData);
+    entry->first->render(entry->second, scissor_box_of(cmd->ClipRect, framebuffer_height()));
+}
+
+void HeatmapRenderer::render(const HeatmapDraw& d, const PixelBox& allowed) const {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+    const int fb_h = framebuffer_height();
     auto ndc_x = [&](float x) { return (x - vp->Pos.x) / vp->Size.x * 2.0f - 1.0f; };
     auto ndc_y = [&](float y) { return 1.0f - (y - vp->Pos.y) / vp->Size.y * 2.0f; };
-    const float cx0 = (d.clip.x - vp->Pos.x) * scale.x, cy0 = (d.clip.y - vp->Pos.y) * scale.y;
-    const float cx1 = (d.clip.z - vp->Pos.x) * scale.x, cy1 = (d.clip.w - vp->Pos.y) * scale.y;
-    if (cx1 <= cx0 || cy1 <= cy0) return;
+    const PixelBox box = intersect(clip_box(d, fb_h), allowed);
+    if (box.empty()) return;
     glEnable(GL_SCISSOR_TEST);
-    glScissor(int(cx0), int(fb_h - cy1), int(cx1 - cx0), int(cy1 - cy0));
+    glScissor(box.x0, fb_h - box.y1, box.x1 - box.x0, box.y1 - box.y0);
     glDisable(GL_BLEND);
     glUseProgram(m_program);
     glBindVertexArray(m_vao);

@@ -14,6 +14,7 @@
 #include "core/tensor.h"
 #include "core/reason.h"
 #include "app/gui/gl_interop.h"
+#include "app/gui/partial_redraw.h"
 
 namespace attnscope::gui {
 
@@ -86,10 +87,15 @@ public:
     void begin_frame() { m_draws.clear(); }
     /// Queues `d` into `list` (a callback that draws it, then ImGui's render state is restored).
     void draw(ImDrawList* list, const HeatmapDraw& d);
+    /// The callback draw() queues (PartialRedraw asks footprint() about its commands).
+    static ImDrawCallback draw_callback() { return &HeatmapRenderer::callback; }
+    /// What a queued heatmap reads (its placement, scale and texture key) and the pixels it may touch.
+    static CallbackFootprint footprint(const ImDrawCmd& cmd, int fb_h);
 
 private:
     static void callback(const ImDrawList* list, const ImDrawCmd* cmd);
-    void render(const HeatmapDraw& d) const;
+    /// Draws `d` inside `allowed` (the pixels PartialRedraw is redrawing).
+    void render(const HeatmapDraw& d, const PixelBox& allowed) const;
 
     GLuint m_program = 0, m_vao = 0, m_dummy_mask = 0;
     bool m_reduce_cells = true;

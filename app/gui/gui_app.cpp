@@ -36,6 +36,8 @@
 #include "app/gui/dock_layout.h"
 #include "core/lessons/lessons.h"
 #include "app/gui/measure.h"
+#include "app/gui/frame_present.h"
+#include "app/gui/partial_redraw.h"
 #include "app/gui/self_test.h"
 #include "app/gui/window_chrome.h"
 #include "core/session/export.h"
@@ -269,7 +271,7 @@ void wake_on_publish(App& app) {
 struct FrameLoop {
     FrameLoop(const GuiOptions& options, GLFWwindow* w, App& a, bool is_headless, int start_status)
         : o(options), window(w), app(a), headless(is_headless), self_test(options.seed, self_test_limits()),
-          measurement(options), status(start_status) {}
+          measurement(options), status(start_status), presenter(w, !options.full_redraw) {}
     const GuiOptions& o;
     GLFWwindow* window;
     App& app;
@@ -285,7 +287,20 @@ struct FrameLoop {
     bool woken = false;                 // the sleep before this frame ended early (the worker's wake, an empty event)
     std::shared_ptr<const RunSnapshot> last_snap;  // the snapshot the previous frame showed
     bool figure_exported = false;       // --export-figure done
+    FramePresenter presenter;           // copies the boxes drawn to the window, or swaps whole frames
+    PartialRedraw redraw;               // draws only what changed, when the presenter keeps the back buffer
+    std::vector<PixelBox> drawn;        // the boxes this frame drew
+    int fb_w = 0, fb_h = 0;             // this frame's framebuffer size
+    std::string redraw_broken;          // self-test: how a partial redraw differed from a full one ("" while equal)
 };
+
+/// The frame loop's renderer: heatmap callbacks described, and the test faults of ATTNSCOPE_SELF_TEST_BREAK_REDRAW and
+/// ATTNSCOPE_SELF_TEST_BREAK_PRESENT.
+void init_redraw(FrameLoop& l) {
+    l.redraw.describe_callback(HeatmapRenderer::draw_callback(), &HeatmapRenderer::footprint);
+    l.redraw.forget_old_boxes(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_REDRAW") != nullptr);
+    l.presenter.skip_copies(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_PRESENT") != nullptr);
+}
 
 /// Waits when the loop may sleep, polls events and starts an ImGui frame with the self-test's or --mouse-x/y's
 /// input; returns whether it waited. `frame_start` is when the frame began [s, GLFW time].
@@ -304,9 +319,11 @@ bool start_frame(FrameLoop& l, double& frame_start) {
     glfwGetWindowSize(l.window, &w, &h);
     if (l.o.self_test_frames > 0) l.self_test.inject(l.app, w, h);
     if (l.o.mouse_x >= 0 && l.o.mouse_y >= 0) ImGui::GetIO().AddMousePosEvent(l.o.mouse_x, l.o.mouse_y);
-    // A headless picture without --mouse-x/y: no pointer at all (Xvfb puts it at the centre, where it would hover a
-    // widget and draw its tooltip into the screenshot).
-    else if (!l.o.screenshot_path.empty() && l.o.self_test_frames == 0) ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+    // A headless picture without --mouse-x/y, or typed edits being timed: no pointer at all (Xvfb puts it at the
+    // centre, where it would hover a matrix and redraw its tooltip in every frame of the screenshot or the edit).
+    else if ((!l.o.screenshot_path.empty() || l.o.measure_latency > 0 || l.o.measure_first_view > 0) &&
+             l.o.self_test_frames == 0)
+        ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -354,13 +371,19 @@ void update_app(FrameLoop& l, double frame_start, bool waited) {
 bool render_frame(FrameLoop& l) {
     App& app = l.app;
     ImGui::Render();
-    int fw = 0, fh = 0;
+    int& fw = l.fb_w;
+    int& fh = l.fb_h;
     glfwGetFramebufferSize(l.window, &fw, &fh);
-    glViewport(0, 0, fw, fh);
-    glClearColor(0.1f, 0.1f, 0.12f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
     const bool present = l.o.self_test_frames == 0 || app.frame % 4 == 0 || !app.captures.empty();
-    if (present) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    l.drawn.clear();
+    if (present && fw > 0 && fh > 0) {
+        l.drawn = l.redraw.render(ImGui::GetDrawData(), fw, fh, !l.presenter.keeps_back_buffer());
+        // The self-test's invariant: what the kept framebuffer shows is what drawing everything would show.
+        if (l.o.self_test_frames > 0 && l.redraw_broken.empty())
+            if (const int64_t n = l.redraw.pixels_differing_from_full_redraw(ImGui::GetDrawData()); n > 0)
+                l.redraw_broken = "the partial redraw differs from a full redraw in " + std::to_string(n) +
+                                  " pixels (partial_redraw.h: a changed list's box was not drawn again)";
+    }
     for (const Capture& c : app.captures) {
         try {
             capture(l.window, c);
@@ -462,15 +485,21 @@ bool screenshot_step(FrameLoop& l) {
 bool self_test_step(FrameLoop& l) {
     const GuiOptions& o = l.o;
     if (o.self_test_frames <= 0) return false;
-    if (const std::string broken = l.self_test.check(l.app); !broken.empty()) {
+    if (const std::string broken = l.redraw_broken.empty() ? l.self_test.check(l.app) : l.redraw_broken;
+        !broken.empty()) {
         std::fprintf(stderr, "self-test: invariant broken at frame %d (seed %llu): %s\n", l.app.frame,
                      static_cast<unsigned long long>(o.seed), broken.c_str());
         l.status = 4;
         return true;
     }
     if (l.app.frame + 1 >= o.self_test_frames) {
-        std::printf("self-test: seed %llu: %s; every invariant held\n", static_cast<unsigned long long>(o.seed),
-                    l.self_test.summary(l.app).c_str());
+        const RedrawStats& r = l.redraw.stats();
+        std::printf("self-test: seed %llu: %s; %lld frames drawn, %lld of them whole, %.0f%% of the pixels redrawn "
+                    "on average, each equal to a full redraw%s; every invariant held\n",
+                    static_cast<unsigned long long>(o.seed), l.self_test.summary(l.app).c_str(),
+                    static_cast<long long>(r.frames), static_cast<long long>(r.full_frames),
+                    r.frames ? 100.0 * r.redrawn_fraction_sum / double(r.frames) : 0.0,
+                    l.presenter.keeps_back_buffer() ? " and to the window's pixels" : "");
         return true;
     }
     return false;
@@ -480,7 +509,14 @@ bool self_test_step(FrameLoop& l) {
 /// latency bookkeeping and the measurement what was shown; returns true when a measurement ends the loop.
 bool finish_frame(FrameLoop& l, double frame_start, bool present) {
     App& app = l.app;
-    if (present) glfwSwapBuffers(l.window);
+    if (present) {
+        l.presenter.present(l.drawn, l.fb_w, l.fb_h);
+        // The self-test's invariant: what the window shows is the frame drawn.
+        if (l.o.self_test_frames > 0 && l.presenter.keeps_back_buffer() && l.redraw_broken.empty())
+            if (const int64_t n = l.presenter.pixels_front_differs_from_back(l.fb_w, l.fb_h); n > 0)
+                l.redraw_broken = "the window shows " + std::to_string(n) +
+                                  " pixels other than the frame drawn (frame_present.h: a box drawn was not copied)";
+    }
     // Software rendering would otherwise take a core from the timed runs (the Performance panel says so beside its
     // times).
     if (app.bench && !app.bench->finished() && !l.headless) {
@@ -530,9 +566,11 @@ int run_gui(const GuiOptions& o) {
     {
         const std::unique_ptr<App> app = make_app(o, focus, headless, status);
         FrameLoop loop(o, window, *app, headless, status);
+        init_redraw(loop);
         wake_on_publish(*app);
         run_frames(loop);
         status = loop.status;
+        loop.redraw.shutdown();
         close_app(*app, headless);
     }
     shutdown_imgui(window);

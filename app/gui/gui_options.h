@@ -25,6 +25,7 @@ struct GuiOptions {
     int measure_first_view = 0;   // > 0: make this many edits of an n = 65536 input, print edit → first / all views, exit
     std::string layout_json_path; // with --screenshot: also write where every panel and heatmap was drawn (layout_record.h)
     bool reduce_cells = true;     // false (--pixel-reduction nearest): one cell per pixel, to show what it would hide
+    bool full_redraw = false;     // redraw the whole window every frame (default: only what changed, partial_redraw.h)
 };
 
 }  // namespace attnscope::gui
