@@ -1,4 +1,4 @@
-// attnscope — the kept framebuffer and the boxes of a frame that changed (partial_redraw.h).
+// attnscope — which boxes of a frame changed, and drawing only those (partial_redraw.h).
 #include "app/gui/partial_redraw.h"
 
 #include <imgui_impl_opengl3.h>
