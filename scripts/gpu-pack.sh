@@ -117,8 +117,9 @@ verify() {
   say "build attnscope"
   cmake --build "$work/build" -j "$(nproc)" --target attnscope > "$work/build.log" 2>&1 \
     || { grep -n -A8 -E 'error' "$work/build.log" | head -60 >&2; die "the build from the pack failed (errors above)"; }
-  # The compiler searches /usr/include whatever CMake was told: every packed header it read must be the pack's.
-  leaked="$(find "$work/build" -name '*.d' -exec grep -hoE '/usr/include/(eigen3|nlohmann|CLI|stb|gtest|gmock|fftw3|lapack|cblas|openblas|x86_64-linux-gnu/(cblas|openblas))[^ :\\]*' {} + 2>/dev/null | sort -u || true)"
+  # The compiler searches /usr/include whatever CMake was told: every packed header it read must be the pack's (a
+  # path that starts with /usr/include, not the pack's own …/usr/include).
+  leaked="$(find "$work/build" -name '*.d' -exec grep -hoE '(^| )/usr/include/(eigen3|nlohmann|CLI|stb|gtest|gmock|fftw3|lapack|cblas|openblas|x86_64-linux-gnu/(cblas|openblas))[^ :\\]*' {} + 2>/dev/null | sort -u || true)"
   [ -z "$leaked" ] || die "the build read headers from the system, not the pack: $(echo "$leaked" | head -n 5 | paste -sd " " -)"
   local app="$work/build/app/attnscope" outside
   outside="$(ldd "$app" | awk '/=>/ {print $3}' | grep -v -E "^$ATTNSCOPE_GPU_DEPS|/(libc|libm|libstdc\+\+|libgcc_s|libgomp|libpthread|libdl|librt)\.so|/ld-linux|/usr/local/cuda|libcuda|libnvidia" || true)"
