@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # attnscope — sourced by scripts/gpu-check.sh --deps and scripts/gpu-pack.sh --verify:
 #   source scripts/gpu-deps-env.sh ARCHIVE DIR
 # unpacks ARCHIVE (made by scripts/gpu-pack.sh) into DIR and exports what a build and its programs need to use it
