@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # One command for a machine with an NVIDIA GPU: builds with CUDA (warnings are errors), runs the whole test
-# suite (the CUDA cases really run there; any CUDA skip is a failure), runs `attnscope run` on both backends
-# for a few sizes, times the flash kernel versions (core/backend/cuda/dev), and, when python3 has a CUDA build of torch,
-# compares flash against torch's scaled_dot_product_attention on the same GPU. Writes one Markdown report.
+# suite (the CUDA cases really run there; any CUDA skip is a failure), compares every variant's output on cuda with
+# cpu, runs every lesson's check on cuda, times `bench` on the GPU (CUDA events, device memory), times the flash
+# kernel versions (core/backend/cuda/dev), and, when python3 has a CUDA build of torch, compares flash against
+# torch's scaled_dot_product_attention on the same GPU. Writes one Markdown report. docs/GPU.md says how to run it.
 #
-# Usage: scripts/gpu-check.sh [BUILD_DIR]        (default: build-gpu)
+# Usage: scripts/gpu-check.sh [--deps ARCHIVE] [BUILD_DIR]   (default BUILD_DIR: build-gpu)
+#   --deps ARCHIVE                  a machine without network: take every build dependency from ARCHIVE (made by
+#                                   scripts/gpu-pack.sh on Debian 12) instead of scripts/setup.sh
 #   ARCHS=80;86;89;90 scripts/gpu-check.sh       build for these architectures (default: this GPU's only)
 #   REPORT=path.md scripts/gpu-check.sh          where the report goes (default: BUILD_DIR/gpu-check-report.md)
-# Exit status: 0 when every step passed, 1 when a step failed, 3 when there is no GPU.
+# The GUI is built only where there is a display ($DISPLAY) and GLFW. Exit status: 0 when every step passed, 1 when
+# a step failed, 3 when there is no GPU.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+deps=""
+if [ "${1:-}" = "--deps" ]; then
+  [ -n "${2:-}" ] || { echo "gpu-check: --deps needs the archive scripts/gpu-pack.sh wrote" >&2; exit 1; }
+  deps="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+  shift 2
+fi
 build="${1:-$root/build-gpu}"
 mkdir -p "$build"
 build="$(cd "$build" && pwd)"
@@ -66,13 +76,44 @@ step() {
 
 echo "## Steps" >> "$report"
 # --- 1. Build ----------------------------------------------------------------------------------------------
-step setup "$root/scripts/setup.sh"
-step configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_CUDA=ON \
-  "-DATTNSCOPE_CUDA_ARCHS=$archs"
+configure_args=(-DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON -DATTNSCOPE_CUDA=ON "-DATTNSCOPE_CUDA_ARCHS=$archs")
+# CMake 4 refuses the old minimum versions some packaged CMake configs still declare; older CMake ignores this.
+configure_args+=(-DCMAKE_POLICY_VERSION_MINIMUM=3.5)
+command -v ninja >/dev/null && configure_args+=(-G Ninja)
+if [ -n "$deps" ]; then
+  # shellcheck source=scripts/gpu-deps-env.sh
+  source "$root/scripts/gpu-deps-env.sh" "$deps" "$work/deps" || exit 1
+  configure_args+=("-DCMAKE_PREFIX_PATH=$ATTNSCOPE_GPU_DEPS")
+  echo "- [x] dependencies from $deps (no network: scripts/setup.sh not run)" >> "$report"
+else
+  step setup "$root/scripts/setup.sh"
+fi
+if [ -n "${DISPLAY:-}" ] && pkg-config --exists glfw3 epoxy x11 2>/dev/null; then
+  configure_args+=(-DATTNSCOPE_GUI=ON)
+else
+  configure_args+=(-DATTNSCOPE_GUI=OFF)
+  echo "- GUI not built: no display (\$DISPLAY) or no GLFW/epoxy/X11 here" >> "$report"
+fi
+step configure cmake -S "$root" -B "$build" "${configure_args[@]}"
 step build cmake --build "$build" -j "$(nproc)"
 
 # --- 2. The whole suite; CUDA cases must run, not skip -----------------------------------------------------
-step ctest bash -c "cd '$build' && ctest --output-on-failure -j '$(nproc)'"
+# Left out, each for a reason the report names: what needs network, what needs every architecture, what needs the
+# encoder's weights when they are not here.
+excluded=() model="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/models/all-MiniLM-L6-v2/model.safetensors"
+[ -n "$deps" ] && excluded+=("setup.cold_cache:it downloads the pinned packages (no network)")
+[ "$archs" != "80;86;89;90" ] && excluded+=("cuda.kernels_per_arch:it checks all four architectures; this build has $archs")
+if [ ! -f "$model" ]; then
+  for t in cli.text_input lesson.attention-sinks lesson.low-rank lesson.the-ceiling; do
+    excluded+=("$t:it reads text and the encoder's weights are not here")
+  done
+fi
+exclude_regex=""
+for e in "${excluded[@]}"; do
+  exclude_regex+="${exclude_regex:+|}^${e%%:*}\$"
+  echo "- not run by ctest: ${e%%:*} (${e#*:})" >> "$report"
+done
+step ctest bash -c "cd '$build' && ctest --output-on-failure -j '$(nproc)' ${exclude_regex:+-E '$exclude_regex'}"
 cuda_cases() {
   "$build/tests/attnscope_tests" --gtest_filter='*cuda*' > "$work/cuda_cases.txt" 2>&1 || return 1
   local skipped ran
@@ -116,6 +157,41 @@ for row in sorted(rows, key=lambda x: (x[0], x[1], x[3])):
     print("| " + " | ".join("-" if v is None else (f"{v:.3g}" if isinstance(v, float) else str(v)) for v in row) + " |")
 PY
 } >> "$report" 2>&1
+
+# --- 3a. Every variant: the same output on cuda as on cpu -----------------------------------------------------
+every_variant() {
+  local variants
+  variants="$("$build/app/attnscope" variants | grep -E '^[a-z]' | cut -d' ' -f1 | paste -sd, -)"
+  for backend in cpu cuda; do
+    "$build/app/attnscope" run --variant "$variants" --data gaussian --n 1024 --heads 4 --dim 64 \
+      --backend "$backend" --npy "$work/variants-$backend" > /dev/null || return 1
+  done
+  python3 "$root/scripts/gpu_compare_backends.py" "$work/variants-cpu" "$work/variants-cuda" --tolerance 1e-4
+}
+step every_variant_cuda_vs_cpu every_variant
+{ echo; echo "## Every variant: output on cuda against cpu (gaussian, n = 1024, H = 4, d = 64)"; echo
+  grep -E '^\||within' "$work/every_variant_cuda_vs_cpu.log"; } >> "$report"
+
+# --- 3a'. Every lesson's check on cuda (the lessons on text need the encoder's weights) ----------------------------
+lessons_on_cuda() {
+  local id failed=0 model="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/models/all-MiniLM-L6-v2/model.safetensors"
+  for id in $("$build/app/attnscope" lesson | awk '$1 ~ /^[a-z]/ {print $1}'); do
+    if grep -q '"text"' "$root/assets/lessons/$id.json" && [ ! -f "$model" ]; then
+      echo "| $id | not run: it reads text and the encoder's weights are not here ($model) |"
+      continue
+    fi
+    if "$build/app/attnscope" lesson "$id" --check --backend cuda > "$work/lesson-$id.log" 2>&1; then
+      echo "| $id | passed |"
+    else
+      echo "| $id | **failed**: $(tail -n 1 "$work/lesson-$id.log") |"
+      failed=1
+    fi
+  done
+  return "$failed"
+}
+step lessons_on_cuda lessons_on_cuda
+{ echo; echo "## Lesson checks on cuda"; echo; echo "| lesson | check |"; echo "|---|---|"
+  grep '^|' "$work/lessons_on_cuda.log"; } >> "$report"
 
 # --- 3b. SVD on the GPU, timing by CUDA events, device memory ------------------------------------------------
 # Spectra on both backends (n = 512: cuSOLVER gesvd per head; n = 24: batched Jacobi; n = 4096: randomized top-k
