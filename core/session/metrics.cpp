@@ -312,20 +312,8 @@ const std::vector<std::string>& metric_ids() {
 }
 
 std::optional<double> metric_by_id(const RunResult& r, const std::string& id) {
-    const Metrics& m = r.metrics;
-    if (id == "rel_err_out") return m.rel_err_out;
-    if (id == "rel_err_model") return m.rel_err_model;
-    if (id == "rel_err_attn") return m.rel_err_attn;
-    if (id == "row_kl") return m.row_kl;
-    if (id == "row_kl_rev") return m.row_kl_rev;
-    if (id == "mass_recall") return m.mass_recall;
-    if (id == "mass_ceiling") return m.mass_ceiling;
-    if (id == "rank_ceiling") return m.rank_ceiling;
-    if (id == "density") return m.density;
-    if (id == "keys_for_90") return m.keys_for_90;
-    if (id == "row_entropy") return m.row_entropy;
-    if (id == "keys_for_90_exact") return m.keys_for_90_exact;
-    if (id == "row_entropy_exact") return m.row_entropy_exact;
+    for (const MetricField& f : kMetricFields)
+        if (id == f.id) return r.metrics.*f.member;
     if (id == "time") return r.cost.time_ms;
     if (id == "memory") return double(r.cost.peak_bytes);
     return std::nullopt;

@@ -18,24 +18,28 @@ nlohmann::json metric(const std::optional<double>& v) {
 /// Every metric with a value per head, as {"rel_err_out": [head 0, head 1, …], …} (null where a head's is unset or
 /// infinite; a metric no head has is left out).
 nlohmann::json per_head_json(const Metrics& m) {
-    static const std::pair<const char*, std::optional<double> MetricValues::*> kFields[] = {
-        {"rel_err_out", &MetricValues::rel_err_out},       {"rel_err_model", &MetricValues::rel_err_model},
-        {"rel_err_attn", &MetricValues::rel_err_attn},     {"row_kl", &MetricValues::row_kl},
-        {"row_kl_rev", &MetricValues::row_kl_rev},         {"mass_recall", &MetricValues::mass_recall},
-        {"mass_ceiling", &MetricValues::mass_ceiling},     {"rank_ceiling", &MetricValues::rank_ceiling},
-        {"keys_for_90", &MetricValues::keys_for_90},       {"row_entropy_nats", &MetricValues::row_entropy},
-        {"keys_for_90_exact", &MetricValues::keys_for_90_exact},
-        {"row_entropy_exact_nats", &MetricValues::row_entropy_exact}};
+    // A field no head has (density is reported for all heads only) is left out.
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& [name, field] : kFields) {
+    for (const MetricField& f : kMetricFields) {
         nlohmann::json values = nlohmann::json::array();
         bool any = false;
         for (const MetricValues& h : m.heads) {
-            values.push_back(metric(h.*field));
-            any = any || (h.*field).has_value();
+            values.push_back(metric(h.*f.member));
+            any = any || (h.*f.member).has_value();
         }
-        if (any) out[name] = std::move(values);
+        if (any) out[f.json_key] = std::move(values);
     }
+    return out;
+}
+
+/// The means over heads of every metric (null where unset or infinite), each head's (per_head) and the notes.
+nlohmann::json metrics_json(const Metrics& m) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const MetricField& f : kMetricFields) out[f.json_key] = metric(m.*f.member);
+    out["row_kl_infinite"] = m.row_kl && std::isinf(*m.row_kl);
+    out["aggregate"] = "mean over heads of per_head (density: all heads' cells)";
+    out["per_head"] = per_head_json(m);
+    out["dense_warning"] = m.dense_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.dense_warning);
     return out;
 }
 
@@ -60,24 +64,7 @@ nlohmann::json result_to_json(const RunResult& r) {
             {"causal", r.causal},
             {"model", exact_model_id(r.model)},
             {"backend", r.backend},
-            {"metrics",
-             {{"rel_err_out", metric(m.rel_err_out)},
-              {"rel_err_model", metric(m.rel_err_model)},
-              {"rel_err_attn", metric(m.rel_err_attn)},
-              {"row_kl", metric(m.row_kl)},
-              {"row_kl_infinite", m.row_kl && std::isinf(*m.row_kl)},
-              {"row_kl_rev", metric(m.row_kl_rev)},
-              {"mass_recall", metric(m.mass_recall)},
-              {"mass_ceiling", metric(m.mass_ceiling)},
-              {"rank_ceiling", metric(m.rank_ceiling)},
-              {"density", metric(m.density)},
-              {"keys_for_90", metric(m.keys_for_90)},
-              {"row_entropy_nats", metric(m.row_entropy)},
-              {"keys_for_90_exact", metric(m.keys_for_90_exact)},
-              {"row_entropy_exact_nats", metric(m.row_entropy_exact)},
-              {"aggregate", "mean over heads of per_head (density: all heads' cells)"},
-              {"per_head", per_head_json(m)},
-              {"dense_warning", m.dense_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.dense_warning)}}},
+            {"metrics", metrics_json(m)},
             {"cost",
              {{"flops", r.cost.flops},
               {"bytes", r.cost.bytes},

@@ -28,18 +28,10 @@ RunBatchRequest five_variant_batch(int max_matrix_n) {
 /// Every metric of `got` equals `want`'s: the same ones present, each value to float rounding (absolute 1e-6 for
 /// errors that are 0 up to rounding, as flash's against the reference it now is).
 void expect_same_metrics(const MetricValues& got, const MetricValues& want, const std::string& what) {
-    const std::pair<const char*, std::optional<double> MetricValues::*> fields[] = {
-        {"rel_err_out", &MetricValues::rel_err_out},     {"rel_err_model", &MetricValues::rel_err_model},
-        {"rel_err_attn", &MetricValues::rel_err_attn},   {"row_kl", &MetricValues::row_kl},
-        {"row_kl_rev", &MetricValues::row_kl_rev},       {"mass_recall", &MetricValues::mass_recall},
-        {"density", &MetricValues::density},             {"mass_ceiling", &MetricValues::mass_ceiling},
-        {"rank_ceiling", &MetricValues::rank_ceiling},   {"keys_for_90", &MetricValues::keys_for_90},
-        {"row_entropy", &MetricValues::row_entropy},     {"keys_for_90_exact", &MetricValues::keys_for_90_exact},
-        {"row_entropy_exact", &MetricValues::row_entropy_exact},
-    };
-    for (const auto& [name, field] : fields) {
-        const std::optional<double>& g = got.*field;
-        const std::optional<double>& w = want.*field;
+    for (const MetricField& f : kMetricFields) {
+        const char* name = f.id;
+        const std::optional<double>& g = got.*f.member;
+        const std::optional<double>& w = want.*f.member;
         ASSERT_EQ(g.has_value(), w.has_value()) << what << " " << name;
         if (w && std::isinf(*w)) {  // a KL where P̃ drops mass P has
             EXPECT_EQ(*g, *w) << what << " " << name;
