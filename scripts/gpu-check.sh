@@ -100,7 +100,8 @@ step build cmake --build "$build" -j "$(nproc)"
 # --- 2. The whole suite; CUDA cases must run, not skip -----------------------------------------------------
 # Left out, each for a reason the report names: what needs network, what needs every architecture, what needs the
 # encoder's weights when they are not here.
-excluded=() model="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/models/all-MiniLM-L6-v2/model.safetensors"
+model="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/models/all-MiniLM-L6-v2/model.safetensors"
+excluded=()
 [ -n "$deps" ] && excluded+=("setup.cold_cache:it downloads the pinned packages (no network)")
 [ "$archs" != "80;86;89;90" ] && excluded+=("cuda.kernels_per_arch:it checks all four architectures; this build has $archs")
 if [ ! -f "$model" ]; then
@@ -174,7 +175,7 @@ step every_variant_cuda_vs_cpu every_variant
 
 # --- 3a'. Every lesson's check on cuda (the lessons on text need the encoder's weights) ----------------------------
 lessons_on_cuda() {
-  local id failed=0 model="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/models/all-MiniLM-L6-v2/model.safetensors"
+  local id failed=0  # $model: the encoder's weights (step 2)
   for id in $("$build/app/attnscope" lesson | awk '$1 ~ /^[a-z]/ {print $1}'); do
     if grep -q '"text"' "$root/assets/lessons/$id.json" && [ ! -f "$model" ]; then
       echo "| $id | not run: it reads text and the encoder's weights are not here ($model) |"
