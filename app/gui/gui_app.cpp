@@ -378,7 +378,7 @@ bool render_frame(FrameLoop& l) {
     l.drawn.clear();
     if (present && fw > 0 && fh > 0) {
         l.drawn = l.redraw.render(ImGui::GetDrawData(), fw, fh, !l.presenter.keeps_back_buffer());
-        // The self-test's invariant: what the kept framebuffer shows is what drawing everything would show.
+        // The self-test's invariant: what the back buffer holds is what drawing everything would show.
         if (l.o.self_test_frames > 0 && l.redraw_broken.empty())
             if (const int64_t n = l.redraw.pixels_differing_from_full_redraw(ImGui::GetDrawData()); n > 0)
                 l.redraw_broken = "the partial redraw differs from a full redraw in " + std::to_string(n) +
