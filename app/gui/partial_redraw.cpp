@@ -12,10 +12,12 @@ namespace attnscope::gui {
 namespace {
 
 constexpr float kClearColor[4] = {0.1f, 0.1f, 0.12f, 1.0f};
-// More boxes than this are merged: each box replays the whole draw data, so many small boxes cost vertex work.
-constexpr size_t kMaxBoxes = 4;
+// More boxes than this are merged: each box replays the whole draw data, so many small boxes cost vertex work. Both
+// limits were measured against 4 boxes and 60% (docs/PERFORMANCE.reasons.md): the first view of an edit changes about
+// two thirds of the window, and drawing only those boxes beat drawing it whole.
+constexpr size_t kMaxBoxes = 8;
 // Above this share of the window, one full redraw is cheaper than replaying the draw data per box.
-constexpr double kFullRedrawShare = 0.6;
+constexpr double kFullRedrawShare = 0.9;
 
 uint64_t mix(uint64_t h, uint64_t word) {
     h ^= word;
