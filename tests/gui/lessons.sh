@@ -20,14 +20,16 @@ for lesson in $("$app" lesson | awk '{print $1}'); do
   if [ "$text" = 0 ] && grep -q '"mode": "text"' "$lessons/$lesson.json"; then
     echo "lessons: $lesson skipped (no text model in this build)"; continue
   fi
-  shot "$lesson" --lesson "$lesson" --width 1920 --height 1080
-  if ! grep -q "lesson $lesson shown; check passed" "$out/$lesson.log"; then
-    # Some checks time their claims (linear-rnn's decoding time per token); ctest runs other tests beside this one, so
-    # one more try is what a user's "Run the check again" would be. A check that is wrong fails both.
-    echo "lessons: $lesson's check did not pass on screen; one more try (timed claims on a busy machine)"
+  # Some checks time their claims (linear-rnn's decoding time per token), and other processes share this machine:
+  # up to two more tries, a few seconds apart, are what a user's "Run the check again" would be. A check that is
+  # wrong fails all three.
+  for attempt in 1 2 3; do
     shot "$lesson" --lesson "$lesson" --width 1920 --height 1080
-    grep -q "lesson $lesson shown; check passed" "$out/$lesson.log" || { echo "$lesson: its check did not pass on screen"; cat "$out/$lesson.log"; exit 1; }
-  fi
+    grep -q "lesson $lesson shown; check passed" "$out/$lesson.log" && break
+    [ "$attempt" -lt 3 ] || { echo "$lesson: its check did not pass on screen in 3 tries"; cat "$out/$lesson.log"; exit 1; }
+    echo "lessons: $lesson's check did not pass on screen (try $attempt of 3; timed claims on a busy machine)"
+    sleep 5
+  done
   "$check" badges "$out/$lesson.json"
 done
 [ "$text" = 1 ] && "$check" min-side "$out/the-ceiling.json" 240
