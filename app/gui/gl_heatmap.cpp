@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "attnscope_shaders.h"
 #include "core/error.h"
+#include "core/figure/reduction_pyramid.h"
 
 namespace attnscope::gui {
 
@@ -17,6 +19,14 @@ ImVec4 reason_color(Reason r) {
 }
 
 namespace {
+
+// Where a host texture's pyramid is built. A GPU renders each level in microseconds, but the draw calls and their
+// synchronisation cost more than the host's fold for small textures; a software renderer (llvmpipe) flushes its
+// pipeline for every level, which cost 0.2–2 ms per 127×127 texture (a first view uploads 13) and 10–33 ms per
+// 1024×1024 one with its mask, against 4.5–8 ms for the host. So: on the host up to this many cells, and always
+// under a software renderer; device uploads are reduced on the GPU.
+constexpr int64_t kHostPyramidMaxCells = 512 * 512;
+bool g_software_gl = false;  // set by HeatmapRenderer::init from GL_RENDERER
 
 GLuint compile(GLenum kind, const char* source, const char* what) {
     GLuint s = glCreateShader(kind);
@@ -119,15 +129,10 @@ struct PyramidBuilder {
     }
 };
 
-/// Mip levels of a (rows, cols) texture down to 1×1 (GL's sizes: each level halves, rounding down).
-int level_count(int rows, int cols) {
-    int levels = 1;
-    while ((std::max(rows, cols) >> levels) > 0) ++levels;
-    return levels;
-}
-
-/// Allocates every level of the bound 2-D texture; level 0 gets `data`.
-void allocate_levels(GLint internal, GLenum format, GLenum type, int cols, int rows, int levels, const void* data) {
+/// Allocates every level of the bound 2-D texture; level 0 gets `data`, level k > 0 `upper[k − 1]` when given
+/// (else its storage only, for the GPU to fill).
+void allocate_levels(GLint internal, GLenum format, GLenum type, int cols, int rows, int levels, const void* data,
+                     const std::vector<const void*>& upper = {}) {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -136,24 +141,59 @@ void allocate_levels(GLint internal, GLenum format, GLenum type, int cols, int r
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
     for (int level = 0; level < levels; ++level)
         glTexImage2D(GL_TEXTURE_2D, level, internal, std::max(1, cols >> level), std::max(1, rows >> level), 0, format,
-                     type, level == 0 ? data : nullptr);
+                     type, level == 0 ? data : size_t(level - 1) < upper.size() ? upper[size_t(level - 1)] : nullptr);
+}
+
+/// The data pointers of a host pyramid's levels, for allocate_levels.
+template <class T>
+std::vector<const void*> level_pointers(const std::vector<std::vector<T>>& levels) {
+    std::vector<const void*> out;
+    for (const auto& l : levels) out.push_back(l.data());
+    return out;
+}
+
+/// PoolMode of a heatmap reduction (the host pyramid's fold).
+PoolMode pool_mode_of(CellReduction how) {
+    return how == CellReduction::SignedMaxAbs ? PoolMode::SignedMaxAbs : PoolMode::Max;
+}
+
+/// Level `level` of the bound 2-D texture read back, (w × h) texels of T.
+template <class T>
+std::vector<T> read_level(GLuint texture, int level, int w, int h, GLenum format, GLenum type) {
+    std::vector<T> out(size_t(w) * size_t(h));
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTexImage(GL_TEXTURE_2D, level, format, type, out.data());
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return out;
 }
 
 }  // namespace
 
-void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mask_cells) {
+void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mask_cells, bool host_pyramid) {
     // glTexImage2D gives the texture new storage: a CUDA registration of the old one must go first.
     if (interop && values) interop->forget(values);
-    rows = r, cols = c, levels = level_count(r, c);
+    rows = r, cols = c, levels = pyramid_level_count(r, c);
     if (!values) glGenTextures(1, &values);
     glBindTexture(GL_TEXTURE_2D, values);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    allocate_levels(GL_R32F, GL_RED, GL_FLOAT, cols, rows, levels, data);
+    if (host_pyramid) {
+        const auto upper = value_pyramid(data, r, c, pool_mode_of(reduction));
+        allocate_levels(GL_R32F, GL_RED, GL_FLOAT, cols, rows, levels, data, level_pointers(upper));
+    } else {
+        allocate_levels(GL_R32F, GL_RED, GL_FLOAT, cols, rows, levels, data);
+    }
     if (mask_cells) {
         if (!mask) glGenTextures(1, &mask);
         glBindTexture(GL_TEXTURE_2D, mask);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells);
+        if (host_pyramid) {
+            const auto upper = mask_pyramid(mask_cells, r, c);
+            allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells, level_pointers(upper));
+        } else {
+            allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells);
+        }
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     } else if (mask) {
         glDeleteTextures(1, &mask);
@@ -171,9 +211,15 @@ void MatrixTexture::build_pyramid() {
 
 void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
                            uint64_t new_key, CellReduction how) {
+    upload_built(data, r, c, mask_cells, region, new_key, how,
+                 g_software_gl || int64_t(r) * c <= kHostPyramidMaxCells);
+}
+
+void MatrixTexture::upload_built(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
+                                 uint64_t new_key, CellReduction how, bool host_pyramid) {
     reduction = how, cells = region;
-    allocate(data, r, c, mask_cells);
-    build_pyramid();
+    allocate(data, r, c, mask_cells, host_pyramid);
+    if (!host_pyramid) build_pyramid();
     key = new_key;
 }
 
@@ -191,15 +237,38 @@ void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, i
     // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills level 0
     // and the pyramid is built from it on the GPU.
     reduction = how, cells = region;
-    allocate(nullptr, r, c, mask_cells);
+    allocate(nullptr, r, c, mask_cells, false);
     interop = &link;
     link.write_texture(values, device, r, c);
     build_pyramid();
     key = new_key;
 }
 
+int64_t texels_where_pyramids_differ(const float* data, const uint8_t* mask_cells, int r, int c, CellReduction how,
+                                     CellReduction host_how) {
+    MatrixTexture host, gpu;
+    host.upload_built(data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, host_how, true);
+    gpu.upload_built(data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, how, false);
+    int64_t differ = 0;
+    for (int level = 1; level < host.levels; ++level) {
+        const int w = std::max(1, c >> level), h = std::max(1, r >> level);
+        const auto a = read_level<float>(host.values, level, w, h, GL_RED, GL_FLOAT);
+        const auto b = read_level<float>(gpu.values, level, w, h, GL_RED, GL_FLOAT);
+        for (size_t k = 0; k < a.size(); ++k) differ += std::memcmp(&a[k], &b[k], sizeof(float)) != 0;
+        if (mask_cells) {
+            const auto ma = read_level<uint8_t>(host.mask, level, w, h, GL_RED_INTEGER, GL_UNSIGNED_BYTE);
+            const auto mb = read_level<uint8_t>(gpu.mask, level, w, h, GL_RED_INTEGER, GL_UNSIGNED_BYTE);
+            for (size_t k = 0; k < ma.size(); ++k) differ += ma[k] != mb[k];
+        }
+    }
+    host.release(), gpu.release();
+    return differ;
+}
 
 void HeatmapRenderer::init() {
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const std::string name = renderer ? renderer : "";
+    g_software_gl = name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
     m_program = link(shaders::kHeatmapVert, shaders::kHeatmapFrag, "heatmap.frag");
     PyramidBuilder::get();  // compiled now, so a driver that refuses it says so at start
     glGenVertexArrays(1, &m_vao);

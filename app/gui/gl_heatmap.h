@@ -36,8 +36,8 @@ enum class CellReduction : int {
 };
 
 /// A GPU mirror of (part of) one head of a matrix and its reason mask; re-uploaded only when its key changes. Both
-/// textures carry their reduction pyramid as mip levels (built on the GPU at upload), so a pixel of any size reads
-/// at most 8×8 texels.
+/// textures carry their reduction pyramid as mip levels (built at upload: on the host when small or when the renderer
+/// is software, else on the GPU), so a pixel of any size reads at most 8×8 texels.
 struct MatrixTexture {
     GLuint values = 0;      // R32F
     GLuint mask = 0;        // R8UI, 0 when there is none
@@ -56,10 +56,22 @@ struct MatrixTexture {
                        ImVec4 region, uint64_t new_key, CellReduction reduction = CellReduction::Max);
     GlInterop* interop = nullptr;  // set once a device upload registered `values` with CUDA (release() forgets it)
 
+    /// upload() with the pyramid built on the host (core/figure/reduction_pyramid.h) or by the GPU's shaders, as
+    /// asked; upload() picks the host for small textures.
+    void upload_built(const float* data, int rows, int cols, const uint8_t* mask, ImVec4 region, uint64_t new_key,
+                      CellReduction reduction, bool host_pyramid);
+
 private:
-    void allocate(const float* data, int rows, int cols, const uint8_t* mask);
+    void allocate(const float* data, int rows, int cols, const uint8_t* mask, bool host_pyramid);
     void build_pyramid();
 };
+
+/// Texels of levels 1 and up where a (rows, cols) matrix's pyramid built on the host under `host_reduction` differs
+/// from the one the GPU builds under `reduction`, values and mask together (the self-test's check that both paths
+/// follow one rule: pass the same reduction; a different one is the check's own fault test). Uses the calling
+/// thread's GL context.
+int64_t texels_where_pyramids_differ(const float* data, const uint8_t* mask, int rows, int cols,
+                                     CellReduction reduction, CellReduction host_reduction);
 
 /// One heatmap to draw this frame (screen coordinates are ImGui's).
 struct HeatmapDraw {
@@ -76,7 +88,8 @@ struct HeatmapDraw {
 /// Owns the shader program and colormap textures; queues heatmap draws into ImGui draw lists.
 class HeatmapRenderer {
 public:
-    /// Compiles the shaders and builds 1-D colormap textures; throws Error when the driver refuses them.
+    /// Compiles the shaders, builds 1-D colormap textures and notes a software renderer (whose pyramids are built on
+    /// the host); throws Error when the driver refuses the shaders.
     void init();
     void shutdown();
     /// Whether a pixel reduces every cell it covers (the default) or shows the one cell at its centre (`gui

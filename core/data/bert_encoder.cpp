@@ -12,7 +12,7 @@ namespace attnscope {
 namespace {
 
 // Sequences at least this long use every core (see forward()).
-constexpr int kParallelMinTokens = 256;
+constexpr int kParallelMinTokens = 64;
 
 /// Row-wise LayerNorm in place: (x − mean) / √(var + eps) · gain + bias, biased variance like torch.
 void layer_norm(MatrixRM& x, const RowVec& gain, const RowVec& bias, double eps) {
@@ -65,9 +65,9 @@ MatrixRM embed(const BertConfig& c, const BertWeights& weights, const std::vecto
 ///
 /// Row blocks, one per thread: every step but the attention itself is row-local, so each runs as one
 /// parallel region of single-threaded Eigen products. (Eigen's own threaded GEMM spin-waits between
-/// blocks, which turns a busy machine's time slices into seconds.) Short sequences run on one core:
-/// 18 fork-joins per pass cost more than they save below ~256 tokens once other processes compete
-/// (docs/PERFORMANCE.reasons.md).
+/// blocks, which turns a busy machine's time slices into seconds.) Only very short sequences run on one core:
+/// with passive OpenMP waits (app/main.cpp) the 18 fork-joins of a pass cost less than the second core saves from
+/// ~64 tokens on (docs/PERFORMANCE.reasons.md).
 struct RowBlocks {
     bool parallel = false;  // n ≥ kParallelMinTokens
     int threads = 1;        // the caller's OpenMP thread count

@@ -203,3 +203,4 @@ self_test_must_break "wedged" ATTNSCOPE_SELF_TEST_WEDGE_S=0
 self_test_must_break "error banner without a cause: .*injected fault" ATTNSCOPE_SELF_TEST_INJECT_FALSE_ERROR=1
 self_test_must_break "partial redraw differs from a full redraw" ATTNSCOPE_SELF_TEST_BREAK_REDRAW=1
 self_test_must_break "window shows .* pixels other than the frame drawn" ATTNSCOPE_SELF_TEST_BREAK_PRESENT=1
+self_test_must_break "host-built reduction pyramid differs from the GPU-built one" ATTNSCOPE_SELF_TEST_BREAK_PYRAMID=1
