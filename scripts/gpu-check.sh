@@ -239,11 +239,22 @@ for p in json.load(open(sys.argv[1]))["points"]:
     ok = ok and p["clock"] == "cuda-events+host-wall" and p["device_median_ms"] > 0 and dev > 0
     print(f"| {p['label']} | {p['n']} | {p['clock']} | {p['time_ms']['median']:.3f} | {p['device_median_ms']:.3f} | "
           f"{p['wall_median_ms']:.3f} | {dev / 2**20:.1f} |")
+# The GEMM roofs the points are paired with: cuBLAS on device-resident operands (CUDA events), and the host-tensor
+# gemm with its copies, apart.
+gemm = json.load(open(sys.argv[1]))["machine"]["gemm"]
+print()
+print(f"| GEMM roof, {gemm['size']}² | GFLOP/s by CUDA events | GFLOP/s by host wall |")
+print("|---|---|---|")
+for d in gemm.get("device_resident", []):
+    print(f"| cuBLAS {d['precision']}, operands on the device | {d['gflops']:.0f} | {d['wall_gflops']:.0f} |")
+    ok = ok and d["gflops"] > 0
+print(f"| {gemm['backend_gemm']} on host tensors (copies included) | — | {gemm['backend_gflops']:.0f} |")
+ok = ok and gemm["roof"] == "cublas-resident" and len(gemm.get("device_resident", [])) == 3
 sys.exit(0 if ok else 1)
 PY
 }
 step bench_cuda_events_and_device_memory bench_events
-{ echo; echo "## Bench on CUDA: CUDA-event clock and tracked device memory"; echo; grep '^|' "$work/bench_cuda_events_and_device_memory.log"; } >> "$report"
+{ echo; echo "## Bench on CUDA: CUDA-event clock, tracked device memory and the GEMM roofs"; echo; grep -E '^[|]|^$' "$work/bench_cuda_events_and_device_memory.log" | cat -s; } >> "$report"
 
 oom_message() {
   if "$build/app/attnscope" run --variant full --data gaussian --n 65536 --heads 64 --dim 64 --backend cuda \

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/backend/interface/backend.h"
 #include "core/bench/roof_gemm.h"
@@ -19,6 +20,13 @@ struct MachineOptions {
     TimingPlan plan{1, 5};          // warm-up and timed runs of each measurement
 };
 
+/// One device GEMM roof: cuBLAS on device-resident size×size operands in one precision (none without a device).
+struct DeviceGemmRoof {
+    GemmPrecision precision = GemmPrecision::Fp32;
+    double gflops = 0;       // median GFLOP/s by CUDA events around the library call alone
+    double wall_gflops = 0;  // median GFLOP/s by the host's wall clock of the same calls (launch and wait)
+};
+
 /// Compute and bandwidth roofs plus a description of the host.
 struct MachineFigures {
     double gemm_gflops = 0;          // median GFLOP/s of the roof's SGEMM (the faster of the candidates)
@@ -26,12 +34,14 @@ struct MachineFigures {
     double gemm_gflops_per_cpu = 0;  // GFLOP per CPU-second of the process (median run): robust to sharing
     int gemm_size = 0;               // N used
     RoofKind roof = RoofKind::Backend;  // which SGEMM is the roof (the faster per CPU-second)
-    std::string roof_name;           // "openblas", "eigen" or "cublas"
+    std::string roof_name;           // "openblas", "eigen" or "cublas-resident"
     std::string backend_gemm_name;           // "eigen" or "cublas"
-    double backend_gemm_gflops = 0;          // the backend's gemm: median wall GFLOP/s, measured paired with OpenBLAS
+    double backend_gemm_gflops = 0;          // the backend's gemm on host tensors: median wall GFLOP/s (on a device its
+                                             // copies count), measured in alternation with the other roofs
     double backend_gemm_gflops_per_cpu = 0;  // and per CPU-second
     double openblas_gflops = 0;              // OpenBLAS sgemm: median wall GFLOP/s (0 when not measured)
     double openblas_gflops_per_cpu = 0;      // and per CPU-second
+    std::vector<DeviceGemmRoof> device_gemm_roofs;  // fp32, tf32, bf16 on the device; empty on the CPU
     double triad_gbs = 0;            // median GB/s of the triad (3 × 4 bytes per element, STREAM counting)
     double triad_gbs_best = 0;       // fastest run's GB/s
     int64_t triad_floats = 0;        // elements per array used
@@ -42,8 +52,10 @@ struct MachineFigures {
     std::string backend;             // backend description
 };
 
-/// Times the backend's gemm and (on the CPU) OpenBLAS in alternation on size×size SGEMMs, fills the gemm_* and
-/// roof fields of `m` with both rates and picks the faster per CPU-second as the roof.
+/// Times the backend's gemm and OpenBLAS (CPU) or the device-resident cuBLAS SGEMM (device) in alternation on
+/// size×size products and fills the gemm_* and roof fields of `m`. The CPU's roof is the faster per CPU-second; a
+/// device's is the resident SGEMM by its own clock. On a device it then times the resident product in every
+/// precision, in alternation, into device_gemm_roofs.
 void measure_gemm_roof(Backend& backend, int size, const TimingPlan& plan, MachineFigures& m);
 /// Median GB/s of a parallel triad a[i] = b[i] + s·c[i] over `floats` elements (12 bytes per element).
 double measure_triad_gbs(int64_t floats, const TimingPlan& plan, double* best_gbs = nullptr);

@@ -76,6 +76,12 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                                         {"openblas_gflops", m.openblas_gflops},
                                         {"openblas_gflops_per_cpu_second", m.openblas_gflops_per_cpu}}},
                               {"triad", {{"floats", m.triad_floats}, {"gbs", m.triad_gbs}, {"gbs_best", m.triad_gbs_best}}}};
+    // On a device: cuBLAS on resident operands per precision, by CUDA events and by the host's wall clock.
+    nlohmann::json device_roofs = nlohmann::json::array();
+    for (const DeviceGemmRoof& d : m.device_gemm_roofs)
+        device_roofs.push_back({{"precision", gemm_precision_name(d.precision)}, {"gflops", d.gflops},
+                                {"wall_gflops", d.wall_gflops}});
+    machine["gemm"]["device_resident"] = device_roofs;
     nlohmann::json points = nlohmann::json::array();
     for (const BenchPoint& p : r.points) {
         points.push_back({{"variant", p.variant},
@@ -206,6 +212,14 @@ std::string format_bench_table(const BenchReport& r) {
             os << "GEMM roof = the faster per CPU-second of, timed in alternation: OpenBLAS " << fixed(m.openblas_gflops, 1)
                << " GFLOP/s (" << fixed(m.openblas_gflops_per_cpu, 1) << " per CPU-second), " << m.backend_gemm_name << " "
                << fixed(m.backend_gemm_gflops, 1) << " (" << fixed(m.backend_gemm_gflops_per_cpu, 1) << ")\n";
+        if (!m.device_gemm_roofs.empty()) {
+            os << "GEMM roof = cuBLAS on operands resident on the device, by CUDA events around the call alone:";
+            for (const DeviceGemmRoof& d : m.device_gemm_roofs)
+                os << " " << gemm_precision_name(d.precision) << " " << fixed(d.gflops, 1) << " GFLOP/s (host wall "
+                   << fixed(d.wall_gflops, 1) << ")";
+            os << "; " << m.backend_gemm_name << " on host tensors, copies included: " << fixed(m.backend_gemm_gflops, 1)
+               << " GFLOP/s (wall)\n";
+        }
         if (paired)
             os << "%GEMM / %cpu: the point's share of the roof, from the roof run before each of its runs (paired "
                   "medians, wall and process CPU time; spread below); above 100% = measurement fault, not a result\n";

@@ -11,6 +11,7 @@ namespace attnscope {
 
 std::string roof_kind_name(RoofKind kind, const Backend& backend) {
     if (kind == RoofKind::OpenBlas) return "openblas";
+    if (kind == RoofKind::DeviceResident) return "cublas-resident";
     return backend.has_device() ? "cublas" : "eigen";
 }
 
@@ -26,6 +27,8 @@ RoofGemm::RoofGemm(Backend& backend, int size)
 }
 
 bool RoofGemm::has_openblas() const { return !m_backend.has_device(); }
+
+bool RoofGemm::has_device_resident() const { return m_backend.has_device(); }
 
 void RoofGemm::run_openblas() {
     // OpenBLAS's own thread pool spins for a while after each call and would steal the cores from the OpenMP
@@ -50,6 +53,12 @@ RoofSample RoofGemm::run(RoofKind kind) {
         throw Error("the OpenBLAS roof is a CPU measurement: a device backend's roof is its own gemm");
     RoofSample s;
     const double c0 = process_cpu_ms();
+    if (kind == RoofKind::DeviceResident) {
+        // The device's own clock: the backend refuses this kind without a device, with its reason.
+        s.wall_ms = m_backend.time_resident_gemm(m_size, GemmPrecision::Fp32).device_ms;
+        s.cpu_ms = process_cpu_ms() - c0;
+        return s;
+    }
     s.wall_ms = wall_ms([&] {
         if (kind == RoofKind::OpenBlas) run_openblas();
         else m_backend.gemm(m_a, false, m_b, false, 1.0f, 0.0f, m_c);

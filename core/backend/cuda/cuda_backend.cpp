@@ -148,6 +148,13 @@ void CudaBackend::singular_values(const SingularValuesArgs& a) {
                           a.S->data());
 }
 
+ResidentGemmSample CudaBackend::time_resident_gemm(int size, GemmPrecision precision, Tensor3* result) {
+    if (!m_resident_gemm) m_resident_gemm = cuda::make_resident_gemm();
+    const bool keep = result && size >= 16;  // a smaller size is refused below, with its reason
+    if (keep) *result = Tensor3(1, size, size);
+    return cuda::time_resident_gemm(*m_ctx, *m_resident_gemm, size, precision, keep ? result->data() : nullptr);
+}
+
 MeasuredCudaBackend::MeasuredCudaBackend() : m_events(cuda::make_event_pair()) {}
 
 template <class F>

@@ -35,6 +35,8 @@ public:
     /// Every primitive of backend_primitives.h (contracts on Backend); cuda_backend.cpp says which kernel or library
     /// runs each. kernel_attention keeps Backend's default: feature_map, then linear_attention.
     ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
+    /// cublasGemmEx on operands kept on the device (core/backend/cuda/resident_gemm.cu).
+    ResidentGemmSample time_resident_gemm(int size, GemmPrecision precision, Tensor3* result = nullptr) override;
 
 protected:
     /// The stream and library handles every primitive of this backend runs on.
@@ -42,6 +44,7 @@ protected:
 
 private:
     cuda::ContextPtr m_ctx;
+    cuda::ResidentGemmPtr m_resident_gemm;  // the GEMM roof's device operands, made on its first call
     std::string m_description;
 };
 

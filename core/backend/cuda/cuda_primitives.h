@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/backend/interface/block_layout.h"
+#include "core/backend/interface/gemm_roof.h"
 #include "core/backend/interface/pooling.h"
 #include "core/backend/interface/score_mod.h"
 
@@ -173,6 +174,20 @@ EventPairPtr make_event_pair();
 void record_start(Context& ctx, EventPair& events);
 /// Records the stop event on the context's stream, waits for it and returns the ms between the two events.
 double record_stop(Context& ctx, EventPair& events);
+/// The operands, result and events of the device GEMM roof, kept on the device between calls (resident_gemm.cu).
+class ResidentGemm;
+/// Destroys a ResidentGemm and frees its device buffers.
+struct ResidentGemmDeleter {
+    void operator()(ResidentGemm* roof) const noexcept;
+};
+using ResidentGemmPtr = std::unique_ptr<ResidentGemm, ResidentGemmDeleter>;
+/// An empty roof: operands are made by the first time_resident_gemm of a size.
+ResidentGemmPtr make_resident_gemm();
+/// One size×size product C = A·B (row-major, operands from resident_gemm_operand) through cublasGemmEx in
+/// `precision`, timed by events around the call alone; (re)makes the operands, untimed, when the size changes. When
+/// c_host is given, C (size² floats) is copied into it after the timing.
+ResidentGemmSample time_resident_gemm(Context& ctx, ResidentGemm& roof, int size, GemmPrecision precision,
+                                      float* c_host);
 /// Free memory on the current device in bytes (cudaMemGetInfo); -1 when it cannot be read.
 int64_t device_free_bytes();
 /// Sets the high-water mark of the tracked device allocations (DeviceMeter restarts and restores it).

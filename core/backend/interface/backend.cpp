@@ -260,6 +260,12 @@ int validate_kernel_attention(const KernelAttentionArgs& a) {
     return f;
 }
 
+ResidentGemmSample Backend::time_resident_gemm(int size, GemmPrecision precision, Tensor3* result) {
+    (void)size, (void)result;
+    throw Error(std::string("the resident ") + gemm_precision_name(precision) + " GEMM roof needs a device: the " +
+                name() + " backend has none (its roof is the host SGEMM; use --backend cuda on a machine with a GPU)");
+}
+
 void Backend::kernel_attention(const KernelAttentionArgs& a) {
     const int f = validate_kernel_attention(a);
     const int H = a.q_map.X->heads();

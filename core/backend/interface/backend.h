@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend/interface/block_layout.h"
+#include "core/backend/interface/gemm_roof.h"
 #include "core/backend/interface/pooling.h"
 #include "core/backend/interface/score_mod.h"
 #include "core/tensor.h"
@@ -277,6 +278,11 @@ public:
     virtual void set_device_peak(int64_t bytes) { (void)bytes; }
     /// Free device memory in bytes for an estimate before launch, or -1 without a device.
     virtual int64_t device_free_bytes() const { return -1; }
+    /// The device's GEMM roof: one size×size · size×size product on operands kept on the device (made, untimed, on
+    /// the first call of a size), timed around the library call alone, so no copy counts. `result`, when given,
+    /// receives C (row-major C = A·B of the fixed operands resident_gemm_operand describes). Throws Error on a
+    /// backend without a device (the CPU's roof is its host SGEMM) and when size < 16.
+    virtual ResidentGemmSample time_resident_gemm(int size, GemmPrecision precision, Tensor3* result = nullptr);
 };
 
 /// Sizes of one head's product op(A)·op(B) = C: (rows × inner) · (inner × cols).
