@@ -230,14 +230,18 @@ bench_events() {
   python3 - "$work/bench-cuda.json" <<'PY'
 import json, sys
 ok = True
-print("| variant | n | clock | time median ms | device median ms | wall median ms | peak device MiB |")
-print("|---|---|---|---|---|---|---|")
+print("| variant | n | clock | time median ms | device median ms | of it copies ms (MiB) | kernels and gaps ms "
+      "| wall median ms | peak device MiB |")
+print("|---|---|---|---|---|---|---|---|---|")
 for p in json.load(open(sys.argv[1]))["points"]:
     if p["status"] != "measured":
-        print(f"| {p['label']} | {p['n']} | {p['status']}: {p['reason']} | | | | |"); continue
+        print(f"| {p['label']} | {p['n']} | {p['status']}: {p['reason']} | | | | | | |"); continue
     dev = p["memory"]["peak_device_bytes"]
+    copies = p["device_copy_median_ms"]
     ok = ok and p["clock"] == "cuda-events+host-wall" and p["device_median_ms"] > 0 and dev > 0
+    ok = ok and 0 < copies < p["device_median_ms"] and p["device_copy_bytes"] > 0  # inputs in, O out
     print(f"| {p['label']} | {p['n']} | {p['clock']} | {p['time_ms']['median']:.3f} | {p['device_median_ms']:.3f} | "
+          f"{copies:.3f} ({p['device_copy_bytes'] / 2**20:.1f}) | {p['device_median_ms'] - copies:.3f} | "
           f"{p['wall_median_ms']:.3f} | {dev / 2**20:.1f} |")
 # The GEMM roofs the points are paired with: cuBLAS on device-resident operands (CUDA events), and the host-tensor
 # gemm with its copies, apart.

@@ -73,7 +73,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     // not in the peak, which measures what attention itself holds. A model would have them already.
     const std::unique_ptr<Plan> plan = variant.plan(heads, resolved, variant.make_weights(heads, resolved));
     std::optional<TimedExecution> last;
-    std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples, roof_wall, roof_cpu;
+    std::vector<double> variant_ms, cpu_ms, wall_samples, device_samples, copy_samples, roof_wall, roof_cpu;
     int calls = 0;
     auto run_once = [&]() -> double {
         // Free the previous result outside the timed region and outside the memory scope.
@@ -98,6 +98,8 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         if (device.active()) {
             ms = device.device_ms() + std::max(0.0, wall - device.call_wall_ms());
             device_samples.push_back(device.device_ms());
+            copy_samples.push_back(device.copy_ms());
+            point.device_copy_bytes = device.copy_bytes();
             point.peak_device_bytes = std::max(point.peak_device_bytes, device.peak_device_bytes());
             point.clock = "cuda-events+host-wall";
         }
@@ -125,6 +127,9 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
     if (!device_samples.empty())
         point.device_median_ms =
             summarize_times(std::vector<double>(device_samples.begin() + skip, device_samples.end())).median_ms;
+    if (!copy_samples.empty())
+        point.device_copy_median_ms =
+            summarize_times(std::vector<double>(copy_samples.begin() + skip, copy_samples.end())).median_ms;
     point.cpu_ms = summarize_times(std::vector<double>(cpu_ms.begin() + skip, cpu_ms.end())).median_ms;
     if (roof.gemm && !config.memory_only && point.flops > 0) {
         auto timed = [skip](const std::vector<double>& v) {
@@ -470,7 +475,9 @@ void BenchSweep::system_notes() {
         m_report.notes.push_back("MemAvailable is unknown on this system: the memory guard is off");
     if (m_backend.has_device())
         m_report.notes.push_back("device backend: time = CUDA events of the primitive calls + wall clock of the host work "
-                                 "between them (wall_median_ms keeps the wall clock); memory.peak_device_bytes = tracked "
+                                 "between them (wall_median_ms keeps the wall clock; device_copy_median_ms is the part of "
+                                 "device_median_ms spent copying between host and device, the rest is the kernels and the "
+                                 "gaps between them); memory.peak_device_bytes = tracked "
                                  "device allocations; estimates are also checked against free device memory");
 }
 

@@ -113,6 +113,9 @@ struct BenchPoint {
     std::string clock = "wall";    // "wall" (CPU) or "cuda-events+host-wall" (device backend)
     double wall_median_ms = 0;     // median wall clock of the timed runs (= time.median_ms on the CPU)
     double device_median_ms = 0;   // median CUDA-event time of the primitive calls of a timed run (0 on the CPU)
+    double device_copy_median_ms = 0;  // the part of it spent in host↔device copies (an event pair each; 0 on the CPU):
+                                       // device_median_ms − this is the kernels and the device's idle gaps between them
+    int64_t device_copy_bytes = 0;     // bytes those copies moved in one run
     int64_t peak_device_bytes = 0; // peak tracked device bytes over the whole run() (0 on the CPU)
     // Derived from the machine figures of the same run (fill_derived_figures).
     std::optional<RoofShare> roof_share;  // paired with the roof run before each run (pair_roof); else none

@@ -128,6 +128,8 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
                           {"clock", p.clock},
                           {"wall_median_ms", p.wall_median_ms},
                           {"device_median_ms", p.device_median_ms},
+                          {"device_copy_median_ms", p.device_copy_median_ms},
+                          {"device_copy_bytes", p.device_copy_bytes},
                           {"speedup_vs_flash", optional_number(p.speedup_vs_flash)},
                           {"memory_saving_vs_full", optional_number(p.memory_saving_vs_full)},
                           {"memory_ref_estimated", p.memory_ref_estimated}});

@@ -165,13 +165,13 @@ TEST(SingularValues, BadArgumentsAreRefusedWithTheFix) {
 
 // [SECTION] measurement
 
-/// A CPU backend that pretends to own a device: every primitive call adds `ms_per_call` device ms and
-/// `call_wall_ms` host ms to its clock and holds `bytes_per_call` device bytes during the call; free device
-/// memory is `free_bytes`. It lets the measurement and guard logic run on any machine.
+/// A CPU backend that pretends to own a device: every primitive call adds `ms_per_call` device ms (of which
+/// `copy_ms_per_call` copying `copy_bytes_per_call`) and `call_wall_ms` host ms to its clock and holds
+/// `bytes_per_call` device bytes during the call; free device memory is `free_bytes`. It lets the measurement and guard logic run on any machine.
 class FakeDevice : public CpuBackend {
 public:
-    double ms_per_call = 2.5, call_wall_per_call = 0.0;
-    int64_t bytes_per_call = 1000, free_bytes = int64_t(1) << 40;
+    double ms_per_call = 2.5, call_wall_per_call = 0.0, copy_ms_per_call = 1.0;
+    int64_t bytes_per_call = 1000, free_bytes = int64_t(1) << 40, copy_bytes_per_call = 512;
     int calls = 0;
     std::string name() const override { return "fake-device"; }
     bool has_device() const override { return true; }
@@ -192,6 +192,8 @@ public:
         m_clock.peak_bytes = std::max(m_clock.peak_bytes, m_clock.live_bytes + bytes_per_call);
         m_clock.ms_total += ms_per_call;
         m_clock.call_wall_ms_total += call_wall_per_call;
+        m_clock.copy_ms_total += copy_ms_per_call;
+        m_clock.copy_bytes_total += copy_bytes_per_call;
     }
     DeviceClock m_clock;
 };
@@ -274,9 +276,11 @@ TEST(DeviceMeasurement, VariantCostAndJsonCarryDeviceFigures) {
 }
 
 TEST(DeviceMeasurement, BenchTakesTheBackendClock) {
-    std::cout << "[case] bench on a fake device (flash n=64,128): samples are device + host ms, JSON labels device bytes\n";
+    std::cout << "[case] bench on a fake device (flash n=64,128): samples are device + host ms, copies apart, JSON "
+                 "labels device bytes\n";
     FakeDevice dev;
     dev.bytes_per_call = 4096;
+    dev.copy_ms_per_call = 0.75, dev.copy_bytes_per_call = 2048;
     BenchConfig c;
     c.variants = {{"flash", default_params(find_variant("flash").info().params), ""}};
     c.ns = {64, 128};
@@ -289,8 +293,15 @@ TEST(DeviceMeasurement, BenchTakesTheBackendClock) {
         EXPECT_GE(p.device_median_ms, 2.5);
         EXPECT_GE(p.time.median_ms, p.device_median_ms);
         EXPECT_EQ(p.peak_device_bytes, 4096);
+        // Copies are the backend's copy clock over the same calls: 0.75 of every 2.5 device ms.
+        const double calls = p.device_median_ms / 2.5;
+        EXPECT_GE(calls, 1.0);
+        EXPECT_DOUBLE_EQ(p.device_copy_median_ms, 0.75 * calls);
+        EXPECT_EQ(p.device_copy_bytes, int64_t(2048 * calls));
     }
     const nlohmann::json j = bench_report_to_json(r);
+    EXPECT_DOUBLE_EQ(j["points"][0]["device_copy_median_ms"].get<double>(), r.points[0].device_copy_median_ms);
+    EXPECT_EQ(j["points"][0]["device_copy_bytes"], r.points[0].device_copy_bytes);
     EXPECT_EQ(j["points"][0]["memory"]["peak_device_bytes"], 4096);
     EXPECT_EQ(j["points"][0]["clock"], "cuda-events+host-wall");
 }
@@ -311,6 +322,12 @@ TEST_P(MeasurementSuite, RunCostComesFromTheBackend) {
         EXPECT_GT(r.cost.device_ms, 0);
         // Q, K, V and O at least were on the device at once.
         EXPECT_GE(r.cost.peak_device_bytes, int64_t(4) * 2 * 256 * 32 * 4);
+        // The copy clock: Q, K, V went up and O came down, within the call's device time.
+        DeviceMeter meter(*backend);
+        (void)run_variant(h, parse_variant_request("flash", {}), RunOptions{}, *backend, nullptr);
+        EXPECT_GE(meter.copy_bytes(), int64_t(4) * 2 * 256 * 32 * 4);
+        EXPECT_GT(meter.copy_ms(), 0);
+        EXPECT_LT(meter.copy_ms(), meter.device_ms());
     } else {
         EXPECT_EQ(r.cost.clock, "wall");
         EXPECT_EQ(r.cost.peak_device_bytes, 0);

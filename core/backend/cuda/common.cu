@@ -115,8 +115,49 @@ Context::Context() {
 }
 
 Context::~Context() {
+    for (const auto& [start, stop] : m_copy_events) (void)cudaEventDestroy(start), (void)cudaEventDestroy(stop);
     if (m_cublas) (void)cublasDestroy(m_cublas);
     if (m_stream) (void)cudaStreamDestroy(m_stream);
+}
+
+void Context::start_copy_clock() {
+    m_copy_clock = true;
+    m_used = 0;
+    m_copy_bytes = 0;
+}
+
+std::pair<double, int64_t> Context::stop_copy_clock() {
+    m_copy_clock = false;
+    double ms = 0;
+    for (size_t k = 0; k < m_used; ++k) {
+        float pair_ms = 0;
+        ATTNSCOPE_CUDA_CHECK(cudaEventElapsedTime(&pair_ms, m_copy_events[k].first, m_copy_events[k].second));
+        ms += double(pair_ms);
+    }
+    m_used = 0;
+    return {ms, m_copy_bytes};
+}
+
+void Context::copy_async(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) const {
+    if (!bytes) return;
+    if (!m_copy_clock) {
+        ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, m_stream));
+        return;
+    }
+    if (m_used == m_copy_events.size()) {
+        std::pair<cudaEvent_t, cudaEvent_t> pair{nullptr, nullptr};
+        ATTNSCOPE_CUDA_CHECK(cudaEventCreate(&pair.first));
+        if (const cudaError_t status = cudaEventCreate(&pair.second); status != cudaSuccess) {
+            (void)cudaEventDestroy(pair.first);
+            throw_on_cuda_error(status, "creating a copy event", __FILE__, __LINE__);
+        }
+        m_copy_events.push_back(pair);
+    }
+    const auto& [start, stop] = m_copy_events[m_used++];
+    ATTNSCOPE_CUDA_CHECK(cudaEventRecord(start, m_stream));
+    ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, m_stream));
+    ATTNSCOPE_CUDA_CHECK(cudaEventRecord(stop, m_stream));
+    m_copy_bytes += int64_t(bytes);
 }
 
 void Context::synchronize(const char* after_what) const {
@@ -130,25 +171,22 @@ ContextPtr make_context() { return ContextPtr(new Context()); }
 
 DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, const char* what) {
     DeviceBuffer<float> buffer(count, what);
-    if (count) ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), host, count * sizeof(float), cudaMemcpyHostToDevice,
-                                                    ctx.stream()));
+    ctx.copy_async(buffer.get(), host, count * sizeof(float), cudaMemcpyHostToDevice);
     return buffer;
 }
 
 void copy_to_device(const Context& ctx, void* device, const void* host, size_t bytes) {
-    if (bytes) ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+    ctx.copy_async(device, host, bytes, cudaMemcpyHostToDevice);
 }
 
 void copy_to_host(const Context& ctx, void* host, const void* device, size_t bytes) {
     if (!bytes) return;
-    ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, ctx.stream()));
+    ctx.copy_async(host, device, bytes, cudaMemcpyDeviceToHost);
     ctx.synchronize("copying a result back to the host");
 }
 
 void download(const Context& ctx, const float* device, float* host, size_t count) {
-    if (!count) return;
-    ATTNSCOPE_CUDA_CHECK(cudaMemcpyAsync(host, device, count * sizeof(float), cudaMemcpyDeviceToHost, ctx.stream()));
-    ctx.synchronize("copying a result back to the host");
+    copy_to_host(ctx, host, device, count * sizeof(float));
 }
 
 void allow_dynamic_smem(const void* kernel, int smem_bytes, const std::string& what, const char* remedy) {

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/backend/cuda/cuda_primitives.h"
@@ -94,9 +96,22 @@ public:
     /// Waits for all work on the stream and turns an asynchronous kernel fault into Error.
     void synchronize(const char* after_what) const;
 
+    /// Starts bracketing every host↔device copy on the stream with an event pair (a timed primitive call).
+    void start_copy_clock();
+    /// Stops bracketing; after the stream has been waited for, returns the device ms and bytes of the copies
+    /// bracketed since start_copy_clock().
+    std::pair<double, int64_t> stop_copy_clock();
+    /// Enqueues a host↔device copy of `bytes` on the stream, bracketed when the copy clock runs (copy() of common.cu).
+    void copy_async(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) const;
+
 private:
     cudaStream_t m_stream = nullptr;
     cublasHandle_t m_cublas = nullptr;
+    // The copy clock: events are reused across calls; `m_used` pairs hold this call's copies.
+    mutable std::vector<std::pair<cudaEvent_t, cudaEvent_t>> m_copy_events;
+    mutable size_t m_used = 0;
+    mutable int64_t m_copy_bytes = 0;
+    bool m_copy_clock = false;
 };
 
 /// Copies `count` floats from host to a new device buffer (stream-ordered, then usable by kernels).

@@ -162,7 +162,9 @@ void MeasuredCudaBackend::timed(F&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     cuda::record_start(context(), *m_events);
     f();
-    m_ms_total += cuda::record_stop(context(), *m_events);
+    cuda::CopyTime copies;
+    m_ms_total += cuda::record_stop(context(), *m_events, &copies);
+    m_copy_ms_total += copies.ms, m_copy_bytes_total += copies.bytes;
     m_call_wall_ms_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -176,6 +178,8 @@ DeviceClock MeasuredCudaBackend::device_clock() const {
     DeviceClock c;
     c.ms_total = m_ms_total;
     c.call_wall_ms_total = m_call_wall_ms_total;
+    c.copy_ms_total = m_copy_ms_total;
+    c.copy_bytes_total = m_copy_bytes_total;
     c.live_bytes = cuda::device_bytes_live();
     c.peak_bytes = cuda::device_bytes_peak();
     return c;

@@ -73,6 +73,8 @@ private:
     cuda::EventPairPtr m_events;
     double m_ms_total = 0;
     double m_call_wall_ms_total = 0;
+    double m_copy_ms_total = 0;     // device ms of the host↔device copies inside those calls
+    int64_t m_copy_bytes_total = 0;
 };
 
 }  // namespace attnscope

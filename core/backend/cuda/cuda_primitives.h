@@ -170,10 +170,16 @@ struct EventPairDeleter {
 using EventPairPtr = std::unique_ptr<EventPair, EventPairDeleter>;
 /// Creates the two events; throws Error when that fails.
 EventPairPtr make_event_pair();
-/// Records the start event on the context's stream.
+/// The host↔device copies of one timed call: their device ms (an event pair around each) and bytes.
+struct CopyTime {
+    double ms = 0;
+    int64_t bytes = 0;
+};
+/// Records the start event on the context's stream and starts timing its copies.
 void record_start(Context& ctx, EventPair& events);
-/// Records the stop event on the context's stream, waits for it and returns the ms between the two events.
-double record_stop(Context& ctx, EventPair& events);
+/// Records the stop event on the context's stream, waits for it and returns the ms between the two events; the
+/// copies enqueued since record_start go to `copies` when given.
+double record_stop(Context& ctx, EventPair& events, CopyTime* copies = nullptr);
 /// The operands, result and events of the device GEMM roof, kept on the device between calls (resident_gemm.cu).
 class ResidentGemm;
 /// Destroys a ResidentGemm and frees its device buffers.

@@ -1,5 +1,6 @@
 // attnscope — timing and memory figures of the CUDA backend: CUDA event pairs on the context's stream (the
-// device time of a primitive call) and the high-water mark of the tracked allocator of common.cu.
+// device time of a primitive call, and of its host↔device copies) and the high-water mark of the tracked allocator
+// of common.cu.
 #include "core/backend/cuda/common.cuh"
 
 namespace attnscope::cuda {
@@ -33,13 +34,18 @@ void EventPairDeleter::operator()(EventPair* events) const noexcept { delete eve
 
 EventPairPtr make_event_pair() { return EventPairPtr(new EventPair()); }
 
-void record_start(Context& ctx, EventPair& events) { ATTNSCOPE_CUDA_CHECK(cudaEventRecord(events.start(), ctx.stream())); }
+void record_start(Context& ctx, EventPair& events) {
+    ATTNSCOPE_CUDA_CHECK(cudaEventRecord(events.start(), ctx.stream()));
+    ctx.start_copy_clock();
+}
 
-double record_stop(Context& ctx, EventPair& events) {
+double record_stop(Context& ctx, EventPair& events, CopyTime* copies) {
     ATTNSCOPE_CUDA_CHECK(cudaEventRecord(events.stop(), ctx.stream()));
-    ATTNSCOPE_CUDA_CHECK(cudaEventSynchronize(events.stop()));
+    ATTNSCOPE_CUDA_CHECK(cudaEventSynchronize(events.stop()));  // every copy event before it has completed too
     float ms = 0;
     ATTNSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
+    const auto [copy_ms, copy_bytes] = ctx.stop_copy_clock();
+    if (copies) copies->ms = copy_ms, copies->bytes = copy_bytes;
     return double(ms);
 }
 

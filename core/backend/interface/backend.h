@@ -216,6 +216,8 @@ int validate_singular_values(const SingularValuesArgs& args);
 struct DeviceClock {
     double ms_total = 0;        // device time of every primitive call so far (CUDA events; monotonic)
     double call_wall_ms_total = 0;  // host wall time spent inside those calls (launch, copies, waits)
+    double copy_ms_total = 0;       // device time of the host↔device copies inside those calls (an event pair each)
+    int64_t copy_bytes_total = 0;   // bytes those copies moved
     int64_t live_bytes = 0;     // tracked device bytes held now
     int64_t peak_bytes = 0;     // high-water mark of live_bytes since the last set_device_peak
 };

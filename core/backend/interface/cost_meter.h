@@ -50,6 +50,10 @@ public:
     double device_ms() const { return m_backend.device_clock().ms_total - m_start.ms_total; }
     /// Host wall ms spent inside primitive calls since construction (launches, copies, waits, host fallbacks).
     double call_wall_ms() const { return m_backend.device_clock().call_wall_ms_total - m_start.call_wall_ms_total; }
+    /// Device ms of the host↔device copies inside those calls (each bracketed by its own event pair).
+    double copy_ms() const { return m_backend.device_clock().copy_ms_total - m_start.copy_ms_total; }
+    /// Bytes those copies moved.
+    int64_t copy_bytes() const { return m_backend.device_clock().copy_bytes_total - m_start.copy_bytes_total; }
     /// Peak tracked device bytes above the level at construction.
     int64_t peak_device_bytes() const { return m_backend.device_clock().peak_bytes - m_start.live_bytes; }
 

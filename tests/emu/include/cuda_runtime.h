@@ -24,6 +24,8 @@
 
 using cudaError_t = int;
 using cudaStream_t = struct CUstream_st*;
+using cudaEvent_t = struct CUevent_st*;  // named by common.cuh's copy clock; never created here
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 constexpr cudaError_t cudaSuccess = 0;
 
 /// Grid and block sizes as in CUDA.
