@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/backend/cuda/common.cuh"
+#include "core/backend/interface/block_pool.h"
 
 namespace attnscope::cuda {
 
@@ -58,17 +59,45 @@ DeviceMemoryCounters& device_memory_counters() {
     return counters;
 }
 
+namespace {
+
+/// This thread's cache of device blocks (core/backend/interface/block_pool.h). A primitive runs on one thread and
+/// one stream and waits for that stream before it returns, so a block given back here is reused only by work
+/// ordered after its last use on that stream, or started after that wait. It keeps at most a quarter of the
+/// device's memory; a block given back beyond that is freed.
+BlockPool& thread_block_pool() {
+    thread_local BlockPool pool(
+        [](size_t bytes) -> void* {
+            void* p = nullptr;
+            const cudaError_t status = cudaMalloc(&p, bytes);
+            if (status == cudaErrorMemoryAllocation) {
+                (void)cudaGetLastError();
+                return nullptr;
+            }
+            throw_on_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
+            return p;
+        },
+        [](void* p) { (void)cudaFree(p); },  // a failure means the context is broken; the next checked call says so
+        [] {
+            size_t free_bytes = 0, total_bytes = 0;
+            if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return size_t(0);  // nothing cached: every block freed at once, as without a pool
+            }
+            return total_bytes / 4;
+        }());
+    return pool;
+}
+
+}  // namespace
+
 void* device_alloc(size_t bytes, const char* what) {
     if (bytes == 0) return nullptr;
-    void* p = nullptr;
-    const cudaError_t status = cudaMalloc(&p, bytes);
-    if (status == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
+    void* p = thread_block_pool().acquire(bytes);
+    if (!p)
         throw DeviceMemoryError(std::string("the GPU is out of memory: allocating ") + mib(double(bytes)) + " for " + what +
-                    " failed (" + mib(double(device_memory_counters().live.load())) +
-                    " already held by attnscope); use --backend cpu or a smaller n");
-    }
-    throw_on_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
+                                " failed (" + mib(double(device_memory_counters().live.load())) +
+                                " already held by attnscope); use --backend cpu or a smaller n");
     DeviceMemoryCounters& c = device_memory_counters();
     const int64_t now = c.live.fetch_add(int64_t(bytes)) + int64_t(bytes);
     int64_t peak = c.peak.load();
@@ -79,14 +108,20 @@ void* device_alloc(size_t bytes, const char* what) {
 
 void device_free(void* p, size_t bytes) noexcept {
     if (!p) return;
-    // A failure here means the context is already broken; the error resurfaces at the next checked call.
-    (void)cudaFree(p);
+    try {
+        thread_block_pool().give_back(p, bytes);
+    } catch (...) {  // the cache could not grow (host memory): free the block instead
+        (void)cudaFree(p);
+    }
     device_memory_counters().live.fetch_sub(int64_t(bytes));
 }
+
+size_t device_bytes_cached() { return thread_block_pool().cached_bytes(); }
 
 void require_device_memory(size_t bytes, const std::string& what) {
     size_t free_bytes = 0, total_bytes = 0;
     ATTNSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    free_bytes += device_bytes_cached();  // this thread's cached blocks are freed when a request needs them
     // Keep a reserve for cuBLAS workspaces and the allocator's granularity.
     constexpr size_t kReserve = size_t(64) << 20;
     if (bytes + kReserve > free_bytes)

@@ -42,11 +42,13 @@ struct DeviceMemoryCounters {
 /// The one counter set every DeviceBuffer reports to.
 DeviceMemoryCounters& device_memory_counters();
 
-/// Allocates `bytes` of device memory, tracked; throws Error naming the size and "use --backend cpu" when
-/// the device is out of memory. Returns nullptr for 0 bytes.
+/// Allocates `bytes` of device memory, tracked, from this thread's block cache or the driver; throws Error naming
+/// the size and "use --backend cpu" when the device is out of memory. Returns nullptr for 0 bytes.
 void* device_alloc(size_t bytes, const char* what);
-/// Releases memory from device_alloc (nullptr is fine); never throws.
+/// Gives memory from device_alloc back to this thread's block cache (nullptr is fine); never throws.
 void device_free(void* p, size_t bytes) noexcept;
+/// Bytes in this thread's block cache: free device memory to this thread's next requests.
+size_t device_bytes_cached();
 
 /// Owning, move-only device array of `count` T; the only way core/backend/cuda/ allocates device memory.
 template <class T>

@@ -55,7 +55,7 @@ int64_t device_free_bytes() {
         (void)cudaGetLastError();
         return -1;
     }
-    return int64_t(free_bytes);
+    return int64_t(free_bytes + device_bytes_cached());  // this thread's cached blocks are free to its requests
 }
 
 void set_device_peak(int64_t bytes) { device_memory_counters().peak.store(bytes); }
