@@ -190,7 +190,8 @@ void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mas
         glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
         if (host_pyramid) {
             const auto upper = mask_pyramid(mask_cells, r, c);
-            allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells, level_pointers(upper));
+            allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells,
+                            level_pointers(upper));
         } else {
             allocate_levels(GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, cols, rows, levels, mask_cells);
         }

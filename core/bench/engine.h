@@ -113,8 +113,8 @@ struct BenchPoint {
     std::string clock = "wall";    // "wall" (CPU) or "cuda-events+host-wall" (device backend)
     double wall_median_ms = 0;     // median wall clock of the timed runs (= time.median_ms on the CPU)
     double device_median_ms = 0;   // median CUDA-event time of the primitive calls of a timed run (0 on the CPU)
-    double device_copy_median_ms = 0;  // the part of it spent in host↔device copies (an event pair each; 0 on the CPU):
-                                       // device_median_ms − this is the kernels and the device's idle gaps between them
+    double device_copy_median_ms = 0;  // the part of it spent in host↔device copies (an event pair each; 0 on the
+                                       // CPU); device_median_ms − this = the kernels and the idle gaps between them
     int64_t device_copy_bytes = 0;     // bytes those copies moved in one run
     int64_t peak_device_bytes = 0; // peak tracked device bytes over the whole run() (0 on the CPU)
     // Derived from the machine figures of the same run (fill_derived_figures).

@@ -58,16 +58,18 @@ void measure_gemm_roof(Backend& backend, int size, const TimingPlan& plan, Machi
     // On the CPU, CPU time decides: another process delays a run without adding to its CPU time. A device's roof is
     // its own clock on resident operands: the host-tensor gemm's copies are not the device's pace.
     size_t best = 0;
-    for (size_t k = 1; k < kinds.size(); ++k)
-        if (kinds[k] == RoofKind::DeviceResident || (kinds[best] != RoofKind::DeviceResident && rates[k].cpu > rates[best].cpu))
-            best = k;
+    for (size_t k = 1; k < kinds.size(); ++k) {
+        const bool device_roof = kinds[k] == RoofKind::DeviceResident;
+        if (device_roof || (kinds[best] != RoofKind::DeviceResident && rates[k].cpu > rates[best].cpu)) best = k;
+    }
     m.gemm_size = size;
     m.roof = kinds[best];
     m.roof_name = roof_kind_name(kinds[best], backend);
     m.gemm_gflops = rates[best].wall, m.gemm_gflops_best = rates[best].best, m.gemm_gflops_per_cpu = rates[best].cpu;
     m.backend_gemm_name = roof_kind_name(RoofKind::Backend, backend);
     m.backend_gemm_gflops = rates[0].wall, m.backend_gemm_gflops_per_cpu = rates[0].cpu;
-    if (kinds.size() > 1 && kinds[1] == RoofKind::OpenBlas) m.openblas_gflops = rates[1].wall, m.openblas_gflops_per_cpu = rates[1].cpu;
+    if (kinds.size() > 1 && kinds[1] == RoofKind::OpenBlas)
+        m.openblas_gflops = rates[1].wall, m.openblas_gflops_per_cpu = rates[1].cpu;
     if (roof.has_device_resident()) m.device_gemm_roofs = measure_device_gemm_roofs(backend, size, plan);
 }
 

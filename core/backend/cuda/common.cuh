@@ -103,7 +103,7 @@ public:
     /// Stops bracketing; after the stream has been waited for, returns the device ms and bytes of the copies
     /// bracketed since start_copy_clock().
     std::pair<double, int64_t> stop_copy_clock();
-    /// Enqueues a host↔device copy of `bytes` on the stream, bracketed when the copy clock runs (copy() of common.cu).
+    /// Enqueues a host↔device copy of `bytes` on the stream, bracketed by an event pair while the copy clock runs.
     void copy_async(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) const;
 
 private:

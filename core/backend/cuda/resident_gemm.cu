@@ -76,8 +76,8 @@ void gemm_ex(Context& ctx, ResidentGemm& roof, GemmPrecision precision) {
     const cudaDataType_t in = bf16 ? CUDA_R_16BF : CUDA_R_32F;
     const cublasComputeType_t compute =
         precision == GemmPrecision::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    ATTNSCOPE_CUBLAS_CHECK(cublasGemmEx(ctx.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, first, in, n, second, in,
-                                        n, &beta, roof.c.get(), CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
+    ATTNSCOPE_CUBLAS_CHECK(cublasGemmEx(ctx.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, first, in, n, second,
+                                        in, n, &beta, roof.c.get(), CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace
