@@ -294,36 +294,13 @@ struct FrameLoop {
     std::string redraw_broken;          // self-test: how drawing broke (pyramid, partial redraw, copy; "" while sound)
 };
 
-/// The self-test's check that the host and the GPU build one pyramid: a random signed matrix with a random reason
-/// mask, of odd sides (remainder rows and columns at several levels), under both reductions. Returns what differed,
-/// "" when nothing; ATTNSCOPE_SELF_TEST_BREAK_PYRAMID gives the host the other reduction (the check's fault test).
-std::string pyramid_paths_broken(uint64_t seed) {
-    const int rows = 301, cols = 157;
-    std::mt19937 rng(static_cast<uint32_t>(seed));
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    std::uniform_int_distribution<int> reason(0, static_cast<int>(Reason::Count) - 1);
-    std::vector<float> data(size_t(rows) * cols);
-    std::vector<uint8_t> mask(data.size());
-    for (size_t k = 0; k < data.size(); ++k) data[k] = value(rng), mask[k] = uint8_t(reason(rng));
-    const bool broken = std::getenv("ATTNSCOPE_SELF_TEST_BREAK_PYRAMID") != nullptr;
-    for (const CellReduction how : {CellReduction::Max, CellReduction::SignedMaxAbs}) {
-        const CellReduction host_how = !broken ? how
-                                       : how == CellReduction::Max ? CellReduction::SignedMaxAbs
-                                                                   : CellReduction::Max;
-        if (const int64_t n = texels_where_pyramids_differ(data.data(), mask.data(), rows, cols, how, host_how); n > 0)
-            return "the host-built reduction pyramid differs from the GPU-built one in " + std::to_string(n) +
-                   " texels (core/figure/reduction_pyramid.h against shaders/reduce_*.frag)";
-    }
-    return "";
-}
-
 /// The frame loop's renderer: heatmap callbacks described, the test faults of ATTNSCOPE_SELF_TEST_BREAK_REDRAW and
 /// ATTNSCOPE_SELF_TEST_BREAK_PRESENT, and the self-test's pyramid check.
 void init_redraw(FrameLoop& l) {
     l.redraw.describe_callback(HeatmapRenderer::draw_callback(), &HeatmapRenderer::footprint);
     l.redraw.forget_old_boxes(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_REDRAW") != nullptr);
     l.presenter.skip_copies(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_PRESENT") != nullptr);
-    if (l.o.self_test_frames > 0) l.redraw_broken = pyramid_paths_broken(l.o.seed);
+    if (l.o.self_test_frames > 0) l.redraw_broken = pyramid_paths_broken(l.o.seed);  // self_test.h
 }
 
 /// Waits when the loop may sleep, polls events and starts an ImGui frame with the self-test's or --mouse-x/y's

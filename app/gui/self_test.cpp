@@ -16,6 +16,7 @@
 #include "core/memory.h"
 #include "core/session/export.h"
 #include "core/variants/registry.h"
+#include "app/gui/gl_heatmap.h"
 #include "app/gui/panel_figures.h"
 #include "app/gui/panels.h"
 
@@ -320,6 +321,26 @@ std::string SelfTest::summary(const App& app) const {
            std::to_string(m_snapshots) + " batches shown, " + std::to_string(m_banners_reproduced) +
            " error views reproduced, peak tracked " + std::to_string(m_peak_tracked >> 20) + " MiB, peak resident " +
            std::to_string(m_peak_resident >> 20) + " MiB";
+}
+
+std::string pyramid_paths_broken(uint64_t seed) {
+    const int rows = 301, cols = 157;
+    std::mt19937 rng(static_cast<uint32_t>(seed));
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> reason(0, static_cast<int>(Reason::Count) - 1);
+    std::vector<float> data(size_t(rows) * cols);
+    std::vector<uint8_t> mask(data.size());
+    for (size_t k = 0; k < data.size(); ++k) data[k] = value(rng), mask[k] = uint8_t(reason(rng));
+    const bool broken = std::getenv("ATTNSCOPE_SELF_TEST_BREAK_PYRAMID") != nullptr;
+    for (const CellReduction how : {CellReduction::Max, CellReduction::SignedMaxAbs}) {
+        const CellReduction host_how = !broken ? how
+                                       : how == CellReduction::Max ? CellReduction::SignedMaxAbs
+                                                                   : CellReduction::Max;
+        if (const int64_t n = texels_where_pyramids_differ(data.data(), mask.data(), rows, cols, how, host_how); n > 0)
+            return "the host-built reduction pyramid differs from the GPU-built one in " + std::to_string(n) +
+                   " texels (core/figure/reduction_pyramid.h against shaders/reduce_*.frag)";
+    }
+    return "";
 }
 
 }  // namespace attnscope::gui

@@ -21,6 +21,12 @@ struct SelfTestLimits {
                                       // request runs, so the banner check must fire (the fault it exists to catch)
 };
 
+/// The self-test's check that the host and the GPU build one reduction pyramid (gl_heatmap.h): a random signed
+/// matrix with a random reason mask, of odd sides (remainders at several levels), under both reductions, read back
+/// level by level. Returns what differed, "" when nothing; ATTNSCOPE_SELF_TEST_BREAK_PYRAMID gives the host the
+/// other reduction (the check's fault test). Needs the GUI thread's GL context.
+std::string pyramid_paths_broken(uint64_t seed);
+
 /// Drives the app with random mouse input and edits (input switches, variant add/remove/reorder, every
 /// parameter, zoom/pan/hover, lessons, exports, sweeps and benchmarks started and cancelled) and checks after
 /// every frame that no error banner shows without a cause, that the worker answers every posted batch, and

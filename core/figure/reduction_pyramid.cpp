@@ -12,7 +12,7 @@ namespace {
 /// One level from the level below (sw × sh): texel (x, y) folds cells [2x, 2x+2) × [2y, 2y+2) of it, the last
 /// column and row running to the edge, starting from `start`.
 template <class T, class Fold>
-std::vector<T> next_level(const std::vector<T>& below, int sw, int sh, T start, const Fold& fold) {
+std::vector<T> next_level(const T* below, int sw, int sh, T start, const Fold& fold) {
     const int w = std::max(1, sw / 2), h = std::max(1, sh / 2);
     std::vector<T> out(size_t(w) * size_t(h));
     for (int y = 0; y < h; ++y) {
@@ -32,13 +32,10 @@ template <class T, class Fold>
 std::vector<std::vector<T>> pyramid(const T* level0, int rows, int cols, T start, const Fold& fold) {
     if (rows <= 0 || cols <= 0) throw Error("a reduction pyramid needs at least one row and one column");
     std::vector<std::vector<T>> levels;
-    std::vector<T> below(level0, level0 + size_t(rows) * size_t(cols));
-    int w = cols, h = rows;
+    int w = cols, h = rows;  // of the level below: level0, then the last one made
     for (int k = 1; k < pyramid_level_count(rows, cols); ++k) {
-        std::vector<T> level = next_level(below, w, h, start, fold);
+        levels.push_back(next_level(levels.empty() ? level0 : levels.back().data(), w, h, start, fold));
         w = std::max(1, w / 2), h = std::max(1, h / 2);
-        below = level;
-        levels.push_back(std::move(level));
     }
     return levels;
 }

@@ -11,20 +11,18 @@
 #include "core/backend/interface/gemm_roof.h"
 #include "core/bench/machine.h"
 #include "core/bench/roof_gemm.h"
+#include "core/data/half.h"
 #include "core/error.h"
 
 namespace attnscope {
 namespace {
 
-/// bf16 of x, rounded to nearest even (what __float2bfloat16 does for finite values).
+/// bf16 of x, rounded to nearest even (what __float2bfloat16 does for finite values), back as a float.
 float to_bf16(float x) {
     uint32_t bits = 0;
     std::memcpy(&bits, &x, sizeof bits);
     bits += 0x7FFFu + ((bits >> 16) & 1u);
-    bits &= 0xFFFF0000u;
-    float y = 0;
-    std::memcpy(&y, &bits, sizeof y);
-    return y;
+    return bf16_to_float(static_cast<uint16_t>(bits >> 16));
 }
 
 /// C[i][j] of an n×n resident product in double, from operands optionally rounded to bf16.
