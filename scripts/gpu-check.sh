@@ -97,6 +97,22 @@ fi
 step configure cmake -S "$root" -B "$build" "${configure_args[@]}"
 step build cmake --build "$build" -j "$(nproc)"
 
+# --- 1a. The speed figures of docs/PERFORMANCE.md, first so a later step running long cannot lose them ----------
+# flash fp32 (causal and not) and tf32 from n = 4096 to 65536, the sparse, hashed and linear family at n = 16384,
+# each beside torch SDPA (fp32, bf16, fp16) timed on the same GPU in the same run.
+speed_figures() {
+  local bench=("$build/app/attnscope" bench --backend cuda --heads 8 --dim 64 --runs 5 --no-progress)
+  "${bench[@]}" --variants flash --n 4096,16384,65536 --json "$work/speed-flash.json" > /dev/null || return 1
+  "${bench[@]}" --variants flash --causal --n 4096,16384,65536 --json "$work/speed-flash-causal.json" > /dev/null \
+    || return 1
+  "${bench[@]}" --variants flash:precision=tf32 --n 4096,16384 --json "$work/speed-flash-tf32.json" > /dev/null || return 1
+  "${bench[@]}" --variants full,flash,longformer:global=none,sink,blocksel,bigbird,vslash,lsh,performer,linear \
+    --n 16384 --json "$work/speed-family.json" > /dev/null || return 1
+  python3 "$root/scripts/gpu_speed_figures.py" "$work"/speed-*.json
+}
+step speed_figures speed_figures
+{ echo; echo "## Speed figures (H = 8, d = 64)"; echo; grep -E '^[|#]|^$' "$work/speed_figures.log" | cat -s; } >> "$report"
+
 # --- 2. The whole suite; CUDA cases must run, not skip -----------------------------------------------------
 # Left out, each for a reason the report names: what needs network, what needs every architecture, what needs the
 # encoder's weights when they are not here.
