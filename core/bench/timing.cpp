@@ -24,17 +24,12 @@ double work_cpu_ms() {
     return total;
 }
 
-PairedRatio paired_cpu_ratio(const std::function<void()>& a, const std::function<void()>& b, int runs) {
-    auto cpu_of = [](const std::function<void()>& f) {
-        const double t0 = work_cpu_ms();
-        f();
-        return work_cpu_ms() - t0;
-    };
-    cpu_of(a), cpu_of(b);  // warm-up: caches, page faults, thread-pool start-up
+PairedRatio paired_ratio(const std::function<double()>& a, const std::function<double()>& b, int runs) {
+    a(), b();  // warm-up: caches, page faults, thread-pool start-up
     std::vector<double> ta, tb, pair;
     for (int k = 0; k < std::max(1, runs); ++k) {
-        ta.push_back(cpu_of(a));
-        tb.push_back(cpu_of(b));
+        ta.push_back(a());
+        tb.push_back(b());
         pair.push_back(ta.back() > 0 ? tb.back() / ta.back() : 0.0);
     }
     PairedRatio r;

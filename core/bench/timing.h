@@ -45,17 +45,15 @@ std::vector<TimingStats> time_in_rounds(const std::vector<std::function<double()
 
 /// Two workloads timed in alternation, so a slow phase of a shared machine hits both alike.
 struct PairedRatio {
-    double a_median_ms = 0, b_median_ms = 0;  // median CPU time (work_cpu_ms) of one run of a and of b
+    double a_median_ms = 0, b_median_ms = 0;  // median time of one run of a and of b, on the caller's clock
     double ratio = 0;                         // b_median_ms / a_median_ms
     double ratio_min = 0, ratio_max = 0;      // spread of the per-pair ratios b_k / a_k
     int runs = 0;                             // timed pairs (after one warm-up of each)
 };
 
-/// Runs a, b, a, b, … (one warm-up of each first, then `runs` timed pairs) and compares their CPU times
-/// (work_cpu_ms: the calling thread and its OpenMP team): medians of each and the ratio of medians b/a, with the
-/// per-pair spread. CPU time, not wall time, because another process on a shared machine delays a run without adding
-/// to its CPU time; not the process's, because in the GUI the renderer's threads run beside the measurement.
-PairedRatio paired_cpu_ratio(const std::function<void()>& a, const std::function<void()>& b, int runs = 7);
+/// Runs a, b, a, b, … (one warm-up of each first, then `runs` timed pairs; each returns the ms it measured) and
+/// compares them: medians of each and the ratio of medians b/a, with the per-pair spread.
+PairedRatio paired_ratio(const std::function<double()>& a, const std::function<double()>& b, int runs = 7);
 
 /// CPU time consumed so far by the calling thread and the threads of the OpenMP team it starts, in ms (each one's
 /// CLOCK_THREAD_CPUTIME_ID, read inside a parallel region of the default size: the team its work runs on).

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/bench/timing.h"
+#include "core/bench/backend_clock.h"
 #include "core/format.h"
 #include "core/memory.h"
 #include "core/variants/registry.h"
@@ -170,11 +170,11 @@ CheckOutcome linear_rnn(const Lesson& lesson, CheckContext& ctx) {
                                    double(kv_long) / double(kv_short), 0.5 * long_n / short_n, true,
                                    "the cache grows with the context"));
     // (c) Time: decoding 8× the tokens costs 8× for the RNN, ~64× for the cache (every step re-reads it).
-    const PairedRatio lin_t = paired_cpu_ratio([&] { decode(lin, lin_p, long_input, short_n, 0); },
-                                               [&] { decode(lin, lin_p, long_input, long_n, 0); }, 5);
-    const PairedRatio kv_t = paired_cpu_ratio([&] { decode(exact, full_p, long_input, short_n, 0); },
-                                              [&] { decode(exact, full_p, long_input, long_n, 0); }, 5);
-    out.notes.push_back("CPU time to decode " + std::to_string(short_n) + " → " + std::to_string(long_n) + " tokens: linear " +
+    const PairedRatio lin_t = paired_backend_ratio(ctx.backend, [&] { decode(lin, lin_p, long_input, short_n, 0); },
+                                                   [&] { decode(lin, lin_p, long_input, long_n, 0); }, 5);
+    const PairedRatio kv_t = paired_backend_ratio(ctx.backend, [&] { decode(exact, full_p, long_input, short_n, 0); },
+                                                  [&] { decode(exact, full_p, long_input, long_n, 0); }, 5);
+    out.notes.push_back(std::string(backend_time_name(ctx.backend)) + " to decode " + std::to_string(short_n) + " → " + std::to_string(long_n) + " tokens: linear " +
                         format_significant(lin_t.a_median_ms, 3) + " → " + format_significant(lin_t.b_median_ms, 3) +
                         " ms, softmax " + format_significant(kv_t.a_median_ms, 3) + " → " +
                         format_significant(kv_t.b_median_ms, 3) + " ms (medians of alternating runs)");
@@ -218,13 +218,14 @@ CheckOutcome linformer_kernels(const Lesson& lesson, CheckContext& ctx) {
     // (A pooling E is cheaper — a segment mean — but it is the random, general E the combination is about.)
     const int n = static_cast<int>(check_param(p, "timing_n", 4096));
     const Heads big = check_input(ScenarioKind::Gaussian, n, heads.heads(), heads.d(), 0);
-    const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, big, linear); },
-                                           [&] { run_for_cost(ctx, big, with_params(combined, {{"projection", "random"}})); });
+    const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, linear); },
+                                               [&] { run_for_cost(ctx, big, with_params(combined, {{"projection", "random"}})); });
     out.notes.push_back("n = " + std::to_string(n) + ": linear " + format_significant(t.a_median_ms, 3) + " ms, Linformer × "
-                        "kernel (random E) " + format_significant(t.b_median_ms, 3) + " ms CPU (median of " + std::to_string(t.runs) +
+                        "kernel (random E) " + format_significant(t.b_median_ms, 3) + " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " +
+                        std::to_string(t.runs) +
                         " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
                         format_significant(t.ratio_max, 3) + ")");
-    out.lines.push_back(check_line("n = " + std::to_string(n) + ": Linformer × kernel CPU time over linear attention's "
+    out.lines.push_back(check_line("n = " + std::to_string(n) + ": Linformer × kernel " + std::string(backend_time_name(ctx.backend)) + " over linear attention's "
                                    "(no gain when ≥ 1)",
                                    t.ratio, check_param(p, "min_time_ratio", 1.2), true,
                                    "both O(n); the projection adds O(n·k·d)"));
@@ -264,12 +265,13 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
                                    1e-4, false, "Y = Re(F_n·X·F_d) (§3.1)"));
     out.lines.push_back(check_line("share of Y that C_n = cos(2πij/n) alone misses", std::sqrt(num_cos / den), 0.2, true,
                                    "the mixing is the pair C_n, S_n, not the cosine alone"));
-    // (b) O(n log n): fnet's CPU time for 8× the length against dense n×n mixing with the same two matrices.
+    // (b) O(n log n): fnet's time for 8× the length against dense n×n mixing with the same two matrices.
     const int small_n = static_cast<int>(check_param(p, "small_n", 512)), large_n = 8 * small_n;
     const Heads small = check_input(ScenarioKind::Gaussian, small_n, 1, heads.d(), 0),
                 large = check_input(ScenarioKind::Gaussian, large_n, 1, heads.d(), 0);
     const VariantRequest fnet = preset_request(lesson, "fnet");
-    const PairedRatio f = paired_cpu_ratio([&] { run_for_cost(ctx, small, fnet); }, [&] { run_for_cost(ctx, large, fnet); });
+    const PairedRatio f = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, small, fnet); },
+                                                 [&] { run_for_cost(ctx, large, fnet); });
     // Dense mixing at the large n: Y = C_n·A + S_n·B by two n×n GEMMs, with A + iB = X·F_d already given (what FNet
     // would cost without the FFT along the sequence).
     Tensor3 C(1, large_n, large_n), Sn(1, large_n, large_n), A(1, large_n, large.dv()), B(1, large_n, large.dv());
@@ -280,18 +282,18 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
         }
     A.head(0) = large.V.head(0), B.head(0) = large.V.head(0);  // the cost, not the values, is compared here
     Tensor3 Y(1, large_n, large.dv());
-    const PairedRatio vs_dense = paired_cpu_ratio([&] { run_for_cost(ctx, large, fnet); },
-                                                  [&] {
-                                                      ctx.backend.gemm(C, false, A, false, 1.0f, 0.0f, Y);
-                                                      ctx.backend.gemm(Sn, false, B, false, 1.0f, 1.0f, Y);
-                                                  });
-    out.notes.push_back("fnet CPU time n = " + std::to_string(small_n) + " → " + std::to_string(large_n) + ": " +
+    const PairedRatio vs_dense = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, large, fnet); },
+                                                      [&] {
+                                                          ctx.backend.gemm(C, false, A, false, 1.0f, 0.0f, Y);
+                                                          ctx.backend.gemm(Sn, false, B, false, 1.0f, 1.0f, Y);
+                                                      });
+    out.notes.push_back("fnet " + std::string(backend_time_name(ctx.backend)) + " n = " + std::to_string(small_n) + " → " + std::to_string(large_n) + ": " +
                         format_significant(f.a_median_ms, 3) + " → " + format_significant(f.b_median_ms, 3) +
                         " ms; dense mixing (two n×n GEMMs) at n = " + std::to_string(large_n) + ": " +
                         format_significant(vs_dense.b_median_ms, 3) + " ms");
-    out.lines.push_back(check_line("fnet: CPU time for 8× the length (n log n ≈ 9–10, n² = 64)", f.ratio,
+    out.lines.push_back(check_line("fnet: " + std::string(backend_time_name(ctx.backend)) + " for 8× the length (n log n ≈ 9–10, n² = 64)", f.ratio,
                                    check_param(p, "max_time_growth", 20.0), false, "O(n log n) by the FFT"));
-    out.lines.push_back(check_line("n = " + std::to_string(large_n) + ": dense mixing's CPU time over fnet's",
+    out.lines.push_back(check_line("n = " + std::to_string(large_n) + ": dense mixing's " + std::string(backend_time_name(ctx.backend)) + " over fnet's",
                                    vs_dense.ratio, check_param(p, "min_speedup_vs_dense", 3.0), true,
                                    "faster than attention at long inputs (Table 2)"));
     return out;
@@ -302,8 +304,8 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
     CheckOutcome out;
     const Heads heads = lesson_heads(lesson, out);
     const VariantRequest full = preset_request(lesson, "full"), linformer = preset_request(lesson, "linformer");
-    const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, heads, linformer); },
-                                           [&] { run_for_cost(ctx, heads, full); });
+    const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, heads, linformer); },
+                                               [&] { run_for_cost(ctx, heads, full); });
     const int64_t full_peak = run_for_cost(ctx, heads, full).cost.peak_bytes;
     const int64_t lin_peak = run_for_cost(ctx, heads, linformer).cost.peak_bytes;
     out.screen.push_back({preset_view(lesson, "full"), "memory", double(full_peak)});
@@ -311,11 +313,11 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
     const std::string k = std::to_string(linformer.params.get_int("k"));
     out.notes.push_back("n = " + std::to_string(heads.n()) + ", k = " + k + ": linformer " +
                         format_significant(t.a_median_ms, 3) + " ms, full " + format_significant(t.b_median_ms, 3) +
-                        " ms CPU (median of " + std::to_string(t.runs) + " alternating runs; per-pair ratio " +
+                        " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) + " alternating runs; per-pair ratio " +
                         format_significant(t.ratio_min, 3) + "…" + format_significant(t.ratio_max, 3) + "); peak " +
                         format_significant(lin_peak / 1048576.0, 4) + " vs " + format_significant(full_peak / 1048576.0, 4) +
                         " MiB tracked. The whole table: attnscope bench --linformer-table (docs/PERFORMANCE.md)");
-    out.lines.push_back(check_line("time saved: full's CPU time over linformer's (n = " + std::to_string(heads.n()) +
+    out.lines.push_back(check_line("time saved: full's " + std::string(backend_time_name(ctx.backend)) + " over linformer's (n = " + std::to_string(heads.n()) +
                                        ", k = " + k + ")",
                                    t.ratio, check_param(p, "min_time_saved", 2.0), true,
                                    p.value("paper_time", std::string("Table 3"))));

@@ -8,7 +8,7 @@
 #include "core/analysis/spectrum.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
-#include "core/bench/timing.h"
+#include "core/bench/backend_clock.h"
 #include "core/format.h"
 #include "core/session/worker.h"
 #include "core/lessons/preset.h"
@@ -142,16 +142,17 @@ CheckOutcome lsh_rounds(const Lesson& lesson, CheckContext& ctx) {
                                    "§2: more hash rounds, fewer missed keys"));
     out.lines.push_back(check_line("error with 8 rounds over error with 1 round", errors.back() / errors.front(),
                                    check_param(p, "max_ratio_8_over_1", 0.6), false));
-    // Speed where LSH pays off: flash's CPU time over lsh's at a long input, in alternation.
+    // Speed where LSH pays off: flash's time over lsh's at a long input, in alternation (the backend's clock).
     const int n_long = static_cast<int>(check_param(p, "timing_n", 4096));
     const Heads big = check_input(ScenarioKind::Clustered, n_long, 1, 64, 0);
     const VariantRequest flash = parse_variant_request("flash", {});
-    const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, big, lsh); }, [&] { run_for_cost(ctx, big, flash); });
+    const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, lsh); },
+                                                 [&] { run_for_cost(ctx, big, flash); });
     out.notes.push_back("n = " + std::to_string(n_long) + ": lsh " + format_significant(t.a_median_ms, 3) + " ms, flash " +
-                        format_significant(t.b_median_ms, 3) + " ms CPU (median of " + std::to_string(t.runs) +
+                        format_significant(t.b_median_ms, 3) + " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) +
                         " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
                         format_significant(t.ratio_max, 3) + ")");
-    out.lines.push_back(check_line("n = " + std::to_string(n_long) + ": flash's CPU time over lsh's (lsh faster when > 1)",
+    out.lines.push_back(check_line("n = " + std::to_string(n_long) + ": flash's " + std::string(backend_time_name(ctx.backend)) + " over lsh's (lsh faster when > 1)",
                                    t.ratio, check_param(p, "min_speedup_vs_flash", 1.3), true,
                                    "§5: LSH attention's cost grows as n·log n, full attention's as n²"));
     return out;

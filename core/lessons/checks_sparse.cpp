@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/analysis/reachability.h"
-#include "core/bench/timing.h"
+#include "core/bench/backend_clock.h"
 #include "core/format.h"
 #include "core/variants/registry.h"
 #include "core/lessons/check_util.h"
@@ -48,7 +48,7 @@ CheckOutcome windows_globals(const Lesson& lesson, CheckContext& ctx) {
     CheckOutcome out;
     const Heads heads = lesson_heads(lesson, out);
     const VariantRequest longformer = preset_request(lesson, "longformer");
-    // (a) The window's cost grows linearly in n: CPU time at 4n over n, measured in alternation.
+    // (a) The window's cost grows linearly in n: its time at 4n over n, measured in alternation.
     {
         // Both sizes far above the CPU primitive's parallel threshold: CPU time then counts the same threads at both, and
         // OpenMP's spin-waits (which shrink when another process takes a core) are a small share of either run.
@@ -56,13 +56,15 @@ CheckOutcome windows_globals(const Lesson& lesson, CheckContext& ctx) {
         const Heads small = check_input(ScenarioKind::Gaussian, n, 2, 32, 0),
                     large = check_input(ScenarioKind::Gaussian, 4 * n, 2, 32, 0);
         const VariantRequest window = with_params(longformer, {{"global", "none"}});
-        const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, small, window); },
-                                               [&] { run_for_cost(ctx, large, window); });
+        const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, small, window); },
+                                                   [&] { run_for_cost(ctx, large, window); });
         out.notes.push_back("longformer window alone, n = " + std::to_string(n) + " → " + std::to_string(4 * n) + ": " +
                             format_significant(t.a_median_ms, 3) + " → " + format_significant(t.b_median_ms, 3) +
-                            " ms CPU (median of " + std::to_string(t.runs) + " alternating runs; per-pair ratio " +
-                            format_significant(t.ratio_min, 3) + "…" + format_significant(t.ratio_max, 3) + ")");
-        out.lines.push_back(check_line("longformer: CPU time when n grows 4× (linear ≈ 4, quadratic ≈ 16)", t.ratio,
+                            " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) +
+                            " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
+                            format_significant(t.ratio_max, 3) + ")");
+        out.lines.push_back(check_line("longformer: " + std::string(backend_time_name(ctx.backend)) + " when n grows 4× (linear ≈ 4, quadratic ≈ 16)",
+                                       t.ratio,
                                        check_param(lesson.check_params, "max_time_ratio", 7.0), false,
                                        "O(n·w): linear in n"));
     }
@@ -143,10 +145,10 @@ CheckOutcome xl_memory(const Lesson& lesson, CheckContext& ctx) {
             firsts.push_back(start - s0);
         }
         const VariantRequest vanilla = parse_variant_request("flash", {{"causal", "1"}});
-        const PairedRatio t = paired_cpu_ratio([&] { run_for_cost(ctx, heads, cached); },
-                                               [&] {
-                                                   for (const Heads& w : windows) run_for_cost(ctx, w, vanilla);
-                                               });
+        const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, heads, cached); },
+                                                   [&] {
+                                                       for (const Heads& w : windows) run_for_cost(ctx, w, vanilla);
+                                                   });
         // Both modes give the segment's queries the same output.
         const RunResult c = run_for_cost(ctx, heads, cached);
         for (size_t seg = 0; seg < windows.size(); ++seg) {
@@ -160,12 +162,12 @@ CheckOutcome xl_memory(const Lesson& lesson, CheckContext& ctx) {
         speedups.push_back(t.ratio);
         out.notes.push_back("memory M = " + std::to_string(M) + ", segment L = " + std::to_string(L) + ": cached " +
                             format_significant(t.a_median_ms, 3) + " ms, recompute " + format_significant(t.b_median_ms, 3) +
-                            " ms CPU (median of " + std::to_string(t.runs) + " alternating runs) → " +
+                            " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) + " alternating runs) → " +
                             format_significant(t.ratio, 3) + "× (per pair " + format_significant(t.ratio_min, 3) + "…" +
                             format_significant(t.ratio_max, 3) + ")");
     }
     out.lines.push_back(check_line("evaluation speed-up of reusing the cache at M = " + std::to_string(memories.back()) +
-                                       " (recompute CPU time over cached)",
+                                       " (recompute " + std::string(backend_time_name(ctx.backend)) + " over cached)",
                                    speedups.back(), check_param(lesson.check_params, "min_speedup", 3.0), true,
                                    "up to 1,800+× on a whole model (Dai et al. 2019, abstract)"));
     out.lines.push_back(check_line("the speed-up grows with the context: at M = " + std::to_string(memories.back()) +

@@ -3,7 +3,7 @@
 // text 1 − the sentence embedding's cosine), with the Pareto front marked: "which variant is best for my budget on
 // this input". Used by `attnscope errmap` and the GUI's Error–cost panel.
 //
-// Time is measured in rounds: round 1 times every point once, round 2 again, … (as paired_cpu_ratio alternates two
+// Time is measured in rounds: round 1 times every point once, round 2 again, … (as paired_ratio alternates two
 // workloads), so a slow phase of a shared machine hits all points alike; each round starts one point later, so the
 // slow place after a heavy point (cold caches) is not always the same point's. Each point keeps the median and the
 // min..max of its rounds. On the CPU the clock is CPU time (work_cpu_ms: the calling thread and its OpenMP team),

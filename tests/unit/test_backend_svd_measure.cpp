@@ -6,12 +6,15 @@
 //
 // Index: [SECTION] singular values  [SECTION] measurement  [SECTION] device memory guard
 #include <Eigen/QR>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "tests/unit/backend_suite.h"
 #include "core/analysis/spectrum.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/interface/cost_meter.h"
+#include "core/bench/backend_clock.h"
 #include "core/bench/memory_guard.h"
 #include "core/bench/report.h"
 #include "core/bench/engine.h"
@@ -240,6 +243,26 @@ TEST(DeviceMeasurement, DeviceBackendTimeIsEventsPlusHostWorkAndPeakIsDeviceMemo
         meter.stop(cost);
     }
     EXPECT_DOUBLE_EQ(cost.time_ms, cost.device_ms) << "host time outside the calls clamps at 0";
+}
+
+TEST(DeviceMeasurement, PairedComparisonsReadTheDeviceClockOnADevice) {
+    std::cout << "[case] a lesson's paired timing: device ms of the calls on a device, CPU time on the CPU\n";
+    FakeDevice dev;
+    dev.call_wall_per_call = 1e6;  // host time inside the calls is replaced by their device time
+    const PairedRatio t = paired_backend_ratio(dev, [&] { dev.hold(); }, [&] { dev.hold(), dev.hold(), dev.hold(); }, 5);
+    EXPECT_EQ(t.runs, 5);
+    EXPECT_DOUBLE_EQ(t.a_median_ms, 2.5) << "one call: 2.5 device ms";
+    EXPECT_DOUBLE_EQ(t.b_median_ms, 7.5) << "three calls";
+    EXPECT_DOUBLE_EQ(t.ratio, 3.0);
+    EXPECT_STREQ(backend_time_name(dev), "device time");
+
+    // Host work between the calls counts by wall clock on a device; a sleeping host uses no CPU time on the CPU.
+    const auto sleep_30ms = [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
+    dev.call_wall_per_call = 0;
+    EXPECT_GE(backend_work_ms(dev, sleep_30ms), 30.0) << "the host's wait is part of the device run's time";
+    CpuBackend cpu;
+    EXPECT_LT(backend_work_ms(cpu, sleep_30ms), 15.0) << "on the CPU the clock is CPU time, not wall time";
+    EXPECT_STREQ(backend_time_name(cpu), "CPU time");
 }
 
 TEST(DeviceMeasurement, NestedMetersSeeTheirOwnPeaks) {
