@@ -45,6 +45,18 @@ struct BlockSelPattern {
         if (J == 0) return Reason::Sink;
         return top > 0 && selected(h, i, J) ? Reason::Selected : Reason::None;
     }
+    /// reason() ≠ None over keys [j0, j0 + ext) of row i as bits (HasRowBits): each block J there is kept whole
+    /// (own block, block 0, a chosen block) or not at all, cut at j ≤ i when causal.
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const {
+        const int end = std::min(j0 + ext, causal ? i + 1 : n), I = i / b;
+        int64_t count = 0;
+        for (int J = j0 / b; J * b < end; ++J) {
+            if (J != I && J != 0 && !(top > 0 && selected(h, i, J))) continue;
+            const int c0 = std::max(J * b, j0) - j0, c1 = std::min((J + 1) * b, end) - j0;
+            if (c0 < c1) set_bit_range(words, c0, c1), count += c1 - c0;
+        }
+        return count;
+    }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         out.push_back({I, !causal});
         if (I != 0) out.push_back({0, true});

@@ -109,6 +109,15 @@ concept HasRowInterval = requires(const Pattern& p, int h, int i, int& lo, int& 
     { p.row_interval(h, i, lo, hi) } -> std::same_as<bool>;
 };
 
+/// A pattern whose row allows a few whole runs of keys (block selection: its own block, block 0 and the chosen
+/// blocks) can set row i's bits over keys [j0, j0 + ext) itself — bit c for key j0 + c, in 64-bit words — and
+/// return how many it set; build_layout() then asks it instead of reason() cell by cell (b² calls, each a search
+/// through the row's choices, were most of the layout's time).
+template <class Pattern>
+concept HasRowBits = requires(const Pattern& p, int h, int i, int j0, int ext, uint64_t* words) {
+    { p.row_bits(h, i, j0, ext, words) } -> std::same_as<int64_t>;
+};
+
 /// Sets bits [c0, c1) of a bitmask row of 64-bit words.
 inline void set_bit_range(uint64_t* words, int c0, int c1) {
     for (int w = c0 >> 6; c0 < c1; ++w) {
@@ -152,6 +161,10 @@ BlockLayout build_layout(const Pattern& pattern, int n, int b, int heads) {
             std::fill(bits.begin(), bits.end(), 0ull);
             int64_t count = 0;
             for (int r = 0; r < rows; ++r) {
+                if constexpr (HasRowBits<Pattern>) {
+                    count += pattern.row_bits(h, i0 + r, j0, ext, bits.data() + static_cast<size_t>(r) * wpr);
+                    continue;
+                }
                 if constexpr (HasRowInterval<Pattern>) {
                     int lo = 0, hi = -1;
                     if (pattern.row_interval(h, i0 + r, lo, hi)) {
