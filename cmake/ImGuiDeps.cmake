@@ -10,12 +10,7 @@
 include(FetchContent)
 
 set(ATTNSCOPE_IMGUI_BUNDLE_VERSION 1.93.0)
-if(DEFINED ENV{ATTNSCOPE_CACHE})
-  set(_attnscope_cache "$ENV{ATTNSCOPE_CACHE}")
-else()
-  set(_attnscope_cache "$ENV{HOME}/.cache/attnscope")
-endif()
-set(ATTNSCOPE_IMGUI_BUNDLE_DIR "${_attnscope_cache}/third_party/imgui_bundle-${ATTNSCOPE_IMGUI_BUNDLE_VERSION}"
+set(ATTNSCOPE_IMGUI_BUNDLE_DIR "${ATTNSCOPE_CACHE_DIR}/third_party/imgui_bundle-${ATTNSCOPE_IMGUI_BUNDLE_VERSION}"
     CACHE PATH "Unpacked imgui-bundle sdist (scripts/setup.sh)")
 
 if(EXISTS "${ATTNSCOPE_IMGUI_BUNDLE_DIR}/external/imgui/imgui/imgui.h" AND NOT FETCHCONTENT_SOURCE_DIR_IMGUI)

