@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/data/half.h"
+#include "core/half.h"
 
 namespace attnscope {
 

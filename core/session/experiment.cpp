@@ -34,7 +34,7 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
 
 bool ReferenceCache::adopt(const RunResult& r) {
     if (m_want_P || m_refs.count(r.causal) || r.variant != "flash" || !r.structure.lse || has_modifiers(r.params) ||
-        r.params.get_int("precision") != 0 || r.O.heads() != m_heads.heads() || r.O.rows() != m_heads.n())
+        r.params.get_int("precision") != 0 || r.params.get_int("kernel") != 0 || r.O.heads() != m_heads.heads() || r.O.rows() != m_heads.n())
         return false;
     // compute_reference's scale, to the bit: another scale is another model (other tile sizes only reorder sums).
     if (static_cast<float>(r.params.get("scale")) != static_cast<float>(1.0 / std::sqrt(static_cast<double>(m_heads.d()))))

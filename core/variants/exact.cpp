@@ -121,9 +121,15 @@ public:
                    int_param("tile_cols", "B_c", "key columns per tile B_c", 64, 1, 4096),
                    scale_param(), causal_param(false),
                    choice_param("precision", "prec",
-                                "fp32, or tf32: tensor cores on CUDA (TF32 inputs, fp32 accumulation; ~1e-3 "
-                                "relative error); the CPU computes fp32 either way",
-                                {"fp32", "tf32"}, 0)}, true),
+                                "fp32, or on CUDA tensor cores with fp32 accumulation: tf32 (TF32 inputs, ~1e-3 "
+                                "relative error), bf16 or fp16 (Q, K, V rounded to 16 bits; kernel cutlass); the CPU "
+                                "computes fp32 either way",
+                                {"fp32", "tf32", "bf16", "fp16"}, 0),
+                   choice_param("kernel", "kernel",
+                                "CUDA kernel: own (attnscope's: fp32, tf32) or cutlass (CUTLASS's fused attention, "
+                                "the kernel of torch's memory-efficient SDPA: fp32 as 3×TF32 on tensor cores, bf16, "
+                                "fp16; d, dv ≤ 128 and multiples of 8, no score modifier); the CPU has one kernel",
+                                {"own", "cutlass"}, 0)}, true),
             .short_name = "Flash",
             .key_params = {},
             .signed_matrix = false,
@@ -152,11 +158,7 @@ public:
         e->structure.density = 1.0;
         e->structure.lse = std::move(lse);
         e->structure.picture = std::move(picture);
-        if (a.precision == AttentionPrecision::Tf32)
-            e->structure.notes.push_back(backend.name() == "cuda"
-                                             ? "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32"
-                                             : "precision tf32 applies on CUDA only: the " + backend.name() +
-                                                   " backend computed fp32");
+        if (const std::string note = kernel_note(a, backend.name()); !note.empty()) e->structure.notes.push_back(note);
         return e;
     }
     void explain(const Plan& plan, Execution& e, const Heads& h, int max_matrix_n, Backend& backend) const override {
@@ -199,8 +201,23 @@ private:
         a.causal = plan.causal;
         a.tile_rows = plan.params.get_int("tile_rows");
         a.tile_cols = plan.params.get_int("tile_cols");
-        a.precision = plan.params.get_int("precision") == 1 ? AttentionPrecision::Tf32 : AttentionPrecision::Fp32;
+        a.precision = static_cast<AttentionPrecision>(plan.params.get_int("precision"));
+        a.kernel = plan.params.get_int("kernel") == 1 ? DenseKernel::Cutlass : DenseKernel::Own;
         return a;
+    }
+    /// What a run's precision and kernel meant on this backend ("" for fp32 on attnscope's own kernel).
+    static std::string kernel_note(const DenseAttentionArgs& a, const std::string& backend) {
+        static const char* const kNames[] = {"fp32", "tf32", "bf16", "fp16"};
+        const std::string precision = kNames[static_cast<int>(a.precision)];
+        if (a.precision == AttentionPrecision::Fp32 && a.kernel == DenseKernel::Own) return "";
+        if (backend != "cuda")
+            return "precision " + precision + (a.kernel == DenseKernel::Cutlass ? " and kernel cutlass apply" : " applies") +
+                   " on CUDA only: the " + backend + " backend computed fp32";
+        if (a.kernel == DenseKernel::Own) return "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32";
+        if (a.precision == AttentionPrecision::Fp32)
+            return "kernel cutlass: Q·Kᵀ and P·V as 3×TF32 on tensor cores (about fp32's accuracy); P shown is fp32";
+        return "kernel cutlass, precision " + precision + ": Q, K, V rounded to " + precision +
+               ", fp32 accumulation; P shown is fp32";
     }
 
 };

@@ -7,6 +7,7 @@
 #include "tests/unit/backend_suite.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cpu/random.h"
+#include "core/half.h"
 
 namespace attnscope::test {
 namespace {
@@ -193,6 +194,97 @@ std::vector<VsCpuCase> tf32_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(OtherBackends, DenseTf32VsCpu, testing::ValuesIn(tf32_cases()), vs_cpu_name);
+
+// [SECTION] CUTLASS's fused attention (kernel = cutlass)
+
+/// Each entry of t rounded to 16 bits and back: the inputs CUTLASS's 16-bit kernels read.
+Tensor3 rounded(const Tensor3& t, AttentionPrecision precision) {
+    Tensor3 out = t;
+    for (int64_t k = 0; k < out.size(); ++k) {
+        const float x = out.data()[k];
+        out.data()[k] = precision == AttentionPrecision::Bf16 ? bf16_to_float(float_to_bf16(x)) : f16_to_float(float_to_f16(x));
+    }
+    return out;
+}
+
+class DenseCutlassVsCpu : public testing::TestWithParam<VsCpuCase> {};
+
+// fp32 runs 3×TF32 (about fp32's accuracy) against the CPU's fp32. bf16 and fp16 are checked against the CPU's fp32
+// on the same rounded inputs, so what is left is the kernel's own 16-bit step (P rounded before P·V) and its
+// summation order: about 2⁻⁸ and 2⁻¹¹ relative.
+TEST_P(DenseCutlassVsCpu, OutputsAndLseMatchCpuInEachPrecision) {
+    const VsCpuCase c = GetParam();
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, c.backend);
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 1), K = random_tensor(c.H, c.m, c.d, 2),
+                  V = random_tensor(c.H, c.m, c.dv, 3);
+    for (const auto& [precision, tolerance] : {std::pair{AttentionPrecision::Fp32, 2e-5},
+                                               std::pair{AttentionPrecision::Bf16, 1.5e-2},
+                                               std::pair{AttentionPrecision::Fp16, 2e-3}}) {
+        std::cout << "[case] backend=" << c.backend << " kernel=cutlass precision=" << int(precision) << " H=" << c.H
+                  << " n=" << c.n << " m=" << c.m << " d=" << c.d << " dv=" << c.dv << " causal=" << c.causal
+                  << " tol=" << tolerance << "\n";
+        const bool narrow = precision != AttentionPrecision::Fp32;
+        const Tensor3 Qr = narrow ? rounded(Q, precision) : Q, Kr = narrow ? rounded(K, precision) : K,
+                      Vr = narrow ? rounded(V, precision) : V;
+        DenseAttentionArgs a;
+        a.Q = &Qr, a.K = &Kr, a.V = &Vr, a.scale = 1.0f / std::sqrt(float(c.d)), a.causal = c.causal;
+        Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1), O(c.H, c.n, c.dv, NAN), lse(c.H, c.n, 1, NAN);
+        a.O = &O_ref, a.lse = &lse_ref;
+        CpuBackend().dense_attention(a);
+        a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.lse = &lse, a.kernel = DenseKernel::Cutlass, a.precision = precision;
+        backend->dense_attention(a);
+        ASSERT_TRUE(O.all_finite() && lse.all_finite()) << "an unwritten row or head";
+        EXPECT_LE(rel_err(O, O_ref), tolerance);
+        EXPECT_LE(rel_err(lse, lse_ref), tolerance);
+    }
+}
+
+std::vector<VsCpuCase> cutlass_cases() {
+    std::vector<VsCpuCase> out;
+    for (const std::string& b : other_backends())
+        for (bool causal : {false, true}) {
+            for (int n : {1, 63, 130, 1000})
+                for (int d : {32, 64, 128}) out.push_back({b, 3, n, n, d, d, causal});
+            out.push_back({b, 2, 97, 97, 72, 72, causal});  // above 64: the 32 × 128 tiles; n not a multiple of 32
+        }
+    for (const std::string& b : other_backends()) out.push_back({b, 2, 70, 150, 64, 48, false});
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(OtherBackends, DenseCutlassVsCpu, testing::ValuesIn(cutlass_cases()), vs_cpu_name);
+
+TEST(CutlassAttention, RefusesWhatItCannotRunWithWhatToChange) {
+    std::cout << "[case] validate_cutlass_attention: tf32, a score modifier, head dims, and a shape it takes\n";
+    const Tensor3 Q = random_tensor(2, 16, 64, 1), K = random_tensor(2, 16, 64, 2), V = random_tensor(2, 16, 64, 3);
+    Tensor3 O(2, 16, 64);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.kernel = DenseKernel::Cutlass;
+    EXPECT_NO_THROW(validate_cutlass_attention(a));
+    const auto message = [&](const DenseAttentionArgs& args) {
+        try {
+            validate_cutlass_attention(args);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    DenseAttentionArgs tf32 = a;
+    tf32.precision = AttentionPrecision::Tf32;
+    EXPECT_NE(message(tf32).find("precision tf32 with kernel own"), std::string::npos) << message(tf32);
+    DenseAttentionArgs alibi = a;
+    alibi.score_mod.kind = ScoreModKind::Alibi, alibi.score_mod.heads = 2;
+    EXPECT_NE(message(alibi).find("use kernel own for score_mod alibi"), std::string::npos) << message(alibi);
+    for (const int d : {60, 136}) {
+        const Tensor3 Qd = random_tensor(2, 16, d, 1), Kd = random_tensor(2, 16, d, 2);
+        DenseAttentionArgs wide = a;
+        wide.Q = &Qd, wide.K = &Kd;
+        EXPECT_NE(message(wide).find("up to 128 in multiples of 8 (d = " + std::to_string(d)), std::string::npos)
+            << message(wide);
+    }
+    DenseAttentionArgs bf16 = a;
+    bf16.precision = AttentionPrecision::Bf16;
+    EXPECT_NO_THROW(validate_cutlass_attention(bf16));
+}
 
 // [SECTION] LSH attention primitive
 

@@ -89,6 +89,21 @@ TEST(ExactPass, TheFiveVariantBatchKeepsEveryMetric) {
         ASSERT_NEAR(pass.pooled->data()[i], pooled.pooled->data()[i], 1e-7 + 1e-5 * pooled.pooled->data()[i]) << "bin " << i;
 }
 
+TEST(FlashKernelChoice, TheCpuComputesFp32AndSaysThePrecisionAndKernelApplyOnCudaOnly) {
+    std::cout << "[case] flash precision=bf16 kernel=cutlass on the CPU: the fp32 result, and a note saying so\n";
+    CpuBackend backend;
+    const Heads x = random_heads(2, 100, 16, 8, 3);
+    const RunResult plain = run_variant(x, parse_variant_request("flash", {}), RunOptions{}, backend, nullptr);
+    const RunResult asked = run_variant(x, parse_variant_request("flash", {{"precision", "bf16"}, {"kernel", "cutlass"}}),
+                                        RunOptions{}, backend, nullptr);
+    EXPECT_EQ((asked.O.head(1) - plain.O.head(1)).cwiseAbs().maxCoeff(), 0.0f) << "the CPU has one fp32 kernel";
+    ASSERT_FALSE(asked.structure.notes.empty());
+    EXPECT_EQ(asked.structure.notes.back(),
+              "precision bf16 and kernel cutlass apply on CUDA only: the cpu backend computed fp32");
+    EXPECT_TRUE(plain.structure.notes.empty() ||
+                plain.structure.notes.back().find("CUDA only") == std::string::npos);
+}
+
 TEST(ExactPass, AdoptsOnlyFlashRunsOfTheReferencesOwnDefinition) {
     CpuBackend backend;
     const Heads x = random_heads(2, 300, 16, 8, 7);
@@ -101,6 +116,7 @@ TEST(ExactPass, AdoptsOnlyFlashRunsOfTheReferencesOwnDefinition) {
         EXPECT_FALSE(refs.adopt(flash({{"scale", "0.5"}}))) << "another scale is another model";
         EXPECT_FALSE(refs.adopt(flash({{"score_mod", "alibi"}}))) << "a score modifier changes the model";
         EXPECT_FALSE(refs.adopt(flash({{"precision", "tf32"}}))) << "tf32 is not the fp32 reference";
+        EXPECT_FALSE(refs.adopt(flash({{"kernel", "cutlass"}}))) << "on CUDA another kernel (3×TF32), not the same bits";
         EXPECT_FALSE(refs.adopt(run_variant(x, parse_variant_request("longformer", {}), RunOptions{}, backend, nullptr)));
         ASSERT_TRUE(refs.adopt(plain));
         EXPECT_FALSE(refs.adopt(plain)) << "a reference of that causality exists";

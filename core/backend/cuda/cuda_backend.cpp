@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <vector>
 
 #include "core/backend/interface/vertical_slash_layout.h"
+#include "core/half.h"
 
 namespace attnscope {
 
@@ -40,10 +43,47 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     float* lse = a.lse ? a.lse->data() : nullptr;
     if (a.P)
         cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
+    else if (a.kernel == DenseKernel::Cutlass)
+        cutlass_attention(a, s, lse);
     else if (a.precision == AttentionPrecision::Tf32)
         cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+    else if (a.precision != AttentionPrecision::Fp32)
+        throw Error("precision bf16 and fp16 run on CUTLASS's kernel: set kernel=cutlass (attnscope's own kernels "
+                    "compute fp32 or tf32)");
     else
         cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+}
+
+namespace {
+
+/// Q, K or V rounded to 16 bits (bfloat16 or binary16), all cores: what CUTLASS's 16-bit kernels read.
+std::vector<uint16_t> narrowed(const Tensor3& t, bool bf16) {
+    std::vector<uint16_t> out(size_t(t.size()));
+    const float* x = t.data();
+    const int64_t count = t.size();
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k) out[size_t(k)] = bf16 ? float_to_bf16(x[k]) : float_to_f16(x[k]);
+    return out;
+}
+
+}  // namespace
+
+void CudaBackend::cutlass_attention(const DenseAttentionArgs& a, const cuda::AttentionShape& s, float* lse) {
+    validate_cutlass_attention(a);
+    if (a.precision == AttentionPrecision::Fp32) {
+        cuda::flash_attention_cutlass(*m_ctx, s, cuda::CutlassElement::F32, a.Q->data(), a.K->data(), a.V->data(),
+                                      a.O->data(), lse);
+        return;
+    }
+    const bool bf16 = a.precision == AttentionPrecision::Bf16;
+    const std::vector<uint16_t> q = narrowed(*a.Q, bf16), k = narrowed(*a.K, bf16), v = narrowed(*a.V, bf16);
+    std::vector<uint16_t> o(size_t(a.O->size()));
+    cuda::flash_attention_cutlass(*m_ctx, s, bf16 ? cuda::CutlassElement::Bf16 : cuda::CutlassElement::F16, q.data(),
+                                  k.data(), v.data(), o.data(), lse);
+    float* out = a.O->data();
+    const int64_t count = a.O->size();
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; ++i) out[i] = bf16 ? bf16_to_float(o[size_t(i)]) : f16_to_float(o[size_t(i)]);
 }
 
 void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {

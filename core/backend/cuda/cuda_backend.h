@@ -25,7 +25,8 @@ constexpr int kVerticalSlashCudaBlock = 16;
 /// Backend running every primitive on CUDA device 0.
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
 /// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above
-/// cuda::kMaxFlashHeadDim = 128 a sliced kernel); precision = tf32 runs the tensor-core kernel up to 128.
+/// cuda::kMaxFlashHeadDim = 128 a sliced kernel); precision = tf32 runs the tensor-core kernel up to 128;
+/// kernel = Cutlass runs CUTLASS's fused attention in fp32 (3×TF32), bf16 or fp16.
 class CudaBackend : public Backend {
 public:
     /// Creates the stream and cuBLAS handle; throws Error when the device cannot be used.
@@ -43,6 +44,9 @@ protected:
     cuda::Context& context() { return *m_ctx; }
 
 private:
+    /// The tiled dense path on CUTLASS's kernel: fp32 tensors as they are, bf16/fp16 rounded here and O widened back.
+    void cutlass_attention(const DenseAttentionArgs& a, const cuda::AttentionShape& s, float* lse);
+
     cuda::ContextPtr m_ctx;
     cuda::ResidentGemmPtr m_resident_gemm;  // the GEMM roof's device operands, made on its first call
     std::string m_description;

@@ -17,8 +17,16 @@ namespace attnscope {
 
 /// Arithmetic of the tiled dense attention path. The CPU backend always computes in fp32.
 enum class AttentionPrecision {
-    Fp32,  // fp32 everywhere (CUDA cores on a GPU)
+    Fp32,  // fp32 everywhere (CUDA cores on a GPU; 3×TF32 on tensor cores with DenseKernel::Cutlass)
     Tf32,  // CUDA: Q·Kᵀ and P·V on tensor cores with TF32 inputs (10-bit mantissa), fp32 accumulation/softmax
+    Bf16,  // CUDA, DenseKernel::Cutlass: Q, K, V rounded to bfloat16 (8-bit mantissa), fp32 accumulation/softmax
+    Fp16,  // the same with IEEE half inputs (11-bit mantissa)
+};
+
+/// Which CUDA kernel runs the tiled dense path (the CPU backend has one and ignores it).
+enum class DenseKernel {
+    Own,      // attnscope's kernels (flash_attention.cuh fp32, flash_attention_tc.cuh tf32): the teaching versions
+    Cutlass,  // CUTLASS's fused multi-head attention (torch's memory-efficient SDPA kernel): fp32, bf16, fp16
 };
 
 /// Arguments of the dense attention primitive O = softmax(mod(scale·Q·Kᵀ) [+ causal mask])·V, per head.
@@ -41,6 +49,7 @@ struct DenseAttentionArgs {
     // (tiled_attention_scratch_bytes with pooled_cols = sc), or from P when P is materialised; CUDA refuses it.
     Tensor3* pooled = nullptr;  // (H, sr, sc) out, optional: max-pooled P, bins as pooled_view's (pooling.h)
     AttentionPrecision precision = AttentionPrecision::Fp32;  // tiled path only (P is always fp32)
+    DenseKernel kernel = DenseKernel::Own;                    // tiled path on CUDA only
 };
 
 /// Bytes of tile scratch the tiled (P-less) dense attention holds on the CPU for m keys: per thread q (Br, d),
@@ -298,6 +307,10 @@ GemmShape validate_gemm(const Tensor3& A, bool trans_a, const Tensor3& B, bool t
 
 /// Checks the shapes of dense attention arguments; throws Error naming the mismatch.
 void validate_dense_attention(const DenseAttentionArgs& args);
+/// What CUTLASS's fused attention (DenseKernel::Cutlass) takes beyond validate_dense_attention: no score modifier,
+/// d and dv ≤ 128 and multiples of 8, at most 65535 heads, precision fp32, bf16 or fp16 (it has no single-pass
+/// TF32 form). Throws Error saying what to change.
+void validate_cutlass_attention(const DenseAttentionArgs& args);
 /// Checks the shapes of feature-map arguments; throws Error naming the mismatch.
 void validate_feature_map(const FeatureMapArgs& args);
 /// Checks the shapes of linear-attention arguments; throws Error naming the mismatch.
