@@ -109,12 +109,14 @@ if [ "$failures" -ne "$failures_before_build" ]; then
 fi
 
 # --- 1a. The speed figures of docs/PERFORMANCE.md, first so a later step running long cannot lose them ----------
-# flash fp32 (causal and not) and tf32 from n = 4096 to 65536, the sparse, hashed and linear family at n = 16384,
-# each beside torch SDPA (fp32, bf16, fp16) timed on the same GPU in the same run.
+# flash from n = 4096 to 65536, causal and not: attnscope's own kernel in fp32 (and tf32 below n = 65536), CUTLASS's
+# in fp32 (3×TF32), bf16 and fp16; the sparse, hashed and linear family at n = 16384; each beside torch SDPA in the
+# same precision, timed on the same GPU in the same run.
 speed_figures() {
   local bench=("$build/app/attnscope" bench --backend cuda --heads 8 --dim 64 --runs 5 --no-progress)
-  "${bench[@]}" --variants flash --n 4096,16384,65536 --json "$work/speed-flash.json" > /dev/null || return 1
-  "${bench[@]}" --variants flash --causal --n 4096,16384,65536 --json "$work/speed-flash-causal.json" > /dev/null \
+  local flash=flash,flash:kernel=cutlass,flash:kernel=cutlass:precision=bf16,flash:kernel=cutlass:precision=fp16
+  "${bench[@]}" --variants "$flash" --n 4096,16384,65536 --json "$work/speed-flash.json" > /dev/null || return 1
+  "${bench[@]}" --variants "$flash" --causal --n 4096,16384,65536 --json "$work/speed-flash-causal.json" > /dev/null \
     || return 1
   "${bench[@]}" --variants flash:precision=tf32 --n 4096,16384 --json "$work/speed-flash-tf32.json" > /dev/null || return 1
   "${bench[@]}" --variants full,flash,longformer:global=none,sink,blocksel,bigbird,vslash,lsh,performer,linear \

@@ -7,7 +7,9 @@
 # prefix: the headers (Eigen, nlohmann/json, CLI11, stb, FFTW, LAPACKE, OpenBLAS's cblas, GoogleTest), the CMake
 # configs, the shared libraries dereferenced with their unversioned links (OpenBLAS, LAPACK, LAPACKE, FFTW single,
 # gfortran, quadmath), GoogleTest's static libraries, fftw3f.pc with its prefix left as @PREFIX@ (gpu-check.sh
-# writes the unpacked path), and the figure font (DejaVu Sans; gpu-check.sh exports ATTNSCOPE_FONT to it).
+# writes the unpacked path), the figure font (DejaVu Sans; gpu-check.sh exports ATTNSCOPE_FONT to it), and CUTLASS's
+# headers with its fused attention as scripts/setup.sh unpacked them from the pinned nvidia-cutlass wheel
+# (usr/share/attnscope/cutlass; gpu-deps-env.sh exports ATTNSCOPE_CUTLASS_DIR to it).
 # Not packed: the text encoder's weights (~90 MB, above what a device call carries), so text inputs and the three
 # lessons on text are reported as not run there; Dear ImGui (the GUI is built only where there is a display).
 #
@@ -74,6 +76,12 @@ pack() {
   sed 's|^prefix=.*|prefix=@PREFIX@|' "$sys_lib/pkgconfig/fftw3f.pc" > "$lib/pkgconfig/fftw3f.pc"
   need /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$usr/share/fonts/"
+  local cutlass
+  cutlass="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/third_party/cutlass-$(awk '$1 == "nvidia-cutlass" {print $2}' \
+    "$root/scripts/deps.lock")"
+  [ -f "$cutlass/.complete" ] || die "CUTLASS is not unpacked in $cutlass: run scripts/setup.sh on a machine with nvcc"
+  mkdir -p "$usr/share/attnscope/cutlass"
+  cp -r "$cutlass/include" "$cutlass/fused_attention" "$cutlass/LICENSE.txt" "$usr/share/attnscope/cutlass/"
   mkdir -p "$out"
   {
     echo "attnscope GPU dependency pack, made $(date -u '+%Y-%m-%d %H:%M UTC') on $(. /etc/os-release && echo "$PRETTY_NAME")"

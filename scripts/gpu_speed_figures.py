@@ -2,10 +2,11 @@
 """The GPU speed figures of docs/PERFORMANCE.md: attnscope's bench points beside torch SDPA timed in the same run.
 
 Usage: gpu_speed_figures.py BENCH_JSON [BENCH_JSON ...]
-Each BENCH_JSON is an `attnscope bench --backend cuda --json` report. For every flash point (fp32 or tf32) the
-script times torch.nn.functional.scaled_dot_product_attention on the same GPU at the same H, n, d and causality in
-fp32, bf16 and fp16 (CUDA events around each call, median of 7 after 3 warm-ups; TF32 off for fp32), and prints
-Markdown tables: flash against SDPA, and every other variant against flash by device time.
+Each BENCH_JSON is an `attnscope bench --backend cuda --json` report. For every flash point (any kernel and
+precision) the script times torch.nn.functional.scaled_dot_product_attention on the same GPU at the same H, n, d and
+causality in the point's precision (fp32 for tf32; CUDA events around each call, median of 7 after 3 warm-ups; TF32
+off for fp32), and prints Markdown tables: flash against SDPA, and every variant against attnscope's own flash fp32,
+by device time and by kernel time (device time less the host↔device copies).
 Exits 1 when a report is missing or holds no measured point; torch being absent only leaves its columns empty.
 """
 import json
@@ -63,44 +64,61 @@ def main() -> int:
     def ms(p):  # device time where the backend has a device clock, else the wall median (a CPU report)
         return p["device_median_ms"] or p["time_ms"]["median"]
 
-    def precision(p):
-        return "tf32" if p["variant"] == "flash" and p["params"].get("precision", 0) >= 1 else "fp32"
+    def kernels_ms(p):  # the device time less the copies: the kernels and the gaps inside the calls
+        return ms(p) - p["device_copy_median_ms"]
 
-    print(f"### flash against torch SDPA ({torch_name}; device ms by CUDA events, median)")
+    def precision(p):  # flash's precision parameter: fp32, tf32, bf16, fp16
+        return ("fp32", "tf32", "bf16", "fp16")[int(p["params"].get("precision", 0))] if p["variant"] == "flash" else "fp32"
+
+    sdpa_cache = {}
+
+    def sdpa(shape, name):  # SDPA in the precision `name` (tf32 rows compare with SDPA fp32), timed once per shape
+        key = (shape, name)
+        if key not in sdpa_cache:
+            dtype = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}[name]
+            sdpa_cache[key] = sdpa_ms(torch, *shape, getattr(torch, dtype)) if torch_ok else None
+        return sdpa_cache[key]
+
+    print(f"### flash against torch SDPA ({torch_name}; device ms by CUDA events, median; SDPA in the row's "
+          "precision, fp32 for tf32)")
     print()
-    print("| H | n | d | causal | flash precision | attnscope device ms | of it copies ms | attnscope wall ms "
-          "| SDPA fp32 ms | SDPA fp32 / attnscope | SDPA bf16 ms | SDPA fp16 ms | attnscope TFLOP/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for p in sorted((p for p in points if p["variant"] == "flash"), key=lambda p: (p["causal"], p["n"], precision(p))):
+    print("| H | n | d | causal | flash | precision | device ms | of it copies ms | kernels ms | wall ms | SDPA ms "
+          "| SDPA / attnscope, kernels | SDPA / attnscope, device | TFLOP/s (kernels) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    flash_points = [p for p in points if p["variant"] == "flash"]
+    for p in sorted(flash_points, key=lambda p: (p["causal"], p["n"], p["label"], precision(p))):
         shape = (p["heads"], p["n"], p["dim"], bool(p["causal"]))
-        row = {}
-        for name, dtype in (("fp32", "float32"), ("bf16", "bfloat16"), ("fp16", "float16")):
-            row[name] = sdpa_ms(torch, *shape, getattr(torch, dtype)) if torch_ok else None
-        ratio = row["fp32"] / ms(p) if isinstance(row["fp32"], float) else None
-        tflops = p["flops"] / (ms(p) * 1e9)
-        print(f"| {p['heads']} | {p['n']} | {p['dim']} | {'yes' if p['causal'] else 'no'} | {precision(p)} "
-              f"| {ms(p):.3f} | {p['device_copy_median_ms']:.3f} | {p['wall_median_ms']:.3f} "
-              f"| {fmt(row['fp32'])} | {fmt(ratio)} | {fmt(row['bf16'])} | {fmt(row['fp16'])} | {tflops:.1f} |")
+        theirs = sdpa(shape, "fp32" if precision(p) == "tf32" else precision(p))
+        mine = kernels_ms(p)
+        ratio_kernels = theirs / mine if isinstance(theirs, float) and mine > 0 else None
+        ratio_device = theirs / ms(p) if isinstance(theirs, float) else None
+        tflops = p["flops"] / (mine * 1e9) if mine > 0 else 0.0
+        print(f"| {p['heads']} | {p['n']} | {p['dim']} | {'yes' if p['causal'] else 'no'} | {p['label']} "
+              f"| {precision(p)} | {ms(p):.3f} | {p['device_copy_median_ms']:.3f} | {mine:.3f} "
+              f"| {p['wall_median_ms']:.3f} | {fmt(theirs)} | {fmt(ratio_kernels)} | {fmt(ratio_device)} "
+              f"| {tflops:.1f} |")
         sys.stdout.flush()
 
     groups = {}
     for p in points:
         groups.setdefault((p["heads"], p["n"], p["dim"], bool(p["causal"])), []).append(p)
     for (heads, n, dim, causal), group in sorted(groups.items()):
-        flash = [p for p in group if p["variant"] == "flash" and precision(p) == "fp32"]
+        flash = [p for p in group if p["label"] == "flash"]  # attnscope's own fp32 kernel
         if len(group) < 2 or not flash:
             continue
-        base = ms(flash[0])
+        base, base_kernels = ms(flash[0]), kernels_ms(flash[0])
         print()
         print(f"### Every variant against flash fp32 (H = {heads}, n = {n}, d = {dim}, "
               f"{'causal' if causal else 'bidirectional'}; device ms by CUDA events, median)")
         print()
-        print("| variant | device ms | of it copies ms | wall ms | flash ms / variant ms |")
-        print("|---|---|---|---|---|")
+        print("| variant | device ms | of it copies ms | kernels ms | wall ms | flash / variant, device "
+              "| flash / variant, kernels |")
+        print("|---|---|---|---|---|---|---|")
         for p in sorted(group, key=ms):
-            label = p["label"] + (" (tf32)" if precision(p) == "tf32" else "")
-            print(f"| {label} | {ms(p):.3f} | {p['device_copy_median_ms']:.3f} "
-                  f"| {p['wall_median_ms']:.3f} | {base / ms(p):.2f} |")
+            label = p["label"] + (" (tf32)" if precision(p) == "tf32" and "tf32" not in p["label"] else "")
+            k = kernels_ms(p)
+            print(f"| {label} | {ms(p):.3f} | {p['device_copy_median_ms']:.3f} | {k:.3f} | {p['wall_median_ms']:.3f} "
+                  f"| {base / ms(p):.2f} | {fmt(base_kernels / k if k > 0 else None)} |")
     return 0
 
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "app/cli/commands.h"
@@ -18,6 +19,7 @@
 #include "core/data/scenarios.h"
 #include "core/session/export.h"
 #include "core/session/experiment.h"
+#include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "app/cli/input_options.h"
 
@@ -51,9 +53,13 @@ struct BenchOptionsCli {
 };
 
 /// One spec per chosen variant, with the same --set / --causal rules as `run`.
+/// One spec per requested instance, labelled by its id; an id asked for again (flash and flash:kernel=cutlass) is
+/// labelled by its instance label, which names the parameters that differ from the defaults.
 std::vector<BenchVariantSpec> build_specs(const BenchOptionsCli& o) {
     std::vector<BenchVariantSpec> out;
-    for (const VariantRequest& r : build_variant_requests(o.variants, o.sets, o.causal)) out.push_back({r.id, r.params, r.id});
+    std::set<std::string> ids;
+    for (const VariantRequest& r : build_variant_requests(o.variants, o.sets, o.causal))
+        out.push_back({r.id, r.params, ids.insert(r.id).second ? r.id : instance_label(find_variant(r.id).info(), r.params)});
     return out;
 }
 
