@@ -122,6 +122,9 @@ verify() {
   leaked="$(grep -E '^(LAPACKE|OPENBLAS|STB|FFTW3F|Eigen3|nlohmann_json|CLI11|GTest)[A-Za-z_]*(_DIR|_LIBRARY|_INCLUDE_DIR|_LIBDIR|_PREFIX):[A-Z]+=/usr' \
     "$work/build/CMakeCache.txt" || true)"
   [ -z "$leaked" ] || die "these were found outside the pack: $leaked"
+  if [ "$cuda" = ON ] && ! grep -q "^ATTNSCOPE_CUTLASS_DIR:PATH=$ATTNSCOPE_GPU_DEPS/" "$work/build/CMakeCache.txt"; then
+    die "CUTLASS was not taken from the pack: $(grep '^ATTNSCOPE_CUTLASS_DIR' "$work/build/CMakeCache.txt")"
+  fi
   say "build attnscope"
   cmake --build "$work/build" -j "$(nproc)" --target attnscope > "$work/build.log" 2>&1 \
     || { grep -n -A8 -E 'error' "$work/build.log" | head -60 >&2; die "the build from the pack failed (errors above)"; }
