@@ -189,9 +189,17 @@ public:
         hold();
         CpuBackend::gemm(A, ta, B, tb, alpha, beta, C);
     }
+    /// Inputs kept on the "device": their first floats, cleared by release_device_inputs.
+    std::vector<const float*> kept;
+    int releases = 0, calls_while_kept = 0;
+    void keep_inputs_on_device(const std::vector<const Tensor3*>& tensors) override {
+        for (const Tensor3* t : tensors) kept.push_back(t->data());
+    }
+    void release_device_inputs() override { kept.clear(), ++releases; }
     /// One call: the device bytes rise to live + bytes_per_call and fall back; the clocks advance.
     void hold() {
         ++calls;
+        calls_while_kept += kept.size() == 3;
         m_clock.peak_bytes = std::max(m_clock.peak_bytes, m_clock.live_bytes + bytes_per_call);
         m_clock.ms_total += ms_per_call;
         m_clock.call_wall_ms_total += call_wall_per_call;
@@ -327,6 +335,22 @@ TEST(DeviceMeasurement, BenchTakesTheBackendClock) {
     EXPECT_EQ(j["points"][0]["device_copy_bytes"], r.points[0].device_copy_bytes);
     EXPECT_EQ(j["points"][0]["memory"]["peak_device_bytes"], 4096);
     EXPECT_EQ(j["points"][0]["clock"], "cuda-events+host-wall");
+}
+
+TEST(DeviceMeasurement, BenchKeepsQKVOnTheDeviceAcrossAPointsRuns) {
+    std::cout << "[case] bench on a fake device (flash n=64,128, 1 warm-up + 3 runs): every primitive call happens "
+                 "while Q, K, V are kept, and they are released after each point\n";
+    FakeDevice dev;
+    BenchConfig c;
+    c.variants = {{"flash", default_params(find_variant("flash").info().params), ""}};
+    c.ns = {64, 128};
+    c.heads = 2, c.dim = 16, c.plan = {1, 3}, c.measure_machine = false, c.rss_cross_check = false;
+    const BenchReport r = run_bench(c, dev);
+    ASSERT_EQ(r.points.size(), 2u);
+    EXPECT_GE(dev.calls, 8) << "4 runs of each point";
+    EXPECT_EQ(dev.calls_while_kept, dev.calls) << "a run whose inputs were not kept would copy them again";
+    EXPECT_EQ(dev.releases, 2) << "one release per point";
+    EXPECT_TRUE(dev.kept.empty());
 }
 
 /// On every backend of the suite: a real run reports figures from the backend's own clock and memory.

@@ -40,7 +40,7 @@ void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const Block
     require_device_memory((2 * q + 2 * v + l) * sizeof(float) + layout_bytes,
                           "block-sparse attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) +
                               ", block " + std::to_string(layout.block) + ")");
-    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, q, "K"), dV = upload(ctx, V, v, "V");
+    const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, q, "K"), dV = upload_input(ctx, V, v, "V");
     DeviceBuffer<int> dRow = upload_array(ctx, layout.row_ptr.data(), layout.row_ptr.size(), "layout row_ptr");
     DeviceBuffer<int> dCol = upload_array(ctx, layout.col_idx.data(), layout.col_idx.size(), "layout col_idx");
     DeviceBuffer<int> dMaskIdx = upload_array(ctx, layout.mask_idx.data(), layout.mask_idx.size(), "layout mask_idx");

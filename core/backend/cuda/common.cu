@@ -210,6 +210,28 @@ DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, 
     return buffer;
 }
 
+DeviceInput upload_input(const Context& ctx, const float* host, size_t count, const char* what) {
+    if (const float* kept = ctx.resident(host, count)) return DeviceInput(kept);
+    return DeviceInput(upload(ctx, host, count, what));
+}
+
+void Context::keep_resident(const void* host, size_t bytes) {
+    if (!bytes || m_resident.contains(host, bytes)) return;
+    DeviceBuffer<unsigned char> copy(bytes, "an input kept on the device");
+    copy_async(copy.get(), host, bytes, cudaMemcpyHostToDevice);
+    synchronize("keeping an input on the device");
+    m_resident.add(host, bytes, std::move(copy));
+}
+
+void keep_resident(Context& ctx, const void* host, size_t bytes) { ctx.keep_resident(host, bytes); }
+
+void forget_resident(Context& ctx) { ctx.forget_resident(); }
+
+void Context::forget_resident() {
+    synchronize("before freeing the inputs kept on the device");  // no kernel may still read them
+    m_resident.clear();
+}
+
 void copy_to_device(const Context& ctx, void* device, const void* host, size_t bytes) {
     ctx.copy_async(device, host, bytes, cudaMemcpyHostToDevice);
 }

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/backend/cuda/cuda_primitives.h"
+#include "core/backend/interface/resident_inputs.h"
 
 namespace attnscope::cuda {
 
@@ -106,6 +107,17 @@ public:
     /// Enqueues a host↔device copy of `bytes` on the stream, bracketed by an event pair while the copy clock runs.
     void copy_async(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) const;
 
+    /// Copies host bytes [host, host + bytes) to the device and keeps them there until forget_resident() (nothing
+    /// new when they are kept already); upload_input of a range inside them then copies nothing. The caller
+    /// promises the host bytes stay as they are meanwhile.
+    void keep_resident(const void* host, size_t bytes);
+    /// Frees every kept copy.
+    void forget_resident();
+    /// The device copy of host floats [host, host + count) when they lie inside a kept range, else nullptr.
+    const float* resident(const float* host, size_t count) const {
+        return static_cast<const float*>(m_resident.find(host, count * sizeof(float)));
+    }
+
 private:
     cudaStream_t m_stream = nullptr;
     cublasHandle_t m_cublas = nullptr;
@@ -114,10 +126,30 @@ private:
     mutable size_t m_used = 0;
     mutable int64_t m_copy_bytes = 0;
     bool m_copy_clock = false;
+    ResidentInputs<DeviceBuffer<unsigned char>> m_resident;  // host ranges kept on the device (keep_resident)
 };
 
 /// Copies `count` floats from host to a new device buffer (stream-ordered, then usable by kernels).
 DeviceBuffer<float> upload(const Context& ctx, const float* host, size_t count, const char* what);
+
+/// A read-only input on the device: the context's kept copy when its host range is resident, else its own upload.
+class DeviceInput {
+public:
+    DeviceInput() = default;
+    /// Borrows a kept copy (nothing to free).
+    explicit DeviceInput(const float* kept) : m_ptr(kept) {}
+    /// Owns an upload.
+    explicit DeviceInput(DeviceBuffer<float> upload) : m_upload(std::move(upload)), m_ptr(m_upload.get()) {}
+    /// The input's first float on the device; kernels read it and never write it.
+    const float* get() const { return m_ptr; }
+
+private:
+    DeviceBuffer<float> m_upload;
+    const float* m_ptr = nullptr;
+};
+/// `count` host floats a primitive only reads, on the device: served from a kept copy (Context::keep_resident)
+/// without a copy when they lie inside one, else uploaded like upload().
+DeviceInput upload_input(const Context& ctx, const float* host, size_t count, const char* what);
 /// Copies `bytes` from host to device memory on the context's stream (stream-ordered).
 void copy_to_device(const Context& ctx, void* device, const void* host, size_t bytes);
 /// Copies `count` elements of any trivially copyable T to a new device buffer (layout indices, bitmasks).

@@ -86,6 +86,13 @@ void CudaBackend::cutlass_attention(const DenseAttentionArgs& a, const cuda::Att
     for (int64_t i = 0; i < count; ++i) out[i] = bf16 ? bf16_to_float(o[size_t(i)]) : f16_to_float(o[size_t(i)]);
 }
 
+void CudaBackend::keep_inputs_on_device(const std::vector<const Tensor3*>& tensors) {
+    for (const Tensor3* t : tensors)
+        if (t) cuda::keep_resident(*m_ctx, t->data(), size_t(t->size()) * sizeof(float));
+}
+
+void CudaBackend::release_device_inputs() { cuda::forget_resident(*m_ctx); }
+
 void CudaBackend::pooled_view(const Tensor3& M, int size, PoolMode mode, Tensor3& out) {
     validate_pooled_view(size);
     const int sr = std::min(M.rows(), size), sc = std::min(M.cols(), size);

@@ -38,6 +38,10 @@ public:
     ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
     /// cublasGemmEx on operands kept on the device (core/backend/cuda/resident_gemm.cu).
     ResidentGemmSample time_resident_gemm(int size, GemmPrecision precision, Tensor3* result = nullptr) override;
+    /// Copies each tensor to the device once (untimed) and serves the primitives' reads of it from there.
+    void keep_inputs_on_device(const std::vector<const Tensor3*>& tensors) override;
+    /// Frees those copies.
+    void release_device_inputs() override;
 
 protected:
     /// The stream and library handles every primitive of this backend runs on.

@@ -24,6 +24,10 @@ using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
 
 /// Creates a stream + cuBLAS handle on device 0; throws Error when that fails.
 ContextPtr make_context();
+/// Keeps a device copy of host bytes [host, host + bytes) on the context until forget_resident (Context::keep_resident).
+void keep_resident(Context& ctx, const void* host, size_t bytes);
+/// Frees the context's kept copies.
+void forget_resident(Context& ctx);
 
 /// "" when a usable CUDA device exists, else why not, e.g. "no CUDA device found (cudaGetDeviceCount: ...)".
 /// The answer is computed once per process.

@@ -50,7 +50,7 @@ void run_flash_from_host(Context& ctx, const AttentionShape& s, const float* Q, 
     const size_t q = size_t(s.H) * s.n * s.d, k = size_t(s.H) * s.m * s.d, v = size_t(s.H) * s.m * s.dv;
     const size_t o = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
     require_device_memory((q + k + v + o + l) * sizeof(float), what);
-    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, k, "K"), dV = upload(ctx, V, v, "V");
+    const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, k, "K"), dV = upload_input(ctx, V, v, "V");
     DeviceBuffer<float> dO(o, "O"), dL(l, "lse");
     const FlashParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, s.n, s.m, s.d, s.dv,
                         s.scale, s.causal, s.mod};
@@ -66,7 +66,7 @@ void materialised_attention(Context& ctx, const AttentionShape& s, const float* 
     const size_t o = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0, pc = size_t(s.H) * s.n * s.m;
     require_device_memory((q + k + v + o + l + pc) * sizeof(float),
                           "dense attention with P materialised (" + shape_text(s) + ")");
-    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, k, "K"), dV = upload(ctx, V, v, "V");
+    const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, k, "K"), dV = upload_input(ctx, V, v, "V");
     DeviceBuffer<float> dP(pc, "P (n×m per head)"), dO(o, "O"), dL(l, "lse");
     // S = s·Q·Kᵀ, (H, n, m).
     gemm_device(ctx, {dQ.get(), s.H, s.n, s.d}, false, {dK.get(), s.H, s.m, s.d}, true, s.scale, 0.0f, dP.get(), s.H,

@@ -16,7 +16,8 @@ void feature_map(Context& ctx, const FeatureMapCall& call, const float* X, const
     require_device_memory((x + o + w + scratch) * sizeof(float),
                           "a feature map of H = " + std::to_string(call.H) + ", n = " + std::to_string(call.n) +
                               " rows into " + std::to_string(call.cols) + " columns");
-    DeviceBuffer<float> dX = upload(ctx, X, x, "X"), dW = upload(ctx, omega, w, "ω"), dOut(o, "φ(X)");
+    const DeviceInput dX = upload_input(ctx, X, x, "X"), dW = upload_input(ctx, omega, w, "ω");
+    DeviceBuffer<float> dOut(o, "φ(X)");
     FeatureMapShape s;
     s.H = call.H, s.n = call.n, s.d = call.d, s.cols = call.cols, s.offset = call.prepend_one ? 1 : 0, s.add = call.add;
     DeviceOps ops(ctx);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend/cuda/common.cuh"
@@ -77,21 +78,34 @@ void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassEleme
     const size_t l = lse ? size_t(s.H) * lse_rows * 32 : 0;
     require_device_memory((q + k + v + o) * bytes + l * sizeof(float),
                           "CUTLASS attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) + ")");
-    DeviceBuffer<unsigned char> dQ(q * bytes, "Q"), dK(k * bytes, "K"), dV(v * bytes, "V"), dO(o * bytes, "O");
+    // Float inputs are the caller's tensors (kept on the device when resident); 16-bit ones are made per call.
+    const bool f32 = element == CutlassElement::F32;
+    const auto staged = [&](const void* host, size_t count, const char* what) {
+        std::pair<DeviceInput, DeviceBuffer<unsigned char>> out;
+        if (f32) {
+            out.first = upload_input(ctx, static_cast<const float*>(host), count, what);
+        } else {
+            out.second = DeviceBuffer<unsigned char>(count * bytes, what);
+            copy_to_device(ctx, out.second.get(), host, count * bytes);
+        }
+        return out;
+    };
+    const auto iQ = staged(Q, q, "Q"), iK = staged(K, k, "K"), iV = staged(V, v, "V");
+    const auto device = [&](const auto& in) -> const void* { return f32 ? static_cast<const void*>(in.first.get())
+                                                                        : static_cast<const void*>(in.second.get()); };
+    const void *dQ = device(iQ), *dK = device(iK), *dV = device(iV);
+    DeviceBuffer<unsigned char> dO(o * bytes, "O");
     DeviceBuffer<float> dL(l, "lse (rows padded to 32)");
-    copy_to_device(ctx, dQ.get(), Q, q * bytes);
-    copy_to_device(ctx, dK.get(), K, k * bytes);
-    copy_to_device(ctx, dV.get(), V, v * bytes);
     float* lse_padded = lse ? dL.get() : nullptr;
     switch (element) {
         case CutlassElement::F32:
-            launch_for_head_dim<float>(ctx, s, dQ.get(), dK.get(), dV.get(), dO.get(), lse_padded);
+            launch_for_head_dim<float>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
             break;
         case CutlassElement::Bf16:
-            launch_for_head_dim<cutlass::bfloat16_t>(ctx, s, dQ.get(), dK.get(), dV.get(), dO.get(), lse_padded);
+            launch_for_head_dim<cutlass::bfloat16_t>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
             break;
         case CutlassElement::F16:
-            launch_for_head_dim<cutlass::half_t>(ctx, s, dQ.get(), dK.get(), dV.get(), dO.get(), lse_padded);
+            launch_for_head_dim<cutlass::half_t>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
             break;
     }
     copy_to_host(ctx, O, dO.get(), o * bytes);

@@ -38,8 +38,8 @@ void gemm(Context& ctx, const HostMatrices& A, bool ta, const HostMatrices& B, b
     if (c_count == 0) return;
     require_device_memory((a_count + b_count + c_count) * sizeof(float),
                           "gemm of " + std::to_string(H) + " heads (" + std::to_string(r) + "×" + std::to_string(c) + ")");
-    DeviceBuffer<float> dA = upload(ctx, A.data, a_count, "gemm operand A");
-    DeviceBuffer<float> dB = upload(ctx, B.data, b_count, "gemm operand B");
+    const DeviceInput dA = upload_input(ctx, A.data, a_count, "gemm operand A");
+    const DeviceInput dB = upload_input(ctx, B.data, b_count, "gemm operand B");
     // With beta = 0 the old C is never read, so it need not be copied over.
     DeviceBuffer<float> dC = beta == 0.0f ? DeviceBuffer<float>(c_count, "gemm result C")
                                           : upload(ctx, C, c_count, "gemm result C");

@@ -16,8 +16,9 @@ void linear_attention(Context& ctx, const LinearAttentionShape& s, const float* 
                           std::string(s.causal ? "causal" : "bidirectional") + " linear attention (H = " +
                               std::to_string(s.H) + ", n = " + std::to_string(s.n) + ", " + std::to_string(s.f) +
                               " features)");
-    DeviceBuffer<float> dQ = upload(ctx, phi_Q, q, "φQ"), dK = upload(ctx, phi_K, k, "φK");
-    DeviceBuffer<float> dV = upload(ctx, V, v, "V"), dO(o, "O"), dD(d, "D");
+    const DeviceInput dQ = upload_input(ctx, phi_Q, q, "φQ"), dK = upload_input(ctx, phi_K, k, "φK");
+    const DeviceInput dV = upload_input(ctx, V, v, "V");
+    DeviceBuffer<float> dO(o, "O"), dD(d, "D");
     {
         DeviceOps ops(ctx);
         run_linear_attention(ops, s, dQ.get(), dK.get(), dV.get(), dO.get(), denom ? dD.get() : nullptr);

@@ -39,7 +39,7 @@ void lsh_hash(Context& ctx, const float* X, int H, int n, int d, const float* ro
                               std::to_string(n) + ", " + std::to_string(n_buckets) + " buckets)");
     DeviceBuffer<float> dXR;
     if (n_buckets > 1) {
-        DeviceBuffer<float> dX = upload(ctx, X, x_count, "X"), dRot = upload(ctx, rotations, rot_count, "rotations");
+        const DeviceInput dX = upload_input(ctx, X, x_count, "X"), dRot = upload_input(ctx, rotations, rot_count, "rotations");
         dXR = DeviceBuffer<float>(xr_count, "projections x·R");
         // XR_r = X (H·n, d) · R_r (d, nb/2) for every round r: X broadcast over the rounds.
         gemm_device(ctx, {dX.get(), 1, H * n, d}, false, {dRot.get(), R, d, half}, false, 1.0f, 0.0f, dXR.get(), R,

@@ -45,7 +45,7 @@ void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, con
                               (shared ? 1 : 2) * (size_t(total) + maps) * sizeof(int),
                           "LSH attention (R = " + std::to_string(s.rounds) + ", H = " + std::to_string(s.H) +
                               ", n = " + std::to_string(s.n) + ", chunk " + std::to_string(s.chunk_len) + ")");
-    DeviceBuffer<float> dQ = upload(ctx, Q, q, "Q"), dK = upload(ctx, K, q, "K"), dV = upload(ctx, V, v, "V");
+    const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, q, "K"), dV = upload_input(ctx, V, v, "V");
     DeviceBuffer<int> dPq = upload_array(ctx, perm_q, size_t(total), "LSH query order");
     DeviceBuffer<int> dPk = shared ? DeviceBuffer<int>() : upload_array(ctx, perm_k, size_t(total), "LSH key order");
     DeviceBuffer<int> dCq(maps, "LSH query chunks"), dCk(shared ? 0 : maps, "LSH key chunks");

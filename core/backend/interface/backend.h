@@ -289,11 +289,32 @@ public:
     virtual void set_device_peak(int64_t bytes) { (void)bytes; }
     /// Free device memory in bytes for an estimate before launch, or -1 without a device.
     virtual int64_t device_free_bytes() const { return -1; }
+    /// Keeps device copies of these host tensors until release_device_inputs(), so the primitives that read them
+    /// copy nothing (a bench point's Q, K and V across its runs). The caller must not change them meanwhile. A
+    /// backend without a device keeps nothing.
+    virtual void keep_inputs_on_device(const std::vector<const Tensor3*>& tensors) { (void)tensors; }
+    /// Frees the copies keep_inputs_on_device made.
+    virtual void release_device_inputs() {}
     /// The device's GEMM roof: one size×size · size×size product on operands kept on the device (made, untimed, on
     /// the first call of a size), timed around the library call alone, so no copy counts. `result`, when given,
     /// receives C (row-major C = A·B of the fixed operands resident_gemm_operand describes). Throws Error on a
     /// backend without a device (the CPU's roof is its host SGEMM) and when size < 16.
     virtual ResidentGemmSample time_resident_gemm(int size, GemmPrecision precision, Tensor3* result = nullptr);
+};
+
+/// keep_inputs_on_device for the length of a scope: the copies are released when it ends.
+class DeviceInputsScope {
+public:
+    /// Keeps device copies of `tensors` on `backend` (nothing without a device).
+    DeviceInputsScope(Backend& backend, const std::vector<const Tensor3*>& tensors) : m_backend(backend) {
+        m_backend.keep_inputs_on_device(tensors);
+    }
+    ~DeviceInputsScope() { m_backend.release_device_inputs(); }
+    DeviceInputsScope(const DeviceInputsScope&) = delete;
+    DeviceInputsScope& operator=(const DeviceInputsScope&) = delete;
+
+private:
+    Backend& m_backend;
 };
 
 /// Sizes of one head's product op(A)·op(B) = C: (rows × inner) · (inner × cols).
