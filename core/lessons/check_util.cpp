@@ -110,6 +110,12 @@ RunResult run_for_cost(CheckContext& context, const Heads& heads, const VariantR
     return run_variant_timed(heads, context.variant(request.id), request.params, context.backend);
 }
 
+std::vector<const Tensor3*> inputs_of(std::initializer_list<const Heads*> inputs) {
+    std::vector<const Tensor3*> out;
+    for (const Heads* h : inputs) out.insert(out.end(), {&h->Q, &h->K, &h->V});
+    return out;
+}
+
 VariantRequest with_params(VariantRequest request, const Assignments& assignments) {
     const VariantInfo& info = find_variant(request.id).info();
     for (const auto& [name, value] : assignments) {

@@ -1,6 +1,7 @@
 // attnscope — small helpers shared by the lesson checks: inputs (the lesson's own, or a synthetic one for a
 // scaling claim), variant runs through the check's context, and parameters.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,10 @@ RunResult check_run(CheckContext& context, const Heads& heads, const VariantRequ
 /// Runs `request` as a benchmark does (no matrices, no analysis, no metrics) and returns its result: what a
 /// timing or memory claim measures.
 RunResult run_for_cost(CheckContext& context, const Heads& heads, const VariantRequest& request);
+/// Q, K and V of each input, for a DeviceInputsScope around a speed comparison: on a GPU the inputs then stay on the
+/// device across the timed runs, as a framework's tensors would, so the comparison is of the algorithms, not of
+/// uploading the same inputs again (nothing is kept on the CPU).
+std::vector<const Tensor3*> inputs_of(std::initializer_list<const Heads*> inputs);
 
 /// `request` with NAME=VALUE set on top (validated against the variant's card).
 VariantRequest with_params(VariantRequest request, const Assignments& assignments);

@@ -218,6 +218,7 @@ CheckOutcome linformer_kernels(const Lesson& lesson, CheckContext& ctx) {
     // (A pooling E is cheaper — a segment mean — but it is the random, general E the combination is about.)
     const int n = static_cast<int>(check_param(p, "timing_n", 4096));
     const Heads big = check_input(ScenarioKind::Gaussian, n, heads.heads(), heads.d(), 0);
+    const DeviceInputsScope kept(ctx.backend, inputs_of({&big}));
     const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, linear); },
                                                [&] { run_for_cost(ctx, big, with_params(combined, {{"projection", "random"}})); });
     out.notes.push_back("n = " + std::to_string(n) + ": linear " + format_significant(t.a_median_ms, 3) + " ms, Linformer × "
@@ -270,6 +271,7 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
     const Heads small = check_input(ScenarioKind::Gaussian, small_n, 1, heads.d(), 0),
                 large = check_input(ScenarioKind::Gaussian, large_n, 1, heads.d(), 0);
     const VariantRequest fnet = preset_request(lesson, "fnet");
+    const DeviceInputsScope kept(ctx.backend, inputs_of({&small, &large}));
     const PairedRatio f = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, small, fnet); },
                                                  [&] { run_for_cost(ctx, large, fnet); });
     // Dense mixing at the large n: Y = C_n·A + S_n·B by two n×n GEMMs, with A + iB = X·F_d already given (what FNet
@@ -304,6 +306,7 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
     CheckOutcome out;
     const Heads heads = lesson_heads(lesson, out);
     const VariantRequest full = preset_request(lesson, "full"), linformer = preset_request(lesson, "linformer");
+    const DeviceInputsScope kept(ctx.backend, inputs_of({&heads}));
     const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, heads, linformer); },
                                                [&] { run_for_cost(ctx, heads, full); });
     const int64_t full_peak = run_for_cost(ctx, heads, full).cost.peak_bytes;

@@ -146,6 +146,7 @@ CheckOutcome lsh_rounds(const Lesson& lesson, CheckContext& ctx) {
     const int n_long = static_cast<int>(check_param(p, "timing_n", 4096));
     const Heads big = check_input(ScenarioKind::Clustered, n_long, 1, 64, 0);
     const VariantRequest flash = parse_variant_request("flash", {});
+    const DeviceInputsScope kept(ctx.backend, inputs_of({&big}));
     const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, lsh); },
                                                  [&] { run_for_cost(ctx, big, flash); });
     out.notes.push_back("n = " + std::to_string(n_long) + ": lsh " + format_significant(t.a_median_ms, 3) + " ms, flash " +

@@ -56,6 +56,7 @@ CheckOutcome windows_globals(const Lesson& lesson, CheckContext& ctx) {
         const Heads small = check_input(ScenarioKind::Gaussian, n, 2, 32, 0),
                     large = check_input(ScenarioKind::Gaussian, 4 * n, 2, 32, 0);
         const VariantRequest window = with_params(longformer, {{"global", "none"}});
+        const DeviceInputsScope kept(ctx.backend, inputs_of({&small, &large}));
         const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, small, window); },
                                                    [&] { run_for_cost(ctx, large, window); });
         out.notes.push_back("longformer window alone, n = " + std::to_string(n) + " → " + std::to_string(4 * n) + ": " +
