@@ -306,17 +306,22 @@ TEST(DeviceMeasurement, VariantCostAndJsonCarryDeviceFigures) {
     EXPECT_EQ(j["cost"]["clock"], "cuda-events+host-wall");
 }
 
+/// A bench of flash at n = 64 and 128 (H = 2, d = 16) with `plan`'s warm-ups and runs, no machine roofs.
+BenchConfig flash_bench(TimingPlan plan) {
+    BenchConfig c;
+    c.variants = {{"flash", default_params(find_variant("flash").info().params), ""}};
+    c.ns = {64, 128};
+    c.heads = 2, c.dim = 16, c.plan = plan, c.measure_machine = false, c.rss_cross_check = false;
+    return c;
+}
+
 TEST(DeviceMeasurement, BenchTakesTheBackendClock) {
     std::cout << "[case] bench on a fake device (flash n=64,128): samples are device + host ms, copies apart, JSON "
                  "labels device bytes\n";
     FakeDevice dev;
     dev.bytes_per_call = 4096;
     dev.copy_ms_per_call = 0.75, dev.copy_bytes_per_call = 2048;
-    BenchConfig c;
-    c.variants = {{"flash", default_params(find_variant("flash").info().params), ""}};
-    c.ns = {64, 128};
-    c.heads = 2, c.dim = 16, c.plan = {0, 3}, c.measure_machine = false, c.rss_cross_check = false;
-    const BenchReport r = run_bench(c, dev);
+    const BenchReport r = run_bench(flash_bench({0, 3}), dev);
     ASSERT_EQ(r.points.size(), 2u);
     for (const BenchPoint& p : r.points) {
         ASSERT_TRUE(p.measured()) << p.reason;
@@ -341,11 +346,7 @@ TEST(DeviceMeasurement, BenchKeepsQKVOnTheDeviceAcrossAPointsRuns) {
     std::cout << "[case] bench on a fake device (flash n=64,128, 1 warm-up + 3 runs): every primitive call happens "
                  "while Q, K, V are kept, and they are released after each point\n";
     FakeDevice dev;
-    BenchConfig c;
-    c.variants = {{"flash", default_params(find_variant("flash").info().params), ""}};
-    c.ns = {64, 128};
-    c.heads = 2, c.dim = 16, c.plan = {1, 3}, c.measure_machine = false, c.rss_cross_check = false;
-    const BenchReport r = run_bench(c, dev);
+    const BenchReport r = run_bench(flash_bench({1, 3}), dev);
     ASSERT_EQ(r.points.size(), 2u);
     EXPECT_GE(dev.calls, 8) << "4 runs of each point";
     EXPECT_EQ(dev.calls_while_kept, dev.calls) << "a run whose inputs were not kept would copy them again";
