@@ -1,8 +1,5 @@
 #include "core/bench/backend_clock.h"
 
-#include <algorithm>
-#include <chrono>
-
 #include "core/backend/interface/cost_meter.h"
 
 namespace attnscope {
@@ -15,7 +12,7 @@ double backend_work_ms(Backend& backend, const std::function<void()>& work) {
     }
     const DeviceMeter meter(backend);
     const double wall = wall_ms(work);
-    return meter.device_ms() + std::max(0.0, wall - meter.call_wall_ms());
+    return meter.run_ms(wall);
 }
 
 const char* backend_time_name(const Backend& backend) { return backend.has_device() ? "device time" : "CPU time"; }

@@ -1,8 +1,8 @@
 // attnscope — the clock a paired comparison (a lesson's speed check) reads on a given backend. On the CPU it is CPU
 // time of the calling thread and its OpenMP team (work_cpu_ms): another process on a shared machine delays a run
-// without adding to it, and in the GUI the renderer's threads beside the measurement are not counted. On a device it is the device's own
-// time (CUDA events of the primitive calls plus the host wall between them, the clock of Cost::time_ms): the host's
-// CPU time there counts launches, copies and waits, not the work being compared.
+// without adding to it, and in the GUI the renderer's threads beside the measurement are not counted. On a device
+// it is the device's own time (CUDA events of the primitive calls plus the host wall between them, the clock of
+// Cost::time_ms): the host's CPU time there counts launches, copies and waits, not the work being compared.
 #pragma once
 #include <functional>
 

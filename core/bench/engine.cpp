@@ -96,7 +96,7 @@ void measure_point(const Variant& variant, const Heads& heads, const Params& res
         // On a device the sample is the backend's clock: CUDA events of the calls + wall clock of the host work.
         double ms = wall;
         if (device.active()) {
-            ms = device.device_ms() + std::max(0.0, wall - device.call_wall_ms());
+            ms = device.run_ms(wall);
             device_samples.push_back(device.device_ms());
             copy_samples.push_back(device.copy_ms());
             point.device_copy_bytes = device.copy_bytes();

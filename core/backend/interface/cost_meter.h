@@ -50,6 +50,9 @@ public:
     double device_ms() const { return m_backend.device_clock().ms_total - m_start.ms_total; }
     /// Host wall ms spent inside primitive calls since construction (launches, copies, waits, host fallbacks).
     double call_wall_ms() const { return m_backend.device_clock().call_wall_ms_total - m_start.call_wall_ms_total; }
+    /// The device run's time for a scope that took `wall_ms` of wall clock: the calls' device ms plus the host work
+    /// between them by wall clock (host time inside the calls is replaced by their device time).
+    double run_ms(double wall_ms) const { return device_ms() + std::max(0.0, wall_ms - call_wall_ms()); }
     /// Device ms of the host↔device copies inside those calls (each bracketed by its own event pair).
     double copy_ms() const { return m_backend.device_clock().copy_ms_total - m_start.copy_ms_total; }
     /// Bytes those copies moved.
@@ -80,8 +83,7 @@ public:
             cost.device_ms = m_device->device_ms();
             cost.peak_device_bytes = m_device->peak_device_bytes();
             // Host work between calls (planning, host-side math) by wall clock; the calls by their events.
-            const double host_ms = std::max(0.0, cost.wall_ms - m_device->call_wall_ms());
-            cost.time_ms = cost.device_ms + host_ms;
+            cost.time_ms = m_device->run_ms(cost.wall_ms);
             cost.clock = "cuda-events+host-wall";
         }
     }
