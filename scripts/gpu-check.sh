@@ -252,7 +252,7 @@ for p in json.load(open(sys.argv[1]))["points"]:
     dev = p["memory"]["peak_device_bytes"]
     copies = p["device_copy_median_ms"]
     ok = ok and p["clock"] == "cuda-events+host-wall" and p["device_median_ms"] > 0 and dev > 0
-    ok = ok and 0 < copies < p["device_median_ms"] and p["device_copy_bytes"] > 0  # inputs in, O out
+    ok = ok and 0 < copies < p["device_median_ms"] and p["device_copy_bytes"] > 0  # O out (Q, K, V stay on the device)
     print(f"| {p['label']} | {p['n']} | {p['clock']} | {p['time_ms']['median']:.3f} | {p['device_median_ms']:.3f} | "
           f"{copies:.3f} ({p['device_copy_bytes'] / 2**20:.1f}) | {p['device_median_ms'] - copies:.3f} | "
           f"{p['wall_median_ms']:.3f} | {dev / 2**20:.1f} |")
