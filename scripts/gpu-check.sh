@@ -10,6 +10,9 @@
 #                                   scripts/gpu-pack.sh on Debian 12) instead of scripts/setup.sh
 #   ARCHS=80;86;89;90 scripts/gpu-check.sh       build for these architectures (default: this GPU's only)
 #   REPORT=path.md scripts/gpu-check.sh          where the report goes (default: BUILD_DIR/gpu-check-report.md)
+#   PREBUILT=1 scripts/gpu-check.sh --deps ARCHIVE DIR   DIR holds programs built on another machine by
+#                                   scripts/gpu-prebuild.sh: no configure or build, and no ctest (its paths are
+#                                   that machine's); every other step runs, so a short GPU lease goes on measuring
 # The GUI is built only where there is a display ($DISPLAY) and GLFW. Exit status: 0 when every step passed, 1 when
 # a step failed, 3 when there is no GPU.
 set -uo pipefail
@@ -53,7 +56,11 @@ failures=0
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$dirty"
   echo "- GPU: $gpu"
   echo "- nvcc: $(nvcc --version | tail -n 1)"
-  echo "- CUDA architectures built: $archs"
+  if [ "${PREBUILT:-0}" = 1 ]; then
+    echo "- programs built elsewhere: $(cat "$build/PREBUILT" 2>/dev/null || echo "$build/PREBUILT missing")"
+  else
+    echo "- CUDA architectures built: $archs"
+  fi
   echo
 } > "$report"
 
@@ -96,16 +103,26 @@ else
   configure_args+=(-DATTNSCOPE_GUI=OFF)
   echo "- GUI not built: no display (\$DISPLAY) or no GLFW/epoxy/X11 here" >> "$report"
 fi
-step configure cmake -S "$root" -B "$build" "${configure_args[@]}"
-keep_going=(-k)
-command -v ninja >/dev/null && keep_going=(-k 0)
-failures_before_build=$failures
-step build cmake --build "$build" -j "$(nproc)" -- "${keep_going[@]}"
-if [ "$failures" -ne "$failures_before_build" ]; then
-  # The build step has failed and says why (every error, as it kept going). A newer compiler's new warning
-  # should not also cost every measurement below, so build once more with warnings left as warnings.
-  step build_warnings_not_errors bash -c "cmake -S '$root' -B '$build' -DATTNSCOPE_WERROR=OFF > /dev/null \
-    && cmake --build '$build' -j '$(nproc)'"
+if [ "${PREBUILT:-0}" = 1 ]; then
+  # The programs were built elsewhere (scripts/gpu-prebuild.sh); their CUDA architectures must include this GPU's.
+  [ -x "$build/app/attnscope" ] || { echo "gpu-check: PREBUILT=1 but $build/app/attnscope is missing: make it with scripts/gpu-prebuild.sh" >&2; exit 1; }
+  grep -qw "sm_$cc" "$build/PREBUILT" || { echo "gpu-check: $build was built for $(cat "$build/PREBUILT"), not this GPU's sm_$cc" >&2; exit 1; }
+  # Their run path names the CUDA libraries where the other machine has them; add where this one does.
+  for cuda_lib in /usr/local/cuda/lib64 /usr/local/cuda/lib; do
+    [ -d "$cuda_lib" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib"
+  done
+else
+  step configure cmake -S "$root" -B "$build" "${configure_args[@]}"
+  keep_going=(-k)
+  command -v ninja >/dev/null && keep_going=(-k 0)
+  failures_before_build=$failures
+  step build cmake --build "$build" -j "$(nproc)" -- "${keep_going[@]}"
+  if [ "$failures" -ne "$failures_before_build" ]; then
+    # The build step has failed and says why (every error, as it kept going). A newer compiler's new warning
+    # should not also cost every measurement below, so build once more with warnings left as warnings.
+    step build_warnings_not_errors bash -c "cmake -S '$root' -B '$build' -DATTNSCOPE_WERROR=OFF > /dev/null \
+      && cmake --build '$build' -j '$(nproc)'"
+  fi
 fi
 
 # --- 1a. The speed figures of docs/PERFORMANCE.md, first so a later step running long cannot lose them ----------
@@ -357,7 +374,11 @@ for e in "${excluded[@]}"; do
   exclude_regex+="${exclude_regex:+|}^${e%%:*}\$"
   echo "- not run by ctest: ${e%%:*} (${e#*:})" >> "$report"
 done
-step ctest bash -c "cd '$build' && ctest --output-on-failure -j '$(nproc)' ${exclude_regex:+-E '$exclude_regex'}"
+if [ "${PREBUILT:-0}" = 1 ]; then
+  echo "- ctest not run: the programs were built on another machine (PREBUILT=1), so its test paths are that machine's" >> "$report"
+else
+  step ctest bash -c "cd '$build' && ctest --output-on-failure -j '$(nproc)' ${exclude_regex:+-E '$exclude_regex'}"
+fi
 
 echo >> "$report"
 if [ "$failures" -eq 0 ]; then

@@ -14,5 +14,17 @@ build_s=$((SECONDS - start - setup_s))
 cd "$build"
 status=0
 ctest --output-on-failure -j "$(nproc)" || status=$?
+if [ "$status" -ne 0 ] && [ -f Testing/Temporary/LastTestsFailed.log ]; then
+  # A failing test's output sits in the middle of a long log that is often read by its ends: repeat the last
+  # lines of each failing test's output at the end.
+  while IFS=: read -r _ name; do
+    echo "run-tests: $name failed; the last lines it printed:" >&2
+    awk -v name="$name" '
+      { suffix = " Testing: " name }
+      !on && length($0) >= length(suffix) && substr($0, length($0) - length(suffix) + 1) == suffix { on = 1; next }
+      on && /^<end of output>/ { exit }
+      on' Testing/Temporary/LastTest.log | tail -n 25 >&2
+  done < Testing/Temporary/LastTestsFailed.log
+fi
 echo "run-tests: set-up ${setup_s} s, build ${build_s} s, tests $((SECONDS - start - setup_s - build_s)) s" >&2
 exit "$status"
