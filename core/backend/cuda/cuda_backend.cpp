@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/backend/interface/vertical_slash_layout.h"
-#include "core/half.h"
 
 namespace attnscope {
 
@@ -54,36 +53,12 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
         cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
 }
 
-namespace {
-
-/// Q, K or V rounded to 16 bits (bfloat16 or binary16), all cores: what CUTLASS's 16-bit kernels read.
-std::vector<uint16_t> narrowed(const Tensor3& t, bool bf16) {
-    std::vector<uint16_t> out(size_t(t.size()));
-    const float* x = t.data();
-    const int64_t count = t.size();
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < count; ++k) out[size_t(k)] = bf16 ? float_to_bf16(x[k]) : float_to_f16(x[k]);
-    return out;
-}
-
-}  // namespace
-
 void CudaBackend::cutlass_attention(const DenseAttentionArgs& a, const cuda::AttentionShape& s, float* lse) {
     validate_cutlass_attention(a);
-    if (a.precision == AttentionPrecision::Fp32) {
-        cuda::flash_attention_cutlass(*m_ctx, s, cuda::CutlassElement::F32, a.Q->data(), a.K->data(), a.V->data(),
-                                      a.O->data(), lse);
-        return;
-    }
-    const bool bf16 = a.precision == AttentionPrecision::Bf16;
-    const std::vector<uint16_t> q = narrowed(*a.Q, bf16), k = narrowed(*a.K, bf16), v = narrowed(*a.V, bf16);
-    std::vector<uint16_t> o(size_t(a.O->size()));
-    cuda::flash_attention_cutlass(*m_ctx, s, bf16 ? cuda::CutlassElement::Bf16 : cuda::CutlassElement::F16, q.data(),
-                                  k.data(), v.data(), o.data(), lse);
-    float* out = a.O->data();
-    const int64_t count = a.O->size();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < count; ++i) out[i] = bf16 ? bf16_to_float(o[size_t(i)]) : f16_to_float(o[size_t(i)]);
+    const cuda::CutlassElement element = a.precision == AttentionPrecision::Bf16   ? cuda::CutlassElement::Bf16
+                                         : a.precision == AttentionPrecision::Fp16 ? cuda::CutlassElement::F16
+                                                                                   : cuda::CutlassElement::F32;
+    cuda::flash_attention_cutlass(*m_ctx, s, element, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
 }
 
 void CudaBackend::keep_inputs_on_device(const std::vector<const Tensor3*>& tensors) {

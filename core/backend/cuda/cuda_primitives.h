@@ -72,14 +72,15 @@ void flash_attention(Context& ctx, const AttentionShape& s, const float* Q, cons
 void flash_attention_tf32(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,
                           float* O, float* lse);  // shapes as flash_attention
 
-/// The element type of Q, K, V and O for CUTLASS's attention kernel.
+/// The element type CUTLASS's attention kernel computes in.
 enum class CutlassElement { F32, Bf16, F16 };
 
-/// Dense attention through CUTLASS's fused multi-head attention (flash_attention_cutlass.cu) on host Q, K, V and O of
-/// `element` (float, or 16-bit bfloat16 / binary16 bits): float runs 3×TF32 on tensor cores (about fp32's accuracy),
-/// 16-bit inputs accumulate in fp32; lse (fp32) may be nullptr. The shape must pass validate_cutlass_attention.
-void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassElement element, const void* Q,
-                             const void* K, const void* V, void* O, float* lse);  // shapes as flash_attention
+/// Dense attention through CUTLASS's fused multi-head attention (flash_attention_cutlass.cu) on host float Q, K, V and
+/// O: F32 runs 3×TF32 on tensor cores (about fp32's accuracy); Bf16 and F16 round Q, K, V to 16 bits on the device
+/// (to nearest even, as core/half.h does), accumulate in fp32 and widen O back. lse (fp32) may be nullptr. The shape
+/// must pass validate_cutlass_attention.
+void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassElement element, const float* Q,
+                             const float* K, const float* V, float* O, float* lse);  // shapes as flash_attention
 
 /// Attention with P materialised: S = s·QKᵀ (cuBLAS), row softmax in place, O = P·V (cuBLAS).
 void materialised_attention(Context& ctx, const AttentionShape& s, const float* Q, const float* K, const float* V,

@@ -1,7 +1,8 @@
 // attnscope — dense attention through CUTLASS's fused multi-head attention: CUTLASS's examples/41 kernel from the
 // pinned nvidia-cutlass wheel (scripts/setup.sh), the kernel torch's memory-efficient scaled_dot_product_attention
 // runs. On float inputs its products run 3×TF32 on tensor cores (CUTLASS's OpMultiplyAddFastF32: about fp32's
-// accuracy); on bf16 and fp16 inputs they run at 16 bits with fp32 accumulation and softmax. Heads run as CUTLASS's
+// accuracy); for bf16 and fp16, Q, K and V are rounded on the device (narrow.cuh) from their float copies, the products
+// run at 16 bits with fp32 accumulation and softmax, and O is widened back to float there. Heads run as CUTLASS's
 // batches of one head each, so Q, K, V and O keep attnscope's (H, rows, dims) layout; the kernel writes the lse in
 // rows padded to 32 per head, compacted here. attnscope's own kernels (flash_attention.cuh) stay the teaching versions.
 #include <kernel_forward.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/backend/cuda/common.cuh"
+#include "core/backend/cuda/narrow.cuh"
 
 namespace attnscope::cuda {
 
@@ -66,49 +68,65 @@ void launch_for_head_dim(const Context& ctx, const AttentionShape& s, const void
         launch_cutlass<CutlassAttention<T, 32, 128, 128>>(ctx, s, Q, K, V, O, lse_padded);
 }
 
+/// y = x rounded to 16 bits (Bf16 or F16) on the context's stream.
+void narrow_on_device(const Context& ctx, CutlassElement element, const float* x, uint16_t* y, size_t count) {
+    const unsigned blocks = unsigned(ceil_div(int64_t(count), kConvertThreads));
+    if (element == CutlassElement::Bf16)
+        narrow_kernel<true><<<blocks, kConvertThreads, 0, ctx.stream()>>>(x, y, int64_t(count));
+    else
+        narrow_kernel<false><<<blocks, kConvertThreads, 0, ctx.stream()>>>(x, y, int64_t(count));
+    ATTNSCOPE_CHECK_LAUNCH("narrow_kernel");
+}
+
+/// x = the floats of 16-bit y (Bf16 or F16) on the context's stream.
+void widen_on_device(const Context& ctx, CutlassElement element, const uint16_t* y, float* x, size_t count) {
+    const unsigned blocks = unsigned(ceil_div(int64_t(count), kConvertThreads));
+    if (element == CutlassElement::Bf16)
+        widen_kernel<true><<<blocks, kConvertThreads, 0, ctx.stream()>>>(y, x, int64_t(count));
+    else
+        widen_kernel<false><<<blocks, kConvertThreads, 0, ctx.stream()>>>(y, x, int64_t(count));
+    ATTNSCOPE_CHECK_LAUNCH("widen_kernel");
+}
+
+/// Launches the kernel of `element` for the head dims of s.
+void launch_element(const Context& ctx, const AttentionShape& s, CutlassElement element, const void* Q, const void* K,
+                    const void* V, void* O, float* lse_padded) {
+    switch (element) {
+        case CutlassElement::F32: launch_for_head_dim<float>(ctx, s, Q, K, V, O, lse_padded); break;
+        case CutlassElement::Bf16: launch_for_head_dim<cutlass::bfloat16_t>(ctx, s, Q, K, V, O, lse_padded); break;
+        case CutlassElement::F16: launch_for_head_dim<cutlass::half_t>(ctx, s, Q, K, V, O, lse_padded); break;
+    }
+}
+
 }  // namespace
 
-void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassElement element, const void* Q,
-                             const void* K, const void* V, void* O, float* lse) {
+void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassElement element, const float* Q,
+                             const float* K, const float* V, float* O, float* lse) {
     if (s.H == 0 || s.n == 0) return;
-    const size_t bytes = element == CutlassElement::F32 ? sizeof(float) : sizeof(uint16_t);
+    const bool f32 = element == CutlassElement::F32;
     const size_t q = size_t(s.H) * s.n * s.d, k = size_t(s.H) * s.m * s.d, v = size_t(s.H) * s.m * s.dv;
     const size_t o = size_t(s.H) * s.n * s.dv;
     const int lse_rows = int(ceil_div(s.n, 32));  // CUTLASS's kAlignLSE rows per head, in units of 32
     const size_t l = lse ? size_t(s.H) * lse_rows * 32 : 0;
-    require_device_memory((q + k + v + o) * bytes + l * sizeof(float),
+    const size_t narrow_bytes = f32 ? 0 : (q + k + v + o) * sizeof(uint16_t);
+    require_device_memory((q + k + v + o) * sizeof(float) + narrow_bytes + l * sizeof(float),
                           "CUTLASS attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) + ")");
-    // Float inputs are the caller's tensors (kept on the device when resident); 16-bit ones are made per call.
-    const bool f32 = element == CutlassElement::F32;
-    const auto staged = [&](const void* host, size_t count, const char* what) {
-        std::pair<DeviceInput, DeviceBuffer<unsigned char>> out;
-        if (f32) {
-            out.first = upload_input(ctx, static_cast<const float*>(host), count, what);
-        } else {
-            out.second = DeviceBuffer<unsigned char>(count * bytes, what);
-            copy_to_device(ctx, out.second.get(), host, count * bytes);
-        }
-        return out;
-    };
-    const auto iQ = staged(Q, q, "Q"), iK = staged(K, k, "K"), iV = staged(V, v, "V");
-    const auto device = [&](const auto& in) -> const void* { return f32 ? static_cast<const void*>(in.first.get())
-                                                                        : static_cast<const void*>(in.second.get()); };
-    const void *dQ = device(iQ), *dK = device(iK), *dV = device(iV);
-    DeviceBuffer<unsigned char> dO(o * bytes, "O");
+    // The float inputs are the caller's tensors (served from the device when kept resident).
+    const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, k, "K"), dV = upload_input(ctx, V, v, "V");
+    DeviceBuffer<float> dO(o, "O");
     DeviceBuffer<float> dL(l, "lse (rows padded to 32)");
     float* lse_padded = lse ? dL.get() : nullptr;
-    switch (element) {
-        case CutlassElement::F32:
-            launch_for_head_dim<float>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
-            break;
-        case CutlassElement::Bf16:
-            launch_for_head_dim<cutlass::bfloat16_t>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
-            break;
-        case CutlassElement::F16:
-            launch_for_head_dim<cutlass::half_t>(ctx, s, dQ, dK, dV, dO.get(), lse_padded);
-            break;
+    if (f32) {
+        launch_element(ctx, s, element, dQ.get(), dK.get(), dV.get(), dO.get(), lse_padded);
+    } else {
+        DeviceBuffer<uint16_t> hQ(q, "Q (16-bit)"), hK(k, "K (16-bit)"), hV(v, "V (16-bit)"), hO(o, "O (16-bit)");
+        narrow_on_device(ctx, element, dQ.get(), hQ.get(), q);
+        narrow_on_device(ctx, element, dK.get(), hK.get(), k);
+        narrow_on_device(ctx, element, dV.get(), hV.get(), v);
+        launch_element(ctx, s, element, hQ.get(), hK.get(), hV.get(), hO.get(), lse_padded);
+        widen_on_device(ctx, element, hO.get(), dO.get(), o);
     }
-    copy_to_host(ctx, O, dO.get(), o * bytes);
+    download(ctx, dO.get(), O, o);
     if (!lse) return;
     std::vector<float> padded(l);
     download(ctx, dL.get(), padded.data(), l);
