@@ -332,17 +332,14 @@ std::unique_ptr<Execution> lsh_execute(const LshPlan& plan, const Heads& in, Bac
         backend.lsh_hash(hash);
     }
     {
-        Tensor3 O_rounds(p.R, H * n, dv);
+        // The rounds are combined inside the call (the O_r stay where they were computed, on a device too).
         e->lse_rounds = Tensor3(p.R, H * n, 1);
+        e->O = Tensor3(H, n, dv);
         LshAttentionArgs att;
         att.Q = &in.Q, att.K = &e->keys(in), att.V = &in.V, att.perm_q = &p.perm_q, att.perm_k = &p.pk();
         att.rounds = p.R, att.chunk_len = p.c, att.look_back = p.L, att.scale = p.scale;
-        att.causal = p.causal, att.self_mask = p.self_mask, att.O_rounds = &O_rounds, att.lse_rounds = &e->lse_rounds;
+        att.causal = p.causal, att.self_mask = p.self_mask, att.lse_rounds = &e->lse_rounds, att.O = &e->O;
         backend.lsh_attention(att);
-        e->O = Tensor3(H, n, dv);
-        LshCombineArgs comb;
-        comb.O_rounds = &O_rounds, comb.lse_rounds = &e->lse_rounds, comb.O = &e->O;
-        backend.lsh_combine(comb);
     }
     e->flops = lsh_flops(H, n, d, dv, p.R, p.nb, p.c, p.L, p.shared);
     e->bytes = 4.0 * H * n * (2.0 * d + 2.0 * dv) + 4.0 * p.R * H * n * (2.0 * dv + 2.0) + 8.0 * p.R * H * n;

@@ -363,6 +363,40 @@ TEST_P(LshBackend, PaddingAndDegenerateInputs) {
     }
 }
 
+// lsh_attention with O combines the rounds in the same call exactly as lsh_combine combines the O_r it returns:
+// the variant asks for O so that a device keeps the O_r where it computed them.
+TEST_P(LshBackend, CombiningInTheCallEqualsCombiningTheReturnedRounds) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (const bool causal : {false, true}) {
+        const int H = 2, n = 300, d = 32, dv = 24, R = 3;
+        std::cout << "[case] backend=" << GetParam() << " lsh_attention(O) vs lsh_attention(O_rounds) + lsh_combine, H=" << H
+                  << " n=" << n << " d=" << d << " dv=" << dv << " R=" << R << " causal=" << causal << " tol=1e-6\n";
+        const Heads in = random_heads(H, n, d, dv, 7);
+        const Tensor3 rotations = random_tensor(R, d, 4, 8);
+        std::vector<int> buckets, perm;
+        LshHashArgs hash;
+        hash.X = &in.Q, hash.rotations = &rotations, hash.rounds = R, hash.n_buckets = 8, hash.buckets = &buckets;
+        hash.perm = &perm;
+        backend->lsh_hash(hash);
+        LshAttentionArgs a;
+        a.Q = &in.Q, a.K = &in.K, a.V = &in.V, a.perm_q = &perm, a.perm_k = &perm, a.rounds = R, a.chunk_len = 32;
+        a.scale = 1.0f / std::sqrt(float(d)), a.causal = causal, a.self_mask = true;
+        Tensor3 O_rounds(R, H * n, dv), lse_rounds(R, H * n, 1), lse_in_call(R, H * n, 1, NAN);
+        Tensor3 O_combined(H, n, dv), O_in_call(H, n, dv, NAN);
+        a.O_rounds = &O_rounds, a.lse_rounds = &lse_rounds;
+        backend->lsh_attention(a);
+        LshCombineArgs combine;
+        combine.O_rounds = &O_rounds, combine.lse_rounds = &lse_rounds, combine.O = &O_combined;
+        backend->lsh_combine(combine);
+        a.O_rounds = nullptr, a.lse_rounds = &lse_in_call, a.O = &O_in_call;
+        backend->lsh_attention(a);
+        ASSERT_TRUE(O_in_call.all_finite()) << "rows of the combined O were left unwritten";
+        EXPECT_LE(rel_err(O_in_call, O_combined), 1e-6);
+        EXPECT_LE(rel_err(lse_in_call, lse_rounds), 1e-6);
+        EXPECT_GT(rel_err(O_in_call, in.V), 1e-2) << "O must be the attention's output, not V";
+    }
+}
+
 TEST(LshVariant, RejectsOddBucketsWithAdvice) {
     Heads in = random_heads(1, 64, 4, 4, 1);
     const Variant& v = find_variant("lsh");

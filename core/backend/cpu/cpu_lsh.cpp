@@ -70,6 +70,9 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
     const int c = a.chunk_len, L = a.look_back;
     if (n == 0) return;
 
+    // Without O_rounds the rounds live here until they are combined into O.
+    Tensor3 own_rounds;
+    Tensor3& O_rounds = a.O_rounds ? *a.O_rounds : (own_rounds = Tensor3::uninitialized(R, H * n, dv));
     const int nc = lsh_num_chunks(n, c);
     const int attended = lsh_chunks_attended(L, nc);
     const int width = attended * std::min(c, n);
@@ -153,8 +156,13 @@ void cpu_lsh_attention(const LshAttentionArgs& a) {
                 MatView o(w.o.head_data(tid), rows, dv);
                 o.noalias() = s * v;
                 for (int i = 0; i < rows; ++i)
-                    Eigen::Map<Eigen::RowVectorXf>(a.O_rounds->head_data(r) + (int64_t(h) * n + pq[q0 + i]) * dv, dv) = o.row(i);
+                    Eigen::Map<Eigen::RowVectorXf>(O_rounds.head_data(r) + (int64_t(h) * n + pq[q0 + i]) * dv, dv) = o.row(i);
             }
+    if (a.O) {
+        LshCombineArgs combine;
+        combine.O_rounds = &O_rounds, combine.lse_rounds = a.lse_rounds, combine.O = a.O;
+        cpu_lsh_combine(combine);
+    }
 }
 
 void cpu_lsh_combine(const LshCombineArgs& a) {

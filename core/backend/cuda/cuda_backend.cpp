@@ -116,7 +116,7 @@ void CudaBackend::lsh_attention(const LshAttentionArgs& a) {
     // The same vector for both orders means shared QK: the kernel then uploads and maps one order.
     const int* perm_k = a.perm_k == a.perm_q ? a.perm_q->data() : a.perm_k->data();
     cuda::lsh_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.perm_q->data(), perm_k,
-                        a.O_rounds->data(), a.lse_rounds->data());
+                        a.O_rounds ? a.O_rounds->data() : nullptr, a.lse_rounds->data(), a.O ? a.O->data() : nullptr);
 }
 void CudaBackend::lsh_combine(const LshCombineArgs& a) {
     validate_lsh_combine(a);

@@ -120,10 +120,11 @@ struct LshAttentionShape {
     bool causal = false, self_mask = true;          // lsh.h cell rules
 };
 /// Chunked attention over the sorted order of every round (lsh_attention.cuh); perm_q == perm_k (the same
-/// pointer) marks shared QK and uploads the order once. Any head dim.
+/// pointer) marks shared QK and uploads the order once. Any head dim. With O, the rounds are also combined on the
+/// device (lsh_combine's kernel) and only O goes back; O_rounds may then be nullptr.
 void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, const float* K, const float* V,
-                   const int* perm_q, const int* perm_k, float* O_rounds,
-                   float* lse_rounds);  // Q, K (H,n,d), V (H,n,dv), perms (R,H,n), O_rounds (R,H·n,dv), lse (R,H·n,1)
+                   const int* perm_q, const int* perm_k, float* O_rounds, float* lse_rounds,
+                   float* O);  // Q, K (H,n,d), V (H,n,dv), perms (R,H,n), O_rounds (R,H·n,dv), lse (R,H·n,1), O (H,n,dv)
 
 /// Which map feature_map applies: the FAVOR kinds first, in fmap::FavorKind's order (FeatureMap's values).
 enum class FeatureMapKernel {

@@ -61,6 +61,13 @@ void lsh_hash(Context& ctx, const float* X, int H, int n, int d, const float* ro
     copy_to_host(ctx, perm, dPerm.get(), size_t(total) * sizeof(int));
 }
 
+void launch_lsh_combine(cudaStream_t stream, const float* O_rounds, const float* lse_rounds, int R, int64_t rows, int dv,
+                        float* O, float* lse) {
+    lsh_combine_kernel<<<unsigned(ceil_div(rows * (dv > 0 ? dv : 1), kLshThreads)), kLshThreads, 0, stream>>>(
+        O_rounds, lse_rounds, R, rows, dv, O, lse);
+    ATTNSCOPE_CHECK_LAUNCH("lsh_combine_kernel");
+}
+
 void lsh_combine(Context& ctx, const float* O_rounds, const float* lse_rounds, int R, int H, int n, int dv, float* O,
                  float* lse) {
     const int64_t rows = int64_t(H) * n;
@@ -70,9 +77,7 @@ void lsh_combine(Context& ctx, const float* O_rounds, const float* lse_rounds, i
                           "LSH round combination (R = " + std::to_string(R) + ", H·n = " + std::to_string(rows) + ")");
     DeviceBuffer<float> dOR = upload(ctx, O_rounds, o_rounds, "O_rounds"), dLR = upload(ctx, lse_rounds, l_rounds, "lse_rounds");
     DeviceBuffer<float> dO(o, "O"), dL(lse ? size_t(rows) : 0, "lse");
-    lsh_combine_kernel<<<unsigned(ceil_div(rows * (dv > 0 ? dv : 1), kLshThreads)), kLshThreads, 0, ctx.stream()>>>(
-        dOR.get(), dLR.get(), R, rows, dv, dO.get(), lse ? dL.get() : nullptr);
-    ATTNSCOPE_CHECK_LAUNCH("lsh_combine_kernel");
+    launch_lsh_combine(ctx.stream(), dOR.get(), dLR.get(), R, rows, dv, dO.get(), lse ? dL.get() : nullptr);
     download(ctx, dO.get(), O, o);
     if (lse) download(ctx, dL.get(), lse, size_t(rows));
 }

@@ -1,6 +1,7 @@
 // attnscope — chunked LSH attention on CUDA: uploads Q, K, V and the sorted orders, turns the orders into
 // per-round chunk maps (lsh_chunk_kernel, only when R > 1: they feed the duplicate discount), launches the
-// kernel of lsh_attention.cuh (one block per (chunk, head, round)) and downloads O_r and L_r.
+// kernel of lsh_attention.cuh (one block per (chunk, head, round)) and downloads L_r and O_r, or combines the rounds
+// there (lsh.cu's combination kernel) and downloads only O.
 #include <string>
 
 #include "core/backend/cuda/lsh_attention.cuh"
@@ -35,13 +36,14 @@ void launch_lsh_attention(cudaStream_t stream, const LshAttentionParams& p) {
 }
 
 void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, const float* K, const float* V,
-                   const int* perm_q, const int* perm_k, float* O_rounds, float* lse_rounds) {
+                   const int* perm_q, const int* perm_k, float* O_rounds, float* lse_rounds, float* O) {
     const int64_t total = int64_t(s.rounds) * s.H * s.n;
     if (total == 0) return;
     const size_t q = size_t(s.H) * s.n * s.d, v = size_t(s.H) * s.n * s.dv;
     const size_t o = size_t(total) * s.dv, maps = s.rounds > 1 ? size_t(total) : 0;
+    const size_t combined = O ? size_t(s.H) * s.n * s.dv : 0;
     const bool shared = perm_q == perm_k;
-    require_device_memory((2 * q + v + o + size_t(total)) * sizeof(float) +
+    require_device_memory((2 * q + v + o + size_t(total) + combined) * sizeof(float) +
                               (shared ? 1 : 2) * (size_t(total) + maps) * sizeof(int),
                           "LSH attention (R = " + std::to_string(s.rounds) + ", H = " + std::to_string(s.H) +
                               ", n = " + std::to_string(s.n) + ", chunk " + std::to_string(s.chunk_len) + ")");
@@ -69,7 +71,12 @@ void lsh_attention(Context& ctx, const LshAttentionShape& s, const float* Q, con
     p.rounds = s.rounds, p.chunk_len = s.chunk_len, p.look_back = s.look_back;
     p.scale = s.scale, p.causal = s.causal, p.self_mask = s.self_mask;
     launch_lsh_attention(ctx.stream(), p);
-    download(ctx, dO.get(), O_rounds, o);
+    if (O) {
+        DeviceBuffer<float> dCombined(combined, "O");
+        launch_lsh_combine(ctx.stream(), dO.get(), dL.get(), s.rounds, int64_t(s.H) * s.n, s.dv, dCombined.get(), nullptr);
+        download(ctx, dCombined.get(), O, combined);
+    }
+    if (O_rounds) download(ctx, dO.get(), O_rounds, o);
     download(ctx, dL.get(), lse_rounds, size_t(total));
 }
 

@@ -168,4 +168,9 @@ __global__ void __launch_bounds__(kFlashThreads) lsh_attention_kernel(LshAttenti
 /// Error when the grid would be too large or the launch fails.
 void launch_lsh_attention(cudaStream_t stream, const LshAttentionParams& p);
 
+/// Launches lsh_combine_kernel on `stream` over device pointers: O (rows, dv) = the rounds' O_r combined by their
+/// L_r, lse (rows) when not nullptr. Defined in lsh.cu, beside the kernel.
+void launch_lsh_combine(cudaStream_t stream, const float* O_rounds, const float* lse_rounds, int R, int64_t rows, int dv,
+                        float* O, float* lse);
+
 }  // namespace attnscope::cuda

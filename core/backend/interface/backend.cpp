@@ -188,8 +188,8 @@ void validate_pooled_view(int size) {
 }
 
 void validate_lsh_attention(const LshAttentionArgs& a) {
-    if (!a.Q || !a.K || !a.V || !a.perm_q || !a.perm_k || !a.O_rounds || !a.lse_rounds)
-        throw Error("lsh_attention: Q, K, V, perm_q, perm_k, O_rounds and lse_rounds are required");
+    if (!a.Q || !a.K || !a.V || !a.perm_q || !a.perm_k || !a.lse_rounds || (!a.O_rounds && !a.O))
+        throw Error("lsh_attention: Q, K, V, perm_q, perm_k, lse_rounds and O_rounds or O are required");
     const int H = a.Q->heads(), n = a.Q->rows(), d = a.Q->cols(), dv = a.V->cols(), R = a.rounds;
     if (a.chunk_len < 1 || a.look_back < 0 || R < 1)
         throw Error("lsh_attention: chunk_len ≥ 1, look_back ≥ 0 and rounds ≥ 1 are required");
@@ -197,7 +197,8 @@ void validate_lsh_attention(const LshAttentionArgs& a) {
         throw Error("lsh_attention: rounds = " + std::to_string(R) + " > " + std::to_string(kMaxLshRounds));
     require_shape(*a.K, H, n, d, "lsh_attention K");
     require_shape(*a.V, H, n, dv, "lsh_attention V");
-    require_shape(*a.O_rounds, R, H * n, dv, "lsh_attention O_rounds");
+    if (a.O_rounds) require_shape(*a.O_rounds, R, H * n, dv, "lsh_attention O_rounds");
+    if (a.O) require_shape(*a.O, H, n, dv, "lsh_attention O");
     require_shape(*a.lse_rounds, R, H * n, 1, "lsh_attention lse_rounds");
     const size_t expected = size_t(R) * H * n;
     if (a.perm_q->size() != expected || a.perm_k->size() != expected)

@@ -133,8 +133,10 @@ struct LshAttentionArgs {
     float scale = 1.0f;                     // s
     bool causal = false;                    // key position ≤ query position only
     bool self_mask = true;                  // score kLshSelfScore for query i = key i (shared QK)
-    Tensor3* O_rounds = nullptr;            // (R, H·n, dv) out: O_r of every position (not sorted)
+    Tensor3* O_rounds = nullptr;            // (R, H·n, dv) out: O_r of every position (not sorted); may be nullptr with O
     Tensor3* lse_rounds = nullptr;          // (R, H·n, 1) out: L_r = log Σ exp(score) of the round's set
+    Tensor3* O = nullptr;                   // (H, n, dv) out, optional: the rounds combined as lsh_combine combines
+                                            // them, in the same call (a device keeps O_rounds where it computed them)
 };
 
 /// Arguments of the round combination O = Σ_r O_r·exp(L_r − logsumexp_r L_r).
