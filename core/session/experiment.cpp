@@ -32,9 +32,20 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
     return it->second;
 }
 
+namespace {
+
+/// True when flash's run used the kernel compute_reference runs, so its O and L are the reference's bits: kernel own,
+/// or auto away from CUDA (on CUDA, auto runs CUTLASS's kernel wherever it can: another summation).
+bool ran_own_kernel(const RunResult& r) {
+    const int kernel = r.params.get_int("kernel");  // own, cutlass, auto
+    return kernel == 0 || (kernel == 2 && r.backend != "cuda");
+}
+
+}  // namespace
+
 bool ReferenceCache::adopt(const RunResult& r) {
     if (m_want_P || m_refs.count(r.causal) || r.variant != "flash" || !r.structure.lse || has_modifiers(r.params) ||
-        r.params.get_int("precision") != 0 || r.params.get_int("kernel") != 0 || r.O.heads() != m_heads.heads() || r.O.rows() != m_heads.n())
+        r.params.get_int("precision") != 0 || !ran_own_kernel(r) || r.O.heads() != m_heads.heads() || r.O.rows() != m_heads.n())
         return false;
     // compute_reference's scale, to the bit: another scale is another model (other tile sizes only reorder sums).
     if (static_cast<float>(r.params.get("scale")) != static_cast<float>(1.0 / std::sqrt(static_cast<double>(m_heads.d()))))

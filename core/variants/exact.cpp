@@ -122,14 +122,15 @@ public:
                    scale_param(), causal_param(false),
                    choice_param("precision", "prec",
                                 "fp32, or on CUDA tensor cores with fp32 accumulation: tf32 (TF32 inputs, ~1e-3 "
-                                "relative error), bf16 or fp16 (Q, K, V rounded to 16 bits; kernel cutlass); the CPU "
-                                "computes fp32 either way",
+                                "relative error; kernel own), bf16 or fp16 (Q, K, V rounded to 16 bits; kernel "
+                                "cutlass); the CPU computes fp32 either way",
                                 {"fp32", "tf32", "bf16", "fp16"}, 0),
                    choice_param("kernel", "kernel",
-                                "CUDA kernel: own (attnscope's: fp32, tf32) or cutlass (CUTLASS's fused attention, "
-                                "the kernel of torch's memory-efficient SDPA: fp32 as 3×TF32 on tensor cores, bf16, "
-                                "fp16; d, dv ≤ 128 and multiples of 8, no score modifier); the CPU has one kernel",
-                                {"own", "cutlass"}, 0)}, true),
+                                "CUDA kernel: own (attnscope's teaching kernels: fp32, tf32), cutlass (CUTLASS's fused "
+                                "attention, the kernel of torch's memory-efficient SDPA: fp32 as 3×TF32 on tensor "
+                                "cores, bf16, fp16; d, dv ≤ 128 and multiples of 8, no score modifier) or auto "
+                                "(cutlass where it takes the run, else own); the CPU has one kernel",
+                                {"own", "cutlass", "auto"}, 2)}, true),
             .short_name = "Flash",
             .key_params = {},
             .signed_matrix = false,
@@ -202,21 +203,29 @@ private:
         a.tile_rows = plan.params.get_int("tile_rows");
         a.tile_cols = plan.params.get_int("tile_cols");
         a.precision = static_cast<AttentionPrecision>(plan.params.get_int("precision"));
-        a.kernel = plan.params.get_int("kernel") == 1 ? DenseKernel::Cutlass : DenseKernel::Own;
+        static constexpr DenseKernel kKernels[] = {DenseKernel::Own, DenseKernel::Cutlass, DenseKernel::Auto};
+        a.kernel = kKernels[plan.params.get_int("kernel")];
         return a;
     }
     /// What a run's precision and kernel meant on this backend ("" for fp32 on attnscope's own kernel).
     static std::string kernel_note(const DenseAttentionArgs& a, const std::string& backend) {
         static const char* const kNames[] = {"fp32", "tf32", "bf16", "fp16"};
         const std::string precision = kNames[static_cast<int>(a.precision)];
-        if (a.precision == AttentionPrecision::Fp32 && a.kernel == DenseKernel::Own) return "";
-        if (backend != "cuda")
+        if (backend != "cuda") {
+            if (a.precision == AttentionPrecision::Fp32 && a.kernel != DenseKernel::Cutlass) return "";
             return "precision " + precision + (a.kernel == DenseKernel::Cutlass ? " and kernel cutlass apply" : " applies") +
                    " on CUDA only: the " + backend + " backend computed fp32";
-        if (a.kernel == DenseKernel::Own) return "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32";
+        }
+        if (dense_kernel_to_run(a) == DenseKernel::Own) {
+            if (a.precision == AttentionPrecision::Tf32)
+                return "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32";
+            return a.kernel == DenseKernel::Auto ? "kernel auto ran attnscope's own kernel, as CUTLASS's does not take this "
+                                                   "run (" + cutlass_refusal(a) + ")"
+                                                 : "";
+        }
         if (a.precision == AttentionPrecision::Fp32)
-            return "kernel cutlass: Q·Kᵀ and P·V as 3×TF32 on tensor cores (about fp32's accuracy); P shown is fp32";
-        return "kernel cutlass, precision " + precision + ": Q, K, V rounded to " + precision +
+            return "CUTLASS's kernel: Q·Kᵀ and P·V as 3×TF32 on tensor cores (about fp32's accuracy); P shown is fp32";
+        return "CUTLASS's kernel, precision " + precision + ": Q, K, V rounded to " + precision +
                ", fp32 accumulation; P shown is fp32";
     }
 

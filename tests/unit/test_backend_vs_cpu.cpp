@@ -286,6 +286,33 @@ TEST(CutlassAttention, RefusesWhatItCannotRunWithWhatToChange) {
     EXPECT_NO_THROW(validate_cutlass_attention(bf16));
 }
 
+// kernel auto: CUTLASS's kernel wherever it takes the run, attnscope's own where it refuses, an explicit kernel as asked.
+TEST(CutlassAttention, AutoRunsCutlassWhereItTakesTheRunElseOwn) {
+    std::cout << "[case] dense_kernel_to_run: auto for fp32/bf16 d = 64, tf32, alibi, d = 136; own and cutlass kept\n";
+    const Tensor3 Q = random_tensor(2, 16, 64, 1), K = random_tensor(2, 16, 64, 2), V = random_tensor(2, 16, 64, 3);
+    const Tensor3 Qw = random_tensor(2, 16, 136, 1), Kw = random_tensor(2, 16, 136, 2);
+    Tensor3 O(2, 16, 64);
+    DenseAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.kernel = DenseKernel::Auto;
+    EXPECT_EQ(dense_kernel_to_run(a), DenseKernel::Cutlass);
+    DenseAttentionArgs bf16 = a;
+    bf16.precision = AttentionPrecision::Bf16;
+    EXPECT_EQ(dense_kernel_to_run(bf16), DenseKernel::Cutlass);
+    DenseAttentionArgs tf32 = a;
+    tf32.precision = AttentionPrecision::Tf32;
+    EXPECT_EQ(dense_kernel_to_run(tf32), DenseKernel::Own) << "tf32 is the own kernel's";
+    DenseAttentionArgs alibi = a;
+    alibi.score_mod.kind = ScoreModKind::Alibi, alibi.score_mod.heads = 2;
+    EXPECT_EQ(dense_kernel_to_run(alibi), DenseKernel::Own);
+    DenseAttentionArgs wide = a;
+    wide.Q = &Qw, wide.K = &Kw;
+    EXPECT_EQ(dense_kernel_to_run(wide), DenseKernel::Own);
+    DenseAttentionArgs own = a, cutlass = wide;
+    own.kernel = DenseKernel::Own, cutlass.kernel = DenseKernel::Cutlass;
+    EXPECT_EQ(dense_kernel_to_run(own), DenseKernel::Own);
+    EXPECT_EQ(dense_kernel_to_run(cutlass), DenseKernel::Cutlass) << "an explicit kernel is run (and validated) as asked";
+}
+
 // [SECTION] LSH attention primitive
 
 struct LshVsCpuCase {

@@ -42,13 +42,16 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     float* lse = a.lse ? a.lse->data() : nullptr;
     if (a.P)
         cuda::materialised_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse, a.P->data());
-    else if (a.kernel == DenseKernel::Cutlass)
+    else if (dense_kernel_to_run(a) == DenseKernel::Cutlass)
         cutlass_attention(a, s, lse);
     else if (a.precision == AttentionPrecision::Tf32)
         cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
+    else if (a.precision != AttentionPrecision::Fp32 && a.kernel == DenseKernel::Own)
+        throw Error("precision bf16 and fp16 run on CUTLASS's kernel: set kernel=cutlass or auto (attnscope's own "
+                    "kernels compute fp32 or tf32)");
     else if (a.precision != AttentionPrecision::Fp32)
-        throw Error("precision bf16 and fp16 run on CUTLASS's kernel: set kernel=cutlass (attnscope's own kernels "
-                    "compute fp32 or tf32)");
+        throw Error("precision bf16 and fp16 run on CUTLASS's kernel only, which cannot take this call: " +
+                    cutlass_refusal(a));
     else
         cuda::flash_attention(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
 }

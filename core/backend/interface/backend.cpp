@@ -88,23 +88,33 @@ void validate_dense_attention(const DenseAttentionArgs& a) {
     if (a.tile_rows < 1 || a.tile_cols < 1) throw Error("attention tiles must have at least one row and column");
 }
 
-void validate_cutlass_attention(const DenseAttentionArgs& a) {
-    validate_dense_attention(a);
+std::string cutlass_refusal(const DenseAttentionArgs& a) {
     const int d = a.Q->cols(), dv = a.V->cols();
     if (a.precision == AttentionPrecision::Tf32)
-        throw Error("CUTLASS's attention kernel has no single-pass TF32 form (its fp32 runs 3×TF32, about fp32's "
-                    "accuracy): use precision fp32 with kernel cutlass, or precision tf32 with kernel own");
+        return "CUTLASS's attention kernel has no single-pass TF32 form (its fp32 runs 3×TF32, about fp32's "
+               "accuracy): use precision fp32 with kernel cutlass, or precision tf32 with kernel own";
     if (a.score_mod.kind != ScoreModKind::None)
-        throw Error("CUTLASS's attention kernel takes no score modifier: use kernel own for score_mod " +
-                    std::string(a.score_mod.kind == ScoreModKind::Alibi ? "alibi" : "softcap"));
+        return "CUTLASS's attention kernel takes no score modifier: use kernel own for score_mod " +
+               std::string(a.score_mod.kind == ScoreModKind::Alibi ? "alibi" : "softcap");
     if (d > 128 || dv > 128 || d % 8 != 0 || dv % 8 != 0)
-        throw Error("CUTLASS's attention kernel takes head dims up to 128 in multiples of 8 (d = " + std::to_string(d) +
-                    ", dv = " + std::to_string(dv) + "): use kernel own for these head dims");
+        return "CUTLASS's attention kernel takes head dims up to 128 in multiples of 8 (d = " + std::to_string(d) +
+               ", dv = " + std::to_string(dv) + "): use kernel own for these head dims";
     if (int64_t(std::max(a.Q->rows(), a.K->rows())) * std::max(d, dv) > int64_t(INT32_MAX))
-        throw Error("CUTLASS's attention kernel indexes a head with 32-bit strides: n·d must stay below 2³¹; use kernel own");
+        return "CUTLASS's attention kernel indexes a head with 32-bit strides: n·d must stay below 2³¹; use kernel own";
     if (a.Q->heads() > 65535)
-        throw Error("CUTLASS's attention kernel runs at most 65535 heads per call (got " + std::to_string(a.Q->heads()) +
-                    "): use kernel own");
+        return "CUTLASS's attention kernel runs at most 65535 heads per call (got " + std::to_string(a.Q->heads()) +
+               "): use kernel own";
+    return "";
+}
+
+void validate_cutlass_attention(const DenseAttentionArgs& a) {
+    validate_dense_attention(a);
+    if (const std::string why = cutlass_refusal(a); !why.empty()) throw Error(why);
+}
+
+DenseKernel dense_kernel_to_run(const DenseAttentionArgs& a) {
+    if (a.kernel != DenseKernel::Auto) return a.kernel;
+    return cutlass_refusal(a).empty() ? DenseKernel::Cutlass : DenseKernel::Own;
 }
 
 void validate_block_sparse_attention(const BlockSparseAttentionArgs& a) {

@@ -27,6 +27,8 @@ enum class AttentionPrecision {
 enum class DenseKernel {
     Own,      // attnscope's kernels (flash_attention.cuh fp32, flash_attention_tc.cuh tf32): the teaching versions
     Cutlass,  // CUTLASS's fused multi-head attention (torch's memory-efficient SDPA kernel): fp32, bf16, fp16
+    Auto,     // CUTLASS's where it takes the call (as fast as SDPA fp32 on an H200; the own kernel ran at 0.5–0.7×),
+              // else attnscope's: dense_kernel_to_run
 };
 
 /// Arguments of the dense attention primitive O = softmax(mod(scale·Q·Kᵀ) [+ causal mask])·V, per head.
@@ -334,6 +336,11 @@ void validate_dense_attention(const DenseAttentionArgs& args);
 /// d and dv ≤ 128 and multiples of 8, at most 65535 heads, precision fp32, bf16 or fp16 (it has no single-pass
 /// TF32 form). Throws Error saying what to change.
 void validate_cutlass_attention(const DenseAttentionArgs& args);
+/// Why CUTLASS's fused attention cannot take these arguments, with what to change; "" when it can.
+std::string cutlass_refusal(const DenseAttentionArgs& args);
+/// The kernel a CUDA backend runs for args: its kernel, with Auto resolved to Cutlass when cutlass_refusal is empty
+/// and to Own otherwise (tf32, a score modifier, head dims CUTLASS does not take).
+DenseKernel dense_kernel_to_run(const DenseAttentionArgs& args);
 /// Checks the shapes of feature-map arguments; throws Error naming the mismatch.
 void validate_feature_map(const FeatureMapArgs& args);
 /// Checks the shapes of linear-attention arguments; throws Error naming the mismatch.
