@@ -152,6 +152,38 @@ TEST_P(PrimitivesVsCpu, HugeHeadDimIsAClearErrorOrCorrect) {
     }
 }
 
+// Kernel attention in one call (a device keeps φ(Q), φ(K) where it made them) against the CPU's: the FAVOR maps with
+// their random features, elu+1, the prepended 1 (Taylor), causal and not, m ≠ n, the denominators.
+TEST_P(PrimitivesVsCpu, KernelAttentionMatchesCpu) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    CpuBackend cpu;
+    struct Case { FeatureMap map; bool prepend_one, causal; int n, m; };
+    for (const Case c : {Case{FeatureMap::FavorPositive, false, false, 130, 70}, Case{FeatureMap::FavorPositive, false, true, 200, 200},
+                         Case{FeatureMap::FavorTrig, false, false, 64, 64}, Case{FeatureMap::EluPlusOne, false, true, 257, 257},
+                         Case{FeatureMap::EluPlusOne, true, false, 33, 90}}) {
+        std::cout << "[case] backend=" << GetParam() << " kernel_attention map=" << int(c.map) << " prepend_one="
+                  << c.prepend_one << " causal=" << c.causal << " n=" << c.n << " m=" << c.m << " tol=2e-5\n";
+        const int H = 2, d = 16, dv = 24, features = 32;
+        const Tensor3 Q = random_tensor(H, c.n, d, 31), K = random_tensor(H, c.m, d, 32), V = random_tensor(H, c.m, dv, 33);
+        const Tensor3 omega = random_tensor(1, features, d, 34);
+        KernelAttentionArgs a;
+        for (FeatureMapArgs* map : {&a.q_map, &a.k_map}) {
+            map->omega = &omega, map->map = c.map, map->prepend_one = c.prepend_one;
+            map->x_scale = std::pow(float(d), -0.25f);
+        }
+        a.q_map.X = &Q, a.q_map.is_query = true, a.k_map.X = &K, a.k_map.is_query = false;
+        a.attention.V = &V, a.attention.causal = c.causal, a.attention.normalise = c.map != FeatureMap::FavorTrig;
+        Tensor3 O_ref(H, c.n, dv), D_ref(H, c.n, 1), O(H, c.n, dv, NAN), D(H, c.n, 1, NAN);
+        a.attention.O = &O_ref, a.attention.denom = &D_ref;
+        cpu.kernel_attention(a);
+        a.attention.O = &O, a.attention.denom = &D;
+        backend->kernel_attention(a);
+        ASSERT_TRUE(O.all_finite() && D.all_finite()) << "rows left unwritten";
+        EXPECT_LE(rel_err(O, O_ref), 2e-5);
+        EXPECT_LE(rel_err(D, D_ref), 2e-5);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(OtherBackends, PrimitivesVsCpu, testing::ValuesIn(other_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 

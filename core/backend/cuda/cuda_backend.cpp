@@ -131,26 +131,54 @@ void CudaBackend::lsh_combine(const LshCombineArgs& a) {
 // Feature maps (core/backend/cuda/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
 // causal by a chunked prefix scan: core/backend/cuda/linear_attention.cuh) and the 2-D FFT (cuFFT +
 // core/backend/cuda/fft.cuh); the per-element math is core/backend/cpu/feature_maps.h, which the CPU calls too.
-void CudaBackend::feature_map(const FeatureMapArgs& a) {
-    validate_feature_map(a);
+namespace {
+
+/// The kernel call of a (validated) feature map into `cols` columns.
+cuda::FeatureMapCall feature_map_call(const FeatureMapArgs& a, int cols) {
     cuda::FeatureMapCall call;
-    call.H = a.X->heads(), call.n = a.X->rows(), call.d = a.X->cols(), call.cols = a.out->cols();
+    call.H = a.X->heads(), call.n = a.X->rows(), call.d = a.X->cols(), call.cols = cols;
     const bool favor = is_favor(a.map);
     call.m = favor ? a.omega->rows() : 0, call.omega_heads = favor ? a.omega->heads() : 1;
     // FeatureMap and cuda::FeatureMapKernel list the maps in the same order (the FAVOR kinds first).
     call.kind = static_cast<cuda::FeatureMapKernel>(static_cast<int>(a.map));
     call.x_scale = a.x_scale, call.add = a.add, call.is_query = a.is_query, call.prepend_one = a.prepend_one;
-    cuda::feature_map(*m_ctx, call, a.X->data(), favor ? a.omega->data() : nullptr, a.out->data());
+    return call;
+}
+
+/// ω of a feature map on the host, or nullptr for the maps without random features.
+const float* omega_of(const FeatureMapArgs& a) { return is_favor(a.map) ? a.omega->data() : nullptr; }
+
+/// The kernel shape of (validated) linear-attention options over φ(Q) (H, n, f) and φ(K) (H, m, f).
+cuda::LinearAttentionShape linear_shape(const LinearAttentionArgs& a, int H, int n, int m, int f) {
+    cuda::LinearAttentionShape s;
+    s.H = H, s.n = n, s.m = m, s.f = f, s.dv = a.V->cols();
+    s.causal = a.causal, s.normalise = a.normalise, s.d_eps = a.d_eps, s.z_eps = a.z_eps;
+    s.z_eps_first = a.z_eps_first, s.chunk = a.chunk;
+    return s;
+}
+
+}  // namespace
+
+void CudaBackend::feature_map(const FeatureMapArgs& a) {
+    validate_feature_map(a);
+    cuda::feature_map(*m_ctx, feature_map_call(a, a.out->cols()), a.X->data(), omega_of(a), a.out->data());
 }
 
 void CudaBackend::linear_attention(const LinearAttentionArgs& a) {
     validate_linear_attention(a);
-    cuda::LinearAttentionShape s;
-    s.H = a.phi_Q->heads(), s.n = a.phi_Q->rows(), s.m = a.phi_K->rows(), s.f = a.phi_Q->cols(), s.dv = a.V->cols();
-    s.causal = a.causal, s.normalise = a.normalise, s.d_eps = a.d_eps, s.z_eps = a.z_eps;
-    s.z_eps_first = a.z_eps_first, s.chunk = a.chunk;
+    const cuda::LinearAttentionShape s =
+        linear_shape(a, a.phi_Q->heads(), a.phi_Q->rows(), a.phi_K->rows(), a.phi_Q->cols());
     cuda::linear_attention(*m_ctx, s, a.phi_Q->data(), a.phi_K->data(), a.V->data(), a.O->data(),
                            a.denom ? a.denom->data() : nullptr);
+}
+
+void CudaBackend::kernel_attention(const KernelAttentionArgs& a) {
+    const int f = validate_kernel_attention(a);
+    const LinearAttentionArgs& la = a.attention;
+    const cuda::LinearAttentionShape s = linear_shape(la, a.q_map.X->heads(), a.q_map.X->rows(), a.k_map.X->rows(), f);
+    cuda::kernel_attention(*m_ctx, feature_map_call(a.q_map, f), feature_map_call(a.k_map, f), a.q_map.X->data(),
+                           a.k_map.X->data(), omega_of(a.q_map), omega_of(a.k_map), s, la.V->data(), la.O->data(),
+                           la.denom ? la.denom->data() : nullptr);
 }
 
 void CudaBackend::fft2_real(const Tensor3& X, Tensor3& Y) {
@@ -198,6 +226,10 @@ void MeasuredCudaBackend::timed(F&& f) {
     void MeasuredCudaBackend::name params { timed([&] { CudaBackend::name args; }); }
 ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_TIMED_PRIMITIVE)
 #undef ATTNSCOPE_TIMED_PRIMITIVE
+
+void MeasuredCudaBackend::kernel_attention(const KernelAttentionArgs& args) {
+    timed([&] { CudaBackend::kernel_attention(args); });
+}
 
 DeviceClock MeasuredCudaBackend::device_clock() const {
     DeviceClock c;

@@ -34,8 +34,10 @@ public:
     std::string name() const override { return "cuda"; }
     std::string description() const override;
     /// Every primitive of backend_primitives.h (contracts on Backend); cuda_backend.cpp says which kernel or library
-    /// runs each. kernel_attention keeps Backend's default: feature_map, then linear_attention.
+    /// runs each.
     ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
+    /// The feature maps and linear attention in one call with φ(Q), φ(K) kept on the device (only O and D cross).
+    void kernel_attention(const KernelAttentionArgs& args) override;
     /// cublasGemmEx on operands kept on the device (core/backend/cuda/resident_gemm.cu).
     ResidentGemmSample time_resident_gemm(int size, GemmPrecision precision, Tensor3* result = nullptr) override;
     /// Copies each tensor to the device once (untimed) and serves the primitives' reads of it from there.
@@ -59,14 +61,16 @@ private:
 /// The CUDA backend as make_cuda_backend() returns it: every primitive call is bracketed by a CUDA event pair on
 /// the backend's stream and its elapsed device time accumulated (host fallbacks inside a call are bracketed
 /// too, so they count); device memory is the tracked allocator of core/backend/cuda/common.cuh. The timed primitives
-/// are the list of backend_primitives.h, so a primitive added there is timed here too (kernel_attention is not in
-/// it: its default composes feature_map and linear_attention, which are timed one by one).
+/// are the list of backend_primitives.h, so a primitive added there is timed here too, and kernel_attention (not in
+/// the list, since Backend gives it a default).
 class MeasuredCudaBackend final : public CudaBackend {
 public:
     /// Creates the backend and its event pair; throws Error when the device cannot be used.
     MeasuredCudaBackend();
     /// CudaBackend's primitive, between the event pair (see timed()).
     ATTNSCOPE_BACKEND_PRIMITIVES(ATTNSCOPE_BACKEND_OVERRIDE)
+    /// CudaBackend's fused kernel attention, between the event pair.
+    void kernel_attention(const KernelAttentionArgs& args) override;
 
     bool has_device() const override { return true; }
     DeviceClock device_clock() const override;

@@ -4,6 +4,7 @@
 // the device live in the family headers (gemm.cuh, flash_attention.cuh).
 // One .cu per family: gemm.cu, dense_attention.cu, pooled_view.cu; shared machinery in common.cu.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -143,6 +144,12 @@ struct FeatureMapCall {
 
 /// out (H, n, cols) = φ(X) on the GPU; omega may be nullptr for the non-FAVOR maps.
 void feature_map(Context& ctx, const FeatureMapCall& call, const float* X, const float* omega, float* out);
+/// feature_map on device memory: dOut (H, n, cols) = φ(dX), dW = ω (or nullptr), nothing copied.
+void feature_map_on_device(Context& ctx, const FeatureMapCall& call, const float* dX, const float* dW, float* dOut);
+/// Floats of ω a call reads (0 for the maps without random features).
+size_t feature_map_omega_floats(const FeatureMapCall& call);
+/// Floats of device scratch feature_map_on_device allocates for a call (the FAVOR projections and stabilisers).
+size_t feature_map_scratch_floats(const FeatureMapCall& call);
 
 /// Sizes and options of one linear-attention call (as LinearAttentionArgs; validated by the caller).
 struct LinearAttentionShape {
@@ -159,6 +166,12 @@ struct LinearAttentionShape {
 void linear_attention(Context& ctx, const LinearAttentionShape& s, const float* phi_Q, const float* phi_K,
                       const float* V, float* O,
                       float* denom);  // φQ (H,n,f), φK (H,m,f), V (H,m,dv), O (H,n,dv), denom (H,n,1) or nullptr
+
+/// φ_q(Q) and φ_k(K) made on the device (feature_map_on_device), then linear attention on them there: only O and
+/// denom come back. Q (H,n,d), K (H,m,d), ω per map (or nullptr), V (H,m,dv), O (H,n,dv), denom (H,n,1) or nullptr.
+void kernel_attention(Context& ctx, const FeatureMapCall& q_call, const FeatureMapCall& k_call, const float* Q,
+                      const float* K, const float* omega_q, const float* omega_k, const LinearAttentionShape& s,
+                      const float* V, float* O, float* denom);
 
 /// Y (H, n, c) = Re(2-D DFT of each head of X (H, n, c)), unnormalised, through cuFFT.
 void fft2_real(Context& ctx, const float* X, int H, int n, int c, float* Y);

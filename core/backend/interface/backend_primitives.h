@@ -4,7 +4,7 @@
 //
 // ATTNSCOPE_BACKEND_PRIMITIVES(EACH) calls EACH(name, (parameters), (arguments)) once per pure primitive.
 // kernel_attention is not in it: Backend gives it a default composed of feature_map and linear_attention, which a
-// backend may override (the CPU fuses the two) or keep (CUDA, whose composed calls are then timed one by one).
+// backend may override (the CPU fuses the two; CUDA keeps φ(Q), φ(K) on the device and times the call as one).
 #pragma once
 
 /// EACH(name, (parameters), (arguments)) for every pure compute primitive of Backend, in the interface's order.
