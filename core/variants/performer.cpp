@@ -54,10 +54,19 @@ struct PerformerPlan : Plan {
     bool omega_given = false;  // supplied by the caller instead of drawn
 };
 
-/// A run keeps φ(Q), φ(K) and D: explain() shows them and builds P̃ from them.
+/// A run keeps D; explain() makes φ(Q), φ(K) again (the run never holds them), shows them and builds P̃ from them.
 struct PerformerExecution : Execution {
-    Tensor3 phi_Q, phi_K, denom;
+    Tensor3 denom;
 };
+
+/// The FAVOR map of the plan's kind for queries (is_query) or keys; out unset.
+FeatureMapArgs favor_map(const PerformerPlan& plan, const Heads& h, bool is_query) {
+    FeatureMapArgs fa;
+    fa.omega = &plan.omega, fa.map = kind_map(plan.params.get_int("kind"));
+    fa.x_scale = static_cast<float>(std::pow(double(h.d()), -0.25));
+    fa.X = is_query ? &h.Q : &h.K, fa.is_query = is_query;
+    return fa;
+}
 
 class PerformerVariant : public Variant {
 public:
@@ -162,20 +171,14 @@ std::unique_ptr<Execution> PerformerVariant::execute(const Plan& base, const Hea
     const int f = feature_map_columns(map, m, d);
     require_shape(plan.omega, 1, m, d, plan.omega_given ? "the given ω" : "ω");
     auto e = std::make_unique<PerformerExecution>();
-    e->phi_Q = Tensor3(h.heads(), h.n(), f);
-    e->phi_K = Tensor3(h.heads(), h.n(), f);
-    FeatureMapArgs fa;
-    fa.omega = &plan.omega, fa.map = map, fa.x_scale = static_cast<float>(std::pow(double(d), -0.25));
-    fa.X = &h.Q, fa.out = &e->phi_Q, fa.is_query = true;
-    backend.feature_map(fa);
-    fa.X = &h.K, fa.out = &e->phi_K, fa.is_query = false;
-    backend.feature_map(fa);
     e->O = Tensor3(h.heads(), h.n(), h.dv());
     e->denom = Tensor3(h.heads(), h.n(), 1);
-    LinearAttentionArgs la;
-    la.phi_Q = &e->phi_Q, la.phi_K = &e->phi_K, la.V = &h.V, la.causal = plan.causal, la.chunk = kLinearAttentionChunk;
-    la.O = &e->O, la.denom = &e->denom;
-    backend.linear_attention(la);
+    // One call: a device keeps φ(Q), φ(K) where it makes them (the CPU makes them as feature_map does).
+    KernelAttentionArgs ka;
+    ka.q_map = favor_map(plan, h, true), ka.k_map = favor_map(plan, h, false);
+    LinearAttentionArgs& la = ka.attention;
+    la.V = &h.V, la.causal = plan.causal, la.chunk = kLinearAttentionChunk, la.O = &e->O, la.denom = &e->denom;
+    backend.kernel_attention(ka);
     e->flops = performer_flops(h.heads(), h.n(), d, h.dv(), m, f, plan.causal);
     e->bytes = kernel_bytes(h, f) + 4.0 * m * d;
 
@@ -196,9 +199,19 @@ std::unique_ptr<Execution> PerformerVariant::execute(const Plan& base, const Hea
 void PerformerVariant::explain(const Plan& plan, Execution& base, const Heads& h, int max_matrix_n,
                                Backend& backend) const {
     auto& e = static_cast<PerformerExecution&>(base);
-    if (h.n() <= max_matrix_n) e.P_eff = kernel_effective_matrix(backend, e.phi_Q, e.phi_K, &e.denom, plan.causal);
-    e.structure.features->phi_Q = std::move(e.phi_Q);
-    e.structure.features->phi_K = std::move(e.phi_K);
+    if (h.n() > max_matrix_n) return;
+    const auto& p = static_cast<const PerformerPlan&>(plan);
+    const int f = feature_map_columns(kind_map(p.params.get_int("kind")), p.params.get_int("features"), h.d());
+    Tensor3 phi_Q(h.heads(), h.n(), f), phi_K(h.heads(), h.n(), f);
+    FeatureMapArgs fa = favor_map(p, h, true);
+    fa.out = &phi_Q;
+    backend.feature_map(fa);
+    fa = favor_map(p, h, false);
+    fa.out = &phi_K;
+    backend.feature_map(fa);
+    e.P_eff = kernel_effective_matrix(backend, phi_Q, phi_K, &e.denom, plan.causal);
+    e.structure.features->phi_Q = std::move(phi_Q);
+    e.structure.features->phi_K = std::move(phi_K);
 }
 
 RunResult run_performer(const Heads& h, const Params& p, const RunOptions& options, Backend& backend,
