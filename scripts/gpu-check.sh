@@ -131,7 +131,7 @@ fi
 # same precision, timed on the same GPU in the same run.
 speed_figures() {
   local bench=("$build/app/attnscope" bench --backend cuda --heads 8 --dim 64 --runs 5 --no-progress)
-  # flash is kernel auto (CUTLASS's where it takes the run); kernel=own is attnscope's teaching kernel.
+  # flash is kernel best (CUTLASS's where it takes the run); kernel=own is attnscope's teaching kernel.
   local flash=flash,flash:kernel=own,flash:precision=bf16,flash:precision=fp16
   "${bench[@]}" --variants "$flash" --n 4096,16384,65536 --json "$work/speed-flash.json" > /dev/null || return 1
   "${bench[@]}" --variants "$flash" --causal --n 4096,16384,65536 --json "$work/speed-flash-causal.json" > /dev/null \

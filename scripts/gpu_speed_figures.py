@@ -6,7 +6,7 @@ Each BENCH_JSON is an `attnscope bench --backend cuda --json` report. For every 
 precision) the script times torch.nn.functional.scaled_dot_product_attention on the same GPU at the same H, n, d and
 causality in the point's precision (fp32 for tf32; CUDA events around each call, median of 7 after 3 warm-ups; TF32
 off for fp32), and prints Markdown tables: flash against SDPA, and every variant against flash fp32 as it runs by
-default (kernel auto: CUTLASS's fused attention where it takes the run; `flash:kernel=own` is attnscope's kernel),
+default (kernel best: CUTLASS's fused attention where it takes the run; `flash:kernel=own` is attnscope's kernel),
 by device time and by kernel time (device time less the host↔device copies).
 Exits 1 when a report is missing or holds no measured point; torch being absent only leaves its columns empty.
 """
@@ -104,7 +104,7 @@ def main() -> int:
     for p in points:
         groups.setdefault((p["heads"], p["n"], p["dim"], bool(p["causal"])), []).append(p)
     for (heads, n, dim, causal), group in sorted(groups.items()):
-        flash = [p for p in group if p["label"] == "flash"]  # flash fp32 as it runs by default (kernel auto)
+        flash = [p for p in group if p["label"] == "flash"]  # flash fp32 as it runs by default (kernel best)
         if len(group) < 2 or not flash:
             continue
         base, base_kernels = ms(flash[0]), kernels_ms(flash[0])

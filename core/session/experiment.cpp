@@ -35,9 +35,9 @@ const Reference& ReferenceCache::get(bool causal, Backend& backend) {
 namespace {
 
 /// True when flash's run used the kernel compute_reference runs, so its O and L are the reference's bits: kernel own,
-/// or auto away from CUDA (on CUDA, auto runs CUTLASS's kernel wherever it can: another summation).
+/// or best away from CUDA (on CUDA, best runs CUTLASS's kernel wherever it can: another summation).
 bool ran_own_kernel(const RunResult& r) {
-    const int kernel = r.params.get_int("kernel");  // own, cutlass, auto
+    const int kernel = r.params.get_int("kernel");  // own, cutlass, best
     return kernel == 0 || (kernel == 2 && r.backend != "cuda");
 }
 

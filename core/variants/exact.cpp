@@ -128,9 +128,10 @@ public:
                    choice_param("kernel", "kernel",
                                 "CUDA kernel: own (attnscope's teaching kernels: fp32, tf32), cutlass (CUTLASS's fused "
                                 "attention, the kernel of torch's memory-efficient SDPA: fp32 as 3×TF32 on tensor "
-                                "cores, bf16, fp16; d, dv ≤ 128 and multiples of 8, no score modifier) or auto "
-                                "(cutlass where it takes the run, else own); the CPU has one kernel",
-                                {"own", "cutlass", "auto"}, 2)}, true),
+                                "cores, bf16, fp16; d, dv ≤ 128 and multiples of 8, no score modifier) or best "
+                                "(cutlass where it takes the run, else own: as measured, the faster); the CPU has "
+                                "one kernel",
+                                {"own", "cutlass", "best"}, 2)}, true),
             .short_name = "Flash",
             .key_params = {},
             .signed_matrix = false,
@@ -203,7 +204,7 @@ private:
         a.tile_rows = plan.params.get_int("tile_rows");
         a.tile_cols = plan.params.get_int("tile_cols");
         a.precision = static_cast<AttentionPrecision>(plan.params.get_int("precision"));
-        static constexpr DenseKernel kKernels[] = {DenseKernel::Own, DenseKernel::Cutlass, DenseKernel::Auto};
+        static constexpr DenseKernel kKernels[] = {DenseKernel::Own, DenseKernel::Cutlass, DenseKernel::Best};
         a.kernel = kKernels[plan.params.get_int("kernel")];
         return a;
     }
@@ -219,7 +220,7 @@ private:
         if (dense_kernel_to_run(a) == DenseKernel::Own) {
             if (a.precision == AttentionPrecision::Tf32)
                 return "precision tf32: Q·Kᵀ and P·V on tensor cores (TF32 inputs); P shown is fp32";
-            return a.kernel == DenseKernel::Auto ? "kernel auto ran attnscope's own kernel, as CUTLASS's does not take this "
+            return a.kernel == DenseKernel::Best ? "kernel best ran attnscope's own kernel, as CUTLASS's does not take this "
                                                    "run (" + cutlass_refusal(a) + ")"
                                                  : "";
         }

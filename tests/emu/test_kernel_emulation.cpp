@@ -17,6 +17,7 @@
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/backend/cpu/random.h"
 #include "core/backend/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/block_sparse_split.cuh"
 #include "core/backend/cuda/feature_maps.cuh"
 #include "core/backend/cuda/fft.cuh"
 #include "core/backend/cuda/flash_attention.cuh"
@@ -396,31 +397,57 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
     BlockLayoutView view = L.view();
     view.row_ptr = row_ptr.data(), view.col_idx = col_idx.data(), view.mask_idx = mask_idx.data();
     view.masks = masks.data();
-    Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
-    const cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale, c.mod};
-    reset_shared_arena();
-    cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
-        const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
-        std::cout << "  instantiation D=" << D << " BC=" << BC << " sliced=" << kSliced << " output slices=" << slices
-                  << "\n";
-        const std::size_t smem_bytes = std::size_t(cuda::block_sparse_smem_floats(D, BC)) * sizeof(float);
-        cuda_emu::launch(dim3(unsigned(view.block_rows), unsigned(c.H), slices), dim3(cuda::kFlashThreads), smem_bytes,
-                         [&] { cuda::block_sparse_attention_kernel<D, BC, kSliced>(p); });
-    });
+    Fenced dQ(Q), dK(K), dV(V);
+    // Once with one work item per query block, once with every row longer than 2 stored blocks cut into parts of 2
+    // (block_sparse_split.cuh), whose partial results block_sparse_combine_kernel merges.
+    for (const int part_blocks : {0, 2}) {
+        const cuda::BlockSparseWork work = cuda::plan_block_sparse_work(L, part_blocks > 0 ? part_blocks : 1 << 30);
+        std::cout << "  work: " << work.item_row.size() << " items, " << work.split_row.size() << " rows split into "
+                  << work.slots << " parts of " << work.part_blocks << " stored blocks\n";
+        Fenced dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+        const std::size_t partial_rows = std::size_t(work.slots) * c.H * c.b;
+        Fenced dOP(std::max<std::size_t>(1, partial_rows * c.dv)), dLP(std::max<std::size_t>(1, partial_rows));
+        cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale, c.mod};
+        if (work.slots > 0) {
+            p.item_row = work.item_row.data(), p.item_part = work.item_part.data(), p.item_slot = work.item_slot.data();
+            p.item_count = int(work.item_row.size()), p.part_blocks = work.part_blocks, p.heads = c.H;
+            p.O_partial = dOP.get(), p.lse_partial = dLP.get();
+        }
+        reset_shared_arena();
+        cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
+            const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
+            std::cout << "  instantiation D=" << D << " BC=" << BC << " sliced=" << kSliced << " output slices=" << slices
+                      << "\n";
+            const std::size_t smem_bytes = std::size_t(cuda::block_sparse_smem_floats(D, BC)) * sizeof(float);
+            const unsigned items = unsigned(work.slots > 0 ? p.item_count : view.block_rows);
+            cuda_emu::launch(dim3(items, unsigned(c.H), slices), dim3(cuda::kFlashThreads), smem_bytes,
+                             [&] { cuda::block_sparse_attention_kernel<D, BC, kSliced>(p); });
+        });
+        if (work.slots > 0) {
+            const int splits = int(work.split_row.size());
+            const int64_t threads = int64_t(splits) * c.H * c.b * (c.dv + 1);
+            cuda_emu::launch(dim3(unsigned(cuda::ceil_div(threads, cuda::kBlockSparseCombineThreads))),
+                             dim3(cuda::kBlockSparseCombineThreads), 0, [&] {
+                                 cuda::block_sparse_combine_kernel(p, work.split_row.data(), work.split_slot.data(),
+                                                                   work.split_parts.data(), splits);
+                             });
+            EXPECT_TRUE(dOP.fences_intact() && dLP.fences_intact()) << "a part wrote outside its partial slots";
+        }
 
-    const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-    expect_written_in_bounds(O, dO, dL);
-    EXPECT_LE(rel_err(O, O_ref), tolerance);
-    // Rows with no allowed cell have lse = −inf on both backends; the others must agree.
-    Tensor3 lse_f = lse, lse_ref_f = lse_ref;
-    int masked_rows = 0;
-    for (int64_t k = 0; k < lse.size(); ++k) {
-        ASSERT_FALSE(std::isnan(lse.data()[k])) << "lse " << k << " unwritten or NaN";
-        ASSERT_EQ(std::isinf(lse.data()[k]), std::isinf(lse_ref.data()[k])) << "lse " << k;
-        if (std::isinf(lse_ref.data()[k])) lse_f.data()[k] = lse_ref_f.data()[k] = 0.0f, ++masked_rows;
+        const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+        expect_written_in_bounds(O, dO, dL);
+        EXPECT_LE(rel_err(O, O_ref), tolerance);
+        // Rows with no allowed cell have lse = −inf on both backends; the others must agree.
+        Tensor3 lse_f = lse, lse_ref_f = lse_ref;
+        int masked_rows = 0;
+        for (int64_t k = 0; k < lse.size(); ++k) {
+            ASSERT_FALSE(std::isnan(lse.data()[k])) << "lse " << k << " unwritten or NaN";
+            ASSERT_EQ(std::isinf(lse.data()[k]), std::isinf(lse_ref.data()[k])) << "lse " << k;
+            if (std::isinf(lse_ref.data()[k])) lse_f.data()[k] = lse_ref_f.data()[k] = 0.0f, ++masked_rows;
+        }
+        std::cout << "  rows with nothing allowed: " << masked_rows << "\n";
+        EXPECT_LE(rel_err(lse_f, lse_ref_f), tolerance);
     }
-    std::cout << "  rows with nothing allowed: " << masked_rows << "\n";
-    EXPECT_LE(rel_err(lse_f, lse_ref_f), tolerance);
 }
 
 std::vector<BlockSparseCase> block_sparse_cases() {

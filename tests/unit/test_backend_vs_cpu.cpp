@@ -318,14 +318,14 @@ TEST(CutlassAttention, RefusesWhatItCannotRunWithWhatToChange) {
     EXPECT_NO_THROW(validate_cutlass_attention(bf16));
 }
 
-// kernel auto: CUTLASS's kernel wherever it takes the run, attnscope's own where it refuses, an explicit kernel as asked.
+// kernel best: CUTLASS's kernel wherever it takes the run, attnscope's own where it refuses, an explicit kernel as asked.
 TEST(CutlassAttention, AutoRunsCutlassWhereItTakesTheRunElseOwn) {
     std::cout << "[case] dense_kernel_to_run: auto for fp32/bf16 d = 64, tf32, alibi, d = 136; own and cutlass kept\n";
     const Tensor3 Q = random_tensor(2, 16, 64, 1), K = random_tensor(2, 16, 64, 2), V = random_tensor(2, 16, 64, 3);
     const Tensor3 Qw = random_tensor(2, 16, 136, 1), Kw = random_tensor(2, 16, 136, 2);
     Tensor3 O(2, 16, 64);
     DenseAttentionArgs a;
-    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.kernel = DenseKernel::Auto;
+    a.Q = &Q, a.K = &K, a.V = &V, a.O = &O, a.kernel = DenseKernel::Best;
     EXPECT_EQ(dense_kernel_to_run(a), DenseKernel::Cutlass);
     DenseAttentionArgs bf16 = a;
     bf16.precision = AttentionPrecision::Bf16;

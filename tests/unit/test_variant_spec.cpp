@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/session/experiment.h"
 #include "core/session/variant_spec.h"
+#include "core/variants/registry.h"
 
 namespace attnscope::test {
 namespace {
@@ -91,6 +92,21 @@ TEST(VariantSpec, UnknownIdsAndPartsWithoutValuesAreErrors) {
     EXPECT_NE(error_of({"full,nosuch"}).find("unknown variant 'nosuch'"), std::string::npos);
     EXPECT_NE(error_of({"svd:rank"}).find("'rank' is not NAME=VALUE"), std::string::npos);
     EXPECT_NE(error_of({"topk::k=6"}).find("is not NAME=VALUE"), std::string::npos);
+}
+
+// "auto" is the keyword for a parameter's automatic default (sessions write it), so no choice may carry that name:
+// a choice called auto would be saved and then read back as the keyword.
+TEST(VariantSpec, EveryChoiceRoundTripsByItsName) {
+    for (const auto& v : all_variants())
+        for (const ParamSpec& spec : v->info().params) {
+            if (spec.kind != ParamKind::Choice) continue;
+            for (const std::string& choice : spec.choices) {
+                SCOPED_TRACE(v->info().id + ": " + spec.name + " = " + choice);
+                EXPECT_NE(choice, "auto");
+                const VariantRequest r = parse_variant_request(v->info().id, {{spec.name, choice}});
+                EXPECT_EQ(spec.choices[size_t(r.params.get_int(spec.name))], choice);
+            }
+        }
 }
 
 }  // namespace

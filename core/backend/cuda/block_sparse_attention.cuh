@@ -2,7 +2,8 @@
 // layout and indexing functions the CPU primitive uses). Included by block_sparse_attention.cu (the backend)
 // and by the CPU emulation tests (tests/emu), so both run the very same kernel.
 //
-// Work split: one thread block per (query block I, head h). The block walks query sub-tiles of kFlashBr rows
+// Work split: one thread block per (query block I, head h), or per work item of block_sparse_split.cuh (a part of
+// row I's stored blocks) where a few rows are much longer than the rest. The block walks query sub-tiles of kFlashBr rows
 // inside block I (one sub-tile when b ≤ 64) and, for each, only the key blocks the layout stores for row I:
 // their columns are packed back to back into key tiles of BC columns (a b = 1 layout fills a tile with 64
 // scattered keys; a b = 256 block spans four tiles), so the work is proportional to the stored blocks. Each
@@ -32,6 +33,17 @@ struct BlockSparseParams {
     int d, dv;
     float scale;
     ScoreMod mod;           // applied to every logit before the layout's mask
+    // Work items (block_sparse_split.cuh); item_row == nullptr: one item per query block (blockIdx.x = I), written to
+    // O and lse. Else item x = blockIdx.x is query block item_row[x], stored blocks [item_part[x]·part_blocks,
+    // +part_blocks) of its row, written to O and lse when item_slot[x] < 0, else to partial slot item_slot[x].
+    const int* item_row = nullptr;
+    const int* item_part = nullptr;
+    const int* item_slot = nullptr;
+    int item_count = 0;             // work items (the grid's x extent)
+    int part_blocks = 0;
+    int heads = 0;                  // H, the partial slots' head stride
+    float* O_partial = nullptr;     // (slots, H, b, dv): a part's O, normalised by its own sum
+    float* lse_partial = nullptr;   // (slots, H, b): a part's lse (−inf when it allows nothing)
 };
 
 /// Shared-memory floats of one block: the flash tiles plus the key tile's column map (3 ints per column).
@@ -52,10 +64,18 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
     int* sCol = sBlk + BC;                                         // (BC) column inside that block
 
     const BlockLayoutView& L = p.layout;
-    const int I = blockIdx.x, h = blockIdx.y, c0 = kSliced ? int(blockIdx.z) * D : 0;
+    const int item = blockIdx.x, h = blockIdx.y, c0 = kSliced ? int(blockIdx.z) * D : 0;
+    const int I = p.item_row ? p.item_row[item] : item;
     const int n = L.n, b = L.block;
     const int block_rows = block_extent(n, b, I);
-    const int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
+    int begin = layout_row_begin(L, h, I), end = layout_row_end(L, h, I);
+    const int slot = p.item_row ? p.item_slot[item] : -1;
+    if (p.item_row) {  // this item's part of the row (empty for a head whose row is shorter)
+        begin = min(end, begin + p.item_part[item] * p.part_blocks);
+        end = min(end, begin + p.part_blocks);
+    }
+    float* O_out = slot < 0 ? p.O : p.O_partial;
+    float* lse_out = slot < 0 ? p.lse : p.lse_partial;
     const TileLane ln = tile_lane();
     const int tid = ln.tid;
 
@@ -114,9 +134,10 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
             tile_fold<D, BC>(s, t, sm, ln);
         }
 
-        tile_write<D>(t, p.O, p.lse, p.dv, c0, ln.cg, [&](int i) -> int64_t {
+        tile_write<D>(t, O_out, lse_out, p.dv, c0, ln.cg, [&](int i) -> int64_t {
             const int r = ln.row0 + i;
-            return r < rows ? int64_t(h) * n + i0 + r : -1;
+            if (r >= rows) return -1;
+            return slot < 0 ? int64_t(h) * n + i0 + r : (int64_t(slot) * p.heads + h) * b + r0 + r;
         });
     }
 }

@@ -47,7 +47,7 @@ void CudaBackend::dense_attention(const DenseAttentionArgs& a) {
     else if (a.precision == AttentionPrecision::Tf32)
         cuda::flash_attention_tf32(*m_ctx, s, a.Q->data(), a.K->data(), a.V->data(), a.O->data(), lse);
     else if (a.precision != AttentionPrecision::Fp32 && a.kernel == DenseKernel::Own)
-        throw Error("precision bf16 and fp16 run on CUTLASS's kernel: set kernel=cutlass or auto (attnscope's own "
+        throw Error("precision bf16 and fp16 run on CUTLASS's kernel: set kernel=cutlass or best (attnscope's own "
                     "kernels compute fp32 or tf32)");
     else if (a.precision != AttentionPrecision::Fp32)
         throw Error("precision bf16 and fp16 run on CUTLASS's kernel only, which cannot take this call: " +

@@ -113,7 +113,7 @@ void validate_cutlass_attention(const DenseAttentionArgs& a) {
 }
 
 DenseKernel dense_kernel_to_run(const DenseAttentionArgs& a) {
-    if (a.kernel != DenseKernel::Auto) return a.kernel;
+    if (a.kernel != DenseKernel::Best) return a.kernel;
     return cutlass_refusal(a).empty() ? DenseKernel::Cutlass : DenseKernel::Own;
 }
 

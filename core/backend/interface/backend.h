@@ -27,7 +27,7 @@ enum class AttentionPrecision {
 enum class DenseKernel {
     Own,      // attnscope's kernels (flash_attention.cuh fp32, flash_attention_tc.cuh tf32): the teaching versions
     Cutlass,  // CUTLASS's fused multi-head attention (torch's memory-efficient SDPA kernel): fp32, bf16, fp16
-    Auto,     // CUTLASS's where it takes the call (as fast as SDPA fp32 on an H200; the own kernel ran at 0.5–0.7×),
+    Best,     // CUTLASS's where it takes the call (as fast as SDPA fp32 on an H200; the own kernel ran at 0.5–0.7×),
               // else attnscope's: dense_kernel_to_run
 };
 
@@ -338,7 +338,7 @@ void validate_dense_attention(const DenseAttentionArgs& args);
 void validate_cutlass_attention(const DenseAttentionArgs& args);
 /// Why CUTLASS's fused attention cannot take these arguments, with what to change; "" when it can.
 std::string cutlass_refusal(const DenseAttentionArgs& args);
-/// The kernel a CUDA backend runs for args: its kernel, with Auto resolved to Cutlass when cutlass_refusal is empty
+/// The kernel a CUDA backend runs for args: its kernel, with Best resolved to Cutlass when cutlass_refusal is empty
 /// and to Own otherwise (tf32, a score modifier, head dims CUTLASS does not take).
 DenseKernel dense_kernel_to_run(const DenseAttentionArgs& args);
 /// Checks the shapes of feature-map arguments; throws Error naming the mismatch.
