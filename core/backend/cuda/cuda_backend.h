@@ -26,7 +26,8 @@ constexpr int kVerticalSlashCudaBlock = 16;
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
 /// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above
 /// cuda::kMaxFlashHeadDim = 128 a sliced kernel); precision = tf32 runs the tensor-core kernel up to 128;
-/// kernel = Cutlass runs CUTLASS's fused attention in fp32 (3×TF32), bf16 or fp16.
+/// kernel = Cutlass runs CUTLASS's fused attention in fp32 (3×TF32), bf16 or fp16; kernel = Best runs it wherever it
+/// takes the call (dense_kernel_to_run).
 class CudaBackend : public Backend {
 public:
     /// Creates the stream and cuBLAS handle; throws Error when the device cannot be used.
@@ -50,7 +51,7 @@ protected:
     cuda::Context& context() { return *m_ctx; }
 
 private:
-    /// The tiled dense path on CUTLASS's kernel: fp32 tensors as they are, bf16/fp16 rounded here and O widened back.
+    /// The tiled dense path on CUTLASS's kernel: fp32 tensors as they are, bf16/fp16 rounded on the device.
     void cutlass_attention(const DenseAttentionArgs& a, const cuda::AttentionShape& s, float* lse);
 
     cuda::ContextPtr m_ctx;

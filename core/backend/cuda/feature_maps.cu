@@ -17,6 +17,7 @@ size_t feature_map_omega_floats(const FeatureMapCall& call) {
 }
 
 void feature_map_on_device(Context& ctx, const FeatureMapCall& call, const float* dX, const float* dW, float* dOut) {
+    if (call.H == 0 || call.n == 0) return;  // nothing to map (a launch of no blocks is an error)
     FeatureMapShape s;
     s.H = call.H, s.n = call.n, s.d = call.d, s.cols = call.cols, s.offset = call.prepend_one ? 1 : 0, s.add = call.add;
     DeviceOps ops(ctx);

@@ -19,7 +19,7 @@ void linear_attention_on_device(Context& ctx, const LinearAttentionShape& s, con
     ctx.synchronize("linear attention");  // scratch is freed when ops goes out of scope
 }
 
-/// The device memory linear attention needs beyond its inputs and outputs, in bytes, with what it is for.
+/// Bytes of device memory linear attention needs besides its inputs: O, D (when asked for) and its scratch.
 size_t linear_attention_bytes(const LinearAttentionShape& s, bool denom) {
     const size_t o = size_t(s.H) * s.n * s.dv, d = denom ? size_t(s.H) * s.n : 0;
     return (o + d + size_t(linear_attention_scratch_floats(s))) * sizeof(float);
