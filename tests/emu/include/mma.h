@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/half.h"
 #include "cuda_runtime.h"
 
 namespace nvcuda::wmma {
@@ -27,23 +28,13 @@ enum layout_t { mem_row_major, mem_col_major };
 
 /// cvt.rna.tf32.f32: round to the nearest value with a 10-bit mantissa, ties away from zero (inf/NaN kept).
 inline float __float_to_tf32(float x) {
-    uint32_t u;
-    std::memcpy(&u, &x, sizeof u);
+    uint32_t u = attnscope::float_bits(x);
     if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
-    float y;
-    std::memcpy(&y, &u, sizeof y);
-    return y;
+    return attnscope::bits_float(u);
 }
 
 /// What the tensor cores read of a TF32 operand: the top 19 bits (sign, exponent, 10-bit mantissa).
-inline float tf32_operand(float x) {
-    uint32_t u;
-    std::memcpy(&u, &x, sizeof u);
-    u &= 0xffffe000u;
-    float y;
-    std::memcpy(&y, &u, sizeof y);
-    return y;
-}
+inline float tf32_operand(float x) { return attnscope::bits_float(attnscope::float_bits(x) & 0xffffe000u); }
 
 /// A WMMA fragment holding the whole tile: rows × cols of the operand it stands for.
 template <class Use, int M, int N, int K, class T, class Layout = void>
