@@ -287,6 +287,7 @@ struct FrameLoop {
     bool woken = false;                 // the sleep before this frame ended early (the worker's wake, an empty event)
     std::shared_ptr<const RunSnapshot> last_snap;  // the snapshot the previous frame showed
     bool figure_exported = false;       // --export-figure done
+    int figure_settled = 0;             // frames in a row whose figure inputs were final (--export-figure)
     FramePresenter presenter;           // copies the boxes drawn to the window, or swaps whole frames
     PartialRedraw redraw;               // draws only what changed, when the presenter keeps the back buffer
     std::vector<PixelBox> drawn;        // the boxes this frame drew
@@ -397,16 +398,24 @@ bool render_frame(FrameLoop& l) {
     return present;
 }
 
-/// --export-figure: File → Export figure of the --panel panel once, when the results of the last --frames frame are
-/// shown and no panel computes.
+/// What a figure export reads is final: the frame's snapshot is the newest and complete, the frame's sweep report is
+/// the newest, and nothing that feeds a panel still computes. The snapshot and report were copied when the frame
+/// began, so the live state alone can say "done" about data this frame never saw.
+bool figure_inputs_final(const App& app) {
+    if (!app.snap || !app.snap->complete || app.runs.run_snapshot() != app.snap) return false;
+    if (app.bench && app.bench->report() != app.bench_report) return false;
+    return app.runs.state() != WorkerState::Running && !app.dirty && !any_panel_busy(app);
+}
+
+/// --export-figure: File → Export figure of the --panel panel once, after the --frames frames, when the inputs have
+/// been final for a few frames in a row (so the panels have drawn from them at least once, as for a screenshot).
 void export_figure_when_ready(FrameLoop& l) {
-    const App& app = l.app;
-    if (!l.o.export_figure.empty() && !l.figure_exported && app.snap && app.frame + 1 >= l.o.frames &&
-        app.runs.state() != WorkerState::Running && !app.dirty && !any_panel_busy(app)) {
-        const PanelEntry& shown = l.o.panel.empty() ? panel("matrices") : find_panel(l.o.panel);
-        export_panel_figure(l.app, shown, figure::parse_theme(l.o.export_figure));
-        l.figure_exported = true;
-    }
+    if (l.o.export_figure.empty() || l.figure_exported || l.app.frame + 1 < l.o.frames) return;
+    l.figure_settled = figure_inputs_final(l.app) ? l.figure_settled + 1 : 0;
+    if (l.figure_settled < 3) return;
+    const PanelEntry& shown = l.o.panel.empty() ? panel("matrices") : find_panel(l.o.panel);
+    export_panel_figure(l.app, shown, figure::parse_theme(l.o.export_figure));
+    l.figure_exported = true;
 }
 
 /// Something the screenshot must show is still on its way: the batch, exports, the figure, an edit, the lesson's
