@@ -29,6 +29,8 @@
 #include "core/backend/cuda/lsh_attention.cuh"
 #include "core/backend/cuda/pooled_view.cuh"
 #include "core/backend/cuda/softmax_rows.cuh"
+#include "core/backend/cuda/vertical_slash_attention.cuh"
+#include "core/backend/interface/vertical_slash_layout.h"
 
 // Leak checking is not the point here and LeakSanitizer fails under some sandboxes (ptrace): keep only the
 // address checks when this target is built with AddressSanitizer (the hook is ignored otherwise).
@@ -479,6 +481,111 @@ INSTANTIATE_TEST_SUITE_P(Cuda, BlockSparseKernelEmulated, testing::ValuesIn(bloc
                                     std::to_string(c.b) + "_d" + std::to_string(c.d) + "_dv" + std::to_string(c.dv) +
                                     "_lh" + std::to_string(c.layout_heads) + "_i" + std::to_string(info.index) +
                                     mod_suffix(c.mod);
+                         });
+
+// [SECTION] Vertical-slash kernel
+
+struct VerticalSlashCase {
+    int H, n, d, dv;
+    double p_col, p_off;  // probability that a column, an offset of [0, n + 8), is kept
+    bool band;            // offsets 0 … 19 all kept: a run of neighbours, gathered as one key range per row block
+    ScoreMod mod{};
+};
+
+void PrintTo(const VerticalSlashCase& c, std::ostream* os) {
+    *os << "H=" << c.H << " n=" << c.n << " d=" << c.d << " dv=" << c.dv << " p_col=" << c.p_col << " p_off=" << c.p_off;
+}
+
+class VerticalSlashKernelEmulated : public testing::TestWithParam<VerticalSlashCase> {};
+
+TEST_P(VerticalSlashKernelEmulated, MatchesCpuLinePrimitive) {
+    const VerticalSlashCase c = GetParam();
+    const double tolerance = 2e-5;
+    const uint64_t seed = 500 + uint64_t(c.n) * 3 + uint64_t(c.H);
+    std::vector<std::vector<int>> columns(std::size_t(c.H)), offsets(std::size_t(c.H));
+    for (int h = 0; h < c.H; ++h) {
+        for (int j = 0; j < c.n; ++j)
+            if (rng::uniform(seed, 60 + h, uint64_t(j)) < c.p_col) columns[std::size_t(h)].push_back(j);
+        for (int o = 0; o < c.n + 8; ++o)
+            if (o == 0 || (c.band && o < 20) || rng::uniform(seed, 90 + h, uint64_t(o)) < c.p_off)
+                offsets[std::size_t(h)].push_back(o);
+    }
+    std::cout << "[case] emulated vertical_slash_attention_kernel H=" << c.H << " n=" << c.n << " d=" << c.d
+              << " dv=" << c.dv << " p_col=" << c.p_col << " p_off=" << c.p_off << (c.band ? " band" : "")
+              << " tol=" << tolerance << "\n";
+    const Tensor3 Q = random_tensor(c.H, c.n, c.d, 41), K = random_tensor(c.H, c.n, c.d, 42),
+                  V = random_tensor(c.H, c.n, c.dv, 43);
+    const float scale = 1.0f / std::sqrt(float(c.d));
+
+    // The expectation is the CPU backend's line primitive (cpu_vertical_slash.cpp), whose own tests check it against
+    // the definition; the kernel shares no code with it beyond the online-softmax step.
+    Tensor3 O_ref(c.H, c.n, c.dv), lse_ref(c.H, c.n, 1);
+    VerticalSlashAttentionArgs a;
+    a.Q = &Q, a.K = &K, a.V = &V, a.columns = &columns, a.offsets = &offsets, a.scale = scale, a.score_mod = c.mod;
+    a.O = &O_ref, a.lse = &lse_ref;
+    cpu_vertical_slash_attention(a);
+
+    // Every diagonal gathered as key ranges (min run 1), every one walked cell by cell, and the kernel's own split.
+    for (const int min_run : {1, 1 << 30, cuda::kVerticalSlashMinRun}) {
+        const DiagonalSplit split = split_diagonals(offsets, min_run);
+        const VerticalSlashRanges ranges = vertical_slash_ranges(c.n, cuda::kFlashBr, columns, split.runs);
+        std::vector<uint8_t> is_column(std::size_t(c.H) * c.n, 0), is_run(std::size_t(c.H) * c.n, 0);
+        std::vector<int> isolated_ptr(std::size_t(c.H) + 1, 0), isolated;
+        for (int h = 0; h < c.H; ++h) {
+            for (int j : columns[std::size_t(h)]) is_column[std::size_t(h) * c.n + j] = 1;
+            for (int o : split.runs[std::size_t(h)])
+                if (o < c.n) is_run[std::size_t(h) * c.n + o] = 1;
+            for (int o : split.isolated[std::size_t(h)])
+                if (o < c.n) isolated.push_back(o);
+            isolated_ptr[std::size_t(h) + 1] = int(isolated.size());
+        }
+        std::cout << "  min run " << min_run << ": " << ranges.start.size() << " key ranges (" << ranges.keys()
+                  << " keys), " << isolated.size() << " isolated diagonals\n";
+        isolated.push_back(-1);  // a sentinel past the last head's list, so the vector is never empty
+        Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+        cuda::VerticalSlashParams p{};
+        p.Q = dQ.get(), p.K = dK.get(), p.V = dV.get(), p.O = dO.get(), p.lse = dL.get();
+        p.range_ptr = ranges.ptr.data(), p.range_start = ranges.start.data(), p.range_length = ranges.length.data();
+        p.is_column = is_column.data(), p.is_run = is_run.data();
+        p.isolated_ptr = isolated_ptr.data(), p.isolated = isolated.data();
+        p.n = c.n, p.d = c.d, p.dv = c.dv, p.scale = scale, p.mod = c.mod;
+        reset_shared_arena();
+        cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
+            const unsigned slices = unsigned(cuda::attention_output_slices(kSliced, c.dv));
+            std::cout << "  instantiation D=" << D << " BC=" << BC << " sliced=" << kSliced << " output slices="
+                      << slices << "\n";
+            const std::size_t smem_bytes = std::size_t(cuda::vertical_slash_smem_floats(D, BC)) * sizeof(float);
+            cuda_emu::launch(dim3(unsigned(ranges.row_blocks), unsigned(c.H), slices), dim3(cuda::kFlashThreads),
+                             smem_bytes, [&] { cuda::vertical_slash_attention_kernel<D, BC, kSliced>(p); });
+        });
+        const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
+        expect_written_in_bounds(O, dO, dL);
+        EXPECT_LE(rel_err(O, O_ref), tolerance) << "min run " << min_run;
+        EXPECT_LE(rel_err(lse, lse_ref), tolerance) << "min run " << min_run;  // offset 0 kept: every lse finite
+    }
+}
+
+std::vector<VerticalSlashCase> vertical_slash_cases() {
+    return {
+        {2, 100, 32, 32, 0.1, 0.1, false},       // scattered lines, partial last row block
+        {1, 1, 16, 16, 0.5, 0.5, false},         // n = 1
+        {3, 200, 64, 40, 0.05, 0.3, true},       // a band of 20 diagonals and random ones (short runs), dv ≠ d
+        {2, 130, 100, 128, 0.3, 0.02, false},    // many columns (several key tiles of them), D = 128 bucket
+        {2, 150, 16, 16, 0.0, 0.05, false},      // no columns at all
+        {1, 90, 8, 8, 1.0, 0.0, false},          // every column: causal attention, the diagonal once
+        {1, 100, 16, 16, 0.1, 1.0, false},       // every diagonal: one run, causal attention again
+        {2, 70, 200, 72, 0.1, 0.2, false},       // d > 128: the sliced kernel
+        {1, 80, 24, 300, 0.1, 0.2, true},        // dv > 128: three output slices
+        {2, 120, 32, 32, 0.1, 0.1, false, ScoreMod{ScoreModKind::Alibi, 50.0f, 2}},
+        {2, 120, 32, 32, 0.1, 0.1, true, ScoreMod{ScoreModKind::Softcap, 0.5f, 2}},
+    };
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, VerticalSlashKernelEmulated, testing::ValuesIn(vertical_slash_cases()),
+                         [](const testing::TestParamInfo<VerticalSlashCase>& info) {
+                             const VerticalSlashCase& c = info.param;
+                             return "H" + std::to_string(c.H) + "_n" + std::to_string(c.n) + "_d" + std::to_string(c.d) +
+                                    "_dv" + std::to_string(c.dv) + "_i" + std::to_string(info.index) + mod_suffix(c.mod);
                          });
 
 // [SECTION] LSH hashing and round combination

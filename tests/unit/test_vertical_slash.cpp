@@ -1,7 +1,7 @@
 // The vertical-slash primitive (Backend::vertical_slash_attention) on every backend against a double-precision masked
 // softmax over the cells its definition allows — random columns and diagonals with overlaps, empty lists, n = 1,
-// offsets ≥ n, score modifiers — plus its layout (what the CUDA backend runs) against the same definition, run
-// through the CPU's block-sparse primitive, and the argument checks.
+// offsets ≥ n, score modifiers — plus its block layout (what the block view draws) against the same definition, run
+// through the CPU's block-sparse primitive, the key ranges the CUDA kernel gathers, and the argument checks.
 #include <algorithm>
 #include <cmath>
 
@@ -118,8 +118,8 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, VerticalSlash, testing::ValuesIn(kernel_su
                          [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 
 TEST(VerticalSlashLayout, HoldsExactlyTheDefinitionsCellsAndRunsLikeTheLinePrimitive) {
-    // The CUDA backend runs the primitive as this layout through the block-sparse kernel: here the same composition
-    // runs on the CPU's block-sparse primitive, so the layout and the route are checked without a GPU.
+    // The block view draws this layout, and a mask modifier runs the variant through it: the same composition runs
+    // on the CPU's block-sparse primitive here.
     for (uint64_t seed = 0; seed < 10; ++seed) {
         const int n = seed == 1 ? 1 : 1 + int(rng::below(seed, 31, 0, 200)), H = 1 + int(rng::below(seed, 31, 1, 3));
         const int b = seed % 2 ? 16 : 1 + int(rng::below(seed, 31, 2, 70));
@@ -148,6 +148,49 @@ TEST(VerticalSlashLayout, HoldsExactlyTheDefinitionsCellsAndRunsLikeTheLinePrimi
         expect_matches(O_blocks, lse_blocks, O_lines, lse_lines);
         if (HasFailure()) return;
     }
+}
+
+TEST(VerticalSlashRanges, CoverExactlyTheKeysOfTheBlocksKeptCellsMerged) {
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+        const int n = seed == 1 ? 1 : 1 + int(rng::below(seed, 32, 0, 300)), H = 1 + int(rng::below(seed, 32, 1, 3));
+        const int rows = seed % 3 == 0 ? 64 : 1 + int(rng::below(seed, 32, 2, 40));
+        const Lines lines = random_lines(seed, H, n, 0.1, seed % 2 ? 0.4 : 0.05);
+        std::cout << "[case] ranges seed=" << seed << " n=" << n << " H=" << H << " rows=" << rows << "\n";
+        const VerticalSlashRanges R = vertical_slash_ranges(n, rows, lines.columns, lines.offsets);
+        const CellPredicate allowed = allowed_by(lines);
+        ASSERT_EQ(R.row_blocks, (n + rows - 1) / rows);
+        ASSERT_EQ(R.ptr.size(), size_t(H) * R.row_blocks + 1);
+        for (int h = 0; h < H; ++h)
+            for (int B = 0; B < R.row_blocks; ++B) {
+                // Expected: the keys with an allowed cell in rows B·rows … of head h, from the definition.
+                std::vector<uint8_t> expected(size_t(n), 0), got(size_t(n), 0);
+                for (int i = B * rows; i < std::min(n, (B + 1) * rows); ++i)
+                    for (int j = 0; j < n; ++j) expected[size_t(j)] |= uint8_t(allowed(h, i, j));
+                int previous_end = -2;  // one past the previous range's last key
+                for (int k = R.ptr[size_t(h) * R.row_blocks + B]; k < R.ptr[size_t(h) * R.row_blocks + B + 1]; ++k) {
+                    ASSERT_GE(R.length[size_t(k)], 1);
+                    ASSERT_GT(R.start[size_t(k)], previous_end) << "ranges must ascend, disjoint and not touching";
+                    for (int j = R.start[size_t(k)]; j < R.start[size_t(k)] + R.length[size_t(k)]; ++j) {
+                        ASSERT_TRUE(j >= 0 && j < n) << "key " << j << " outside [0, n)";
+                        got[size_t(j)] = 1;
+                    }
+                    previous_end = R.start[size_t(k)] + R.length[size_t(k)];
+                }
+                // No more and no fewer: each key of a diagonal's run through the block has its cell there.
+                ASSERT_EQ(got, expected) << "head " << h << ", row block " << B;
+            }
+    }
+}
+
+TEST(VerticalSlashRanges, DiagonalsPartIntoRunsOfAtLeastTheMinimumAndTheRest) {
+    const std::vector<std::vector<int>> offsets = {{0, 1, 2, 3, 7, 9, 10, 11, 12, 20}, {}, {5}};
+    const DiagonalSplit three = split_diagonals(offsets, 3);
+    EXPECT_EQ(three.runs, (std::vector<std::vector<int>>{{0, 1, 2, 3, 9, 10, 11, 12}, {}, {}}));
+    EXPECT_EQ(three.isolated, (std::vector<std::vector<int>>{{7, 20}, {}, {5}}));
+    const DiagonalSplit five = split_diagonals(offsets, 5);  // no run is that long
+    EXPECT_EQ(five.runs, (std::vector<std::vector<int>>{{}, {}, {}}));
+    EXPECT_EQ(five.isolated, offsets);
+    EXPECT_EQ(split_diagonals(offsets, 1).runs, offsets);  // a single diagonal is a run of one
 }
 
 }  // namespace

@@ -12,13 +12,13 @@
 // with layout_cell_allowed. Scores, the online softmax (core/backend/cpu/online_softmax.h) and P·V follow
 // the flash kernel's lane layout (flash_attention.cuh: lane = 8·rg + cg owns 4 rows and every 8th column).
 // Forbidden cells score −inf and weigh exactly 0; a row with no allowed cell ends with O = 0, lse = −inf.
-// The tile steps are attention_tile.cuh's; head dims above 128 run the sliced instantiation (kSliced: feature
-// slices for the scores, value columns over blockIdx.z).
+// The loop over key tiles is gathered_keys.cuh's, the tile steps attention_tile.cuh's; head dims above 128 run the
+// sliced instantiation (kSliced: feature slices for the scores, value columns over blockIdx.z).
 #pragma once
 #include <cmath>
 
 #include "core/backend/interface/block_layout.h"
-#include "core/backend/cuda/attention_tile.cuh"
+#include "core/backend/cuda/gathered_keys.cuh"
 
 namespace attnscope::cuda {
 
@@ -55,7 +55,6 @@ template <int D, int BC, bool kSliced>
 __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(BlockSparseParams p) {
     static_assert(D % kFlashRowLanes == 0 && BC % kFlashRowLanes == 0, "tiles must split over 8 lanes");
     static_assert(BC <= kFlashThreads, "one thread writes each column of the key map");
-    constexpr int kCols = BC / kFlashRowLanes;
     extern __shared__ float smem[];
     // sQ: the sub-tile's queries (a feature slice when sliced); sK, sV: the gathered keys and values of the tile.
     const TileSmem sm = tile_smem<D, BC>(smem);
@@ -77,62 +76,29 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
     float* O_out = slot < 0 ? p.O : p.O_partial;
     float* lse_out = slot < 0 ? p.lse : p.lse_partial;
     const TileLane ln = tile_lane();
-    const int tid = ln.tid;
 
     const float* Qh = p.Q + int64_t(h) * n * p.d;
     const float* Kh = p.K + int64_t(h) * n * p.d;
     const float* Vh = p.V + int64_t(h) * n * p.dv;
-    const auto key_of = [&](int c) { return sKey[c]; };
 
     for (int r0 = 0; r0 < block_rows; r0 += kFlashBr) {
         const int i0 = I * b + r0, rows = min(kFlashBr, block_rows - r0);
-        const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
         if (!kSliced) {
             __syncthreads();  // the previous sub-tile is done with sQ
-            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
+            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, [&](int r) { return r < rows ? i0 + r : -1; });
         }
         TileRows<D> t;
         t.init();
-
-        // Cursor over the stored blocks of row I: block k, next column cb inside it. Every thread walks the
-        // same cursor (a few integer steps per tile), and the thread whose id is a tile column writes its map.
+        // Cursor over the stored blocks of row I (segments of their columns): block k, next column cb inside it.
         int k = begin, cb = 0;
-        while (k < end) {
-            __syncthreads();  // every warp is done with the previous tile's sQ, sK, sV, sP and map
-            int filled = 0;
-            while (k < end && filled < BC) {
-                const int J = L.col_idx[k];
-                const int take = min(block_extent(n, b, J) - cb, BC - filled);
-                if (tid >= filled && tid < filled + take) {
-                    sKey[tid] = J * b + cb + (tid - filled);
-                    sBlk[tid] = k;
-                    sCol[tid] = cb + (tid - filled);
-                }
-                filled += take, cb += take;
-                if (cb == block_extent(n, b, J)) ++k, cb = 0;
-            }
-            if (tid >= filled && tid < BC) sKey[tid] = -1, sBlk[tid] = 0, sCol[tid] = 0;
-            __syncthreads();
-            stage_tile<D, BC>(sm.sV, Vh, p.dv, c0, p.dv, 1.0f, key_of);
-
-            float s[kFlashLaneRows][kCols];
-            // Its last __syncthreads also publishes the tile's key maps.
-            tile_score_slices<D, BC, kSliced>(sm.sQ, sm.sK, Qh, Kh, p.d, p.scale, query_of, key_of, ln, s);
-
-            // Rows past the block and columns past the tile are padding; the rest obey the mask bits.
-#pragma unroll
-            for (int i = 0; i < kFlashLaneRows; ++i) {
-                const int r = r0 + ln.row0 + i;  // row inside query block I
-#pragma unroll
-                for (int j = 0; j < kCols; ++j) {
-                    const int c = ln.cg + j * kFlashRowLanes;
-                    const bool allowed = r < block_rows && c < filled && layout_cell_allowed(L, sBlk[c], r, sCol[c]);
-                    if (!allowed) s[i][j] = kMaskedScore;
-                    else s[i][j] = apply_score_mod(p.mod, h, I * b + r, sKey[c], s[i][j]);
-                }
-            }
-            tile_fold<D, BC>(s, t, sm, ln);
-        }
+        const auto fill_tile = [&] {
+            return pack_key_segments<BC>(
+                k, end, cb, [&](int s) { return block_extent(n, b, L.col_idx[s]); },
+                [&](int c, int s, int col) { sKey[c] = L.col_idx[s] * b + col, sBlk[c] = s, sCol[c] = col; });
+        };
+        const auto allowed = [&](int r, int c) { return layout_cell_allowed(L, sBlk[c], r0 + r, sCol[c]); };
+        fold_gathered_keys<D, BC, kSliced>(sm, sKey, Qh, Kh, Vh, p.d, p.dv, c0, p.scale, p.mod, h, i0, rows, ln,
+                                           fill_tile, allowed, t);
 
         tile_write<D>(t, O_out, lse_out, p.dv, c0, ln.cg, [&](int i) -> int64_t {
             const int r = ln.row0 + i;

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend/interface/vertical_slash_layout.h"
 
 namespace attnscope {
 
@@ -88,16 +87,14 @@ void CudaBackend::block_sparse_attention(const BlockSparseAttentionArgs& a) {
                                  a.lse ? a.lse->data() : nullptr);
 }
 
-// The lines' layout (core/backend/interface/vertical_slash_layout.h, blocks of kVerticalSlashCudaBlock) through the
-// block-sparse kernel: there is no line kernel, so a line costs its whole blocks on the GPU (the CPU scores
-// only the kept cells); the layout is built on the host in O(kept cells).
+// The line kernel (core/backend/cuda/vertical_slash_attention.cuh): each block of 64 query rows gathers its merged key
+// ranges, so the work follows the kept lines.
 void CudaBackend::vertical_slash_attention(const VerticalSlashAttentionArgs& a) {
     validate_vertical_slash_attention(a);
-    const BlockLayout layout = vertical_slash_layout(a.Q->rows(), kVerticalSlashCudaBlock, *a.columns, *a.offsets);
-    BlockSparseAttentionArgs b;
-    b.Q = a.Q, b.K = a.K, b.V = a.V, b.layout = &layout, b.scale = a.scale, b.score_mod = a.score_mod;
-    b.O = a.O, b.lse = a.lse;
-    CudaBackend::block_sparse_attention(b);  // not the virtual call: MeasuredCudaBackend times this call once
+    cuda::VerticalSlashShape s;
+    s.H = a.Q->heads(), s.n = a.Q->rows(), s.d = a.Q->cols(), s.dv = a.V->cols(), s.scale = a.scale, s.mod = a.score_mod;
+    cuda::vertical_slash_attention(*m_ctx, s, *a.columns, *a.offsets, a.Q->data(), a.K->data(), a.V->data(),
+                                   a.O->data(), a.lse ? a.lse->data() : nullptr);
 }
 
 // LSH: hashing (cuBLAS projections, bucket kernel, CUB radix sort), the chunked attention of the sorted rounds

@@ -18,10 +18,6 @@ std::string cuda_probe_device();
 /// A CudaBackend on device 0; throws Error when no device is usable (call cuda_probe_device() first).
 std::unique_ptr<Backend> make_cuda_backend();
 
-/// Block of the layout CudaBackend::vertical_slash_attention builds: the width the vslash variant used before the line
-/// primitive (narrow lines waste less of a block the smaller it is; 16 keeps the kernel's tiles busy).
-constexpr int kVerticalSlashCudaBlock = 16;
-
 /// Backend running every primitive on CUDA device 0.
 /// Dense attention: the tiled kernel's tiles are fixed when compiled (Br = 64, Bc = 64, or 32 for head dims
 /// above 64), so DenseAttentionArgs::tile_rows/tile_cols only steer the CPU backend; any head dim (above

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/backend/interface/block_layout.h"
 #include "core/backend/interface/gemm_roof.h"
@@ -103,6 +104,21 @@ struct BlockSparseShape {
 void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const BlockLayout& layout, const float* Q,
                             const float* K, const float* V, float* O,
                             float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
+
+/// Sizes of one vertical-slash call (validated by the caller).
+struct VerticalSlashShape {
+    int H = 0, n = 0, d = 0, dv = 0;  // heads, sequence length, head dim, value dim
+    float scale = 1.0f;               // s in softmax(s·QKᵀ)
+    ScoreMod mod;                     // applied to every kept logit
+};
+
+/// Attention over the kept columns and diagonals (lists as validated by validate_vertical_slash_attention): one
+/// thread block per (block of 64 query rows, head) gathering the block's merged key ranges
+/// (vertical_slash_attention.cuh). Any head dim, as block_sparse_attention.
+void vertical_slash_attention(Context& ctx, const VerticalSlashShape& s, const std::vector<std::vector<int>>& columns,
+                              const std::vector<std::vector<int>>& offsets, const float* Q, const float* K,
+                              const float* V, float* O,
+                              float* lse);  // Q, K (H,n,d), V (H,n,dv), O (H,n,dv), lse (H,n,1) or nullptr
 
 /// Buckets and sorted order of every (round, head): x·R_r through cuBLAS, lsh_argmax_bucket per position, one
 /// CUB radix sort by ((round, head), bucket, position). Shapes validated by the caller; rotations unused

@@ -73,4 +73,58 @@ BlockLayout vertical_slash_layout(int n, int block, const std::vector<std::vecto
     return L;
 }
 
+int64_t VerticalSlashRanges::keys() const {
+    int64_t total = 0;
+    for (int len : length) total += len;
+    return total;
+}
+
+VerticalSlashRanges vertical_slash_ranges(int n, int rows, const std::vector<std::vector<int>>& columns,
+                                          const std::vector<std::vector<int>>& offsets) {
+    VerticalSlashRanges R;
+    R.rows = rows, R.row_blocks = block_count(n, rows);
+    const int heads = int(columns.size()), tasks = heads * R.row_blocks;
+    std::vector<std::vector<std::pair<int, int>>> merged(size_t(std::max(0, tasks)));  // (first, last) key
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int task = 0; task < tasks; ++task) {
+        const int h = task / R.row_blocks, B = task % R.row_blocks;
+        const int i0 = B * rows, last = i0 + block_extent(n, rows, B) - 1;
+        const std::vector<int>& cols = columns[size_t(h)];
+        const std::vector<int>& offs = offsets[size_t(h)];
+        std::vector<std::pair<int, int>> spans;
+        for (auto c = cols.begin(); c != std::upper_bound(cols.begin(), cols.end(), last); ++c) spans.emplace_back(*c, *c);
+        for (auto o = offs.begin(); o != std::upper_bound(offs.begin(), offs.end(), last); ++o)
+            spans.emplace_back(std::max(0, i0 - *o), last - *o);
+        std::sort(spans.begin(), spans.end());
+        std::vector<std::pair<int, int>>& out = merged[size_t(task)];
+        for (const auto& [first, end] : spans) {
+            if (!out.empty() && first <= out.back().second + 1) out.back().second = std::max(out.back().second, end);
+            else out.emplace_back(first, end);
+        }
+    }
+    R.ptr.assign(size_t(tasks) + 1, 0);
+    for (int task = 0; task < tasks; ++task) {
+        R.ptr[size_t(task)] = int(R.start.size());
+        for (const auto& [first, end] : merged[size_t(task)]) R.start.push_back(first), R.length.push_back(end - first + 1);
+    }
+    R.ptr[size_t(tasks)] = int(R.start.size());
+    return R;
+}
+
+DiagonalSplit split_diagonals(const std::vector<std::vector<int>>& offsets, int min_run) {
+    DiagonalSplit out;
+    out.runs.resize(offsets.size()), out.isolated.resize(offsets.size());
+    for (size_t h = 0; h < offsets.size(); ++h) {
+        const std::vector<int>& offs = offsets[h];
+        for (size_t a = 0; a < offs.size();) {
+            size_t b = a + 1;
+            while (b < offs.size() && offs[b] == offs[b - 1] + 1) ++b;
+            std::vector<int>& to = int(b - a) >= min_run ? out.runs[h] : out.isolated[h];
+            to.insert(to.end(), offs.begin() + std::ptrdiff_t(a), offs.begin() + std::ptrdiff_t(b));
+            a = b;
+        }
+    }
+    return out;
+}
+
 }  // namespace attnscope
