@@ -17,6 +17,7 @@
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/backend/cpu/random.h"
 #include "core/backend/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/block_sparse_gather.cuh"
 #include "core/backend/cuda/block_sparse_split.cuh"
 #include "core/backend/cuda/feature_maps.cuh"
 #include "core/backend/cuda/fft.cuh"
@@ -373,6 +374,24 @@ BlockLayout random_layout(const BlockSparseCase& c, uint64_t seed) {
     return L;
 }
 
+/// The kernel's O and lse (fenced device-like buffers) against the CPU backend's: written in bounds, O within
+/// `tolerance`, lse = −inf exactly where the CPU's is (rows with nothing allowed), the rest within `tolerance`.
+void expect_matches_cpu(const Fenced& dO, const Fenced& dL, const Tensor3& O_ref, const Tensor3& lse_ref, double tolerance) {
+    const Tensor3 O = dO.to_tensor(O_ref.heads(), O_ref.rows(), O_ref.cols());
+    const Tensor3 lse = dL.to_tensor(lse_ref.heads(), lse_ref.rows(), 1);
+    expect_written_in_bounds(O, dO, dL);
+    EXPECT_LE(rel_err(O, O_ref), tolerance);
+    Tensor3 lse_f = lse, lse_ref_f = lse_ref;
+    int masked_rows = 0;
+    for (int64_t k = 0; k < lse.size(); ++k) {
+        ASSERT_FALSE(std::isnan(lse.data()[k])) << "lse " << k << " unwritten or NaN";
+        ASSERT_EQ(std::isinf(lse.data()[k]), std::isinf(lse_ref.data()[k])) << "lse " << k;
+        if (std::isinf(lse_ref.data()[k])) lse_f.data()[k] = lse_ref_f.data()[k] = 0.0f, ++masked_rows;
+    }
+    std::cout << "  rows with nothing allowed: " << masked_rows << "\n";
+    EXPECT_LE(rel_err(lse_f, lse_ref_f), tolerance);
+}
+
 class BlockSparseKernelEmulated : public testing::TestWithParam<BlockSparseCase> {};
 
 TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
@@ -436,20 +455,34 @@ TEST_P(BlockSparseKernelEmulated, MatchesCpuBackendOnRandomLayouts) {
             EXPECT_TRUE(dOP.fences_intact() && dLP.fences_intact()) << "a part wrote outside its partial slots";
         }
 
-        const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-        expect_written_in_bounds(O, dO, dL);
-        EXPECT_LE(rel_err(O, O_ref), tolerance);
-        // Rows with no allowed cell have lse = −inf on both backends; the others must agree.
-        Tensor3 lse_f = lse, lse_ref_f = lse_ref;
-        int masked_rows = 0;
-        for (int64_t k = 0; k < lse.size(); ++k) {
-            ASSERT_FALSE(std::isnan(lse.data()[k])) << "lse " << k << " unwritten or NaN";
-            ASSERT_EQ(std::isinf(lse.data()[k]), std::isinf(lse_ref.data()[k])) << "lse " << k;
-            if (std::isinf(lse_ref.data()[k])) lse_f.data()[k] = lse_ref_f.data()[k] = 0.0f, ++masked_rows;
-        }
-        std::cout << "  rows with nothing allowed: " << masked_rows << "\n";
-        EXPECT_LE(rel_err(lse_f, lse_ref_f), tolerance);
+        expect_matches_cpu(dO, dL, O_ref, lse_ref, tolerance);
     }
+    // The route by key block (block_sparse_gather.cuh), taken here whether or not it pays: each key block's gathered
+    // rows into partial slots, merged per query by block_sparse_gathered_combine_kernel.
+    const cuda::BlockSparseGatherPlan plan = cuda::plan_block_sparse_gather(L);
+    std::cout << "  gathered: " << plan.rows() << " rows in " << plan.items() << " items (pays: "
+              << cuda::gather_pays(L, plan) << ")\n";
+    const std::size_t slots = std::size_t(plan.rows()) * (L.heads == 1 ? c.H : 1);
+    Fenced dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
+    Fenced dOP(std::max<std::size_t>(1, slots * c.dv)), dLP(std::max<std::size_t>(1, slots));
+    cuda::BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), dL.get(), view, c.d, c.dv, scale, c.mod};
+    p.heads = c.H, p.O_partial = dOP.get(), p.lse_partial = dLP.get();
+    const cuda::BlockSparseGatherParams g{plan.item_first.data(), plan.item_block.data(), plan.item_head.data(),
+                                          plan.row_query.data(),  plan.row_entry.data(),  plan.query_ptr.data(),
+                                          plan.query_rows.data()};
+    reset_shared_arena();
+    if (plan.items() > 0)
+        cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {
+            const std::size_t smem_bytes = std::size_t(cuda::block_sparse_gathered_smem_floats(D, BC)) * sizeof(float);
+            cuda_emu::launch(dim3(unsigned(plan.items()), unsigned(L.heads == 1 ? c.H : 1),
+                                  unsigned(cuda::attention_output_slices(kSliced, c.dv))),
+                             dim3(cuda::kFlashThreads), smem_bytes, [&] { cuda::block_sparse_gathered_kernel<D, BC, kSliced>(p, g); });
+        });
+    const int64_t threads = int64_t(c.H) * c.n * (c.dv + 1);
+    cuda_emu::launch(dim3(unsigned(cuda::ceil_div(threads, cuda::kBlockSparseCombineThreads))),
+                     dim3(cuda::kBlockSparseCombineThreads), 0, [&] { cuda::block_sparse_gathered_combine_kernel(p, g); });
+    EXPECT_TRUE(dOP.fences_intact() && dLP.fences_intact()) << "a gathered row wrote outside its partial slot";
+    expect_matches_cpu(dO, dL, O_ref, lse_ref, tolerance);
 }
 
 std::vector<BlockSparseCase> block_sparse_cases() {
@@ -558,10 +591,8 @@ TEST_P(VerticalSlashKernelEmulated, MatchesCpuLinePrimitive) {
             cuda_emu::launch(dim3(unsigned(ranges.row_blocks), unsigned(c.H), slices), dim3(cuda::kFlashThreads),
                              smem_bytes, [&] { cuda::vertical_slash_attention_kernel<D, BC, kSliced>(p); });
         });
-        const Tensor3 O = dO.to_tensor(c.H, c.n, c.dv), lse = dL.to_tensor(c.H, c.n, 1);
-        expect_written_in_bounds(O, dO, dL);
-        EXPECT_LE(rel_err(O, O_ref), tolerance) << "min run " << min_run;
-        EXPECT_LE(rel_err(lse, lse_ref), tolerance) << "min run " << min_run;  // offset 0 kept: every lse finite
+        SCOPED_TRACE("min run " + std::to_string(min_run));
+        expect_matches_cpu(dO, dL, O_ref, lse_ref, tolerance);
     }
 }
 

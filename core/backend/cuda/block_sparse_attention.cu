@@ -1,9 +1,13 @@
-// attnscope — block-sparse attention on CUDA: uploads Q, K, V, the layout arrays and the work items of
-// block_sparse_split.cuh (one thread block per (item, head): a query block, or a part of a long one), launches the
-// kernel of block_sparse_attention.cuh, combines the parts of split rows, downloads O and lse.
+// attnscope — block-sparse attention on CUDA: uploads Q, K, V and the layout arrays, then takes one of two routes:
+//  - by query block (block_sparse_attention.cuh): the work items of block_sparse_split.cuh (a query block, or a part
+//    of a long one), then the parts of split rows combined;
+//  - by key block (block_sparse_gather.cuh), when that scores less than half the cells: each key block's gathered
+//    rows, then every query's rows merged.
+// Downloads O and lse.
 #include <string>
 
 #include "core/backend/cuda/block_sparse_attention.cuh"
+#include "core/backend/cuda/block_sparse_gather.cuh"
 #include "core/backend/cuda/block_sparse_split.cuh"
 
 namespace attnscope::cuda {
@@ -19,6 +23,46 @@ void launch_block_sparse_bucket(cudaStream_t stream, const BlockSparseParams& p,
     const dim3 grid(unsigned(items), unsigned(H), unsigned(attention_output_slices(kSliced, p.dv)));
     block_sparse_attention_kernel<D, BC, kSliced><<<grid, kFlashThreads, smem_bytes, stream>>>(p);
     ATTNSCOPE_CHECK_LAUNCH("block_sparse_attention_kernel");
+}
+
+template <int D, int BC, bool kSliced>
+void launch_gathered_bucket(cudaStream_t stream, const BlockSparseParams& p, const BlockSparseGatherParams& g,
+                            int items, int H) {
+    constexpr int smem_bytes = block_sparse_gathered_smem_floats(D, BC) * int(sizeof(float));
+    allow_dynamic_smem(reinterpret_cast<const void*>(&block_sparse_gathered_kernel<D, BC, kSliced>), smem_bytes,
+                       "the gathered block-sparse kernel for head dim " + std::to_string(D), "use --backend cpu");
+    const dim3 grid(unsigned(items), unsigned(p.layout.heads == 1 ? H : 1),
+                    unsigned(attention_output_slices(kSliced, p.dv)));
+    block_sparse_gathered_kernel<D, BC, kSliced><<<grid, kFlashThreads, smem_bytes, stream>>>(p, g);
+    ATTNSCOPE_CHECK_LAUNCH("block_sparse_gathered_kernel");
+}
+
+/// The route by key block: the plan's arrays uploaded, the gathered kernel into partial slots, then every query's
+/// slots merged into p.O and p.lse.
+void run_gathered(Context& ctx, BlockSparseParams p, const BlockSparseGatherPlan& plan, int H) {
+    const size_t slots = size_t(plan.rows()) * (p.layout.heads == 1 ? H : 1);
+    require_device_memory(slots * (size_t(p.dv) + 1) * sizeof(float), "block-sparse attention's gathered rows");
+    const DeviceBuffer<int> dFirst = upload_array(ctx, plan.item_first.data(), plan.item_first.size(), "gathered items");
+    const DeviceBuffer<int> dBlock = upload_array(ctx, plan.item_block.data(), plan.item_block.size(), "item key blocks");
+    const DeviceBuffer<int> dHead = upload_array(ctx, plan.item_head.data(), plan.item_head.size(), "item heads");
+    const DeviceBuffer<int> dQuery = upload_array(ctx, plan.row_query.data(), plan.row_query.size(), "gathered queries");
+    const DeviceBuffer<int> dEntry = upload_array(ctx, plan.row_entry.data(), plan.row_entry.size(), "gathered entries");
+    const DeviceBuffer<int> dPtr = upload_array(ctx, plan.query_ptr.data(), plan.query_ptr.size(), "query index");
+    const DeviceBuffer<int> dRows = upload_array(ctx, plan.query_rows.data(), plan.query_rows.size(), "query rows");
+    DeviceBuffer<float> dOPartial(slots * p.dv, "O of gathered rows"), dLPartial(slots, "lse of gathered rows");
+    p.heads = H, p.O_partial = dOPartial.get(), p.lse_partial = dLPartial.get();
+    const BlockSparseGatherParams g{dFirst.get(), dBlock.get(), dHead.get(), dQuery.get(),
+                                    dEntry.get(), dPtr.get(),   dRows.get()};
+    if (plan.items() > 0) {  // none: nothing is stored, and the merge writes O = 0, lse = −inf everywhere
+        const int dim = p.d > p.dv ? p.d : p.dv;
+        with_attention_bucket(dim, [&]<int D, int BC, bool kSliced>() {
+            launch_gathered_bucket<D, BC, kSliced>(ctx.stream(), p, g, plan.items(), H);
+        });
+    }
+    const int64_t threads = int64_t(H) * p.layout.n * (p.dv + 1);
+    block_sparse_gathered_combine_kernel<<<unsigned(ceil_div(threads, kBlockSparseCombineThreads)),
+                                           kBlockSparseCombineThreads, 0, ctx.stream()>>>(p, g);
+    ATTNSCOPE_CHECK_LAUNCH("block_sparse_gathered_combine_kernel");
 }
 
 }  // namespace
@@ -53,6 +97,17 @@ void block_sparse_attention(Context& ctx, const BlockSparseShape& s, const Block
     view.row_ptr = dRow.get(), view.col_idx = dCol.get(), view.mask_idx = dMaskIdx.get(), view.masks = dMasks.get();
     BlockSparseParams p{dQ.get(), dK.get(), dV.get(), dO.get(), lse ? dL.get() : nullptr, view, s.d, s.dv,
                         s.scale, s.mod};
+    // Stored blocks that let only some of their rows see anything may make the route by key block pay; planning it
+    // reads every mask row, so a layout of dense blocks alone is not planned.
+    if (!layout.masks.empty()) {
+        const BlockSparseGatherPlan plan = plan_block_sparse_gather(layout);
+        if (gather_pays(layout, plan)) {
+            run_gathered(ctx, p, plan, s.H);
+            download(ctx, dO.get(), O, v);
+            if (lse) download(ctx, dL.get(), lse, l);
+            return;
+        }
+    }
     // Long rows in parts (none for an even layout: then one item per query block, as without items).
     const BlockSparseWork work = plan_block_sparse_work(layout);
     const size_t partial_rows = size_t(work.slots) * s.H * layout.block;

@@ -83,9 +83,10 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
 
     for (int r0 = 0; r0 < block_rows; r0 += kFlashBr) {
         const int i0 = I * b + r0, rows = min(kFlashBr, block_rows - r0);
+        const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
         if (!kSliced) {
             __syncthreads();  // the previous sub-tile is done with sQ
-            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, [&](int r) { return r < rows ? i0 + r : -1; });
+            stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
         }
         TileRows<D> t;
         t.init();
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(kFlashThreads) block_sparse_attention_kernel(B
                 [&](int c, int s, int col) { sKey[c] = L.col_idx[s] * b + col, sBlk[c] = s, sCol[c] = col; });
         };
         const auto allowed = [&](int r, int c) { return layout_cell_allowed(L, sBlk[c], r0 + r, sCol[c]); };
-        fold_gathered_keys<D, BC, kSliced>(sm, sKey, Qh, Kh, Vh, p.d, p.dv, c0, p.scale, p.mod, h, i0, rows, ln,
+        fold_gathered_keys<D, BC, kSliced>(sm, sKey, Qh, Kh, Vh, p.d, p.dv, c0, p.scale, p.mod, h, query_of, ln,
                                            fill_tile, allowed, t);
 
         tile_write<D>(t, O_out, lse_out, p.dv, c0, ln.cg, [&](int i) -> int64_t {

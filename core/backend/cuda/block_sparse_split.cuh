@@ -60,9 +60,32 @@ inline BlockSparseWork plan_block_sparse_work(const BlockLayout& L, int part_blo
 /// Threads per block of the combination.
 constexpr int kBlockSparseCombineThreads = 256;
 
+/// One output cell of the softmax over the union of `parts` partial results, part k with log-sum-exp lse_of(k) and O
+/// (normalised by its own sum) o_of(k) in this thread's column: O[col] = Σ_k exp(L_k − L)·O_k for col < dv, else the
+/// lse L = log Σ_k exp(L_k) (when lse is given). A part that allows nothing (L_k = −inf) weighs 0; when every part
+/// does, O = 0 and lse = −inf, as the kernels write for such a row.
+template <class LseOf, class OOf>
+__device__ __forceinline__ void merge_partial_rows(int parts, LseOf lse_of, OOf o_of, int col, int dv, float* O_row,
+                                                   float* lse) {
+    float top = -INFINITY;
+    for (int part = 0; part < parts; ++part) top = fmaxf(top, lse_of(part));
+    if (top == -INFINITY) {
+        if (col < dv) O_row[col] = 0.0f;
+        else if (lse) *lse = -INFINITY;
+        return;
+    }
+    float sum = 0.0f, acc = 0.0f;
+    for (int part = 0; part < parts; ++part) {
+        const float weight = expf(lse_of(part) - top);
+        sum += weight;
+        if (col < dv && weight > 0.0f) acc += weight * o_of(part);
+    }
+    if (col < dv) O_row[col] = acc / sum;
+    else if (lse) *lse = top + logf(sum);
+}
+
 /// O and lse of every split query block from its parts' partial slots (p.O_partial, p.lse_partial): one thread per
-/// (split, head, row of the block, column of O or the lse as column dv). A part that allows nothing weighs 0; a row
-/// none of whose parts allows anything gets O = 0 and lse = −inf, as the kernel writes for such a row.
+/// (split, head, row of the block, column of O or the lse as column dv), merged by merge_partial_rows.
 __global__ void block_sparse_combine_kernel(BlockSparseParams p, const int* split_row, const int* split_slot,
                                             const int* split_parts, int splits) {
     const int b = p.layout.block, n = p.layout.n, dv = p.dv, H = p.heads;
@@ -75,24 +98,13 @@ __global__ void block_sparse_combine_kernel(BlockSparseParams p, const int* spli
     const int h = int(rest % H), s = int(rest / H);
     const int i = split_row[s] * b + r;
     if (i >= n) return;
-    const int first = split_slot[s], parts = split_parts[s];
+    const int first = split_slot[s];
     const auto partial_row = [&](int part) { return (int64_t(first + part) * H + h) * b + r; };
-    float top = -INFINITY;
-    for (int part = 0; part < parts; ++part) top = fmaxf(top, p.lse_partial[partial_row(part)]);
     const int64_t row = int64_t(h) * n + i;
-    if (top == -INFINITY) {
-        if (col < dv) p.O[row * dv + col] = 0.0f;
-        else if (p.lse) p.lse[row] = -INFINITY;
-        return;
-    }
-    float sum = 0.0f, acc = 0.0f;
-    for (int part = 0; part < parts; ++part) {
-        const float weight = expf(p.lse_partial[partial_row(part)] - top);
-        sum += weight;
-        if (col < dv && weight > 0.0f) acc += weight * p.O_partial[partial_row(part) * dv + col];
-    }
-    if (col < dv) p.O[row * dv + col] = acc / sum;
-    else if (p.lse) p.lse[row] = top + logf(sum);
+    merge_partial_rows(
+        split_parts[s], [&](int part) { return p.lse_partial[partial_row(part)]; },
+        [&](int part) { return p.O_partial[partial_row(part) * dv + col]; }, col, dv, p.O + row * dv,
+        p.lse ? p.lse + row : nullptr);
 }
 
 }  // namespace attnscope::cuda

@@ -25,20 +25,19 @@ __device__ __forceinline__ int pack_key_segments(int& k, int end, int& cb, Lengt
     return filled;
 }
 
-/// Folds into `t` every key tile that `fill_tile()` gathers for a query sub-tile of `rows` rows starting at position
-/// i0 of head h (its pre-scaled queries already in sm.sQ unless kSliced). All threads call it. fill_tile() runs in
-/// every thread after a barrier: it writes this thread's share of the tile's key positions into sKey (and any maps
-/// `allowed` reads) and returns the columns filled, the same count in every thread; 0 ends the walk. allowed(r, c)
-/// says whether row r of the sub-tile may see column c (only asked for r < rows, c < filled); allowed cells get the
-/// score modifier with their real positions, the others score −inf and weigh exactly 0.
-template <int D, int BC, bool kSliced, class FillTile, class Allowed>
+/// Folds into `t` every key tile that `fill_tile()` gathers for a query sub-tile of head h whose row r is query
+/// position query_of(r) (−1: padding; its pre-scaled queries already in sm.sQ unless kSliced). All threads call it.
+/// fill_tile() runs in every thread after a barrier: it writes this thread's share of the tile's key positions into
+/// sKey (and any maps `allowed` reads) and returns the columns filled, the same count in every thread; 0 ends the walk.
+/// allowed(r, c) says whether row r of the sub-tile may see column c (only asked for real rows and c < filled); allowed
+/// cells get the score modifier with their real positions, the others score −inf and weigh exactly 0.
+template <int D, int BC, bool kSliced, class QueryOf, class FillTile, class Allowed>
 __device__ __forceinline__ void fold_gathered_keys(const TileSmem& sm, int* sKey, const float* Qh, const float* Kh,
                                                    const float* Vh, int d, int dv, int c0, float scale,
-                                                   const ScoreMod& mod, int h, int i0, int rows, const TileLane& ln,
+                                                   const ScoreMod& mod, int h, QueryOf query_of, const TileLane& ln,
                                                    FillTile fill_tile, Allowed allowed, TileRows<D>& t) {
     constexpr int kCols = BC / kFlashRowLanes;
     const auto key_of = [&](int c) { return sKey[c]; };
-    const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
     for (;;) {
         __syncthreads();  // every warp is done with the previous tile's sQ, sK, sV, sP and maps
         const int filled = fill_tile();
@@ -52,11 +51,11 @@ __device__ __forceinline__ void fold_gathered_keys(const TileSmem& sm, int* sKey
         tile_score_slices<D, BC, kSliced>(sm.sQ, sm.sK, Qh, Kh, d, scale, query_of, key_of, ln, s);
 #pragma unroll
         for (int i = 0; i < kFlashLaneRows; ++i) {
-            const int r = ln.row0 + i;
+            const int r = ln.row0 + i, query = query_of(r);
 #pragma unroll
             for (int j = 0; j < kCols; ++j) {
                 const int c = ln.cg + j * kFlashRowLanes;
-                if (r < rows && c < filled && allowed(r, c)) s[i][j] = apply_score_mod(mod, h, i0 + r, sKey[c], s[i][j]);
+                if (query >= 0 && c < filled && allowed(r, c)) s[i][j] = apply_score_mod(mod, h, query, sKey[c], s[i][j]);
                 else s[i][j] = kMaskedScore;
             }
         }

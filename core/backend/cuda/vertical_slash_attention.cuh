@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(kFlashThreads) vertical_slash_attention_kernel
     const uint8_t* column = p.is_column + int64_t(h) * n;
     const uint8_t* run = p.is_run + int64_t(h) * n;
 
-    if (!kSliced)
-        stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, [&](int r) { return r < rows ? i0 + r : -1; });
+    const auto query_of = [&](int r) { return r < rows ? i0 + r : -1; };
+    if (!kSliced) stage_tile<D, kFlashBr>(sm.sQ, Qh, p.d, 0, p.d, p.scale, query_of);
     TileRows<D> t;
     t.init();
     int k = p.range_ptr[h * row_blocks + B], cb = 0;
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kFlashThreads) vertical_slash_attention_kernel
         const int i = i0 + r, j = sKey[c];
         return j <= i && (column[j] != 0 || run[i - j] != 0);
     };
-    fold_gathered_keys<D, BC, kSliced>(sm, sKey, Qh, Kh, Vh, p.d, p.dv, c0, p.scale, p.mod, h, i0, rows, ln, fill_tile,
+    fold_gathered_keys<D, BC, kSliced>(sm, sKey, Qh, Kh, Vh, p.d, p.dv, c0, p.scale, p.mod, h, query_of, ln, fill_tile,
                                        allowed, t);
     fold_isolated_diagonals<D, BC>(sm, sKey, p, h, i0, rows, c0, ln, t);
     tile_write<D>(t, p.O, p.lse, p.dv, c0, ln.cg, [&](int i) -> int64_t {
