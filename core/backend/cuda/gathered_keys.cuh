@@ -1,8 +1,9 @@
-// attnscope — one query sub-tile against keys gathered tile by tile: the loop the block-sparse kernel
-// (block_sparse_attention.cuh) and the vertical-slash kernel (vertical_slash_attention.cuh) share. Each kernel walks
-// its own list of key segments (stored blocks, merged key ranges) and packs them back to back into key tiles of BC
-// columns, so its work follows the keys it keeps rather than a grid of whole blocks; a per-cell predicate masks the
-// rest. The tile steps are attention_tile.cuh's.
+// attnscope — one query sub-tile against keys gathered tile by tile: the loop the block-sparse kernels
+// (block_sparse_attention.cuh by query block, block_sparse_gather.cuh by key block) and the vertical-slash kernel
+// (vertical_slash_attention.cuh) share. Each kernel walks its own list of key segments (stored blocks, merged key
+// ranges, one key block) and packs them back to back into key tiles of BC columns, so its work follows the keys it
+// keeps rather than a grid of whole blocks; its queries may be gathered too (query_of), and a per-cell predicate
+// masks the rest. The tile steps are attention_tile.cuh's.
 #pragma once
 #include "core/backend/cuda/attention_tile.cuh"
 
