@@ -560,27 +560,18 @@ TEST_P(VerticalSlashKernelEmulated, MatchesCpuLinePrimitive) {
 
     // Every diagonal gathered as key ranges (min run 1), every one walked cell by cell, and the kernel's own split.
     for (const int min_run : {1, 1 << 30, cuda::kVerticalSlashMinRun}) {
-        const DiagonalSplit split = split_diagonals(offsets, min_run);
-        const VerticalSlashRanges ranges = vertical_slash_ranges(c.n, cuda::kFlashBr, columns, split.runs);
-        std::vector<uint8_t> is_column(std::size_t(c.H) * c.n, 0), is_run(std::size_t(c.H) * c.n, 0);
-        std::vector<int> isolated_ptr(std::size_t(c.H) + 1, 0), isolated;
-        for (int h = 0; h < c.H; ++h) {
-            for (int j : columns[std::size_t(h)]) is_column[std::size_t(h) * c.n + j] = 1;
-            for (int o : split.runs[std::size_t(h)])
-                if (o < c.n) is_run[std::size_t(h) * c.n + o] = 1;
-            for (int o : split.isolated[std::size_t(h)])
-                if (o < c.n) isolated.push_back(o);
-            isolated_ptr[std::size_t(h) + 1] = int(isolated.size());
-        }
+        // The very plan the backend uploads (vertical_slash_attention.cu).
+        VerticalSlashKernelPlan plan = vertical_slash_kernel_plan(c.n, cuda::kFlashBr, columns, offsets, min_run);
+        const VerticalSlashRanges& ranges = plan.ranges;
         std::cout << "  min run " << min_run << ": " << ranges.start.size() << " key ranges (" << ranges.keys()
-                  << " keys), " << isolated.size() << " isolated diagonals\n";
-        isolated.push_back(-1);  // a sentinel past the last head's list, so the vector is never empty
+                  << " keys), " << plan.isolated.size() << " isolated diagonals\n";
+        plan.isolated.push_back(-1);  // a sentinel past the last head's list, so the vector is never empty
         Fenced dQ(Q), dK(K), dV(V), dO(std::size_t(O_ref.size())), dL(std::size_t(lse_ref.size()));
         cuda::VerticalSlashParams p{};
         p.Q = dQ.get(), p.K = dK.get(), p.V = dV.get(), p.O = dO.get(), p.lse = dL.get();
         p.range_ptr = ranges.ptr.data(), p.range_start = ranges.start.data(), p.range_length = ranges.length.data();
-        p.is_column = is_column.data(), p.is_run = is_run.data();
-        p.isolated_ptr = isolated_ptr.data(), p.isolated = isolated.data();
+        p.is_column = plan.is_column.data(), p.is_run = plan.is_run.data();
+        p.isolated_ptr = plan.isolated_ptr.data(), p.isolated = plan.isolated.data();
         p.n = c.n, p.d = c.d, p.dv = c.dv, p.scale = scale, p.mod = c.mod;
         reset_shared_arena();
         cuda::with_attention_bucket(std::max(c.d, c.dv), [&]<int D, int BC, bool kSliced>() {

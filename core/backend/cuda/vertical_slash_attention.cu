@@ -1,6 +1,7 @@
-// attnscope — vertical-slash attention on CUDA: parts the diagonals into runs and isolated ones, builds the key ranges
-// of every block of kFlashBr query rows and the per-head line flags on the host (O(heads · blocks · lines)), uploads
-// them with Q, K, V, launches the kernel of vertical_slash_attention.cuh and downloads O and lse.
+// attnscope — vertical-slash attention on CUDA: builds the kernel's plan on the host (vertical_slash_kernel_plan: the
+// diagonals parted into runs and isolated ones, the key ranges of every block of kFlashBr query rows, the per-head line
+// flags; O(heads · blocks · lines)), uploads it with Q, K, V, launches the kernel of vertical_slash_attention.cuh and
+// downloads O and lse.
 #include <string>
 
 #include "core/backend/cuda/vertical_slash_attention.cuh"
@@ -37,31 +38,21 @@ void vertical_slash_attention(Context& ctx, const VerticalSlashShape& s, const s
                               const std::vector<std::vector<int>>& offsets, const float* Q, const float* K,
                               const float* V, float* O, float* lse) {
     if (s.H == 0 || s.n == 0) return;
-    const DiagonalSplit diagonals = split_diagonals(offsets, kVerticalSlashMinRun);
-    const VerticalSlashRanges ranges = vertical_slash_ranges(s.n, kFlashBr, columns, diagonals.runs);
-    std::vector<uint8_t> is_column(size_t(s.H) * s.n, 0), is_run(size_t(s.H) * s.n, 0);
-    std::vector<int> isolated_ptr(size_t(s.H) + 1, 0), isolated;
-    for (int h = 0; h < s.H; ++h) {
-        for (int j : columns[size_t(h)]) is_column[size_t(h) * s.n + j] = 1;
-        for (int o : diagonals.runs[size_t(h)])
-            if (o < s.n) is_run[size_t(h) * s.n + o] = 1;  // a diagonal at or past n keeps nothing
-        for (int o : diagonals.isolated[size_t(h)])
-            if (o < s.n) isolated.push_back(o);
-        isolated_ptr[size_t(h) + 1] = int(isolated.size());
-    }
+    const VerticalSlashKernelPlan plan = vertical_slash_kernel_plan(s.n, kFlashBr, columns, offsets, kVerticalSlashMinRun);
+    const VerticalSlashRanges& ranges = plan.ranges;
     const size_t q = size_t(s.H) * s.n * s.d, v = size_t(s.H) * s.n * s.dv, l = lse ? size_t(s.H) * s.n : 0;
-    const size_t plan_bytes = (ranges.ptr.size() + 2 * ranges.start.size() + isolated_ptr.size() + isolated.size()) *
-                                  sizeof(int) + is_column.size() + is_run.size();
+    const size_t plan_ints = ranges.ptr.size() + 2 * ranges.start.size() + plan.isolated_ptr.size() + plan.isolated.size();
+    const size_t plan_bytes = plan_ints * sizeof(int) + plan.is_column.size() + plan.is_run.size();
     require_device_memory((2 * q + 2 * v + l) * sizeof(float) + plan_bytes,
                           "vertical-slash attention (H = " + std::to_string(s.H) + ", n = " + std::to_string(s.n) + ")");
     const DeviceInput dQ = upload_input(ctx, Q, q, "Q"), dK = upload_input(ctx, K, q, "K"), dV = upload_input(ctx, V, v, "V");
     const DeviceBuffer<int> dPtr = upload_array(ctx, ranges.ptr.data(), ranges.ptr.size(), "key range index");
     const DeviceBuffer<int> dStart = upload_array(ctx, ranges.start.data(), ranges.start.size(), "key range starts");
     const DeviceBuffer<int> dLength = upload_array(ctx, ranges.length.data(), ranges.length.size(), "key range lengths");
-    const DeviceBuffer<uint8_t> dColumn = upload_array(ctx, is_column.data(), is_column.size(), "kept columns");
-    const DeviceBuffer<uint8_t> dRun = upload_array(ctx, is_run.data(), is_run.size(), "run diagonals");
-    const DeviceBuffer<int> dIsoPtr = upload_array(ctx, isolated_ptr.data(), isolated_ptr.size(), "isolated index");
-    const DeviceBuffer<int> dIso = upload_array(ctx, isolated.data(), isolated.size(), "isolated diagonals");
+    const DeviceBuffer<uint8_t> dColumn = upload_array(ctx, plan.is_column.data(), plan.is_column.size(), "kept columns");
+    const DeviceBuffer<uint8_t> dRun = upload_array(ctx, plan.is_run.data(), plan.is_run.size(), "run diagonals");
+    const DeviceBuffer<int> dIsoPtr = upload_array(ctx, plan.isolated_ptr.data(), plan.isolated_ptr.size(), "isolated index");
+    const DeviceBuffer<int> dIso = upload_array(ctx, plan.isolated.data(), plan.isolated.size(), "isolated diagonals");
     DeviceBuffer<float> dO(v, "O"), dL(l, "lse");
     VerticalSlashParams p{};
     p.Q = dQ.get(), p.K = dK.get(), p.V = dV.get(), p.O = dO.get(), p.lse = lse ? dL.get() : nullptr;

@@ -127,4 +127,22 @@ DiagonalSplit split_diagonals(const std::vector<std::vector<int>>& offsets, int 
     return out;
 }
 
+VerticalSlashKernelPlan vertical_slash_kernel_plan(int n, int rows, const std::vector<std::vector<int>>& columns,
+                                                   const std::vector<std::vector<int>>& offsets, int min_run) {
+    const int H = int(columns.size());
+    const DiagonalSplit diagonals = split_diagonals(offsets, min_run);
+    VerticalSlashKernelPlan P;
+    P.ranges = vertical_slash_ranges(n, rows, columns, diagonals.runs);
+    P.is_column.assign(size_t(H) * n, 0), P.is_run.assign(size_t(H) * n, 0), P.isolated_ptr.assign(size_t(H) + 1, 0);
+    for (int h = 0; h < H; ++h) {
+        for (int j : columns[size_t(h)]) P.is_column[size_t(h) * n + j] = 1;
+        for (int o : diagonals.runs[size_t(h)])
+            if (o < n) P.is_run[size_t(h) * n + o] = 1;
+        for (int o : diagonals.isolated[size_t(h)])
+            if (o < n) P.isolated.push_back(o);
+        P.isolated_ptr[size_t(h) + 1] = int(P.isolated.size());
+    }
+    return P;
+}
+
 }  // namespace attnscope

@@ -46,4 +46,18 @@ struct DiagonalSplit {
 /// `runs`, shorter ones to `isolated`.
 DiagonalSplit split_diagonals(const std::vector<std::vector<int>>& offsets, int min_run);
 
+/// Everything a vertical-slash kernel reads beside Q, K, V (host arrays, uploaded as they are).
+struct VerticalSlashKernelPlan {
+    VerticalSlashRanges ranges;      // of the kept columns and the run diagonals, per block of `rows` query rows
+    std::vector<uint8_t> is_column;  // (H, n) 1 where key j is a kept column of head h
+    std::vector<uint8_t> is_run;     // (H, n) 1 where o < n is a run diagonal of head h
+    std::vector<int> isolated_ptr;   // (H + 1): head h's isolated diagonals are isolated[isolated_ptr[h] …]
+    std::vector<int> isolated;       // isolated diagonals below n, ascending per head
+};
+
+/// The kernel's plan for rows-row blocks: diagonals in runs of ≥ min_run gathered as key ranges, the rest isolated;
+/// diagonals at or past n keep nothing and are dropped.
+VerticalSlashKernelPlan vertical_slash_kernel_plan(int n, int rows, const std::vector<std::vector<int>>& columns,
+                                                   const std::vector<std::vector<int>>& offsets, int min_run);
+
 }  // namespace attnscope
