@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "app/gui/matrix_view.h"
 
@@ -156,25 +155,23 @@ void draw_shared_strip(App& app, const RunSnapshot& snap, const std::vector<View
     }
     // The reasons drawn in any view at its head.
     if (!vw.show_mask) return;
-    std::set<int> present;
+    uint32_t present = 0;  // bit r: reason r is drawn somewhere
     for (const VariantView& v : snap.variants) {
         if (v.auxiliary || !v.result) continue;
         const int plane = v.plane(std::clamp(vw.head, 0, snap.heads->heads() - 1));
-        const int s = v.pooled ? v.pooled->rows() : 0;
-        const size_t cells = size_t(s) * s;
-        if (v.pooled_mask && v.pooled_mask->size() >= cells * (plane + 1)) {
-            for (size_t c = 0; c < cells; ++c) present.insert((*v.pooled_mask)[cells * plane + c]);
+        if (v.pooled_mask && plane < int(v.mask_reasons.size())) {
+            present |= v.mask_reasons[size_t(plane)];
         } else {
-            present.insert(int(Reason::Dense));
-            if (v.result->causal) present.insert(int(Reason::None));
+            present |= 1u << int(Reason::Dense);
+            if (v.result->causal) present |= 1u << int(Reason::None);
         }
     }
-    if (present.empty()) return;
+    if (present == 0) return;
     const float sw = ImGui::GetTextLineHeight() * 1.6f, sh = ImGui::GetTextLineHeight() * 0.7f;
     same_line_if_fits(ImGui::CalcTextSize("mask:").x + sw * 3);
     ImGui::TextDisabled("mask:");
-    for (int r : present) {
-        if (r >= int(Reason::Count)) continue;
+    for (int r = 0; r < int(Reason::Count); ++r) {
+        if (!(present & (1u << r))) continue;
         const char* name = r == 0 ? "not allowed" : reason_name(static_cast<Reason>(r));
         same_line_if_fits(sw + ImGui::CalcTextSize(name).x + 6);
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (ImGui::GetTextLineHeight() - sh) / 2);

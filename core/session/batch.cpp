@@ -4,6 +4,8 @@
 #include "core/session/batch.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <filesystem>
 
 #include "core/analysis/spectrum.h"
@@ -102,6 +104,20 @@ std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size) {
         }
     }
     return out;
+}
+
+std::vector<uint32_t> reasons_per_plane(const std::vector<uint8_t>& pooled_mask, int planes) {
+    static_assert(static_cast<int>(Reason::Count) <= 32, "one bit per reason");
+    std::vector<uint32_t> bits(static_cast<size_t>(std::max(planes, 0)), 0);
+    if (planes <= 0) return bits;
+    const size_t cells = pooled_mask.size() / static_cast<size_t>(planes);
+    for (int p = 0; p < planes; ++p) {
+        std::array<bool, 256> seen{};
+        for (size_t c = 0; c < cells; ++c) seen[pooled_mask[static_cast<size_t>(p) * cells + c]] = true;
+        for (int r = 0; r < static_cast<int>(Reason::Count); ++r)
+            if (seen[static_cast<size_t>(r)]) bits[static_cast<size_t>(p)] |= 1u << r;
+    }
+    return bits;
 }
 
 SpectrumView matrix_spectrum(const Tensor3& M, int h) {

@@ -119,6 +119,8 @@ struct VariantView {
     std::vector<float> diff_max, diff_robust;         // per head: max and kDiffScaleQuantile of |P̃ − P| over the
                                                       // pooled bins (a few outliers must not set the whole scale)
     std::shared_ptr<const std::vector<uint8_t>> pooled_mask;  // (H, s, s) reason per bin (most frequent allowed reason)
+    std::vector<uint32_t> mask_reasons;               // per plane of pooled_mask: bit r set when a bin holds reason r
+                                                      // (the legend reads these, not a million bins every frame)
     std::optional<SpectrumView> spectrum;             // of P̃ head `spectrum_head`, when requested
     std::string matrix_note;                          // why there is no matrix, when there is none
 };
@@ -162,6 +164,8 @@ std::shared_ptr<const RunSnapshot> run_batch(const RunBatchRequest& request, Bac
 
 /// Reason per pooled bin of a (H, n, n) mask: the most salient reason of the bin (core/reason.h), 0 when none.
 std::vector<uint8_t> pool_mask(const ReasonMask& mask, int size);
+/// Per plane of a pooled mask (`planes` planes of equal size): bit r set when some bin of that plane holds reason r.
+std::vector<uint32_t> reasons_per_plane(const std::vector<uint8_t>& pooled_mask, int planes);
 
 /// Singular values of head h of M (n×m), exact for n ≤ 2048; `note` says why when it cannot.
 SpectrumView matrix_spectrum(const Tensor3& M, int h);

@@ -234,10 +234,12 @@ void BatchRun::pool_view(VariantView& view) {
             }
             view.pooled_diff = std::make_shared<const Tensor3>(std::move(diff));
         }
-        if (result.structure.mask)
+        if (result.structure.mask) {
             view.pooled_mask = std::make_shared<const std::vector<uint8_t>>(
                 pool_mask(ordered ? permuted_mask(*result.structure.mask, m_snap->display_perm) : *result.structure.mask,
                           m_request.view_size));
+            view.mask_reasons = reasons_per_plane(*view.pooled_mask, result.structure.mask->heads);
+        }
     } catch (const std::bad_alloc&) {
         view.error = out_of_memory_message(view.id + " (display)", n, H);
     }

@@ -103,6 +103,25 @@ TEST(Worker, MaskPoolingKeepsTheMostSalientReason) {
     for (size_t k = 0; k < 16; ++k) EXPECT_EQ(same[k], k == 5 ? 0 : m.cells[k]) << "cell " << k;
 }
 
+TEST(Worker, MaskLegendBitsNameExactlyTheReasonsOfEachPlane) {
+    std::printf("[case] reasons_per_plane of 3 planes of 4 bins: a window/sink plane, an empty plane, a dense/local/stride plane\n");
+    const auto code = [](Reason r) { return static_cast<uint8_t>(r); };
+    const std::vector<uint8_t> pooled = {
+        code(Reason::Window), code(Reason::Sink), code(Reason::Window), 0,              // plane 0
+        0, 0, 0, 0,                                                                     // plane 1: nothing allowed
+        code(Reason::Dense), code(Reason::Local), code(Reason::Stride), code(Reason::Local)};  // plane 2
+    const std::vector<uint32_t> bits = reasons_per_plane(pooled, 3);
+    ASSERT_EQ(bits.size(), 3u);
+    const auto bit = [](Reason r) { return 1u << static_cast<int>(r); };
+    EXPECT_EQ(bits[0], bit(Reason::None) | bit(Reason::Window) | bit(Reason::Sink));
+    EXPECT_EQ(bits[1], bit(Reason::None));
+    EXPECT_EQ(bits[2], bit(Reason::Dense) | bit(Reason::Local) | bit(Reason::Stride));
+    // The last reason's bit is reachable (a 32-bit word holds every reason).
+    const std::vector<uint32_t> last = reasons_per_plane({code(Reason::Slash)}, 1);
+    ASSERT_EQ(last.size(), 1u);
+    EXPECT_EQ(last[0], bit(Reason::Slash));
+}
+
 }  // namespace
 }  // namespace attnscope
 
