@@ -178,12 +178,12 @@ int run(int version, int n, int d, int H, int b, bool causal) {
 }
 
 int main(int argc, char** argv) {
-    const int version = argc > 1 ? std::atoi(argv[1]) : 2;
-    const int n = argc > 2 ? std::atoi(argv[2]) : 4096;
-    const int d = argc > 3 ? std::atoi(argv[3]) : 64;
-    const int H = argc > 4 ? std::atoi(argv[4]) : 8;
-    const int b = argc > 5 ? std::atoi(argv[5]) : 64;
-    const bool causal = argc > 6 && std::atoi(argv[6]) != 0;
+    const int version = dev::int_arg(argc, argv, 1, 2);
+    const int n = dev::int_arg(argc, argv, 2, 4096);
+    const int d = dev::int_arg(argc, argv, 3, 64);
+    const int H = dev::int_arg(argc, argv, 4, 8);
+    const int b = dev::int_arg(argc, argv, 5, 64);
+    const bool causal = dev::int_arg(argc, argv, 6, 0) != 0;
     if (n < 1 || d < 1 || d > kNaiveMaxDim || H < 1 || b < 1) {
         std::fprintf(stderr, "usage: %s KERNEL [n >= 1] [1 <= d <= %d] [H >= 1] [b >= 1] [causal 0|1]\n", argv[0],
                      kNaiveMaxDim);

@@ -25,6 +25,7 @@ Run (needs an NVIDIA GPU):
 #include <vector>
 
 #include "core/backend/cuda/common.cuh"
+#include "core/backend/cuda/dev/dev_common.cuh"
 #include "core/backend/cpu/online_softmax.h"
 #include "core/backend/cpu/random.h"
 #include "core/backend/cuda/flash_attention.cuh"
@@ -227,11 +228,11 @@ int run(int version, int n, int d, int H, bool causal, const char* dump_dir) {
 }
 
 int main(int argc, char** argv) {
-    const int version = argc > 1 ? std::atoi(argv[1]) : 2;
-    const int n = argc > 2 ? std::atoi(argv[2]) : 1024;
-    const int d = argc > 3 ? std::atoi(argv[3]) : 64;
-    const int H = argc > 4 ? std::atoi(argv[4]) : 8;
-    const bool causal = argc > 5 && std::atoi(argv[5]) != 0;
+    const int version = dev::int_arg(argc, argv, 1, 2);
+    const int n = dev::int_arg(argc, argv, 2, 1024);
+    const int d = dev::int_arg(argc, argv, 3, 64);
+    const int H = dev::int_arg(argc, argv, 4, 8);
+    const bool causal = dev::int_arg(argc, argv, 5, 0) != 0;
     if (n < 1 || d < 1 || d > kMaxFlashHeadDim || H < 1) {
         std::fprintf(stderr, "usage: %s KERNEL [n >= 1] [1 <= d <= %d] [H >= 1] [causal 0|1]\n", argv[0],
                      kMaxFlashHeadDim);

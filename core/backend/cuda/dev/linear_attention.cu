@@ -121,12 +121,12 @@ int run(int version, int n, int d, int H, bool causal, int chunk) {
 }
 
 int main(int argc, char** argv) {
-    const int version = argc > 1 ? std::atoi(argv[1]) : 2;
-    const int n = argc > 2 ? std::atoi(argv[2]) : 4096;
-    const int d = argc > 3 ? std::atoi(argv[3]) : 64;
-    const int H = argc > 4 ? std::atoi(argv[4]) : 8;
-    const bool causal = argc > 5 && std::atoi(argv[5]) != 0;
-    const int chunk = argc > 6 ? std::atoi(argv[6]) : 64;
+    const int version = dev::int_arg(argc, argv, 1, 2);
+    const int n = dev::int_arg(argc, argv, 2, 4096);
+    const int d = dev::int_arg(argc, argv, 3, 64);
+    const int H = dev::int_arg(argc, argv, 4, 8);
+    const bool causal = dev::int_arg(argc, argv, 5, 0) != 0;
+    const int chunk = dev::int_arg(argc, argv, 6, 64);
     if (n < 1 || d < 1 || H < 1 || chunk < 1) {
         std::fprintf(stderr, "usage: %s KERNEL [n >= 1] [d >= 1] [H >= 1] [causal 0|1] [chunk >= 1]\n", argv[0]);
         return 2;

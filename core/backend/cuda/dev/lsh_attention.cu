@@ -205,13 +205,13 @@ int run(int version, int n, int d, int H, int R, int c, bool causal) {
 }
 
 int main(int argc, char** argv) {
-    const int version = argc > 1 ? std::atoi(argv[1]) : 2;
-    const int n = argc > 2 ? std::atoi(argv[2]) : 4096;
-    const int d = argc > 3 ? std::atoi(argv[3]) : 64;
-    const int H = argc > 4 ? std::atoi(argv[4]) : 8;
-    const int R = argc > 5 ? std::atoi(argv[5]) : 4;
-    const int c = argc > 6 ? std::atoi(argv[6]) : 64;
-    const bool causal = argc > 7 && std::atoi(argv[7]) != 0;
+    const int version = dev::int_arg(argc, argv, 1, 2);
+    const int n = dev::int_arg(argc, argv, 2, 4096);
+    const int d = dev::int_arg(argc, argv, 3, 64);
+    const int H = dev::int_arg(argc, argv, 4, 8);
+    const int R = dev::int_arg(argc, argv, 5, 4);
+    const int c = dev::int_arg(argc, argv, 6, 64);
+    const bool causal = dev::int_arg(argc, argv, 7, 0) != 0;
     if (n < 1 || d < 1 || d > kNaiveMaxDim || H < 1 || R < 1 || R > kMaxLshRounds || c < 1) {
         std::fprintf(stderr, "usage: %s KERNEL [n >= 1] [1 <= d <= %d] [H >= 1] [1 <= R <= %d] [c >= 1] [causal 0|1]\n",
                      argv[0], kNaiveMaxDim, kMaxLshRounds);

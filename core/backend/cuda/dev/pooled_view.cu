@@ -106,12 +106,12 @@ int run(int version, int n, int m, int H, int size, bool use_max) {
 }
 
 int main(int argc, char** argv) {
-    const int version = argc > 1 ? std::atoi(argv[1]) : 1;
-    const int n = argc > 2 ? std::atoi(argv[2]) : 8192;
-    const int m = argc > 3 ? std::atoi(argv[3]) : n;
-    const int H = argc > 4 ? std::atoi(argv[4]) : 4;
-    const int size = argc > 5 ? std::atoi(argv[5]) : 512;
-    const bool mean = argc > 6 && std::atoi(argv[6]) != 0;
+    const int version = dev::int_arg(argc, argv, 1, 1);
+    const int n = dev::int_arg(argc, argv, 2, 8192);
+    const int m = dev::int_arg(argc, argv, 3, n);
+    const int H = dev::int_arg(argc, argv, 4, 4);
+    const int size = dev::int_arg(argc, argv, 5, 512);
+    const bool mean = dev::int_arg(argc, argv, 6, 0) != 0;
     if (n < 1 || m < 1 || H < 1 || size < 1) {
         std::fprintf(stderr, "usage: %s KERNEL [n >= 1] [m >= 1] [H >= 1] [size >= 1] [mean 0|1]\n", argv[0]);
         return 2;
