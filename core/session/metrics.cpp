@@ -61,7 +61,7 @@ const char* exact_model_sentence(ExactModel model) {
 Reference compute_model_reference(const Heads& h, ExactModel model, bool causal, Backend& backend) {
     if (model != ExactModel::SharedQkSelfMasked)
         throw Error("no exact reference is defined for this model (internal: ask only for SharedQkSelfMasked)");
-    const int H = h.heads(), n = h.n(), b = 64, nb = block_count(n, b), words = block_words_per_row(b);
+    const int H = h.heads(), n = h.n(), b = 64, nb = block_count(n, b);
     Tensor3 keys = h.Q;  // shared QK: the keys are the queries, L2-normalised (zero rows stay zero)
     for (int hh = 0; hh < H; ++hh)
         for (int i = 0; i < n; ++i) {
@@ -74,19 +74,8 @@ Reference compute_model_reference(const Heads& h, ExactModel model, bool causal,
     for (int I = 0; I < nb; ++I) {
         layout.row_ptr.push_back(static_cast<int>(layout.col_idx.size()));
         for (int J = 0; J <= (causal ? I : nb - 1); ++J) {
-            layout.col_idx.push_back(J);
-            if (J != I) {
-                layout.mask_idx.push_back(-1);
-                continue;
-            }
-            layout.mask_idx.push_back(static_cast<int>(layout.masks.size() / (size_t(b) * words)));
-            for (int r = 0; r < b; ++r)
-                for (int w = 0; w < words; ++w) {
-                    uint64_t bits = 0;
-                    for (int c = w * 64; c < std::min(b, w * 64 + 64); ++c)
-                        if (c != r && (!causal || c < r)) bits |= 1ull << (c - w * 64);
-                    layout.masks.push_back(bits);
-                }
+            if (J != I) layout.append_block(J);
+            else layout.append_block(J, [causal](int r, int c) { return c != r && (!causal || c < r); });
         }
     }
     layout.row_ptr.push_back(static_cast<int>(layout.col_idx.size()));

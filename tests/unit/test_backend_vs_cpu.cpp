@@ -453,23 +453,13 @@ TEST_P(PrimitivesVsCpu, BlockSparseLargeHeadDimsMatchCpu) {
         // A layout with dense blocks (J ≡ I mod 2) and causal masks on the diagonal blocks.
         BlockLayout L;
         L.n = sh.n, L.block = sh.b, L.heads = 1;
-        const int nb = L.block_rows(), words = block_words_per_row(sh.b);
+        const int nb = L.block_rows();
         L.row_ptr.push_back(0);
         for (int I = 0; I < nb; ++I) {
             for (int J = 0; J <= I; ++J) {
                 if ((I - J) % 2 != 0) continue;
-                L.col_idx.push_back(J);
-                if (J == I) {
-                    L.mask_idx.push_back(int(L.masks.size() / (size_t(sh.b) * words)));
-                    for (int r = 0; r < sh.b; ++r)
-                        for (int w = 0; w < words; ++w) {
-                            uint64_t bits = 0;
-                            for (int k = 0; k < 64 && w * 64 + k <= r; ++k) bits |= 1ull << k;
-                            L.masks.push_back(bits);
-                        }
-                } else {
-                    L.mask_idx.push_back(-1);
-                }
+                if (J == I) L.append_block(J, [](int r, int c) { return c <= r; });
+                else L.append_block(J);
             }
             L.row_ptr.push_back(int(L.col_idx.size()));
         }

@@ -1,8 +1,12 @@
 // The block view: tile kinds and both densities on a layout built by hand (where every answer is known), and on a
-// real Longformer run, where the token density must equal the density the variant reports.
+// real Longformer run, where the token density must equal the density the variant reports; and
+// BlockLayout::append_block, which builds masked blocks for those layouts, against its predicate on every cell.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "core/analysis/block_tiles.h"
+#include "core/backend/interface/block_layout.h"
 #include "core/data/scenarios.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/session/experiment.h"
@@ -67,6 +71,32 @@ TEST(BlockTiles, TokenDensityOfARealRunIsTheVariantsDensity) {
                                                                   << layout.block << " should waste cells";
     }
     EXPECT_NEAR(token, *r.structure.density, 1e-9);
+}
+
+TEST(BlockLayout, AppendedBlocksAllowExactlyTheirPredicatesCells) {
+    std::printf("[case] b = 70 (two mask words per row): block 1 masked by (7r + c) mod 3 = 0 over all 70×70 cells, "
+                "block 0 dense\n");
+    BlockLayout L;
+    L.n = 140, L.block = 70, L.heads = 1;
+    L.row_ptr = {0};
+    L.append_block(0);
+    L.append_block(1, [](int r, int c) { return (7 * r + c) % 3 == 0; });
+    L.row_ptr.push_back(2);
+    L.row_ptr.push_back(2);  // block row 1 stores nothing
+    const BlockLayoutView v = L.view();
+    ASSERT_EQ(L.stored_blocks(), 2);
+    EXPECT_EQ(L.col_idx, (std::vector<int>{0, 1}));
+    EXPECT_EQ(L.mask_idx, (std::vector<int>{-1, 0}));
+    ASSERT_EQ(L.masks.size(), size_t(70 * 2));
+    int wrong = 0;
+    for (int r = 0; r < 70; ++r)
+        for (int c = 0; c < 70; ++c) {
+            wrong += !layout_cell_allowed(v, 0, r, c);
+            wrong += layout_cell_allowed(v, 1, r, c) != ((7 * r + c) % 3 == 0);
+        }
+    EXPECT_EQ(wrong, 0);
+    // Bits past the block's 70 columns stay clear (the kernels read whole words).
+    for (int r = 0; r < 70; ++r) EXPECT_EQ(L.masks[size_t(r) * 2 + 1] >> 6, 0u) << "row " << r;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // how "padding" is masked without copying Q, K, V.
 // The inline ATTNSCOPE_HD functions are the indexing math the CPU primitive and the CUDA kernel share.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -71,6 +72,22 @@ struct BlockLayout {
     std::vector<uint64_t> masks;  // (mask count, b, words_per_row)
 
     int block_rows() const { return block_count(n, block); }
+    /// Appends stored block J to the current block row; with a mask, cell (r, c) of it is allowed when
+    /// allowed(r, c) (r, c: offsets inside the block), else every cell is.
+    void append_block(int J) { col_idx.push_back(J), mask_idx.push_back(-1); }
+    template <class Allowed>
+    void append_block(int J, Allowed allowed) {
+        const int words = block_words_per_row(block);
+        col_idx.push_back(J);
+        mask_idx.push_back(static_cast<int>(masks.size() / (static_cast<size_t>(block) * words)));
+        for (int r = 0; r < block; ++r)
+            for (int w = 0; w < words; ++w) {
+                uint64_t bits = 0;
+                for (int c = w * 64; c < std::min(block, w * 64 + 64); ++c)
+                    if (allowed(r, c)) bits |= 1ull << (c - w * 64);
+                masks.push_back(bits);
+            }
+    }
     /// Stored blocks over all layout heads.
     int64_t stored_blocks() const { return static_cast<int64_t>(col_idx.size()); }
     /// Pointers for the primitive (valid while this object is alive and unchanged).

@@ -27,7 +27,7 @@ using namespace attnscope::cuda;
 BlockLayout make_layout(int n, int b, bool causal) {
     BlockLayout L;
     L.n = n, L.block = b, L.heads = 1;
-    const int nb = L.block_rows(), words = block_words_per_row(b);
+    const int nb = L.block_rows();
     L.row_ptr.push_back(0);
     for (int I = 0; I < nb; ++I) {
         std::vector<int> cols = {0, I - 1, I, I + 1};
@@ -36,18 +36,8 @@ BlockLayout make_layout(int n, int b, bool causal) {
         cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
         for (int J : cols) {
             if (J < 0 || J >= nb || (causal && J > I)) continue;
-            L.col_idx.push_back(J);
-            if (causal && J == I) {
-                L.mask_idx.push_back(int(L.masks.size() / (size_t(b) * words)));
-                for (int r = 0; r < b; ++r)
-                    for (int w = 0; w < words; ++w) {
-                        uint64_t bits = 0;
-                        for (int k = 0; k < 64 && w * 64 + k <= r; ++k) bits |= 1ull << k;
-                        L.masks.push_back(bits);
-                    }
-            } else {
-                L.mask_idx.push_back(-1);
-            }
+            if (causal && J == I) L.append_block(J, [](int r, int c) { return c <= r; });
+            else L.append_block(J);
         }
         L.row_ptr.push_back(int(L.col_idx.size()));
     }
