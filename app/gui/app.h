@@ -98,6 +98,11 @@ struct LshState {
     int head = 0;          // head whose buckets are shown
     int variant = 0;       // which lsh slot when several
     bool preview = false;  // Debug window: fill the panel with buckets hashed by the panel itself
+    // The 2-D view's points per bucket for one (run, head), projected once rather than every frame (n·d at
+    // n = 65536); a weak owner so a later run at the same address is never taken for this one.
+    std::weak_ptr<const RunResult> plane_run;
+    int plane_head = -1;
+    std::vector<std::vector<double>> plane_x, plane_y;
     void reset() { *this = LshState{}; }
 };
 

@@ -26,7 +26,8 @@ ImU32 bucket_color(int b, int n_b) {
     return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, 1));
 }
 
-/// Draws one strip of n items; colour(i) gives the colour of item i; returns the strip rectangle.
+/// Draws one strip of n items, one column per pixel at most; colour(i0, i1) gives the colour of the column
+/// covering items [i0, i1); returns the strip rectangle.
 template <class F>
 ImVec4 strip(const char* label, int n, float height, F colour) {
     ImGui::TextUnformatted(label);
@@ -35,9 +36,9 @@ ImVec4 strip(const char* label, int n, float height, F colour) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int columns = std::min(n, std::max(1, int(w)));
     for (int c = 0; c < columns; ++c) {
-        const int i = int(int64_t(c) * n / columns);
+        const int i0 = int(int64_t(c) * n / columns), i1 = std::max(i0 + 1, int(int64_t(c + 1) * n / columns));
         const float x0 = p.x + w * float(c) / float(columns), x1 = p.x + w * float(c + 1) / float(columns);
-        dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(std::max(x1, x0 + 1), p.y + height), colour(i));
+        dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(std::max(x1, x0 + 1), p.y + height), colour(i0, i1));
     }
     ImGui::Dummy(ImVec2(w, height));
     return ImVec4(p.x, p.y, p.x + w, p.y + height);
@@ -130,10 +131,12 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
     for (int r = 0; r < rounds; ++r) {
         ImGui::PushID(r);
         ImGui::SeparatorText(("round " + std::to_string(r)).c_str());
-        strip("bucket of each position i (left → right)", n, 14, [&](int i) { return bucket_color(bucket_of(r, i), n_b); });
+        // Buckets are categories: a column covering several positions shows its first one's.
+        strip("bucket of each position i (left → right)", n, 14,
+              [&](int i, int) { return bucket_color(bucket_of(r, i), n_b); });
         {
             const std::vector<int>& perm = st.perm_q[r];
-            const ImVec4 rect = strip("sorted by (bucket, position); white lines = chunk borders", n, 14, [&](int slot) {
+            const ImVec4 rect = strip("sorted by (bucket, position); white lines = chunk borders", n, 14, [&](int slot, int) {
                 const size_t at = size_t(head) * n + slot;
                 return bucket_color(at < perm.size() ? bucket_of(r, perm[at]) : 0, n_b);
             });
@@ -147,10 +150,16 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
     }
     ImGui::SeparatorText("collisions across rounds");
     const std::string label = "keys sharing a bucket with query i = " + position_label(snap->heads.get(), query) +
-                              " (brighter = more of the " + std::to_string(rounds) + " rounds; hover a matrix to pick i)";
-    strip(label.c_str(), n, 16, [&](int j) {
+                              " (brighter = more of the " + std::to_string(rounds) +
+                              " rounds; a pixel over several keys: the most among them; hover a matrix to pick i)";
+    // A column covering several keys shows the most rounds any of them shares: one colliding key stays visible.
+    strip(label.c_str(), n, 16, [&](int j0, int j1) {
         int same = 0;
-        for (int r = 0; r < rounds; ++r) same += bucket_of(r, j) == bucket_of(r, query);
+        for (int j = j0; j < j1 && same < rounds; ++j) {
+            int here = 0;
+            for (int r = 0; r < rounds; ++r) here += bucket_of(r, j) == bucket_of(r, query);
+            same = std::max(same, here);
+        }
         const float t = rounds ? float(same) / float(rounds) : 0;
         return ImGui::ColorConvertFloat4ToU32(ImVec4(0.15f + 0.85f * t, 0.15f + 0.55f * t, 0.2f, 1));
     });
@@ -159,15 +168,22 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
         const ConstMatView R = st.rotations.head(0);  // (d, n_b/2)
         const Tensor3& Q = snap->heads->Q;
         if (R.rows() == Q.cols() && R.cols() >= 2) {
-            std::vector<std::vector<double>> xs(n_b), ys(n_b);
-            for (int i = 0; i < n; ++i) {
-                const auto q = Q.head(head).row(i);
-                const float norm = std::max(1e-12f, q.norm());
-                double a = 0, b = 0;
-                for (int c = 0; c < Q.cols(); ++c) a += q[c] / norm * R(c, 0), b += q[c] / norm * R(c, 1);
-                const int bk = bucket_of(0, i);
-                xs[bk].push_back(a), ys[bk].push_back(b);
+            LshState& cache = app.lsh;
+            const bool same_run = !cache.plane_run.owner_before(v.result) && !v.result.owner_before(cache.plane_run);
+            if (!same_run || cache.plane_run.expired() || cache.plane_head != head) {
+                cache.plane_x.assign(size_t(n_b), {}), cache.plane_y.assign(size_t(n_b), {});
+                for (int i = 0; i < n; ++i) {
+                    const auto q = Q.head(head).row(i);
+                    const float norm = std::max(1e-12f, q.norm());
+                    double a = 0, b = 0;
+                    for (int c = 0; c < Q.cols(); ++c) a += q[c] / norm * R(c, 0), b += q[c] / norm * R(c, 1);
+                    const int bk = bucket_of(0, i);
+                    cache.plane_x[size_t(bk)].push_back(a), cache.plane_y[size_t(bk)].push_back(b);
+                }
+                cache.plane_run = v.result, cache.plane_head = head;
             }
+            const std::vector<std::vector<double>>& xs = cache.plane_x;
+            const std::vector<std::vector<double>>& ys = cache.plane_y;
             if (ImPlot::BeginPlot("normalised queries in the plane of the first two rotation directions (round 0)",
                                   ImVec2(-1, 320), ImPlotFlags_Equal)) {
                 ImPlot::SetupAxes("x̂·R[:,0]", "x̂·R[:,1]");
