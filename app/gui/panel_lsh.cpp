@@ -30,7 +30,7 @@ ImU32 bucket_color(int b, int n_b) {
 /// covering items [i0, i1); returns the strip rectangle.
 template <class F>
 ImVec4 strip(const char* label, int n, float height, F colour) {
-    ImGui::TextUnformatted(label);
+    ImGui::TextWrapped("%s", label);  // wrapped: a long label stays readable in a narrow panel
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = ImGui::GetContentRegionAvail().x;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -151,7 +151,7 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
     ImGui::SeparatorText("collisions across rounds");
     const std::string label = "keys sharing a bucket with query i = " + position_label(snap->heads.get(), query) +
                               " (brighter = more of the " + std::to_string(rounds) +
-                              " rounds; a pixel over several keys: the most among them; hover a matrix to pick i)";
+                              " rounds, the most in each pixel; hover a matrix to pick i)";
     // A column covering several keys shows the most rounds any of them shares: one colliding key stays visible.
     strip(label.c_str(), n, 16, [&](int j0, int j1) {
         int same = 0;
