@@ -170,7 +170,7 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
         if (R.rows() == Q.cols() && R.cols() >= 2) {
             LshState& cache = app.lsh;
             const bool same_run = !cache.plane_run.owner_before(v.result) && !v.result.owner_before(cache.plane_run);
-            if (!same_run || cache.plane_run.expired() || cache.plane_head != head) {
+            if (!same_run || cache.plane_head != head) {
                 cache.plane_x.assign(size_t(n_b), {}), cache.plane_y.assign(size_t(n_b), {});
                 for (int i = 0; i < n; ++i) {
                     const auto q = Q.head(head).row(i);
