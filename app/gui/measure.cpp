@@ -160,7 +160,8 @@ void Measurement::before_frame(App& app) {
     // pan coarsely again while the last variant computes anew.
     MatrixViewState& v = app.view;
     if (m_phase == 0) {
-        if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads) m_phase = 1, m_phase_frames = 0;
+        if (result_on_screen(app) && m_quiet_frames >= 5 && app.snap && app.snap->heads)
+            m_phase = 1, m_phase_frames = 0, m_phase_started = std::chrono::steady_clock::now();
         return;
     }
     // While computing: the last variant runs again with a new seed whenever its view is done (the others come from
@@ -251,8 +252,8 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     }
     // Pan
     if (m_phase == 0) {
-        if (++m_phase_frames > 20000) {
-            std::fprintf(stderr, "measure-pan: no result after 20000 frames\n");
+        if (phase_seconds() > kPanWaitLimitS) {
+            std::fprintf(stderr, "measure-pan: no result after %.0f s\n", kPanWaitLimitS);
             m_status = 2;
             return true;
         }
@@ -261,8 +262,9 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     if (m_phase == kPanComputing) {
         // Only frames drawn while a batch ran from start to end count.
         if (m_batch_running_at_start && app.runs.state() == WorkerState::Running) m_frame_ms[m_phase].push_back(float(frame_ms));
-        if (++m_phase_frames > 20000) {
-            std::fprintf(stderr, "measure-pan: too few frames beside a running batch after 20000 frames\n");
+        ++m_phase_frames;
+        if (phase_seconds() > kPanWaitLimitS) {
+            std::fprintf(stderr, "measure-pan: too few frames beside a running batch after %.0f s\n", kPanWaitLimitS);
             m_status = 2;
             return true;
         }
@@ -272,6 +274,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         if (++m_phase_frames < m_count) return false;
     }
     m_phase_frames = 0;
+    m_phase_started = std::chrono::steady_clock::now();
     if (++m_phase <= kPanComputing) return false;
     const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
     const int s = app.snap ? app.snap->view_size : 0;

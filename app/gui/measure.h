@@ -9,6 +9,7 @@
 // The targets they are held to are in docs/PERFORMANCE.md.
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
 #pragma once
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ private:
     static constexpr int kPanComputing = 4;  // pan: the phase that pans while a batch computes
     bool m_batch_running_at_start = false;   // pan: a batch was running when this frame started
     int m_phase_frames = 0;   // frames in the current phase
+    // Pan: when the current phase began. Its waits are limited in seconds, not frames: an idle frame takes ~1 ms,
+    // so a frame limit expires before a slow machine's first n = 16384 batch is done.
+    std::chrono::steady_clock::time_point m_phase_started = std::chrono::steady_clock::now();
+    static constexpr double kPanWaitLimitS = 600;
+    /// Seconds since the current phase began.
+    double phase_seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_phase_started).count();
+    }
     int m_quiet_frames = 0;   // frames since the last result reached the screen
     bool m_appended = false;  // latency: the last edit appended a word
     int m_warmup = 2;         // latency: first edits not counted (caches, first textures)
