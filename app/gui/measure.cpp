@@ -197,10 +197,10 @@ void Measurement::note_stages(const RunSnapshot& snap) {
     m_batch_cpu_ms.push_back(float(cpu));
 }
 
-void Measurement::print_stages() const {
-    std::printf("measure-latency: worker stages (median over the batches that ran them; wall / worker thread CPU):\n");
+void Measurement::print_stages(const char* prefix) const {
+    std::printf("%s: worker stages (median over the batches that ran them; wall / worker thread CPU):\n", prefix);
     for (size_t k = 0; k < m_stage_names.size(); ++k)
-        std::printf("measure-latency:   %-22s %7.1f ms / %7.1f ms  (%zu batches)\n", m_stage_names[k].c_str(),
+        std::printf("%s:   %-22s %7.1f ms / %7.1f ms  (%zu batches)\n", prefix, m_stage_names[k].c_str(),
                     stats_of(m_stage_wall_ms[k]).median_ms, stats_of(m_stage_cpu_ms[k]).median_ms,
                     m_stage_wall_ms[k].size());
 }
@@ -217,6 +217,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
             m_batch_ms.push_back(float(app.snap->seconds * 1000.0));
             note_stages(*app.snap);
         }
+        if (m_kind == Kind::Pan && m_phase == kPanComputing) note_stages(*app.snap);  // the re-runs panned beside
     } else {
         ++m_quiet_frames;
     }
@@ -243,7 +244,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         std::printf("measure-latency: worker batch (encoder + variants + pooling + spectra): median %.1f ms, p95 %.1f ms "
                     "(worker thread CPU: median %.1f ms)\n",
                     b.median_ms, b.p95_ms, stats_of(m_batch_cpu_ms).median_ms);
-        print_stages();
+        print_stages("measure-latency");
         if (!app.snap->input_error.empty()) {
             std::fprintf(stderr, "measure-latency: the input failed: %s\n", app.snap->input_error.c_str());
             m_status = 3;
@@ -260,15 +261,19 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         return false;
     }
     if (m_phase == kPanComputing) {
-        // Only frames drawn while a batch ran from start to end count.
-        if (m_batch_running_at_start && app.runs.state() == WorkerState::Running) m_frame_ms[m_phase].push_back(float(frame_ms));
+        // Only frames drawn while a batch ran from start to end count, the first m_count of them.
+        if (m_batch_running_at_start && app.runs.state() == WorkerState::Running &&
+            int(m_frame_ms[m_phase].size()) < m_count)
+            m_frame_ms[m_phase].push_back(float(frame_ms));
         ++m_phase_frames;
         if (phase_seconds() > kPanWaitLimitS) {
-            std::fprintf(stderr, "measure-pan: too few frames beside a running batch after %.0f s\n", kPanWaitLimitS);
+            std::fprintf(stderr, "measure-pan: too few frames beside a running batch, or no re-run finished, after %.0f s\n",
+                         kPanWaitLimitS);
             m_status = 2;
             return true;
         }
-        if (int(m_frame_ms[m_phase].size()) < m_count) return false;
+        // ... and until one re-run reached the screen, whose stages are printed.
+        if (int(m_frame_ms[m_phase].size()) < m_count || m_batch_cpu_ms.empty()) return false;
     } else {
         m_frame_ms[m_phase].push_back(float(frame_ms));
         if (++m_phase_frames < m_count) return false;
@@ -287,6 +292,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         std::printf("measure-pan: %-46s frame median %.1f ms, p95 %.1f ms, max %.1f ms\n", names[p], f.median_ms, f.p95_ms,
                     f.max_ms);
     }
+    print_stages("measure-pan");
     if (app.snap && !app.snap->input_error.empty()) m_status = 3;
     return true;
 }

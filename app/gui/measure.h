@@ -39,10 +39,10 @@ private:
     bool first_view_after_frame(App& app);
     void setup_pan(App& app);
     bool result_on_screen(const App& app) const;
-    /// Latency: records the stage times of a shown batch.
+    /// Latency, and pan while computing: records the stage times of a shown batch.
     void note_stages(const RunSnapshot& snap);
-    /// Latency: prints the median wall and CPU time per stage.
-    void print_stages() const;
+    /// Latency, and pan's batches while computing: prints the median wall and CPU time per stage, lines led by `prefix`.
+    void print_stages(const char* prefix) const;
 
     Kind m_kind = Kind::None;
     int m_count = 0;          // edits (latency) or frames per zoom level (pan)
@@ -68,7 +68,7 @@ private:
     size_t m_first_view_sample = 0; // and of the first counted edit → first view sample
     std::vector<float> m_batch_ms;              // latency: worker time of each shown batch
     std::vector<float> m_batch_cpu_ms;          // latency: the worker thread's CPU time of each shown batch
-    std::vector<std::string> m_stage_names;     // latency: stages in the order they first ran
+    std::vector<std::string> m_stage_names;     // latency, pan: stages in the order they first ran
     std::vector<std::vector<float>> m_stage_wall_ms, m_stage_cpu_ms;  // per stage name: one sample per batch
     std::vector<float> m_frame_ms[kPanComputing + 1];  // pan: frame times per phase
     unsigned long long m_last_generation = 0;
