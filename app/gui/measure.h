@@ -5,7 +5,8 @@
 //                        performer) and prints edit → first view and edit → all views;
 //   --measure-pan N      pans the linked matrix view N frames at two zoom levels of a large matrix
 //                        (n = 16384 unless --session), holds it still N frames, then pans N frames while the last
-//                        variant computes again with a new seed (the others stay drawn), and prints frame times.
+//                        variant computes again with a new seed (the others stay drawn), and prints frame times
+//                        and the stages of three such re-runs.
 // The targets they are held to are in docs/PERFORMANCE.md.
 // Both print one summary and end the app. Numbers are as noisy as the machine: not a timed test.
 #pragma once
