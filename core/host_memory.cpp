@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/large_block_cache.h"
 #include "core/format.h"
 
 namespace attnscope {
@@ -54,7 +55,9 @@ std::string host_memory_shortfall(int64_t need, const HostMemoryLimit& limit, co
 }
 
 void require_host_memory(int64_t need, const std::string& what, const std::string& advice) {
-    const std::string why = host_memory_shortfall(need, host_memory_limit(), what, advice);
+    std::string why = host_memory_shortfall(need, host_memory_limit(), what, advice);
+    // Kept large blocks count as used in MemAvailable: hand them back before refusing.
+    if (!why.empty() && large_block_release_all() > 0) why = host_memory_shortfall(need, host_memory_limit(), what, advice);
     if (!why.empty()) throw Error(why);
 }
 

@@ -46,9 +46,10 @@ void memory_note_free(int64_t bytes) { memory_counters().live.fetch_sub(bytes, s
 
 void memory_advise_large(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    // Blocks of ≥ 32 MiB are fresh mmaps (see keep_freed_memory_for_reuse) that every run faults in again, and the
-    // first touch costs about three times as much with 4 KiB pages as with 2 MiB ones (docs/PERFORMANCE.md,
-    // "Measured reasons in the code"). Only the 2 MiB-aligned interior can be advised.
+    // Blocks of ≥ 32 MiB are fresh mmaps (see keep_freed_memory_for_reuse) that a run faults in again unless
+    // large_block_cache.h kept one of its size, and the first touch costs about three times as much with 4 KiB
+    // pages as with 2 MiB ones (docs/PERFORMANCE.md, "Measured reasons in the code"). Only the 2 MiB-aligned
+    // interior can be advised.
     constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
     if (bytes < (std::size_t(32) << 20)) return;
     const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);

@@ -8,6 +8,8 @@
 #include <new>
 #include <utility>
 
+#include "core/large_block_cache.h"
+
 namespace attnscope {
 
 /// Process-wide counters of bytes held by tracked buffers.
@@ -52,17 +54,23 @@ struct TrackingAllocator {
     TrackingAllocator() noexcept = default;
     template <class U>
     TrackingAllocator(const TrackingAllocator<U>&) noexcept {}
+    /// Memory for `count` elements: a kept large block of that size when there is one (large_block_cache.h).
     T* allocate(std::size_t count) {
         const std::size_t bytes = count * sizeof(T);
-        // 64-byte alignment keeps SIMD loads aligned in every tile.
-        void* p = ::operator new(bytes, std::align_val_t{64});
+        void* p = large_block_take(bytes);
+        if (!p) {
+            // 64-byte alignment keeps SIMD loads aligned in every tile.
+            p = ::operator new(bytes, std::align_val_t{64});
+            memory_advise_large(p, bytes);
+        }
         memory_note_alloc(static_cast<int64_t>(bytes));
-        memory_advise_large(p, bytes);
         return static_cast<T*>(p);
     }
+    /// Releases it: a large block is kept for the next allocation of its size while the cache has room.
     void deallocate(T* p, std::size_t count) noexcept {
-        memory_note_free(static_cast<int64_t>(count * sizeof(T)));
-        ::operator delete(p, std::align_val_t{64});
+        const std::size_t bytes = count * sizeof(T);
+        memory_note_free(static_cast<int64_t>(bytes));
+        if (!large_block_keep(p, bytes)) ::operator delete(p, std::align_val_t{64});
     }
     /// Default-initialises (for floats: leaves the bytes as they are), so a vector resize() does not zero a buffer
     /// its owner is about to overwrite whole; assign(count, value) still fills.

@@ -4,8 +4,8 @@
 #   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI screenshots excluded: timing
 #            claims, the installer and screenshots, not memory safety), then a random GUI session of
 #            ATTNSCOPE_SELF_TEST_FRAMES frames (default 1500) with its invariants (scripts/gui-soak.sh)
-#   thread   TSan: the worker, job-queue and benchmark-job tests (attnscope_thread_tests). OMP_NUM_THREADS=1:
-#            libgomp is not instrumented, so its own barriers would be reported as races.
+#   thread   TSan: the worker, job-queue, benchmark-job and large-block cache tests (attnscope_thread_tests).
+#            OMP_NUM_THREADS=1: libgomp is not instrumented, so its own barriers would be reported as races.
 # usage: scripts/sanitize.sh address|thread [BUILD_DIR]   (run scripts/setup.sh first; .ci/run does)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,7 +38,7 @@ if [ "$kind" = address ]; then
 else
   cmake --build "$build" -j "$(nproc)" --target attnscope_thread_tests
   build_s=$((SECONDS - start))
-  OMP_NUM_THREADS=1 "$build/tests/attnscope_thread_tests" --gtest_filter='JobQueue.*:Worker*.*:BenchJob.*' || status=$?
+  OMP_NUM_THREADS=1 "$build/tests/attnscope_thread_tests" --gtest_filter='JobQueue.*:Worker*.*:BenchJob.*:LargeBlockCache.*' || status=$?
 fi
 echo "sanitize $kind: build ${build_s} s, tests $((SECONDS - start - build_s)) s, exit $status" >&2
 exit "$status"

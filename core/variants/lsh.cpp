@@ -198,54 +198,59 @@ void explain_matrix(const LshHashing& p, const Heads& in, const Tensor3& keys, c
     ReasonMask mask;
     mask.heads = H, mask.n = n, mask.cells.assign(size_t(H) * n * n, 0);
     P_eff = Tensor3(H, n, n);
-    // Chunk of every position per (round, head), and per head all scaled dot products by one GEMM: the per-cell
-    // divisions and dot products were most of this display-only pass (an edit in the GUI's text box waits on it).
+    // Chunk of every position per (round, head), and the scaled dot products of a block of rows with every key by
+    // one GEMM: the per-cell divisions and dot products were most of this display-only pass (an edit in the GUI's
+    // text box waits on it). A block of rows at a time, not all n² at once: at n = 16384 that was 1 GiB more to
+    // allocate and fault in on every run.
     std::vector<int> chunk_q(slot_q.size()), chunk_k(slot_k.size());
     for (size_t k = 0; k < slot_q.size(); ++k) chunk_q[k] = slot_q[k] / p.c;
     for (size_t k = 0; k < slot_k.size(); ++k) chunk_k[k] = slot_k[k] / p.c;
-    MatrixRM dots;
+    constexpr int kRowBlock = 64;
     for (int h = 0; h < H; ++h) {
-        dots.noalias() = p.scale * in.Q.head(h) * keys.head(h).transpose();
-#pragma omp parallel for schedule(dynamic, 16)
-        for (int i = 0; i < n; ++i) {
-            std::vector<int> members;
-            bool self_member = false;
-            for_each_union_key(p, slot_q, slot_k, h, i, [&](int j, int) {
-                if (p.self_mask && j == i)
-                    self_member = true;
-                else
-                    members.push_back(j);
-            });
-            if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
-            for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
-            // Each round's softmax weights (normalised locally, from score differences) times the round's weight.
-            const LshRoundsNorm norm = lsh_rounds_norm(lse_rounds.data() + int64_t(h) * n + i, p.R, int64_t(H) * n);
-            std::vector<std::pair<int, float>> scores;
-            for (int rr = 0; rr < p.R; ++rr) {
-                const int64_t base = (int64_t(rr) * H + h) * n;
-                const float weight = lsh_round_weight(lse_rounds.at(rr, h * n + i, 0), norm);
-                if (weight == 0.0f) continue;
-                const int t = slot_q[base + i] / p.c;
-                scores.clear();
-                float row_max = -INFINITY;
-                for (int b = 0; b < lsh_chunks_attended(p.L, nc); ++b) {
-                    const int kc = lsh_key_chunk(t, b, nc);
-                    for (int s = kc * p.c; s < std::min(n, kc * p.c + p.c); ++s) {
-                        const int j = p.pk()[base + s];
-                        if (p.causal && j > i) continue;
-                        int count = 0;
-                        for (int r2 = 0; r2 < p.R; ++r2) {
-                            const int64_t b2 = (int64_t(r2) * H + h) * n;
-                            count += lsh_chunk_attends(chunk_q[b2 + i], chunk_k[b2 + j], p.L, nc) ? 1 : 0;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int i0 = 0; i0 < n; i0 += kRowBlock) {
+            const int rows = std::min(kRowBlock, n - i0);
+            const MatrixRM dots = p.scale * in.Q.head(h).middleRows(i0, rows) * keys.head(h).transpose();
+            for (int i = i0; i < i0 + rows; ++i) {
+                std::vector<int> members;
+                bool self_member = false;
+                for_each_union_key(p, slot_q, slot_k, h, i, [&](int j, int) {
+                    if (p.self_mask && j == i)
+                        self_member = true;
+                    else
+                        members.push_back(j);
+                });
+                if (members.empty() && self_member) members.push_back(i);  // the self cell is all there is
+                for (int j : members) mask.cells[(size_t(h) * n + i) * n + j] = static_cast<uint8_t>(Reason::Bucket);
+                // Each round's softmax weights (normalised locally, from score differences) times the round's weight.
+                const LshRoundsNorm norm = lsh_rounds_norm(lse_rounds.data() + int64_t(h) * n + i, p.R, int64_t(H) * n);
+                std::vector<std::pair<int, float>> scores;
+                for (int rr = 0; rr < p.R; ++rr) {
+                    const int64_t base = (int64_t(rr) * H + h) * n;
+                    const float weight = lsh_round_weight(lse_rounds.at(rr, h * n + i, 0), norm);
+                    if (weight == 0.0f) continue;
+                    const int t = slot_q[base + i] / p.c;
+                    scores.clear();
+                    float row_max = -INFINITY;
+                    for (int b = 0; b < lsh_chunks_attended(p.L, nc); ++b) {
+                        const int kc = lsh_key_chunk(t, b, nc);
+                        for (int s = kc * p.c; s < std::min(n, kc * p.c + p.c); ++s) {
+                            const int j = p.pk()[base + s];
+                            if (p.causal && j > i) continue;
+                            int count = 0;
+                            for (int r2 = 0; r2 < p.R; ++r2) {
+                                const int64_t b2 = (int64_t(r2) * H + h) * n;
+                                count += lsh_chunk_attends(chunk_q[b2 + i], chunk_k[b2 + j], p.L, nc) ? 1 : 0;
+                            }
+                            scores.push_back({j, lsh_cell_score(dots(i - i0, j), p.self_mask && j == i,
+                                                                lsh_duplicate_discount(count))});
+                            row_max = std::max(row_max, scores.back().second);
                         }
-                        scores.push_back(
-                            {j, lsh_cell_score(dots(i, j), p.self_mask && j == i, lsh_duplicate_discount(count))});
-                        row_max = std::max(row_max, scores.back().second);
                     }
+                    float sum = 0.0f;
+                    for (auto& [j, sc] : scores) sum += (sc = std::exp(sc - row_max));
+                    for (const auto& [j, e] : scores) P_eff->at(h, i, j) += e / sum * weight;
                 }
-                float sum = 0.0f;
-                for (auto& [j, sc] : scores) sum += (sc = std::exp(sc - row_max));
-                for (const auto& [j, e] : scores) P_eff->at(h, i, j) += e / sum * weight;
             }
         }
     }
