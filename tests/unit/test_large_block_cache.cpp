@@ -22,6 +22,12 @@ constexpr std::size_t kBytes = std::size_t(kRows) * kCols * sizeof(float);
     if (large_block_cap_bytes() < 2 * kBytes)                                                        \
     GTEST_SKIP() << "the large-block cache is off in this build (AddressSanitizer) or too small here"
 
+/// Empties the cache, then frees one tensor of kRows × kCols into it.
+void keep_one_freed_block() {
+    large_block_release_all();
+    const Tensor3 freed = Tensor3::uninitialized(1, kRows, kCols);
+}
+
 TEST(LargeBlockCache, AFreedLargeTensorsBlockServesTheNextOfItsSizeOnly) {
     SKIP_WITHOUT_CACHE();
     large_block_release_all();
@@ -59,8 +65,7 @@ TEST(LargeBlockCache, AReusedBlockIsFilledAsAsked) {
 
 TEST(LargeBlockCache, PeakMemoryCountsAReusedBlock) {
     SKIP_WITHOUT_CACHE();
-    large_block_release_all();
-    { const Tensor3 warm = Tensor3::uninitialized(1, kRows, kCols); }
+    keep_one_freed_block();
     ASSERT_EQ(large_block_kept_bytes(), kBytes);
     PeakMemoryScope scope;
     { const Tensor3 reused = Tensor3::uninitialized(1, kRows, kCols); }
@@ -117,8 +122,7 @@ TEST(LargeBlockCache, NoBlockIsHandedToTwoLiveTensors) {
 
 TEST(LargeBlockCache, KeptBlocksAreHandedBackBeforeARequestIsRefused) {
     SKIP_WITHOUT_CACHE();
-    large_block_release_all();
-    { const Tensor3 kept = Tensor3::uninitialized(1, kRows, kCols); }
+    keep_one_freed_block();
     ASSERT_EQ(large_block_kept_bytes(), kBytes);
     EXPECT_THROW(require_host_memory(int64_t(1) << 60, "a test request", "none"), Error);
     EXPECT_EQ(large_block_kept_bytes(), 0u);
