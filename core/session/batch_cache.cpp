@@ -37,6 +37,7 @@ std::shared_ptr<const Heads> BatchCache::input(const InputSpec& spec, InputInfo&
     reused = encoded = false;
     if (spec.mode == InputMode::Tensors) {  // the files may have changed since: read them again
         m_input_key.clear(), m_heads.reset(), m_refs.reset(), m_views.clear(), m_exact_spectra.clear();
+        m_exact_pictures.clear();
         auto heads = std::make_shared<Heads>(build_input(spec, &info));
         validate_heads(*heads);
         m_heads = heads;  // this batch's references; the empty key keeps its views out of the cache
@@ -47,7 +48,7 @@ std::shared_ptr<const Heads> BatchCache::input(const InputSpec& spec, InputInfo&
         info = m_info, reused = true;
         return m_heads;
     }
-    m_input_key.clear(), m_heads.reset(), m_refs.reset(), m_exact_spectra.clear();
+    m_input_key.clear(), m_heads.reset(), m_refs.reset(), m_exact_spectra.clear(), m_exact_pictures.clear();
     std::shared_ptr<Heads> heads;
     if (spec.mode == InputMode::Text) {
         // A layer change keeps the text: its encoded layers are read again; a new text (or a deeper layer) encodes.
@@ -74,6 +75,7 @@ ReferenceCache& BatchCache::references(bool want_P) {
         if (!m_heads) throw Error("internal: references asked before the input was built");
         m_refs = std::make_unique<ReferenceCache>(*m_heads, want_P);
         m_refs_want_P = want_P;
+        m_exact_pictures.clear();
     }
     return *m_refs;
 }
@@ -108,6 +110,15 @@ std::string view_key(const BatchCache& cache, const RunBatchRequest& request, co
            std::to_string(int(request.display_order)) + " backend " + request.backend +
            (request.rank_ceilings ? " rank_ceilings" : "");
     return key;
+}
+
+const ExactPictures* BatchCache::exact_pictures(bool causal, int size) const {
+    const auto it = m_exact_pictures.find({causal, size});
+    return it == m_exact_pictures.end() ? nullptr : &it->second;
+}
+
+void BatchCache::store_exact_pictures(bool causal, int size, ExactPictures pictures) {
+    m_exact_pictures[{causal, size}] = std::move(pictures);
 }
 
 }  // namespace attnscope

@@ -22,6 +22,12 @@ struct CachedViews {
     std::map<int, SpectrumView> spectra;  // spectrum_head → spectrum of the main view's matrix
 };
 
+/// Max-pooled pictures of one causality's exact P in the input's own order (a batch's "pool exact" stage).
+struct ExactPictures {
+    std::shared_ptr<const Tensor3> pooled;  // (H, s, s) at the request's pooled view size s
+    std::shared_ptr<const Tensor3> thumbs;  // (H, t, t), t ≤ 128: the all-heads grid
+};
+
 /// The worker's memory of earlier batches (worker thread only; not thread-safe).
 class BatchCache {
 public:
@@ -43,6 +49,11 @@ public:
     SpectrumView* exact_spectrum(bool causal, int head);
     /// Stores it.
     void store_exact_spectrum(bool causal, int head, SpectrumView s);
+    /// The pictures of causality `causal`'s exact P at pooled size `size`, when made before from the current
+    /// references (at n = 16384 each is a pass over a GiB), or nullptr.
+    const ExactPictures* exact_pictures(bool causal, int size) const;
+    /// Stores them.
+    void store_exact_pictures(bool causal, int size, ExactPictures pictures);
 
 private:
     std::string m_text_key;                    // model, truncation and text of m_layers
@@ -55,6 +66,7 @@ private:
     bool m_refs_want_P = false;
     std::map<std::string, CachedViews> m_views;
     std::map<std::pair<bool, int>, SpectrumView> m_exact_spectra;  // of m_heads
+    std::map<std::pair<bool, int>, ExactPictures> m_exact_pictures;  // of m_refs: (causal, size) → pictures
 };
 
 /// The key of one variant instance's views on the cache's current input under `request`'s display settings

@@ -194,16 +194,28 @@ void BatchRun::ensure_exact(bool causal) {
     if (m_snap->exact_P.count(causal)) return;
     std::shared_ptr<const Tensor3> P = m_refs->shared_P(causal);
     if (!P) return;
-    if (!m_snap->display_perm.empty()) P = std::make_shared<const Tensor3>(permuted_matrix(*P, m_snap->display_perm));
+    const bool input_order = m_snap->display_perm.empty();
+    if (!input_order) P = std::make_shared<const Tensor3>(permuted_matrix(*P, m_snap->display_perm));
     m_snap->exact_P[causal] = P;
+    // In the input's order the pictures depend on the references alone: a batch that kept them (a variant's edit)
+    // takes the last batch's.
+    BatchCache* keeper = input_order && !m_local_refs ? m_cache : nullptr;
+    if (const ExactPictures* kept = keeper ? keeper->exact_pictures(causal, m_request.view_size) : nullptr) {
+        m_snap->exact_pooled[causal] = kept->pooled;
+        if (!m_snap->exact_thumbs) m_snap->exact_thumbs = kept->thumbs;
+        m_clock.stop("pool exact (cached)", m_snap->stages, true);
+        return;
+    }
+    ExactPictures made;
     Tensor3 ep;
     m_backend.pooled_view(*P, m_request.view_size, PoolMode::Max, ep);
-    m_snap->exact_pooled[causal] = std::make_shared<const Tensor3>(std::move(ep));
-    if (!m_snap->exact_thumbs) {
-        Tensor3 thumbs;
-        m_backend.pooled_view(*P, 128, PoolMode::Max, thumbs);
-        m_snap->exact_thumbs = std::make_shared<const Tensor3>(std::move(thumbs));
-    }
+    made.pooled = std::make_shared<const Tensor3>(std::move(ep));
+    Tensor3 thumbs;
+    m_backend.pooled_view(*P, 128, PoolMode::Max, thumbs);
+    made.thumbs = std::make_shared<const Tensor3>(std::move(thumbs));
+    m_snap->exact_pooled[causal] = made.pooled;
+    if (!m_snap->exact_thumbs) m_snap->exact_thumbs = made.thumbs;
+    if (keeper) keeper->store_exact_pictures(causal, m_request.view_size, std::move(made));
     m_clock.stop("pool exact", m_snap->stages);
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/backend/factory/make_backend.h"
+#include "core/session/batch_cache.h"
 #include "core/session/worker.h"
 #include "tests/unit/worker_test_util.h"
 
@@ -216,6 +217,63 @@ TEST(Worker, ChangingOneVariantRerunsOnlyItAndViewsShowAsTheyFinish) {
             EXPECT_EQ(p->variants.size(), 2u);
         }
     }
+}
+
+bool has_stage(const RunSnapshot& s, const std::string& name) {
+    for (const StageTime& t : s.stages)
+        if (t.name == name) return true;
+    return false;
+}
+
+/// The snapshot's exact pictures equal those pooled afresh from its own exact P (non-causal).
+void expect_pictures_of_its_exact_P(const RunSnapshot& s, Backend& backend, int size, const char* which) {
+    ASSERT_TRUE(s.exact_P.count(false) && s.exact_pooled.count(false) && s.exact_thumbs) << which;
+    Tensor3 pooled, thumbs;
+    backend.pooled_view(*s.exact_P.at(false), size, PoolMode::Max, pooled);
+    backend.pooled_view(*s.exact_P.at(false), 128, PoolMode::Max, thumbs);
+    ASSERT_EQ(pooled.size(), s.exact_pooled.at(false)->size()) << which;
+    ASSERT_EQ(thumbs.size(), s.exact_thumbs->size()) << which;
+    for (int64_t k = 0; k < pooled.size(); ++k) ASSERT_EQ(pooled.data()[k], s.exact_pooled.at(false)->data()[k]) << which;
+    for (int64_t k = 0; k < thumbs.size(); ++k) ASSERT_EQ(thumbs.data()[k], s.exact_thumbs->data()[k]) << which;
+}
+
+TEST(Worker, AVariantsEditReusesTheExactPicturesANewInputOrOrderDoesNot) {
+    std::printf("[case] batches on one cache: flash's tile changed, then clusters order, positions again, a new seed\n");
+    const auto cpu = make_backend("cpu");
+    BatchCache cache;
+    RunBatchRequest r = small_batch(96, 32);
+    r.input.scenario.kind = ScenarioKind::Clustered;  // it has groups to order by
+    const auto first = run_batch(r, *cpu, nullptr, &cache);
+    ASSERT_TRUE(first);
+    expect_pictures_of_its_exact_P(*first, *cpu, 32, "first");
+    EXPECT_FALSE(has_stage(*first, "pool exact (cached)"));
+
+    r.variants[1].params.set("tile_rows", 32);  // the input and its references stay
+    const auto edit = run_batch(r, *cpu, nullptr, &cache);
+    ASSERT_TRUE(edit);
+    EXPECT_TRUE(has_stage(*edit, "pool exact (cached)"));
+    EXPECT_EQ(edit->exact_pooled.at(false), first->exact_pooled.at(false)) << "the same pictures, not pooled again";
+    EXPECT_EQ(edit->exact_thumbs, first->exact_thumbs);
+    expect_pictures_of_its_exact_P(*edit, *cpu, 32, "edit");
+
+    r.display_order = DisplayOrder::Groups;  // the exact P is permuted: its pictures are other pictures
+    const auto grouped = run_batch(r, *cpu, nullptr, &cache);
+    ASSERT_TRUE(grouped);
+    ASSERT_FALSE(grouped->display_perm.empty());
+    EXPECT_FALSE(has_stage(*grouped, "pool exact (cached)"));
+    expect_pictures_of_its_exact_P(*grouped, *cpu, 32, "grouped");
+
+    r.display_order = DisplayOrder::Positions;
+    const auto back = run_batch(r, *cpu, nullptr, &cache);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->exact_pooled.at(false), first->exact_pooled.at(false)) << "the grouped batch did not replace them";
+    expect_pictures_of_its_exact_P(*back, *cpu, 32, "back");
+
+    r.input.scenario.seed += 1;  // a new input
+    const auto fresh = run_batch(r, *cpu, nullptr, &cache);
+    ASSERT_TRUE(fresh);
+    EXPECT_FALSE(has_stage(*fresh, "pool exact (cached)"));
+    expect_pictures_of_its_exact_P(*fresh, *cpu, 32, "new input");
 }
 
 }  // namespace
