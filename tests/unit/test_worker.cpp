@@ -104,6 +104,34 @@ TEST(Worker, MaskPoolingKeepsTheMostSalientReason) {
     for (size_t k = 0; k < 16; ++k) EXPECT_EQ(same[k], k == 5 ? 0 : m.cells[k]) << "cell " << k;
 }
 
+TEST(Worker, MaskPoolingOfWideBinsIsTheFoldOfEveryCell) {
+    std::printf("[case] pool_mask 2 heads, n = 100 -> 6x6: bins of 16-17 cells a side, sparse single cells\n");
+    // Bins wider than eight cells, ragged edges, one or two reasons per bin at any offset (inside an 8-cell word or
+    // at a bin's last cell), codes outside the reasons: the expectation folds most_salient over every cell.
+    ReasonMask m;
+    m.heads = 2, m.n = 100;
+    m.cells.assign(size_t(2) * 100 * 100, 0);
+    uint32_t state = 12345;
+    const auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    for (int k = 0; k < 120; ++k) {
+        const uint32_t at = next() % uint32_t(m.cells.size());
+        const uint32_t code = next() % (uint32_t(Reason::Count) + 2);  // two codes outside the reasons
+        m.cells[at] = uint8_t(code < uint32_t(Reason::Count) ? code : 200 + code);
+    }
+    const int s = 6;
+    const auto p = pool_mask(m, s);
+    ASSERT_EQ(p.size(), size_t(2) * s * s);
+    for (int h = 0; h < 2; ++h)
+        for (int bi = 0; bi < s; ++bi)
+            for (int bj = 0; bj < s; ++bj) {
+                uint8_t want = 0;
+                for (int i = bi * 100 / s; i < (bi + 1) * 100 / s; ++i)
+                    for (int j = bj * 100 / s; j < (bj + 1) * 100 / s; ++j)
+                        want = most_salient(want, m.cells[(size_t(h) * 100 + i) * 100 + j]);
+                EXPECT_EQ(p[(size_t(h) * s + bi) * s + bj], want) << "head " << h << " bin " << bi << "," << bj;
+            }
+}
+
 TEST(Worker, MaskLegendBitsNameExactlyTheReasonsOfEachPlane) {
     std::printf("[case] reasons_per_plane of 3 planes of 4 bins: a window/sink plane, an empty plane, a dense/local/stride plane\n");
     const auto code = [](Reason r) { return static_cast<uint8_t>(r); };
