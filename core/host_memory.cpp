@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/large_block_cache.h"
 #include "core/format.h"
+#include "core/large_block_cache.h"
 
 namespace attnscope {
 

@@ -60,7 +60,12 @@ struct TrackingAllocator {
         void* p = large_block_take(bytes);
         if (!p) {
             // 64-byte alignment keeps SIMD loads aligned in every tile.
-            p = ::operator new(bytes, std::align_val_t{64});
+            try {
+                p = ::operator new(bytes, std::align_val_t{64});
+            } catch (const std::bad_alloc&) {
+                if (large_block_release_all() == 0) throw;  // kept blocks go before an allocation fails
+                p = ::operator new(bytes, std::align_val_t{64});
+            }
             memory_advise_large(p, bytes);
         }
         memory_note_alloc(static_cast<int64_t>(bytes));

@@ -2,6 +2,9 @@
 // and back to the system before a request is refused for want of memory.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <cstdlib>
 #include <new>
 #include <thread>
 #include <vector>
@@ -126,6 +129,33 @@ TEST(LargeBlockCache, KeptBlocksAreHandedBackBeforeARequestIsRefused) {
     ASSERT_EQ(large_block_kept_bytes(), kBytes);
     EXPECT_THROW(require_host_memory(int64_t(1) << 60, "a test request", "none"), Error);
     EXPECT_EQ(large_block_kept_bytes(), 0u);
+}
+
+TEST(LargeBlockCacheDeathTest, KeptBlocksAreHandedBackBeforeAnAllocationFails) {
+    SKIP_WITHOUT_CACHE();
+    // In a child process: the address space is capped 300 MiB above what it holds with a 512 MiB block kept (never
+    // touched: address space only), then 400 MiB of another size are asked for. They fit only once the kept block
+    // is unmapped; the heap's free memory (glibc serves a request from it when the mmap fails) is far smaller.
+    constexpr std::size_t kKept = std::size_t(512) << 20;
+    if (large_block_cap_bytes() < kKept) GTEST_SKIP() << "the cache's cap is below 512 MiB here";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts afresh, with no other thread
+    EXPECT_EXIT(
+        {
+            large_block_release_all();
+            if (!large_block_keep(::operator new(kKept, std::align_val_t{64}), kKept)) std::_Exit(5);
+            const int64_t size = proc_kb_field("/proc/self/status", "VmSize");  // in bytes
+            if (size <= 0) std::_Exit(3);
+            rlimit cap{};
+            cap.rlim_cur = cap.rlim_max = rlim_t(size) + (rlim_t(300) << 20);
+            if (setrlimit(RLIMIT_AS, &cap) != 0) std::_Exit(4);
+            try {
+                const Tensor3 other = Tensor3::uninitialized(1, 10240, 10240);  // 400 MiB
+                std::_Exit(large_block_kept_bytes() == 0 && other.data() ? 0 : 2);
+            } catch (const std::bad_alloc&) {
+                std::_Exit(1);
+            }
+        },
+        ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
