@@ -54,6 +54,11 @@ target_include_directories(attnscope_imgui SYSTEM PUBLIC
   ${imgui_SOURCE_DIR} ${imgui_SOURCE_DIR}/backends ${imgui_SOURCE_DIR}/misc/cpp ${implot_SOURCE_DIR})
 target_compile_definitions(attnscope_imgui PUBLIC IMGUI_DEFINE_MATH_OPERATORS)
 target_compile_options(attnscope_imgui PRIVATE -w)  # third-party code: its warnings are not ours to fix
+# ImPlot instantiates every plot function for each numeric type of this list: the default ten made implot_items.cpp
+# alone two minutes of a first build. attnscope plots float and double; ImPlot's demo (Debug panel) also plots ImS8,
+# int and unsigned int.
+target_compile_definitions(attnscope_imgui PRIVATE
+  "IMPLOT_CUSTOM_NUMERIC_TYPES=(signed char)(signed int)(unsigned int)(float)(double)")
 if(ATTNSCOPE_FUZZ)
   # The fuzzers aim at our readers; instrumenting ImGui/ImPlot for them only costs build time (implot_items.cpp
   # alone takes minutes under clang with ASan + coverage), so the fuzz tree compiles them plainly.

@@ -6,6 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build"
 "$root/scripts/setup.sh"
 source "$root/scripts/build-env.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher_flags[@]}"
+generator_flags_for "$build"
+cmake -S "$root" -B "$build" "${generator_flags[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher_flags[@]}"
 cmake --build "$build" -j "$(nproc)" --target attnscope
 exec "$build/app/attnscope" gui "$@"

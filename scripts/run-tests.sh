@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (warnings are errors; CUDA code too when nvcc exists) and runs
-# the whole test suite with ctest. Usage: scripts/run-tests.sh [BUILD_DIR]
+# the whole test suite with ctest. Usage: scripts/run-tests.sh [BUILD_DIR [CMAKE_ARG ...]]
+# Extra arguments go to cmake, e.g. an AVX2 build that runs on any x86-64-v3 CPU, with or without AVX-512:
+#   scripts/run-tests.sh build-v3 -DATTNSCOPE_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
+shift $(($# > 0 ? 1 : 0))
 start=$SECONDS
 "$root/scripts/setup.sh"
 setup_s=$((SECONDS - start))
 source "$root/scripts/build-env.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON "${launcher_flags[@]}"
+generator_flags_for "$build"
+cmake -S "$root" -B "$build" "${generator_flags[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_WERROR=ON "${launcher_flags[@]}" "$@"
 cmake --build "$build" -j "$(nproc)"
 build_s=$((SECONDS - start - setup_s))
 cd "$build"

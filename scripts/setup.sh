@@ -20,7 +20,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 packages=(build-essential cmake pkg-config python3 python3-pip unzip
           libglfw3-dev libx11-dev libeigen3-dev libepoxy-dev nlohmann-json3-dev libcli11-dev libstb-dev
           libgtest-dev libgmock-dev libbenchmark-dev libfftw3-dev liblapacke-dev libopenblas-dev
-          xvfb xauth fonts-dejavu-core ccache clang-14 libclang-rt-14-dev libomp-14-dev)
+          xvfb xauth fonts-dejavu-core ccache ninja-build clang-14 libclang-rt-14-dev libomp-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

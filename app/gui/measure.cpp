@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include <imgui.h>
 
 #include "app/gui/app.h"
+#include "core/bench/machine.h"
 #include "core/bench/timing.h"
+#include "core/cpu_isa.h"
 #include "core/data/samples.h"
 #include "core/data/text_input.h"
 #include "core/variants/registry.h"
@@ -21,6 +24,12 @@ TimingStats stats_of(const std::vector<float>& v) { return summarize_times(std::
 
 /// The six variants of the latency claim: exact, tiled exact, sparse, hashing, low-rank, kernel.
 const char* const kLatencyVariants[] = {"full", "flash", "bigbird", "lsh", "linformer", "performer"};
+
+/// The first line of every measurement: the hardware its figures come from.
+void print_machine(const char* tag) {
+    std::printf("%s: machine: %s, %u logical CPUs; CPU kernels compiled for %s\n", tag, cpu_model_name().c_str(),
+                std::thread::hardware_concurrency(), kCpuIsaName);
+}
 
 }  // namespace
 
@@ -94,6 +103,7 @@ bool Measurement::first_view_after_frame(App& app) {
     }
     if (m_phase < m_count || !result_on_screen(app)) return false;
     const auto& all = app.latency.samples_ms;
+    print_machine("measure-first-view");
     std::printf("measure-first-view: n = %d, H = %d, d = %d, %zu variants (", app.snap->heads ? app.snap->heads->n() : 0,
                 app.snap->heads ? app.snap->heads->heads() : 0, app.snap->heads ? app.snap->heads->d() : 0,
                 app.variants.slots.size());
@@ -229,6 +239,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
         const std::vector<float> lat(all.begin() + long(std::min(m_first_sample, all.size())), all.end());
         const TimingStats l = stats_of(lat), b = stats_of(m_batch_ms);
         const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
+        print_machine("measure-latency");
         std::printf("measure-latency: %zu edits (after %d warm-up), text of %d tokens, %zu variants (", l.samples_ms.size(), m_warmup, n,
                     app.variants.slots.size());
         for (size_t k = 0; k < app.variants.slots.size(); ++k)
@@ -285,6 +296,7 @@ bool Measurement::after_frame(App& app, double frame_ms) {
     if (++m_phase <= kPanComputing) return false;
     const int n = app.snap && app.snap->heads ? app.snap->heads->n() : 0;
     const int s = app.snap ? app.snap->view_size : 0;
+    print_machine("measure-pan");
     std::printf("measure-pan: n = %d, %zu variant panels, pooled view %d×%d per panel, %d frames per phase\n", n,
                 app.snap ? app.snap->variants.size() : 0, s, s, m_count);
     const char* names[kPanComputing + 1] = {"", "pan at 1/4 zoom (pooled bins)", "pan at 512-cell zoom (full-resolution crops)",

@@ -8,11 +8,12 @@
 //   attnscope_flash_paired --profile [--d 32,64,128] [--causal 0,1] [--tiles ...]   per-phase CPU-time profile
 //   attnscope_flash_paired --pooled 1024 [--n …] [--heads …] [--d …] [--causal …] [--tiles …] [--rounds …] [--portable]
 //                                         flash against flash + the max-pooled picture of P (DenseAttentionArgs::pooled)
-// --portable runs the Eigen path (CpuKernels::Portable) instead of the AVX-512 kernel in the paired and pooled modes.
+// --portable runs the Eigen path (CpuKernels::Portable) instead of the vector kernel in the paired and pooled modes.
+// Every mode first prints the machine: CPU model, threads, and the ISA the kernels were compiled for (core/cpu_isa.h).
 // The pooled mode times (flash, flash + pooled s×s) back to back, order alternating per round, and reports the ratio
 // of the two times of each round.
 // The profile runs one thread over the query tiles of one head and splits each query tile's thread CPU time over
-// the phases of its loop by their TSC ticks: the AVX-512 kernel's phases (pack Qᵀ, Sᵀ = K·Qᵀ with fused mask+max, exp/sum/rescale factors, Oᵀ += Vᵀ·Pᵀ with
+// the phases of its loop by their TSC ticks: the vector kernel's phases (pack Qᵀ, Sᵀ = K·Qᵀ with fused mask+max, exp/sum/rescale factors, Oᵀ += Vᵀ·Pᵀ with
 // fused rescale, write O) and, for comparison, the Eigen path's (Q·Kᵀ, max, exp, rescale, P·V), once with Eigen's
 // products and once with per-tile single-threaded cblas_sgemm products. All three alternate tile by tile.
 #include <cblas.h>
@@ -32,6 +33,8 @@
 #include "core/backend/cpu/cpu_flash_tile.h"
 #include "core/backend/cpu/cpu_online_tile.h"
 #include "core/backend/cpu/cpu_primitives.h"
+#include "core/bench/machine.h"
+#include "core/cpu_isa.h"
 #include "core/variants/variant.h"
 
 namespace attnscope {
@@ -232,7 +235,6 @@ void pooled_overhead(const Options& o) {
             }
 }
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
 /// Time-stamp counter: ~20 cycles to read, where a thread-CPU clock read costs ~0.3 µs (a syscall) and would
 /// weigh 5–20% of a 64×64 key tile. Phases are stamped with it; spread() then converts them to CPU time.
 inline double tsc() { return double(__rdtsc()); }
@@ -246,6 +248,7 @@ void spread(const double* ticks, int phases, double cpu_ns, double* out) {
     for (int p = 0; p < phases; ++p) out[p] += cpu_ns * ticks[p] / total;
 }
 
+#if ATTNSCOPE_SIMD
 /// The kernel's tile loop over query tile i0 of one head, phase by phase (ns of thread CPU time added to t[]).
 void kernel_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, Tensor3& O, Tensor3& L, int i0, int br, int bc,
                  bool causal, Tensor3& scratch, double* out) {
@@ -280,6 +283,9 @@ void kernel_tile(const Tensor3& Q, const Tensor3& K, const Tensor3& V, Tensor3& 
     t[4] += tsc() - c0;
     spread(t, 5, thread_ns() - cpu0, out);
 }
+#else
+// No vector ISA in this build: there is no tile kernel, and the profile measures the Eigen path's phases alone.
+#endif
 
 /// The Eigen path's tile loop (cpu_dense_attention.cpp's tiled_task) over query tile i0, phase by phase. With
 /// `blas`, its two products are single-threaded OpenBLAS cblas_sgemm calls instead (the per-tile BLAS option).
@@ -381,7 +387,11 @@ void profile(const Options& o) {
                 double kt[5] = {}, et[7] = {}, bt[7] = {};
                 openblas_set_num_threads(1);  // one OpenMP-less thread: OpenBLAS runs in the caller
                 for (int i0 = 0; i0 < n; i0 += br) {
+#if ATTNSCOPE_SIMD
                     kernel_tile(Q, K, V, O, L, i0, br, bc, causal != 0, scratch, kt);
+#else
+                    // (no tile kernel in this build: see kernel_tile)
+#endif
                     eigen_tile(Q, K, V, i0, br, bc, causal != 0, qs, s, acc, stt, et, false);
                     eigen_tile(Q, K, V, i0, br, bc, causal != 0, qs, s, acc, stt, bt, true);
                 }
@@ -390,7 +400,7 @@ void profile(const Options& o) {
                 const char* kn[] = {"pack Qt, zero", "QK + mask + max", "exp + sum + factors", "PV (+ rescale O)",
                                     "write O, lse"};
                 const int kp[] = {0, 1, 0, 1, 0};
-                print_phases("AVX-512 kernel", kn, kt, 5, kp, cells, d);
+                if (flash_tile::kAvailable) print_phases((std::string(kCpuIsaName) + " kernel").c_str(), kn, kt, 5, kp, cells, d);
                 const char* en[] = {"scale Q, zero",   "QK (Eigen GEMM)", "row max + factors", "causal fills",
                                     "shift + exp",     "rescale acc, sum", "PV (Eigen GEMM)"};
                 const int ep[] = {0, 1, 0, 0, 0, 0, 1};
@@ -415,9 +425,12 @@ void profile(const Options& o) {
                     2.0 * N * N * double(N) / (c1 - c0), 2.0 * N * N * double(N) / (c2 - c1));
     }
 }
-#else
-void profile(const Options&) { std::printf("the profile needs the AVX-512 tile kernel (not in this build)\n"); }
-#endif
+
+/// The machine every figure of this run comes from.
+void print_machine() {
+    std::printf("machine: %s, %d threads; kernels compiled for %s (core/cpu_isa.h)\n", cpu_model_name().c_str(),
+                omp_get_max_threads(), kCpuIsaName);
+}
 
 }  // namespace
 }  // namespace attnscope
@@ -443,6 +456,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    attnscope::print_machine();
     if (o.profile) attnscope::profile(o);
     else if (o.pooled > 0) attnscope::pooled_overhead(o);
     else attnscope::paired(o);

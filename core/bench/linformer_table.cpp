@@ -119,7 +119,7 @@ std::string linformer_table_markdown(const LinformerTable& t) {
     const BenchReport& r = t.report;
     os << "Time and memory saved by `linformer` relative to `" << t.config.baseline << "`: ours (paper). H=" << r.heads
        << ", d=" << r.dim << ", one attention call on " << r.machine.cpu_model << " (" << r.machine.threads
-       << " threads), " << r.plan.runs << " timed runs, median; memory = peak tracked bytes of the call.\n"
+       << " threads, kernels compiled for " << r.machine.kernel_isa << "), " << r.plan.runs << " timed runs, median; memory = peak tracked bytes of the call.\n"
        << "The paper's numbers (Wang et al. 2020, Table 3) are for a whole model's inference on a V100 and are "
           "transcribed by hand: only the trend is comparable.\n\n";
     for (int which = 0; which < 2; ++which) {

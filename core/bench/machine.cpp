@@ -1,6 +1,7 @@
 #include "core/bench/machine.h"
 
 #include "core/bench/memory_probe.h"
+#include "core/cpu_isa.h"
 
 #include <omp.h>
 
@@ -118,6 +119,8 @@ MachineFigures describe_machine(Backend& backend) {
     m.backend = backend.description();
     m.threads = omp_get_max_threads();
     m.cpu_model = cpu_model_name();
+    m.kernel_isa = kCpuIsaName;
+    m.blas_core = openblas_core_name();
     m.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
     m.total_memory_bytes = attnscope::total_memory_bytes();
     return m;

@@ -47,6 +47,8 @@ struct MachineFigures {
     int64_t triad_floats = 0;        // elements per array used
     int threads = 0;                 // OpenMP threads the run used
     std::string cpu_model;           // "AMD EPYC ..." from /proc/cpuinfo
+    std::string kernel_isa;          // the ISA the CPU kernels were compiled for (core/cpu_isa.h): "AVX-512", "AVX2", …
+    std::string blas_core;           // OpenBLAS's kernel set for this CPU (openblas_core_name)
     int logical_cpus = 0;            // processors the OS shows
     int64_t total_memory_bytes = 0;  // MemTotal
     std::string backend;             // backend description

@@ -65,6 +65,8 @@ nlohmann::json bench_report_to_json(const BenchReport& r) {
     const MachineFigures& m = r.machine;
     nlohmann::json machine = {{"measured", r.machine_measured},
                               {"cpu_model", m.cpu_model},
+                              {"kernel_isa", m.kernel_isa},
+                              {"blas_core", m.blas_core},
                               {"logical_cpus", m.logical_cpus},
                               {"threads", m.threads},
                               {"total_memory_bytes", m.total_memory_bytes},
@@ -202,7 +204,8 @@ std::string bench_report_to_csv(const BenchReport& r) {
 std::string format_bench_table(const BenchReport& r) {
     std::ostringstream os;
     const MachineFigures& m = r.machine;
-    os << "machine: " << m.cpu_model << ", " << m.threads << " threads, " << m.backend << "\n";
+    os << "machine: " << m.cpu_model << ", " << m.threads << " threads, " << m.backend << "; kernels compiled for "
+       << m.kernel_isa << ", OpenBLAS core " << m.blas_core << "\n";
     bool paired = false;
     for (const BenchPoint& p : r.points) paired = paired || p.roof_share;
     if (r.machine_measured) {

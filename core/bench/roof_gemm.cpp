@@ -15,6 +15,11 @@ std::string roof_kind_name(RoofKind kind, const Backend& backend) {
     return backend.has_device() ? "cublas" : "eigen";
 }
 
+std::string openblas_core_name() {
+    const char* name = openblas_get_corename();
+    return name ? name : "unknown";
+}
+
 RoofGemm::RoofGemm(Backend& backend, int size)
     : m_backend(backend), m_size(size), m_a(1, std::max(size, 1), std::max(size, 1)),
       m_b(1, std::max(size, 1), std::max(size, 1)), m_c(1, std::max(size, 1), std::max(size, 1)) {

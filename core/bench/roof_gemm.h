@@ -22,6 +22,10 @@ enum class RoofKind {
 /// "openblas", "cublas-resident", or the backend's gemm name ("eigen" on the CPU, "cublas" on a device).
 std::string roof_kind_name(RoofKind kind, const Backend& backend);
 
+/// The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", "Zen", …; OPENBLAS_CORETYPE overrides it): the
+/// CPU roof is only comparable between runs that name the same one.
+std::string openblas_core_name();
+
 /// The time of one run, in ms.
 struct RoofSample {
     double wall_ms = 0;  // the run's time: wall clock, or for DeviceResident the CUDA-event time of the product

@@ -16,7 +16,7 @@ namespace attnscope::test {
 inline std::vector<std::string> suite_backends() { return {"cpu", "cuda"}; }
 
 /// suite_backends() with "cpu-portable" after "cpu": for the suites of the primitives whose CPU code has a
-/// hand-written vector kernel (flash, block-sparse, vslash), so the portable path a CPU without AVX-512 runs is
+/// hand-written vector kernel (flash, block-sparse, vslash), so the portable path a build without a vector ISA runs is
 /// tested here too.
 inline std::vector<std::string> kernel_suite_backends() {
     std::vector<std::string> out = suite_backends();

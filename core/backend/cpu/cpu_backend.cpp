@@ -3,16 +3,17 @@
 #include <omp.h>
 
 #include "core/backend/cpu/cpu_feature_rows.h"
-#include "core/backend/cpu/cpu_flash_tile.h"
+#include "core/cpu_isa.h"
 #include "core/backend/cpu/cpu_primitives.h"
 
 namespace attnscope {
 
 std::string CpuBackend::description() const {
-    const bool vector = m_kernels == CpuKernels::Vector && flash_tile::kAvailable;
+    const bool vector = m_kernels == CpuKernels::Vector && kSimdKernels;
     return "CPU, " + std::to_string(omp_get_max_threads()) + " threads (Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
            "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", OpenMP" +
-           (vector ? ", AVX-512 flash, block-sparse and vslash kernels" : ", portable Eigen kernels") + ")";
+           (vector ? std::string(", ") + kCpuIsaName + " flash, block-sparse and vslash kernels"
+                   : std::string(", portable Eigen kernels")) + ")";
 }
 
 void CpuBackend::gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, float alpha, float beta, Tensor3& C) {

@@ -10,7 +10,7 @@ namespace attnscope {
 /// Backend running on every core of the host CPU.
 class CpuBackend : public Backend {
 public:
-    /// A backend whose flash and vslash primitives run `kernels` (Portable: the Eigen paths, as without AVX-512).
+    /// A backend whose flash and vslash primitives run `kernels` (Portable: the Eigen paths, as without a vector ISA).
     explicit CpuBackend(CpuKernels kernels = CpuKernels::Vector) : m_kernels(kernels) {}
     std::string name() const override { return m_kernels == CpuKernels::Portable ? "cpu-portable" : "cpu"; }
     std::string description() const override;

@@ -1,7 +1,7 @@
 // attnscope — block-sparse attention on the CPU.
 // One task per (head, query block I): it walks only the key blocks the layout stores for I, in chunks of
 // up to kBlockSparseChunkCols columns, trimmed to the columns between their first and last allowed cell (a band's
-// outer blocks are half forbidden). With AVX-512 a chunk is a run of consecutive stored blocks read in place as one
+// outer blocks are half forbidden). With a vector ISA a chunk is a run of consecutive stored blocks read in place as one
 // key tile of the flash tile kernel (cpu_flash_tile.h), its forbidden cells written −inf into the transposed scores;
 // otherwise (and for CpuKernels::Portable) a scattered chunk is gathered into scratch and scored by two Eigen GEMMs.
 // Rows keep FlashAttention's running max and sum (online_softmax.h, the same bookkeeping the CUDA kernel uses), so
@@ -90,7 +90,7 @@ std::pair<int, int> allowed_column_range(const BlockLayoutView& L, int k, int ro
     return first < last ? std::pair{first, last} : std::pair{0, 0};
 }
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if ATTNSCOPE_SIMD
 /// Sets the cells of stored block `k` that its bitmask forbids to −inf in the transposed score tile of t: block column
 /// c is tile column off + c (columns outside [0, cols) are left alone), block row r is lane r.
 void mask_transposed(const BlockLayoutView& L, int k, const flash_tile::Tile& t, int off, int ext, int cols) {
@@ -100,7 +100,7 @@ void mask_transposed(const BlockLayoutView& L, int k, const flash_tile::Tile& t,
     });
 }
 
-/// block_row_task on the AVX-512 flash tile kernel (cpu_flash_tile.h): each run of consecutive stored blocks is one
+/// block_row_task on the vector flash tile kernel (cpu_flash_tile.h): each run of consecutive stored blocks is one
 /// key tile read in place, trimmed to its allowed columns, scored raw, masked by the blocks' bitmasks, then folded
 /// like a flash tile. Non-consecutive blocks start a new tile instead of being gathered.
 void vector_block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h,
@@ -139,9 +139,11 @@ void vector_block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutV
     }
     flash_tile::finish(t, a.O->head_data(h), a.lse ? a.lse->head_data(h) : nullptr);
 }
+#else
+// No vector ISA: cpu_block_sparse_attention runs block_row_task for CpuKernels::Vector too.
 #endif
 
-/// One (head, query block I) task on Eigen products (builds without AVX-512, CpuKernels::Portable).
+/// One (head, query block I) task on Eigen products (builds without a vector ISA, CpuKernels::Portable).
 void block_row_task(const BlockSparseAttentionArgs& a, const BlockLayoutView& L, Scratch& w, int tid, int h, int I) {
     const int n = L.n, b = L.block, d = a.Q->cols(), dv = a.V->cols();
     const int i0 = I * b, rows = block_extent(n, b, I);
@@ -240,11 +242,13 @@ void cpu_block_sparse_attention(const BlockSparseAttentionArgs& a, [[maybe_unuse
     // reasons in the code").
 #pragma omp parallel for schedule(dynamic, 8) if (parallel)
     for (int task = 0; task < H * nb; ++task) {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if ATTNSCOPE_SIMD
         if (kernels == CpuKernels::Vector) {
             vector_block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
             continue;
         }
+#else
+        // (no vector kernel in this build: see vector_block_row_task)
 #endif
         block_row_task(a, L, scratch, omp_get_thread_num(), task / nb, task % nb);
     }

@@ -22,7 +22,7 @@ namespace {
 using RowVec = Eigen::Map<Eigen::VectorXf>;
 
 /// Per-thread scratch, tracked like every other buffer of a run (tiled_attention_scratch_bytes mirrors it). The
-/// AVX-512 kernel keeps the tile transposed with rows padded to whole vectors (Br′ = padded Br); the Eigen path uses
+/// vector kernel keeps the tile transposed with rows padded to whole vectors (Br′ = padded Br); the Eigen path uses
 /// the same buffers untransposed. bins, only for a pooled picture with sc columns, is transposed in both paths.
 struct Scratch {
     Tensor3 q, s, acc, stats, bins;  // (T, Br′, d), (T, Br′, Bc), (T, Br′, dv), (T, 4, Br′), (T, sc, Br′) or empty
@@ -41,8 +41,8 @@ float* start_bins(const DenseAttentionArgs& a, Scratch& w, int tid, int stride) 
     return bins;
 }
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-/// One (head, query tile) task on the AVX-512 tile kernel (cpu_flash_tile.h): same result as tiled_task.
+#if ATTNSCOPE_SIMD
+/// One (head, query tile) task on the vector tile kernel (cpu_flash_tile.h): same result as tiled_task.
 void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
     const int n = a.Q->rows(), m = a.K->rows();
     flash_tile::Tile t;
@@ -72,6 +72,8 @@ void vector_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0
         pooled_fold_tile(bins, t.brp, t.sum, i0, t.rows, n, *a.pooled, h, true);
     }
 }
+#else
+// No vector ISA: cpu_dense_attention runs tiled_task for CpuKernels::Vector too.
 #endif
 
 /// Sets cells of a diagonal tile to `value` where key j0+c lies after query i0+r.
@@ -82,7 +84,7 @@ void fill_causal_tile(MatView s, int i0, int j0, float value) {
     }
 }
 
-// The portable path: builds without AVX-512 and CpuKernels::Portable run it.
+// The portable path: builds without a vector ISA and CpuKernels::Portable run it.
 void tiled_task(const DenseAttentionArgs& a, Scratch& w, int tid, int h, int i0) {
     const int n = a.Q->rows(), m = a.K->rows(), d = a.Q->cols(), dv = a.V->cols();
     const int rows = std::min(a.tile_rows, n - i0);
@@ -169,11 +171,13 @@ void cpu_dense_attention(const DenseAttentionArgs& a, [[maybe_unused]] CpuKernel
 #pragma omp parallel for schedule(dynamic)
     for (int task = 0; task < H * tiles; ++task) {
         const int h = task / tiles, t = a.causal ? tiles - 1 - task % tiles : task % tiles;
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if ATTNSCOPE_SIMD
         if (kernels == CpuKernels::Vector) {
             vector_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
             continue;
         }
+#else
+        // (no vector kernel in this build: see vector_task)
 #endif
         tiled_task(a, scratch, omp_get_thread_num(), h, t * a.tile_rows);
     }

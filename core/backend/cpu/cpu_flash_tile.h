@@ -1,27 +1,24 @@
-// attnscope — the CPU flash (tiled online-softmax) kernel's phases on one query tile, AVX-512 only.
+// attnscope — the CPU flash (tiled online-softmax) kernel's phases on one query tile, in the build's vector ISA
+// (core/backend/cpu/simd/vec.h: AVX-512 or AVX2 + FMA).
 // The tile is kept TRANSPOSED: queries run along the vector lanes (Qᵀ, Sᵀ/Pᵀ and Oᵀ rows hold one value per query),
 // so every per-query reduction of the softmax (max, sum, rescale) is a lane-wise vector op with no horizontal
 // shuffles, and both products read K and V rows straight from the inputs by scalar broadcast (no packing):
 //   Sᵀ(keys × queries) = K·(scale·Qᵀ)   register-blocked FMA micro-kernel, broadcast K[j][x], vectors of Qᵀ[x]
 //   Pᵀ = exp2((Sᵀ − m)·log2 e)          one pass: max fused into the Sᵀ store, sum fused into the exp
 //   Oᵀ(dv × queries) = rescale·Oᵀ + Vᵀ·Pᵀ   register-blocked FMA micro-kernel, broadcast V[j][v], vectors of Pᵀ[j]
-// cpu_dense_attention.cpp drives the phases; bench/flash_paired profiles them one by one. Without AVX-512 the
-// header declares nothing usable (kFlashTileKernel is false) and the dense attention keeps its Eigen path.
+// cpu_dense_attention.cpp drives the phases; bench/flash_paired profiles them one by one. Without a vector ISA the
+// functions are not defined (kAvailable is false) and the dense attention keeps its Eigen path.
 #pragma once
+#include "core/cpu_isa.h"
 #include "core/backend/interface/score_mod.h"
 
 namespace attnscope::flash_tile {
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-/// True when this build has the AVX-512 tile kernel (compile-time: the build's -march decides).
-constexpr bool kAvailable = true;
-#else
-/// True when this build has the AVX-512 tile kernel (compile-time: the build's -march decides).
-constexpr bool kAvailable = false;
-#endif
+/// True when this build has the vector tile kernel (compile-time: the build's -march decides).
+constexpr bool kAvailable = kSimdKernels;
 
 /// Float lanes per vector; scratch rows are padded to a whole number of them.
-constexpr int kLanes = 16;
+constexpr int kLanes = kSimdLanes;
 
 /// `rows` query rows rounded up to whole vectors: the stride of every transposed scratch row.
 constexpr int padded_rows(int rows) { return (rows + kLanes - 1) / kLanes * kLanes; }
@@ -60,7 +57,7 @@ private:
 void begin(const Tile& t, const float* q, float scale);
 
 /// Scores key tile [j0, j0 + cols) of k (one head, rows of width d) into t.st and the tile's per-query max into
-/// t.tmax. Causal: key j > query i is −inf, and cells above the diagonal of a whole 64-query block are not
+/// t.tmax. Causal: key j > query i is −inf, and cells above the diagonal of a whole register block of queries are not
 /// computed (every later phase skips them the same way). A non-None mod is applied before the mask (h: head).
 void scores(const Tile& t, const float* k, int j0, int cols, bool causal, const ScoreMod& mod, int h);
 
@@ -72,7 +69,7 @@ void raw_scores(const Tile& t, const float* k, int j0, int cols, const ScoreMod&
 /// t.tmax = each query's max over the first `cols` key columns of t.st (after raw_scores and the caller's mask).
 void tile_max(const Tile& t, int cols);
 
-/// For the `count` ≤ 16 column bins [b0, b0 + count) of binmax (rows of brp floats, one lane per query, as
+/// For the `count` ≤ kLanes column bins [b0, b0 + count) of binmax (rows of brp floats, one lane per query, as
 /// softmax_bin_max leaves them): out[k] = max over queries r ∈ [r0, r1) of exp(binmax[b0 + k][r] − lse[r]), 0 where
 /// every such max is −inf. lse holds brp floats (lanes outside [r0, r1) are not read into the result).
 void bin_exp_max(const float* binmax, int brp, const float* lse, int r0, int r1, int b0, int count, float* out);

@@ -45,10 +45,12 @@ void pooled_fold_tile(const float* binmax, int stride, const float* lse, int i0,
         for (int b0 = 0; b0 < sc; b0 += flash_tile::kLanes) {  // as many bins as bin_exp_max takes
             const int count = std::min(flash_tile::kLanes, sc - b0);
             float top[flash_tile::kLanes];
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if ATTNSCOPE_SIMD
             if (vector) {
                 flash_tile::bin_exp_max(binmax, stride, lse, r0, r1, b0, count, top);
             } else
+#else
+            // (no vector kernel in this build: `vector` is never true, see pooled_fold_tile's contract)
 #endif
             {
                 const Eigen::Map<const Eigen::ArrayXf> l(lse + r0, r1 - r0);

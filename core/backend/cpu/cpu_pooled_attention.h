@@ -1,7 +1,7 @@
 // attnscope — the max-pooled picture of P made inside the CPU dense attention pass (DenseAttentionArgs::pooled).
 // The largest probability among a bin's cells of row i is exp(max_{j∈bin} s_ij − lse_i), so a query tile keeps, per
 // query, the running max of its (modified, masked) scores in each column bin while it walks the key tiles, and folds
-// exp(bin max − lse) into the picture once its lse is final. The bin maxima are held TRANSPOSED like the AVX-512
+// exp(bin max − lse) into the picture once its lse is final. The bin maxima are held TRANSPOSED like the vector
 // tile's scores: one row of `stride` floats per column bin, one entry per query of the tile. Query tiles and row bins
 // need not align, so two tasks may raise the same cell of the picture: the fold is an atomic max.
 #pragma once
@@ -16,7 +16,7 @@ void pooled_bin_max(ConstMatView s, int j0, int m, int sc, float* binmax, int st
 /// Folds a finished query tile (queries i0 … i0 + rows − 1 of n, log-sum-exp lse[r]) into head h of pooled
 /// (H, sr, sc), which starts at 0: cell (rowbin(i0 + r), b) = max(itself, exp(binmax[b][r] − lse[r])), atomically
 /// where another tile shares the row bin; a bin max of −inf (no allowed cell) adds nothing. `vector`: reduce with the
-/// AVX-512 tile kernel (flash_tile::bin_exp_max; lse then holds `stride` floats), in builds that have it.
+/// vector tile kernel (flash_tile::bin_exp_max; lse then holds `stride` floats), in builds that have it.
 void pooled_fold_tile(const float* binmax, int stride, const float* lse, int i0, int rows, int n, Tensor3& pooled,
                       int h, bool vector);
 

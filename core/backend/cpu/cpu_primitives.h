@@ -7,9 +7,9 @@ namespace attnscope {
 
 /// Which code a CPU primitive with a hand-written vector kernel runs.
 enum class CpuKernels {
-    Vector,    // the AVX-512 kernels where the build has them (cpu_flash_tile.h for dense and block-sparse attention,
-               // cpu_slash_block.h), else Portable
-    Portable,  // the Eigen paths every build has: what a CPU without AVX-512 runs (testable on one that has it)
+    Vector,    // the vector kernels of the build's ISA where it has one (core/cpu_isa.h: AVX-512 or AVX2; cpu_flash_tile.h for
+               // dense and block-sparse attention, cpu_slash_block.h), else Portable
+    Portable,  // the Eigen paths every build has: what a build without a vector ISA runs (testable on one with it)
 };
 
 /// Batched GEMM on the CPU; see Backend::gemm for the contract.

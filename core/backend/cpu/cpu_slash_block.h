@@ -1,27 +1,24 @@
-// attnscope — vslash's diagonal (slash) cells on the CPU, AVX-512 only: a block of query rows against 16 diagonals.
+// attnscope — vslash's diagonal (slash) cells on the CPU, in the build's vector ISA (core/backend/cpu/simd/vec.h): a
+// block of query rows against one vector's worth of diagonals (16 on AVX-512, 8 on AVX2).
 // A diagonal gives each query its own key, so no key row serves two queries of a tile: there is no product to
-// register-block, only dot products and multiply-adds at one load per FMA. One vector lane per diagonal: a row's 16
-// dot products are reduced together by one transpose-add (three shuffle levels instead of 16 horizontal sums), its
+// register-block, only dot products and multiply-adds at one load per FMA. One vector lane per diagonal: a row's
+// dot products are reduced together by one transpose-add (three shuffle levels instead of a horizontal sum each), its
 // softmax step is lane-wise with the exact-zero exp2 of masked lanes, and its values are added with each weight
 // broadcast into an output row held in registers, split over two accumulator sets so the FMA chains overlap (one
 // chain per output vector left the value loop waiting on FMA latency). For d, dv ∈ {32, 64, 96, 128} the widths
-// are compile-time; other widths take a masked loop. Without AVX-512 kAvailable is false and cpu_vertical_slash.cpp
-// runs its Eigen path, which CpuKernels::Portable also selects.
+// are compile-time; other widths take a masked loop. Without a vector ISA kAvailable is false and
+// cpu_vertical_slash.cpp runs its Eigen path, which CpuKernels::Portable also selects.
 #pragma once
+#include "core/cpu_isa.h"
 #include "core/backend/interface/score_mod.h"
 
 namespace attnscope::slash_block {
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-/// True when this build has the AVX-512 row kernel (compile-time: the build's -march decides).
-constexpr bool kAvailable = true;
-#else
-/// True when this build has the AVX-512 row kernel (compile-time: the build's -march decides).
-constexpr bool kAvailable = false;
-#endif
+/// True when this build has the vector row kernel (compile-time: the build's -march decides).
+constexpr bool kAvailable = kSimdKernels;
 
 /// Diagonals per call: one vector of lanes, one diagonal each.
-constexpr int kDiagonals = 16;
+constexpr int kDiagonals = kSimdLanes;
 
 /// A block of consecutive query rows against up to kDiagonals kept diagonals (none of it owned).
 struct Block {

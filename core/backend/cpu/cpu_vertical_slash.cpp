@@ -5,7 +5,7 @@
 //  - vertical: the kept columns are gathered once per head into a contiguous copy of their keys and values, so a row
 //    block is one GEMM against the columns ≤ its last row (the causal cut only bites the columns inside the block);
 //  - slash: diagonal o meets a row block in the contiguous keys i0 − o … i1 − 1 − o, one key per query, so there is no
-//    product to share: AVX-512 builds run cpu_slash_block.h (16 diagonals per vector), others row-wise dot products
+//    product to share: vector builds run cpu_slash_block.h (one vector of diagonals at a time), others row-wise dot products
 //    and multiply-adds. A diagonal cell on a kept column is skipped (scored as vertical).
 // Random diagonals lie ~n/S apart, so a key row is reused only by diagonals far apart in time: K and V stream from
 // the last-level cache once per diagonal. Walking (query segment, key segment) pairs to keep them in a smaller cache
@@ -138,7 +138,7 @@ void vertical_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g
     }
 }
 
-/// The portable diagonal part (builds without AVX-512, CpuKernels::Portable): the block's diagonals C at a time as
+/// The portable diagonal part (builds without a vector ISA, CpuKernels::Portable): the block's diagonals C at a time as
 /// score tiles whose column t holds the row-wise dot products of diagonal o_t.
 void diagonal_part_tiles(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, int t_begin,
                          int t_end, float* s_scratch) {
@@ -179,8 +179,8 @@ void diagonal_part_tiles(const VerticalSlashAttentionArgs& a, const GatheredColu
     }
 }
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-/// diagonal_part on the AVX-512 kernel: diagonals [0, t_end) of the head, 16 per call.
+#if ATTNSCOPE_SIMD
+/// diagonal_part on the vector kernel: diagonals [0, t_end) of the head, slash_block::kDiagonals per call.
 void diagonal_vector(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, int t_end,
                      float* s_scratch) {
     const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
@@ -194,19 +194,23 @@ void diagonal_vector(const VerticalSlashAttentionArgs& a, const GatheredColumns&
                          g.is_column.head_data(b.h), a.score_mod, b.h, s_scratch);
     }
 }
+#else
+// No vector ISA: diagonal_part runs diagonal_part_tiles for CpuKernels::Vector too.
 #endif
 
-/// Diagonal part of a row block (after its vertical part): every kept diagonal o ≤ its last row, 16 at a time on
-/// the AVX-512 kernel (cpu_slash_block.h), else as diagonal_part_tiles.
+/// Diagonal part of a row block (after its vertical part): every kept diagonal o ≤ its last row, a vector of them at a
+/// time on the vector kernel (cpu_slash_block.h), else as diagonal_part_tiles.
 void diagonal_part(const VerticalSlashAttentionArgs& a, const GatheredColumns& g, BlockRows& b, float* s_scratch,
                    [[maybe_unused]] CpuKernels kernels) {
     const std::vector<int>& offs = (*a.offsets)[size_t(b.h)];
     const int t_end = int(std::upper_bound(offs.begin(), offs.end(), b.i0 + b.rows - 1) - offs.begin());
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if ATTNSCOPE_SIMD
     if (kernels == CpuKernels::Vector) {
         diagonal_vector(a, g, b, t_end, s_scratch);
         return;
     }
+#else
+    // (no vector kernel in this build: see diagonal_vector)
 #endif
     diagonal_part_tiles(a, g, b, 0, t_end, s_scratch);
 }

@@ -16,8 +16,8 @@ std::string cuda_unavailable_reason();
 std::vector<std::string> available_backends();
 /// The backend names make_backend accepts, for option help texts.
 inline constexpr const char* kBackendChoices =
-    "auto, cpu, cuda, or cpu-portable (the CPU without its hand-written AVX-512 kernels: what a CPU without AVX-512 "
-    "runs)";
+    "auto, cpu, cuda, or cpu-portable (the CPU without its hand-written AVX-512 / AVX2 kernels: what a build without a "
+    "vector ISA runs)";
 /// Makes "cpu", "cpu-portable", "cuda" or "auto" (CUDA when a device exists, else CPU); throws Error for an unknown
 /// name or for "cuda" without a device (saying why).
 std::unique_ptr<Backend> make_backend(const std::string& which);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/backend/interface/lsh_rules.h"
+#include "core/cpu_isa.h"
 
 namespace attnscope {
 
@@ -50,12 +51,8 @@ GemmShape validate_gemm(const Tensor3& A, bool ta, const Tensor3& B, bool tb, co
 }
 
 int tiled_attention_padded_rows(int tile_rows) {
-    // Must agree with cpu_flash_tile.h's padded_rows and the guard around it (this file is built with the same flags).
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-    return (tile_rows + 15) / 16 * 16;
-#else
-    return tile_rows;
-#endif
+    // Must agree with cpu_flash_tile.h's padded_rows (this file is built with the same flags).
+    return (tile_rows + kSimdLanes - 1) / kSimdLanes * kSimdLanes;
 }
 
 int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv, int pooled_cols) {

@@ -60,8 +60,8 @@ struct DenseAttentionArgs {
 /// tests/unit/test_bench_engine.cpp checks estimates built on it against the tracked peak.
 int64_t tiled_attention_scratch_bytes(int tile_rows, int tile_cols, int m, int d, int dv, int pooled_cols = 0);
 
-/// Query rows per tile as the CPU tile scratch holds them: tile_rows rounded up to whole 16-float vectors when the
-/// AVX-512 flash kernel is compiled in (its transposed rows are padded), tile_rows otherwise.
+/// Query rows per tile as the CPU tile scratch holds them: tile_rows rounded up to whole vectors when a vector flash
+/// kernel is compiled in (core/cpu_isa.h; its transposed rows are padded), tile_rows otherwise.
 int tiled_attention_padded_rows(int tile_rows);
 
 /// Key columns the CPU block-sparse attention scores per GEMM: wide enough for efficient GEMMs, small enough to
