@@ -273,60 +273,85 @@ void bin_exp_max(const float* binmax, int brp, const float* lse, int r0, int r1,
 
 namespace {
 
-/// softmax, and with kBins bin_max's running maxima over each column bin in the same pass over Sᵀ (the scores are
-/// in registers for the exp anyway: one vector max per key row per kLanes queries, no extra load).
-template <bool kBins>
-void softmax_pass(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax) {
+/// softmax_pass on the NV query vectors of the block at q0, over its first `lim` keys. NV is a compile-time count so
+/// each vector's shift, sum and bin max stay in registers: with a run-time count they lived on the stack and every
+/// key row waited on a store and a reload per vector, which halved the exp phase's speed at AVX2's two vectors a block.
+template <bool kBins, int NV>
+void softmax_block(const Tile& t, int q0, int lim, int j0, int m, int sc, float* binmax) {
     const Vec log2e = simd::set1(kLog2e), ninf = simd::set1(-INFINITY), zero = simd::zero();
-    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
-        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
-        const int nv = lanes / kLanes;
-        Vec shift[kBlockVectors], sum[kBlockVectors];
-        for (int j = 0; j < nv; ++j) {
-            const int o = q0 + j * kLanes;
-            const Vec m_old = simd::load(t.m + o);
-            const Vec m_new = simd::max(m_old, simd::load(t.tmax + o));
-            // A query with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN; nothing accumulated
-            // yet (m_old = −inf) rescales by 0.
-            shift[j] = simd::mul(simd::select(simd::equal(m_new, ninf), zero, m_new), log2e);
-            const Vec rescale = simd::exp2(simd::mul(simd::sub(m_old, m_new), log2e));
-            simd::store(t.tmax + o, simd::select(simd::equal(m_old, ninf), zero, rescale));
-            simd::store(t.m + o, m_new);
-            sum[j] = zero;
-        }
-        if constexpr (kBins) {
-            for (int64_t b = pool_bin_of(j0, m, sc), c0 = 0; c0 < lim; ++b) {
-                const int64_t c1 = std::min<int64_t>(pool_bin_end(b, m, sc) - j0, lim);
-                float* row = binmax + b * t.brp + q0;
-                Vec mx[kBlockVectors];
-                for (int j = 0; j < nv; ++j) mx[j] = simd::load(row + j * kLanes);
-                for (int64_t c = c0; c < c1; ++c) {
-                    float* s = t.st + c * t.brp + q0;
-                    for (int j = 0; j < nv; ++j) {
-                        const Vec x = simd::load(s + j * kLanes);
-                        mx[j] = simd::max(mx[j], x);
-                        const Vec p = simd::exp2(simd::fmsub(x, log2e, shift[j]));
-                        sum[j] = simd::add(sum[j], p);
-                        simd::store(s + j * kLanes, p);
-                    }
-                }
-                for (int j = 0; j < nv; ++j) simd::store(row + j * kLanes, mx[j]);
-                c0 = c1;
-            }
-        } else {
-            for (int c = 0; c < lim; ++c) {
-                float* s = t.st + static_cast<ptrdiff_t>(c) * t.brp + q0;
-                for (int j = 0; j < nv; ++j) {
-                    const Vec p = simd::exp2(simd::fmsub(simd::load(s + j * kLanes), log2e, shift[j]));
+    Vec shift[NV], sum[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) {
+        const int o = q0 + j * kLanes;
+        const Vec m_old = simd::load(t.m + o);
+        const Vec m_new = simd::max(m_old, simd::load(t.tmax + o));
+        // A query with nothing allowed yet keeps shift 0 so exp(−inf − 0) = 0, not NaN; nothing accumulated
+        // yet (m_old = −inf) rescales by 0.
+        shift[j] = simd::mul(simd::select(simd::equal(m_new, ninf), zero, m_new), log2e);
+        const Vec rescale = simd::exp2(simd::mul(simd::sub(m_old, m_new), log2e));
+        simd::store(t.tmax + o, simd::select(simd::equal(m_old, ninf), zero, rescale));
+        simd::store(t.m + o, m_new);
+        sum[j] = zero;
+    }
+    if constexpr (kBins) {
+        for (int64_t b = pool_bin_of(j0, m, sc), c0 = 0; c0 < lim; ++b) {
+            const int64_t c1 = std::min<int64_t>(pool_bin_end(b, m, sc) - j0, lim);
+            float* row = binmax + b * t.brp + q0;
+            Vec mx[NV];
+#pragma GCC unroll 4
+            for (int j = 0; j < NV; ++j) mx[j] = simd::load(row + j * kLanes);
+            for (int64_t c = c0; c < c1; ++c) {
+                float* s = t.st + c * t.brp + q0;
+#pragma GCC unroll 4
+                for (int j = 0; j < NV; ++j) {
+                    const Vec x = simd::load(s + j * kLanes);
+                    mx[j] = simd::max(mx[j], x);
+                    const Vec p = simd::exp2(simd::fmsub(x, log2e, shift[j]));
                     sum[j] = simd::add(sum[j], p);
                     simd::store(s + j * kLanes, p);
                 }
             }
+#pragma GCC unroll 4
+            for (int j = 0; j < NV; ++j) simd::store(row + j * kLanes, mx[j]);
+            c0 = c1;
         }
-        for (int j = 0; j < nv; ++j) {
-            const int o = q0 + j * kLanes;
-            simd::store(t.l + o, simd::fmadd(simd::load(t.l + o), simd::load(t.tmax + o), sum[j]));
+    } else {
+        // The tile's fields in locals: GCC otherwise reloads them after every store through s.
+        float* const st = t.st + q0;
+        const ptrdiff_t brp = t.brp;
+        for (int c = 0; c < lim; ++c) {
+            float* s = st + c * brp;
+#pragma GCC unroll 4
+            for (int j = 0; j < NV; ++j) {
+                const Vec p = simd::exp2(simd::fmsub(simd::load(s + j * kLanes), log2e, shift[j]));
+                sum[j] = simd::add(sum[j], p);
+                simd::store(s + j * kLanes, p);
+            }
         }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) {
+        const int o = q0 + j * kLanes;
+        simd::store(t.l + o, simd::fmadd(simd::load(t.l + o), simd::load(t.tmax + o), sum[j]));
+    }
+}
+
+using SoftmaxFn = void (*)(const Tile&, int, int, int, int, int, float*);
+
+/// softmax_block for every vector count 1…kBlockVectors (a tile's last block may be narrower).
+template <bool kBins, int... V>
+constexpr std::array<SoftmaxFn, kBlockVectors> softmax_shapes(std::integer_sequence<int, V...>) {
+    return {&softmax_block<kBins, V + 1>...};
+}
+
+/// softmax, and with kBins bin_max's running maxima over each column bin in the same pass over Sᵀ (the scores are
+/// in registers for the exp anyway: one vector max per key row per kLanes queries, no extra load).
+template <bool kBins>
+void softmax_pass(const Tile& t, int j0, int cols, bool causal, int m, int sc, float* binmax) {
+    static constexpr auto kShapes = softmax_shapes<kBins>(std::make_integer_sequence<int, kBlockVectors>{});
+    for (int q0 = 0; q0 < t.brp; q0 += kBlockLanes) {
+        const int lanes = block_lanes(t, q0), lim = key_limit(t, j0, cols, causal, q0, lanes);
+        kShapes[lanes / kLanes - 1](t, q0, lim, j0, m, sc, binmax);
     }
 }
 

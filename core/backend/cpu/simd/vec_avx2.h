@@ -83,7 +83,9 @@ inline float reduce_add(Vec v) {
 /// 2^t: t = n + f with n = ⌊t⌋ (vroundps), f ∈ [0, 1), 2^f by kExp2Poly, times 2^n built in the exponent field. t is
 /// first clamped to [−127, 128]: −inf (masked cells) and anything below −127 get n = −127, whose exponent field is 0,
 /// so the result is exactly 0; results below 2^−126 are 0 as under FlushSubnormals (cpu_flush_subnormals.h), and
-/// t ≥ 128 gives +inf. A NaN stays NaN (each clamp returns its second operand, t, when t is NaN).
+/// t ≥ 128 gives +inf. A NaN stays NaN (each clamp returns its second operand, t, when t is NaN). 2^n is n + 127 + 2^23
+/// added as a float, whose low bits are then n + 127, shifted into the exponent field (one add where a conversion and
+/// an integer add were).
 inline Vec exp2(Vec t) {
     t = _mm256_min_ps(_mm256_set1_ps(128.0f), _mm256_max_ps(_mm256_set1_ps(-127.0f), t));
     const Vec n = _mm256_floor_ps(t);
@@ -91,8 +93,8 @@ inline Vec exp2(Vec t) {
     Vec p = set1(kExp2Poly[0]);
 #pragma GCC unroll 8
     for (int k = 1; k < 7; ++k) p = fmadd(p, f, set1(kExp2Poly[k]));
-    const IVec e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+    const __m256i biased = _mm256_castps_si256(_mm256_add_ps(n, _mm256_set1_ps(8388608.0f + 127.0f)));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(biased, 23)));
 }
 
 /// Transposes the kLanes × kLanes matrix whose row i is r[i], in place: afterwards r[j] holds the old column j.
