@@ -692,6 +692,9 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
     gui = REPO / "docs" / "PERFORMANCE.gui.md"
     if gui.exists():  # measured in the GUI by hand (gui --measure-latency / --measure-first-view / --measure-pan)
         lines += ["", "## GUI responsiveness", "", gui.read_text().strip()]
+    build = REPO / "docs" / "PERFORMANCE.build.md"
+    if build.exists():  # measured by hand: the README's test command from an empty compiler cache
+        lines += ["", "## Build time", "", build.read_text().strip()]
     cuda = REPO / "docs" / "PERFORMANCE.cuda.md"
     if cuda.exists():  # measured on a GPU machine by scripts/gpu-check.sh, written there (docs/GPU.md)
         lines += ["", cuda.read_text().strip(), ""]

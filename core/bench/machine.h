@@ -65,7 +65,7 @@ double measure_triad_gbs(int64_t floats, const TimingPlan& plan, double* best_gb
 MachineFigures describe_machine(Backend& backend);
 /// Both roofs and the host description.
 MachineFigures measure_machine(Backend& backend, const MachineOptions& options);
-/// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent).
+/// The CPU model name from /proc/cpuinfo with its family and model numbers ("unknown CPU" when absent).
 std::string cpu_model_name();
 
 }  // namespace attnscope

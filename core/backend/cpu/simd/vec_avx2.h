@@ -82,7 +82,7 @@ inline float reduce_add(Vec v) {
 
 /// 2^t: t = n + f with n = ⌊t⌋ (vroundps), f ∈ [0, 1), 2^f by kExp2Poly, times 2^n built in the exponent field. t is
 /// first clamped to [−127, 128]: −inf (masked cells) and anything below −127 get n = −127, whose exponent field is 0,
-/// so the result is exactly 0; results below 2^−126 are 0 as under FlushSubnormals (cpu_flush_subnormals.h), and
+/// so the result is exactly 0; results below 2^−126 are 0 as under flash_tile::FlushSubnormals (cpu_flash_tile.h), and
 /// t ≥ 128 gives +inf. A NaN stays NaN (each clamp returns its second operand, t, when t is NaN). 2^n is n + 127 + 2^23
 /// added as a float, whose low bits are then n + 127, shifted into the exponent field (one add where a conversion and
 /// an integer add were).

@@ -70,7 +70,7 @@ inline float reduce_add(Vec v) { return _mm512_reduce_add_ps(v); }
 
 /// 2^t: t = n + f with n = ⌊t⌋, f ∈ [0, 1) (vreduceps), 2^f by kExp2Poly, then vscalefps multiplies by 2^⌊t⌋. −inf
 /// (masked cells) gives exactly 0 (reduce → 0, scalef by −inf → 0), so no clamp is needed. Results below 2^−126 are
-/// subnormal unless the thread holds a FlushSubnormals (cpu_flush_subnormals.h), which makes them 0.
+/// subnormal unless the thread holds a flash_tile::FlushSubnormals (cpu_flash_tile.h), which makes them 0.
 inline Vec exp2(Vec t) {
     const Vec f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     Vec p = set1(kExp2Poly[0]);
