@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/backend/cpu/cpu_primitives.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope {
 namespace {

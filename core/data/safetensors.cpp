@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/half.h"
+#include "core/backend/shared/half.h"
 
 namespace attnscope {
 

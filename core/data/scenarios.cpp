@@ -11,7 +11,7 @@
 #include <cmath>
 #include <functional>
 
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope {
 

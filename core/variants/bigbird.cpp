@@ -13,7 +13,7 @@
 #include <cmath>
 #include <utility>
 
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/modifiers.h"
 #include "core/variants/pattern_variant.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/backend/cpu/feature_maps.h"
+#include "core/backend/shared/feature_maps.h"
 
 namespace attnscope {
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/backend/interface/backend.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/variants/common_params.h"
 
 namespace attnscope {

@@ -37,7 +37,7 @@ struct LinformerProjections {
     Tensor3 F;  // (H|1, k, n)
 };
 
-/// Seeded projections with entries N(0, 1/k) (core/backend/cpu/random.h), shaped by the sharing mode.
+/// Seeded projections with entries N(0, 1/k) (core/backend/shared/random.h), shaped by the sharing mode.
 LinformerProjections linformer_projections(int heads, int n, int k, LinformerSharing sharing, uint64_t seed);
 
 /// The pooling projection (1, k, n): row t holds 1/|segment t| on the positions ⌊t·n/k⌋ … ⌊(t+1)·n/k⌋ − 1.

@@ -1,7 +1,7 @@
 // attnscope — `lsh`: Reformer's LSH attention (Kitaev et al. 2020), exactly as docs/VARIANTS.md defines it.
 //
 // Plan (host, deterministic given the seed): one random rotation R_r (d × n_b/2, N(0,1) entries from
-// core/backend/cpu/random.h) per round, shared by the heads. Run (Backend primitives): keys = L2-normalised
+// core/backend/shared/random.h) per round, shared by the heads. Run (Backend primitives): keys = L2-normalised
 // queries under shared QK; hash h(x) = argmax([xR; −xR]); sort by bucket·n + position; chunks of c sorted
 // slots attend to themselves and look_back previous chunks (wrapping); the self-mask (score −1e5) applies under
 // shared QK only, where q_i·k̂_i would otherwise dominate (Kitaev §3) — with separate Q and K there is no such
@@ -19,7 +19,7 @@
 
 #include "core/backend/interface/backend.h"
 #include "core/backend/interface/lsh_rules.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/lsh.h"
 #include "core/variants/registry.h"

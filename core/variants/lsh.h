@@ -6,7 +6,7 @@
 namespace attnscope {
 
 /// The seeded rotations of a resolved `lsh` parameter set: (R, d, n_b/2), entries N(0, 1) from
-/// core/backend/cpu/random.h (stream "LSH" + round); (R, d, 0) when n_b = 1.
+/// core/backend/shared/random.h (stream "LSH" + round); (R, d, 0) when n_b = 1.
 Tensor3 lsh_rotations(const Params& params, int d);
 
 /// Runs `lsh` with resolved params and the given rotations (R, d, n_b/2); throws Error on a shape mismatch.

@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "core/backend/interface/backend.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/variants/common_params.h"
 #include "core/variants/kernel_common.h"
 #include "core/variants/registry.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/backend/cuda/narrow.cuh"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::test {
 namespace {

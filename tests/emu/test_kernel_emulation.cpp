@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/backend/cpu/cpu_primitives.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/backend/cuda/block_sparse_attention.cuh"
 #include "core/backend/cuda/block_sparse_gather.cuh"
 #include "core/backend/cuda/block_sparse_split.cuh"

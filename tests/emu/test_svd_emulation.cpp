@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/backend/cpu/svd.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/backend/cuda/svd_pipeline.cuh"
 
 namespace attnscope::test {

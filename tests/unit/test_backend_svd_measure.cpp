@@ -20,7 +20,7 @@
 #include "core/bench/engine.h"
 #include "core/data/scenarios.h"
 #include "core/backend/cpu/cpu_primitives.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/session/experiment.h"
 #include "core/session/result_json.h"
 #include "core/session/worker.h"

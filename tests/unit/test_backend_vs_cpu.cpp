@@ -6,8 +6,8 @@
 
 #include "tests/unit/backend_suite.h"
 #include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cpu/random.h"
-#include "core/half.h"
+#include "core/backend/shared/random.h"
+#include "core/backend/shared/half.h"
 
 namespace attnscope::test {
 namespace {

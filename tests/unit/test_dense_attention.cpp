@@ -6,7 +6,7 @@
 #include "tests/unit/backend_suite.h"
 #include "core/data/scenarios.h"
 #include "core/session/experiment.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::test {
 namespace {

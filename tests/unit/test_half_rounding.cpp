@@ -1,4 +1,4 @@
-// float → bfloat16 / binary16 rounding (core/half.h), checked over every 16-bit value against the definition:
+// float → bfloat16 / binary16 rounding (core/backend/shared/half.h), checked over every 16-bit value against the definition:
 // a value the format holds converts to itself, a value between two neighbours goes to the nearer one, and a tie to
 // the one with an even last bit.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <iostream>
 #include <limits>
 
-#include "core/half.h"
+#include "core/backend/shared/half.h"
 
 namespace attnscope::test {
 namespace {

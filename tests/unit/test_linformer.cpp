@@ -7,7 +7,7 @@
 
 #include "tests/unit/backend_suite.h"
 #include "core/data/scenarios.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/linformer.h"
 #include "core/variants/registry.h"

@@ -6,7 +6,7 @@
 #include "tests/unit/sparse_test_util.h"
 #include "core/session/metrics.h"
 #include "core/data/scenarios.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/session/experiment.h"
 
 namespace attnscope::test {

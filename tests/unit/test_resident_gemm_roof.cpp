@@ -11,7 +11,7 @@
 #include "core/backend/interface/gemm_roof.h"
 #include "core/bench/machine.h"
 #include "core/bench/roof_gemm.h"
-#include "core/half.h"
+#include "core/backend/shared/half.h"
 #include "core/error.h"
 
 namespace attnscope {

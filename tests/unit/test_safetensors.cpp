@@ -5,7 +5,7 @@
 #include "core/data/npy.h"
 #include "core/data/safetensors.h"
 #include "core/data/tensor_import.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {

@@ -8,7 +8,7 @@
 
 #include "core/analysis/spectrum.h"
 #include "core/backend/cpu/svd.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::test {
 namespace {

@@ -17,7 +17,7 @@
 #include "core/backend/cpu/cpu_flash_tile.h"
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/backend/cpu/cpu_online_tile.h"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 
 namespace attnscope {
 

@@ -16,7 +16,7 @@
 #include <limits>
 
 #include "core/tensor.h"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 #include "core/backend/interface/pooling.h"
 
 namespace attnscope::flash_tile {

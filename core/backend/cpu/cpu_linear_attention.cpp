@@ -14,7 +14,7 @@
 
 #include "core/backend/cpu/cpu_feature_rows.h"
 #include "core/backend/cpu/cpu_primitives.h"
-#include "core/backend/cpu/feature_maps.h"
+#include "core/backend/shared/feature_maps.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 
 #include "core/backend/interface/score_mod.h"
 #include "core/tensor.h"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 
 namespace attnscope {
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 
 namespace attnscope::slash_block {
 

@@ -1,6 +1,6 @@
 // attnscope — the singular-values primitive on the CPU: LAPACK (sgesdd, sgesvd fallback) for every value, or
 // the randomized top-k of core/backend/cpu/svd.h. The CUDA backend (core/backend/cuda/svd.cu) follows the same recipe with
-// cuSOLVER and draws the same sketch Ω from core/backend/cpu/random.h.
+// cuSOLVER and draws the same sketch Ω from core/backend/shared/random.h.
 #include <algorithm>
 
 #include "core/backend/cpu/svd.h"

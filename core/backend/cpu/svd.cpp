@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/backend/cpu/svd_sketch.h"
+#include "core/backend/shared/svd_sketch.h"
 
 // OpenBLAS (Debian's pthread build) behind LAPACKE.
 extern "C" void openblas_set_num_threads(int num_threads);

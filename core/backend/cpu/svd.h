@@ -24,7 +24,7 @@ std::vector<double> exact_singular_values(ConstMatView M);
 TruncatedSvd exact_truncated_svd(ConstMatView M, int rank, bool want_vectors);
 
 /// Randomized top-`rank` SVD: sketch with rank + oversample Gaussian columns (seeded, svd_sketch_entry of
-/// core/backend/cpu/svd_sketch.h, which the CUDA backend draws too),
+/// core/backend/shared/svd_sketch.h, which the CUDA backend draws too),
 /// `power_iterations` rounds of (M·Mᵀ) with re-orthonormalisation, then LAPACK on the small projection.
 TruncatedSvd randomized_svd(ConstMatView M, int rank, bool want_vectors, uint64_t seed = 0, int oversample = 10,
                             int power_iterations = 3);

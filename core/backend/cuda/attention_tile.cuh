@@ -1,6 +1,6 @@
 // attnscope — the steps of a FlashAttention-style tile shared by every fp32 attention kernel (dense flash,
 // wide flash, block-sparse, LSH): stage rows into shared memory, score a (kFlashBr × BC) tile, fold it into each
-// row's online softmax (core/backend/cpu/online_softmax.h, the functions the CPU tiles call), accumulate P·V and
+// row's online softmax (core/backend/shared/online_softmax.h, the functions the CPU tiles call), accumulate P·V and
 // write the rows. Lane layout (lane = 8·rg + cg): the lane owns rows row0 .. row0 + 3 of its warp's 16, score
 // columns cg, cg + 8, ... of the key tile and output columns cg, cg + 8, ...; the 8 lanes with the same rg hold a
 // full row between them, so row max and row sum are 3 xor-shuffles (group_max/group_sum<8>).
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "core/backend/cuda/common.cuh"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 #include "core/backend/cuda/device_util.cuh"
 
 namespace attnscope::cuda {

@@ -9,7 +9,7 @@
 // scattered keys; a b = 256 block spans four tiles), so the work is proportional to the stored blocks. Each
 // key tile carries a column map in shared memory (key position, stored-block index, column inside the
 // block) through which K and V rows are gathered into shared memory and the in-block mask bits are read
-// with layout_cell_allowed. Scores, the online softmax (core/backend/cpu/online_softmax.h) and P·V follow
+// with layout_cell_allowed. Scores, the online softmax (core/backend/shared/online_softmax.h) and P·V follow
 // the flash kernel's lane layout (flash_attention.cuh: lane = 8·rg + cg owns 4 rows and every 8th column).
 // Forbidden cells score −inf and weigh exactly 0; a row with no allowed cell ends with O = 0, lse = −inf.
 // The loop over key tiles is gathered_keys.cuh's, the tile steps attention_tile.cuh's; head dims above 128 run the

@@ -127,7 +127,7 @@ void CudaBackend::lsh_combine(const LshCombineArgs& a) {
 
 // Feature maps (core/backend/cuda/feature_maps.cuh, FAVOR projections through cuBLAS), linear attention (cuBLAS,
 // causal by a chunked prefix scan: core/backend/cuda/linear_attention.cuh) and the 2-D FFT (cuFFT +
-// core/backend/cuda/fft.cuh); the per-element math is core/backend/cpu/feature_maps.h, which the CPU calls too.
+// core/backend/cuda/fft.cuh); the per-element math is core/backend/shared/feature_maps.h, which the CPU calls too.
 namespace {
 
 /// The kernel call of a (validated) feature map into `cols` columns.

@@ -79,7 +79,7 @@ enum class CutlassElement { F32, Bf16, F16 };
 
 /// Dense attention through CUTLASS's fused multi-head attention (flash_attention_cutlass.cu) on host float Q, K, V and
 /// O: F32 runs 3×TF32 on tensor cores (about fp32's accuracy); Bf16 and F16 round Q, K, V to 16 bits on the device
-/// (to nearest even, as core/half.h does), accumulate in fp32 and widen O back. lse (fp32) may be nullptr. The shape
+/// (to nearest even, as core/backend/shared/half.h does), accumulate in fp32 and widen O back. lse (fp32) may be nullptr. The shape
 /// must pass validate_cutlass_attention.
 void flash_attention_cutlass(Context& ctx, const AttentionShape& s, CutlassElement element, const float* Q,
                              const float* K, const float* V, float* O, float* lse);  // shapes as flash_attention
@@ -194,7 +194,7 @@ void fft2_real(Context& ctx, const float* X, int H, int n, int c, float* Y);
 
 /// Singular values of H row-major (r, c) matrices through cuSOLVER, descending, into S (H, k) on the host.
 /// top_k = 0: exact, k = min(r, c): batched Jacobi (gesvdjBatched) when r, c ≤ 32, else gesvd per head.
-/// top_k ≥ 1: randomized top k = min(top_k, r, c): the sketch Ω of core/backend/cpu/svd_sketch.h drawn on the
+/// top_k ≥ 1: randomized top k = min(top_k, r, c): the sketch Ω of core/backend/shared/svd_sketch.h drawn on the
 /// device, products through cuBLAS, QR through geqrf/orgqr, gesvd of the small projection.
 struct SvdRequest {
     int top_k = 0;

@@ -1,5 +1,5 @@
 // attnscope — the feature maps φ on CUDA (performer, linear, efficient, taylor), with the per-element
-// formulas of core/backend/cpu/feature_maps.h that the CPU backend (cpu_feature_maps.cpp) calls too.
+// formulas of core/backend/shared/feature_maps.h that the CPU backend (cpu_feature_maps.cpp) calls too.
 //   FAVOR kinds: P = x_scale·X·ωᵀ by one batched GEMM (ω broadcast when shared), one thread per row for
 //   h = ‖x̂‖²/2 and the row's largest exponent, a per-head max of those for keys (one block per head), then
 //   one thread per (row, random feature) writes the finished feature(s);
@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/cpu/feature_maps.h"
+#include "core/backend/shared/feature_maps.h"
 #include "core/backend/cuda/gemm.cuh"
 
 namespace attnscope::cuda {

@@ -6,7 +6,7 @@
 // shared memory (pre-scaled by s), then walks the key tiles of BC columns: K and V tiles are loaded into
 // shared memory by all threads, each warp computes its own 16 × BC score slab from shared memory into
 // registers, updates the running max / sum of its rows with the shared online-softmax functions
-// (core/backend/cpu/online_softmax.h, the same ones the CPU tiles call), writes the probabilities of its slab
+// (core/backend/shared/online_softmax.h, the same ones the CPU tiles call), writes the probabilities of its slab
 // to a warp-private part of shared memory and accumulates P·V into registers. Only Q, the current K/V tile
 // and the probability slab are ever in shared memory, so extra memory is O(n) (O and the lse).
 //

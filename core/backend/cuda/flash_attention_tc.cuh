@@ -1,6 +1,6 @@
 // attnscope — the tensor-core variant of the flash kernel (precision = tf32): the same tiling and online softmax
 // as flash_attention.cuh (64-row query tile per block of 4 warps, K/V tiles in shared memory, causal tiles
-// skipped, core/backend/cpu/online_softmax.h bookkeeping), with both products on tensor cores through WMMA
+// skipped, core/backend/shared/online_softmax.h bookkeeping), with both products on tensor cores through WMMA
 // (m16n16k8, TF32 inputs, fp32 accumulation): S = (s·Q)·Kᵀ and O += P·V. Inputs are rounded to TF32 (10-bit
 // mantissa, round to nearest) when staged in shared memory; scores, the softmax statistics and O stay fp32,
 // so the expected error is that of TF32 inputs (≈ 2⁻¹¹ relative per operand), not of a low-precision softmax.

@@ -1,5 +1,5 @@
 // attnscope — linear attention O_i = φQ_i·S / D_i on CUDA, never with an n×n matrix (the CPU version is
-// core/backend/cpu/cpu_linear_attention.cpp; the per-element rules come from core/backend/cpu/feature_maps.h).
+// core/backend/cpu/cpu_linear_attention.cpp; the per-element rules come from core/backend/shared/feature_maps.h).
 // V is augmented with a column of ones, so one GEMM gives numerator and denominator together:
 //   bidirectional: S = φKᵀ·[V | 1] (f, dv + 1) per head, z_eps added to its last column, num = φQ·S;
 //   causal (chunked prefix scan): the rows are cut into chunks of c (zero-padded to a multiple of c), every
@@ -14,7 +14,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/backend/cpu/feature_maps.h"
+#include "core/backend/shared/feature_maps.h"
 #include "core/backend/cuda/gemm.cuh"
 
 namespace attnscope::cuda {

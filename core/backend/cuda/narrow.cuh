@@ -1,6 +1,6 @@
 // attnscope — fp32 ↔ 16-bit conversions on the device for CUTLASS's bf16 and fp16 attention: Q, K and V rounded from
 // their fp32 copies already on the device (kept resident or just uploaded) and O widened back, so neither a host loop
-// nor a second upload sits between the caller's tensors and the kernel. They call core/half.h's functions, which the
+// nor a second upload sits between the caller's tensors and the kernel. They call core/backend/shared/half.h's functions, which the
 // host uses too, so the device rounds exactly as the host does (to nearest even), bit for bit. Kernels only: their
 // launches are in flash_attention_cutlass.cu; tests/emu runs them on the CPU.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/half.h"
+#include "core/backend/shared/half.h"
 
 namespace attnscope::cuda {
 

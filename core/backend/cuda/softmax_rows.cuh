@@ -1,6 +1,6 @@
 // attnscope — the row softmax of the materialised attention path: one warp per row of S (rows, m), in place.
 // Each lane folds its strided share of the row with the shared online-softmax functions
-// (core/backend/cpu/online_softmax.h), then the lanes combine their partial (max, sum) pairs with
+// (core/backend/shared/online_softmax.h), then the lanes combine their partial (max, sum) pairs with
 // online_softmax_merge from the same header. Included by dense_attention.cu and by the CPU emulation tests
 // (tests/emu).
 // It defines a non-template kernel: include it from one .cu of the library only (dense_attention.cu).
@@ -9,7 +9,7 @@
 
 #include "core/backend/cuda/common.cuh"
 #include "core/backend/interface/score_mod.h"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 #include "core/backend/cuda/device_util.cuh"
 
 namespace attnscope::cuda {

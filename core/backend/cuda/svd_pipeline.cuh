@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "core/backend/cpu/svd_sketch.h"
+#include "core/backend/shared/svd_sketch.h"
 
 namespace attnscope::cuda {
 

@@ -211,7 +211,7 @@ struct KernelAttentionArgs {
 
 /// Arguments of the singular-values primitive: σ of one head or of every head of M, descending.
 /// Exact (every σ) when top_k = 0, else a randomized top-k (Halko et al. 2011) whose Gaussian sketch Ω comes
-/// from core/backend/cpu/random.h, so a seed gives the same sketch on every backend.
+/// from core/backend/shared/random.h, so a seed gives the same sketch on every backend.
 struct SingularValuesArgs {
     const Tensor3* M = nullptr;          // (H, r, c)
     int head = -1;                       // -1: every head; h: head h only

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend/interface/hd.h"
+#include "core/backend/shared/hd.h"
 
 namespace attnscope {
 

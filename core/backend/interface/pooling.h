@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/interface/hd.h"
+#include "core/backend/shared/hd.h"
 
 namespace attnscope {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "core/half.h"
+#include "core/backend/shared/half.h"
 #include "cuda_runtime.h"
 
 namespace nvcuda::wmma {

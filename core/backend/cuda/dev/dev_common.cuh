@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "core/backend/cuda/common.cuh"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::dev {
 
 /// Command-line argument k as an integer, or `fallback` when there are fewer arguments.
 inline int int_arg(int argc, char** argv, int k, int fallback) { return argc > k ? std::atoi(argv[k]) : fallback; }
 
-/// `count` standard normal floats from stream `seed` (core/backend/cpu/random.h, as the CPU tests use).
+/// `count` standard normal floats from stream `seed` (core/backend/shared/random.h, as the CPU tests use).
 inline std::vector<float> normal_floats(size_t count, uint64_t seed, float scale = 1.0f) {
     std::vector<float> out(count);
     for (size_t i = 0; i < count; ++i) out[i] = scale * float(rng::normal(seed, 0, i));

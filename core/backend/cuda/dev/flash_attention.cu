@@ -26,8 +26,8 @@ Run (needs an NVIDIA GPU):
 
 #include "core/backend/cuda/common.cuh"
 #include "core/backend/cuda/dev/dev_common.cuh"
-#include "core/backend/cpu/online_softmax.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/online_softmax.h"
+#include "core/backend/shared/random.h"
 #include "core/backend/cuda/flash_attention.cuh"
 
 using namespace attnscope;

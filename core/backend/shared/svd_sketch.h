@@ -3,12 +3,12 @@
 #pragma once
 #include <cstdint>
 
-#include "core/backend/interface/hd.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/hd.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope {
 
-/// Stream of core/backend/cpu/random.h the sketch is drawn from ("SVD").
+/// Stream of core/backend/shared/random.h the sketch is drawn from ("SVD").
 constexpr uint64_t kSvdSketchStream = 0x5356440000ull;
 
 /// Entry (i, j) of the sketch Ω (cols, l) for `seed`: a standard normal, independent of storage order.

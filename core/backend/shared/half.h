@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/backend/interface/hd.h"
+#include "core/backend/shared/hd.h"
 
 namespace attnscope {
 

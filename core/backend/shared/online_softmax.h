@@ -4,7 +4,7 @@
 #pragma once
 #include <cmath>
 
-#include "core/backend/interface/hd.h"
+#include "core/backend/shared/hd.h"
 
 namespace attnscope {
 
