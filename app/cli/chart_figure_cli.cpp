@@ -2,13 +2,19 @@
 #include "app/cli/chart_figure_cli.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <iostream>
 #include <unistd.h>
 
 #include "core/analysis/key_attention.h"
 #include "core/data/text_model.h"
 #include "core/figure/chart_figures.h"
+#include "core/figure/figure_views.h"
 #include "core/figure/render.h"
+#include "core/session/head_mass.h"
+#include "core/session/shown_reference.h"
+#include "core/session/sinks_data.h"
 #include "core/session/sweep_curves.h"
 #include "core/session/text_whatif.h"
 #include "core/variants/instance_label.h"
@@ -33,7 +39,7 @@ figure::PlotFigure spectrum_chart(const FigureJob& job, const figure::RunFigureO
     options.max_matrix_n = heads.n();
     std::vector<RunResult> results;
     for (const VariantRequest& request : job.requests) results.push_back(run_variant(heads, request, options, backend, &refs));
-    const bool causal = !results.empty() && results.front().causal;
+    const bool causal = shown_reference_causal(results);
     figure::SpectrumFigureInput in;
     in.head_text = head_text(f);
     in.spectra.push_back({causal ? "exact P (causal)" : "exact P", compute_spectrum(*refs.get(causal, backend).P, f.head, backend, c.top), true});
@@ -51,7 +57,7 @@ figure::PlotFigure spectrum_chart(const FigureJob& job, const figure::RunFigureO
 figure::PlotFigure sweep_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
     if (c.param.empty()) throw Error("--view sweep needs --param NAME=START:STOP[:xF|:+S] (e.g. --param w=4:64:x2)");
     const auto [name, range] = split_assignment(c.param);
-    const SweepMetric metric = parse_sweep_metric(c.metric);
+    const MetricSpec& metric = parse_sweep_metric(c.metric);
     std::vector<SweepCurveRun> runs = plan_sweep_curves(job.requests, name, range, metric, c.seeds, sweep_evaluator(metric, job.input));
     const bool tty = isatty(STDERR_FILENO);
     run_sweep_curves(runs, job.make_input, backend, [tty](size_t curve, int done, int total) {
@@ -61,7 +67,7 @@ figure::PlotFigure sweep_chart(const FigureJob& job, const ChartFigureOptions& c
     std::vector<figure::SweepCurve> curves;
     for (const SweepCurveRun& r : runs) curves.push_back({r.label, r.points});
     const std::string axis = name == "budget" && !runs.empty() ? "budget (" + runs.front().swept + ")" : name;
-    return figure::sweep_figure(curves, axis, sweep_metric_name(metric), parse_sweep_range(range).factor > 1, c.seeds);
+    return figure::sweep_figure(curves, axis, metric, parse_sweep_range(range).factor > 1, c.seeds);
 }
 
 figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
@@ -84,8 +90,12 @@ figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& 
 }
 
 figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
-    std::optional<LayerHeadMass> mass = job.text ? text_layer_head_mass(*job.text, job.requests, backend)
-                                                 : layer_head_mass({job.input.heads}, job.requests, backend);
+    const std::vector<VariantRequest> masked = heads_view_instances(job.requests);
+    if (masked.empty())
+        throw Error("--view heads shows the mass a pattern keeps, and none of the instances has a mask: add one, "
+                    "e.g. --variant longformer:window=16 or sink (see `attnscope variants`)");
+    std::optional<LayerHeadMass> mass = job.text ? text_layer_head_mass(*job.text, masked, backend)
+                                                 : layer_head_mass({job.input.heads}, masked, backend);
     if (!mass) throw Error("the heads grid was cancelled");
     return figure::heads_figure(*mass);
 }
@@ -96,13 +106,9 @@ figure::PlotFigure sinks_chart(const FigureJob& job, const FigureFileOptions& o,
         const std::optional<TextKeyAttention> r = text_key_attention(*job.text);
         if (!r) throw Error("the sinks figure was cancelled");
         profile = key_attention_profile(*r);
-    } else {  // the heads of the one exact P (non-causal), as the panel reads other input
-        const Heads& heads = job.input.heads;
-        if (heads.n() > o.matrix_limit)
-            throw Error("--view sinks averages the exact P, which is not materialised at n = " + std::to_string(heads.n()) +
-                        ": raise --matrix-limit to at least " + std::to_string(heads.n()));
-        ReferenceCache refs(heads, true);
-        profile = key_attention_profile(*refs.get(false, backend).P, heads.tokens, false, heads.source);
+    } else {  // the heads of the exact P the panel reads for these instances
+        ReferenceCache refs(job.input.heads, true);
+        profile = sinks_profile(job.input.heads, job.requests, refs, backend, o.matrix_limit, "--view sinks");
     }
     return figure::sinks_figure(profile.text ? profile.tokens : std::vector<std::string>{}, profile.received, profile.over);
 }
@@ -138,8 +144,8 @@ void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& o) {
 }
 
 bool is_chart_view(const std::string& view) {
-    return view == "spectrum" || view == "sweep" || view == "errmap" || view == "heads" || view == "sinks" ||
-           view == "performance";
+    const figure::FigureViewSpec* v = figure::find_figure_view(view);
+    return v && v->chart;
 }
 
 std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureFileOptions& o, const ChartFigureOptions& c,
@@ -147,12 +153,18 @@ std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureF
     FigureFileOptions matrix_options = o;
     matrix_options.view = "weights";  // the shared options (head, theme, size, title) are read as for a matrix figure
     const figure::RunFigureOptions f = run_figure_options(job, matrix_options);
-    figure::PlotFigure plot = o.view == "spectrum" ? spectrum_chart(job, f, c, backend)
-                              : o.view == "sweep"  ? sweep_chart(job, c, backend)
-                              : o.view == "errmap" ? errmap_chart(job, c, backend)
-                              : o.view == "heads"  ? heads_chart(job, backend)
-                              : o.view == "sinks"  ? sinks_chart(job, o, backend)
-                                                   : performance_chart(job, c, backend);
+    // One builder per chart view of figure_views(); a view without one is a programming error, said as such.
+    const std::map<std::string, std::function<figure::PlotFigure()>> builders = {
+        {"spectrum", [&] { return spectrum_chart(job, f, c, backend); }},
+        {"sweep", [&] { return sweep_chart(job, c, backend); }},
+        {"errmap", [&] { return errmap_chart(job, c, backend); }},
+        {"heads", [&] { return heads_chart(job, backend); }},
+        {"sinks", [&] { return sinks_chart(job, o, backend); }},
+        {"performance", [&] { return performance_chart(job, c, backend); }},
+    };
+    const auto builder = builders.find(o.view);
+    if (builder == builders.end()) throw Error("the chart view '" + o.view + "' has no builder in the CLI");
+    figure::PlotFigure plot = builder->second();
     plot.title = f.title;
     // The heads grid and the sinks cover every encoder layer, not the one the input options name.
     if ((o.view == "heads" || o.view == "sinks") && job.text && o.title.empty())

@@ -7,6 +7,7 @@
 #include "app/cli/chart_figure_cli.h"
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
+#include "core/figure/figure_views.h"
 #include "core/figure/render.h"
 #include "core/figure/run_figure.h"
 #include "core/session/experiment.h"
@@ -41,7 +42,7 @@ void add_figure_command(CLI::App& app, CommandAction& action) {
     auto o = std::make_shared<FigureCli>();
     auto* sub = app.add_subcommand(
         "figure", "Draw variants on one input as a slide-ready PNG and/or SVG: matrices side by side (titles, tokens, colour bar) or a "
-        "panel's chart (spectrum, sweep, errmap, heads, performance)");
+        "panel's chart (" + figure::figure_view_names(true, false, ", ") + ")");
     add_run_selection_options(*sub, *o, "; with --session, replaces the session's variants", "Run causal forms (every chosen variant must have one)");
     sub->add_option("--session", o->session,
                     "Take the input, variants, head and view toggles from a GUI session file (File → Save session)");

@@ -1,6 +1,8 @@
 // `attnscope run`: run variants on one input, print a table of metrics and costs, optionally write JSON, one PNG
 // heatmap per variant and head, and the panels' tables (metrics, heads grid, sinks: app/cli/panel_files.h).
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -11,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "core/session/variant_spec.h"
+#include "core/session/metric_table.h"
 #include "core/session/metrics.h"
 #include "core/backend/factory/make_backend.h"
 #include "core/data/text_model.h"
@@ -66,20 +69,18 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
               << "cells); --json also gives every head's (metrics.per_head)\n";
     size_t width = 12;  // the instance column fits the longest label ("Performer m = 256, orthogonal")
     for (const RunResult& r : results) width = std::max(width, label_of(r).size() + 2);
-    std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "rel_err_out" << std::setw(14)
-              << "rel_err_model" << std::setw(13) << "rel_err_attn" << std::setw(10) << "row_kl" << std::setw(11)
-              << "row_kl_rev" << std::setw(12) << "mass_recall" << std::setw(10) << "density" << std::setw(12)
-              << "keys_for_90" << std::setw(18) << "keys_for_90_exact" << std::setw(12) << "row_entropy" << std::setw(18)
-              << "row_entropy_exact" << std::setw(11) << "time_ms" << std::setw(11) << "peak_MiB" << "  params\n";
+    // A metric column is as wide as its name and a space, at least 10 (format_metric writes at most 9 characters).
+    auto column_width = [](const MetricSpec& f) { return std::max(10, int(std::strlen(f.id)) + 1); };
+    std::cout << std::left << std::setw(int(width)) << "instance" << std::right;
+    for (const MetricSpec& f : metric_table())
+        if (f.lists & kInRunTable) std::cout << std::setw(column_width(f)) << f.id;
+    std::cout << std::setw(11) << "time_ms" << std::setw(11) << "peak_MiB" << "  params\n";
     for (const RunResult& r : results) {
         const Metrics& m = r.metrics;
-        std::cout << std::left << std::setw(int(width)) << label_of(r) << std::right << std::setw(12) << format_metric(m.rel_err_out)
-                  << std::setw(14) << format_metric(m.rel_err_model) << std::setw(13) << format_metric(m.rel_err_attn)
-                  << std::setw(10) << format_metric(m.row_kl) << std::setw(11) << format_metric(m.row_kl_rev)
-                  << std::setw(12) << format_metric(m.mass_recall) << std::setw(10) << format_metric(m.density)
-                  << std::setw(12) << format_metric(m.keys_for_90) << std::setw(18) << format_metric(m.keys_for_90_exact)
-                  << std::setw(12) << format_metric(m.row_entropy) << std::setw(18) << format_metric(m.row_entropy_exact)
-                  << std::setw(11) << std::fixed << std::setprecision(2) << r.cost.time_ms << std::setw(11)
+        std::cout << std::left << std::setw(int(width)) << label_of(r) << std::right;
+        for (const MetricSpec& f : metric_table())
+            if (f.lists & kInRunTable) std::cout << std::setw(column_width(f)) << format_metric(metric_value(f, r));
+        std::cout << std::setw(11) << std::fixed << std::setprecision(2) << r.cost.time_ms << std::setw(11)
                   << r.cost.peak_bytes / 1048576.0 << std::defaultfloat << "  " << params_text(r) << "\n";
         if (r.model != ExactModel::Softmax) std::cout << "    model: " << exact_model_sentence(r.model) << "\n";
         for (const std::string& note : r.structure.notes) std::cout << "    note: " << note << "\n";

@@ -39,9 +39,9 @@ int execute(const SweepOptionsCli& o) {
     for (const std::string* path : {&o.json_path, &o.csv_path})
         if (!path->empty()) require_writable(*path);
     auto backend = make_backend(o.backend);
-    const SweepMetric metric = parse_sweep_metric(o.metric);
+    const MetricSpec& metric = parse_sweep_metric(o.metric);
     SweepEvaluator evaluate;
-    if (metric == SweepMetric::EmbeddingCosine) evaluate = sweep_evaluator(metric, load_input_full(o.input));
+    if (measured_outside_run(metric)) evaluate = sweep_evaluator(metric, load_input_full(o.input));
     // Every curve is planned and checked before the first runs, so a parameter the second instance lacks fails
     // before the first curve is printed.
     std::vector<SweepCurveRun> runs = plan_sweep_curves(instances, name, range, metric, o.seeds, evaluate);
@@ -55,7 +55,7 @@ int execute(const SweepOptionsCli& o) {
     for (const SweepCurveRun& run : runs) {
         const std::string column = name == "budget" ? "budget (" + run.swept + ")" : name;
         std::cout << run.label << " (each point: mean over seeds of the mean over heads)\n";
-        std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << sweep_metric_name(metric)
+        std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << metric.id
                   << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
         nlohmann::json rows = nlohmann::json::array();
         for (const MetricSweepPoint& p : run.points) {
@@ -88,7 +88,7 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
     sub->add_option("--param", o->param,
                     "NAME=START:STOP[:xFACTOR|:+STEP]; NAME may be n, or budget: each variant's own budget parameter "
                     "(svd rank, linformer k, performer features, longformer window, …) on one axis")->required();
-    sub->add_option("--metric", o->metric, "rel_err_out, rel_err_model, rel_err_attn, row_kl, row_kl_rev, mass_recall, density, time, memory or embedding_cosine (text input)")
+    sub->add_option("--metric", o->metric, sweep_metric_choices())
         ->capture_default_str();
     sub->add_option("--seeds", o->seeds, "Seeds averaged per point (input seed + variant seed)")->capture_default_str();
     sub->add_option("--set", o->sets, "Other parameters NAME=VALUE held fixed");

@@ -2,6 +2,7 @@
 #include "app/cli/figure_cli.h"
 
 #include "core/data/utf8.h"
+#include "core/figure/figure_views.h"
 #include "core/figure/render.h"
 #include "core/lessons/preset.h"
 #include "core/session/session_file.h"
@@ -10,9 +11,8 @@ namespace attnscope::cli {
 
 void add_figure_file_options(CLI::App& sub, FigureFileOptions& o) {
     sub.add_option("--out", o.outputs, "Figure file(s): .png and/or .svg (repeat for both)")->required();
-    sub.add_option("--view", o.view, "Matrices: weights, mask (tinted by why each cell is allowed), difference (to exact "
-                                      "softmax) or buckets (an lsh round's bucket order, boundaries and strips); charts: "
-                                      "spectrum, sweep, errmap, heads, sinks or performance. Default: the session's toggles, else mask");
+    sub.add_option("--view", o.view, "Matrices: " + figure::figure_view_names(false, true) + "; charts: " +
+                                          figure::figure_view_names(true) + ". Default: the session's toggles, else mask");
     sub.add_option("--theme", o.theme, "light or dark")->capture_default_str();
     sub.add_option("--size", o.size, "WIDTH or WIDTHxHEIGHT in logical pixels (height: as the panels need)")->capture_default_str();
     sub.add_option("--dpi", o.dpi, "PNG resolution: pixels = logical size × dpi / 96")->capture_default_str();

@@ -93,8 +93,8 @@ SweepInputFactory seeded_inputs(const InputOptions& options) {
     };
 }
 
-SweepEvaluator sweep_evaluator(SweepMetric metric, const LoadedInput& input) {
-    if (metric != SweepMetric::EmbeddingCosine) return {};
+SweepEvaluator sweep_evaluator(const MetricSpec& metric, const LoadedInput& input) {
+    if (!measured_outside_run(metric)) return {};
     if (input.kind != InputKind::Text)
         throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
     return embedding_cosine_measure(load_text_model(input.model_dir), input.token_ids, input.layer);

@@ -87,9 +87,9 @@ Heads load_input(const InputOptions& options);
 /// The same input at seed offset `seed` and, when n > 0, length n: the inputs of a sweep's seeds.
 SweepInputFactory seeded_inputs(const InputOptions& options);
 
-/// What measures `metric` beyond a RunResult: for embedding_cosine the encoder re-run on `input`'s text at its
-/// layer (throws Error unless the input is text), else nothing.
-SweepEvaluator sweep_evaluator(SweepMetric metric, const LoadedInput& input);
+/// What measures a metric measured outside a run: for embedding_cosine the encoder re-run on `input`'s text at its
+/// layer (throws Error unless the input is text); nothing for the rest.
+SweepEvaluator sweep_evaluator(const MetricSpec& metric, const LoadedInput& input);
 
 /// The encoder input of text options (--text or --text-file, --model, --layer, --head, --truncate).
 TextInputSpec text_input_spec(const InputOptions& options);

@@ -1,6 +1,7 @@
 #include "app/cli/panel_files.h"
 
 #include <iostream>
+#include <limits>
 
 #include "core/analysis/key_attention.h"
 #include "core/lessons/preset.h"
@@ -8,19 +9,12 @@
 #include "core/session/head_mass.h"
 #include "core/session/panel_csv.h"
 #include "core/session/session_file.h"
+#include "core/session/sinks_data.h"
 #include "core/variants/registry.h"
 
 namespace attnscope::cli {
 
 namespace {
-
-/// The requests the Heads panel draws: only a pattern that keeps a subset of the cells has a mass kept.
-std::vector<VariantRequest> masked_requests(const std::vector<VariantRequest>& requests) {
-    std::vector<VariantRequest> masked;
-    for (const VariantRequest& r : requests)
-        if (find_variant(r.id).info().has_mask) masked.push_back(r);
-    return masked;
-}
 
 TextInputSpec text_spec(const PanelInput& in) {
     TextInputSpec t;
@@ -30,7 +24,7 @@ TextInputSpec text_spec(const PanelInput& in) {
 
 /// The Heads panel's grid: every layer of the encoder for text, the one input's heads otherwise.
 std::string heads_table(const PanelInput& in, const std::vector<VariantRequest>& requests, Backend& backend) {
-    const std::vector<VariantRequest> masked = masked_requests(requests);
+    const std::vector<VariantRequest> masked = heads_view_instances(requests);
     const std::optional<LayerHeadMass> grid = in.input->kind == InputKind::Text
                                                   ? text_layer_head_mass(text_spec(in), masked, backend)
                                                   : layer_head_mass({in.input->heads}, masked, backend);
@@ -43,22 +37,20 @@ std::string sinks_need_p(int n) {
            ": raise --matrix-limit to at least " + std::to_string(n);
 }
 
-/// The Sinks panel's bars: every layer of the encoder for text; else the heads of the one exact P (non-causal
-/// unless every instance ran causal, as the GUI picks).
-std::string sinks_table(const PanelInput& in, const std::vector<RunResult>& results, ReferenceCache& refs,
+/// The Sinks panel's bars: every layer of the encoder for text; else sinks_profile's (the exact P the GUI and the
+/// figure average too).
+std::string sinks_table(const PanelInput& in, const std::vector<VariantRequest>& requests, ReferenceCache& refs,
                         Backend& backend) {
     if (in.input->kind == InputKind::Text) {
         const std::optional<TextKeyAttention> r = text_key_attention(text_spec(in));
         if (!r) throw Error("the sinks table was cancelled");
         return key_attention_csv(r->tokens, r->received);
     }
-    bool causal = !results.empty();
-    for (const RunResult& r : results) causal = causal && r.causal;
-    const Reference& ref = refs.get(causal, backend);
-    if (!ref.P) throw Error(sinks_need_p(in.input->heads.n()));
+    // n was held to --matrix-limit by check_panel_input before anything ran.
+    const KeyAttentionProfile p = sinks_profile(in.input->heads, requests, refs, backend,
+                                                std::numeric_limits<int>::max(), "--sinks-csv");
     const std::vector<std::string>& tokens = in.input->heads.tokens;
-    const std::vector<double> received = mean_received_attention({ref.P.get()});
-    return key_attention_csv(tokens.size() == received.size() ? tokens : std::vector<std::string>{}, received);
+    return key_attention_csv(tokens.size() == p.received.size() ? tokens : std::vector<std::string>{}, p.received);
 }
 
 void write_table(const std::string& path, const std::string& table, const char* what) {
@@ -83,7 +75,7 @@ void add_panel_file_options(CLI::App& sub, PanelFileOptions& o) {
 void check_panel_files(const PanelFileOptions& o, const std::vector<VariantRequest>& requests) {
     for (const std::string* path : {&o.metrics_csv, &o.heads_csv, &o.sinks_csv})
         if (!path->empty()) require_writable(*path);
-    if (!o.heads_csv.empty() && masked_requests(requests).empty())
+    if (!o.heads_csv.empty() && heads_view_instances(requests).empty())
         throw Error("--heads-csv shows the mass a pattern keeps, and none of the instances has a mask: add one, "
                     "e.g. --variant longformer:window=16 or sink (see `attnscope variants`)");
 }
@@ -116,7 +108,7 @@ void write_panel_files(const PanelFileOptions& o, const PanelInput& in, const st
         write_table(o.metrics_csv, metrics_csv(rows), "the metrics table");
     }
     if (!o.heads_csv.empty()) write_table(o.heads_csv, heads_table(in, requests, backend), "the heads grid");
-    if (!o.sinks_csv.empty()) write_table(o.sinks_csv, sinks_table(in, results, refs, backend), "the sinks table");
+    if (!o.sinks_csv.empty()) write_table(o.sinks_csv, sinks_table(in, requests, refs, backend), "the sinks table");
 }
 
 }  // namespace attnscope::cli

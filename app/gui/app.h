@@ -98,6 +98,8 @@ struct LshState {
     int head = 0;          // head whose buckets are shown
     int variant = 0;       // which lsh slot when several
     bool preview = false;  // Debug window: fill the panel with buckets hashed by the panel itself
+    VariantView preview_view;       // that preview, for the input of generation preview_for
+    uint64_t preview_for = 0;
     // The 2-D view's points per bucket for one (run, head), projected once rather than every frame (n·d at
     // n = 65536); a weak owner so a later run at the same address is never taken for this one.
     std::weak_ptr<const RunResult> plane_run;
@@ -239,7 +241,7 @@ struct MetricSweepState {
     double start = 16, stop = 256;           // range, inclusive
     bool geometric = true;                   // ×factor (else +step)
     double factor = 2, step = 16;
-    std::string metric = "rel_err_out";      // sweep_metric_name
+    std::string metric = "rel_err_out";      // a sweepable metric's id (parse_sweep_metric)
     int seeds = 3;                           // seeds averaged per point
     bool log_x = true, log_y = true;         // plot axes
     bool run_on_start = false;               // start a sweep on the first frame (set by a session file)

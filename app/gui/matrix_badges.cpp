@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/format.h"
+#include "core/session/metric_table.h"
 #include "core/session/metrics.h"
 
 namespace attnscope::gui {
@@ -62,113 +63,49 @@ void add_scope_badge(BadgeWriter& w, int heads, bool own, int head, const std::s
     }
 }
 
-/// The output and matrix errors against exact softmax (or, for a different model, the distance to it).
-void add_error_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, const std::string& scope) {
-    if (r.model == ExactModel::Different) {
+/// The flags that qualify every number after them: a different model, a pattern that is dense at this n.
+void add_flag_badges(BadgeWriter& w, const RunResult& r) {
+    if (r.model == ExactModel::Different)
         w.add("different_model", "different model", "different model", std::nullopt, "", kNeutral,
             exact_model_sentence(r.model), true);
-        if (m.rel_err_out)
-            w.add("rel_err_out", "Δ vs softmax", "Δ vs softmax", m.rel_err_out, fmt("%.2e", *m.rel_err_out), kNeutral,
-                "‖O − O_full‖_F / ‖O_full‖_F, " + scope + ": how far this model's output is from softmax attention's "
-                "(not an approximation error: the model is a different one)", true);
-    } else if (m.rel_err_out) {
-        w.add("rel_err_out", "rel_err_out", "err_out", m.rel_err_out, fmt("%.2e", *m.rel_err_out), quality(*m.rel_err_out),
-            (r.model == ExactModel::Softmax
-                 ? "‖O − O_full‖_F / ‖O_full‖_F, " + scope + ": relative error of the output against exact softmax "
-                   "attention"
-                 : "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention, " + scope + ": the change of model "
-                   "(shared QK, modifiers) plus the approximation; rel_err_model separates the approximation") +
-                above_one(*m.rel_err_out),
-            true);
-    }
-    if (m.rel_err_model)
-        w.add("rel_err_model", "rel_err_model", "err_model", m.rel_err_model, fmt("%.2e", *m.rel_err_model),
-            quality(*m.rel_err_model),
-            std::string(exact_model_sentence(r.model)) + " (" + scope + ")" + above_one(*m.rel_err_model), true);
-    if (m.rel_err_attn && r.model != ExactModel::Different)
-        w.add("rel_err_attn", "rel_err_attn", "err_attn", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn),
-            quality(*m.rel_err_attn),
-            "‖P_eff − P‖_F / ‖P‖_F, " + scope + ": how far the effective attention matrix is from exact softmax "
-            "attention's (the svd oracle is the closest any rank-r matrix gets)" + above_one(*m.rel_err_attn),
-            false);
-    else if (m.rel_err_attn)
-        w.add("rel_err_attn", "ΔP vs softmax", "ΔP vs softmax", m.rel_err_attn, fmt("%.2e", *m.rel_err_attn), kNeutral,
-            "‖P_eff − P‖_F / ‖P‖_F, " + scope + ": how far this model's matrix is from softmax attention's P (a "
-            "different model, so not an approximation error)" + above_one(*m.rel_err_attn),
-            false);
-    if (m.rank_ceiling)
-        w.add("rank_ceiling", "svd ceiling", "svd ceiling", m.rank_ceiling, fmt("%.2e", *m.rank_ceiling), kNeutral,
-            "rel_err_attn of P_r, the closest rank-r matrix to the exact P (truncated SVD, Eckart–Young), r = this "
-            "variant's rank bound: no method whose P_eff has rank ≤ r gets closer (" + scope + ")",
-            false);
-    if (m.row_kl)
-        w.add("row_kl", "KL(P‖P_eff)", "KL(P‖P_eff)", m.row_kl,
-            std::isfinite(*m.row_kl) ? fmt("%.2e", *m.row_kl) : std::string("inf"),
-            std::isfinite(*m.row_kl) ? quality(*m.row_kl) : kNeutral,
-            "mean over rows i of KL(P_i ‖ P_eff_i), P = exact softmax, " + scope + ": infinite as soon as P_eff gives "
-            "zero weight to a cell where P has mass — every mask does; see KL(P_eff‖P) for a finite measure",
-            false);
-    if (m.row_kl_rev)
-        w.add("row_kl_rev", "KL(P_eff‖P)", "KL(P_eff‖P)", m.row_kl_rev, fmt("%.2e", *m.row_kl_rev), quality(*m.row_kl_rev),
-            "mean over rows i of KL(P_eff_i ‖ P_i), P = exact softmax, " + scope + ": finite for a mask; for a mask "
-            "renormalised over its allowed cells it equals the mean of −log(mass kept by row i)",
-            false);
-}
-
-/// The exact mass the pattern keeps, its ceiling, and the dense-at-this-n warning.
-void add_mass_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, const std::string& scope) {
-    if (m.mass_recall)
-        w.add("mass_recall", "mass_recall", "mass", m.mass_recall, fmt("%.3f", *m.mass_recall), quality(1 - *m.mass_recall),
-            "mean over rows i of Σ_{j allowed} P_ij, " + scope + ": share of the exact attention mass the pattern keeps",
-            true);
-    if (m.mass_ceiling && m.mass_recall)
-        w.add("mass_ceiling", "ceiling", "ceiling", m.mass_ceiling, fmt("%.3f", *m.mass_ceiling), kNeutral,
-            "the most exact mass any pattern with the same number of keys in each row keeps (the topk oracle, row by "
-            "row), " + scope + ": this pattern reaches " +
-                fmt("%.0f%%", 100 * *m.mass_recall / std::max(1e-12, *m.mass_ceiling)) + " of it",
-            true);
     if (!r.metrics.dense_warning.empty())
         w.add("dense_warning", "dense at this n", "dense at this n", std::nullopt, "", {0.95f, 0.65f, 0.30f, 1},
             r.metrics.dense_warning, true);
 }
 
-/// How concentrated P_eff and the exact P are: density, keys for 90% of a row, row entropy.
-void add_concentration_badges(BadgeWriter& w, const RunResult& r, const MetricValues& m, bool own,
-                              const std::string& scope) {
-    // The variants count allowed cells over every head only: the same number whichever head is drawn.
-    if (r.metrics.density)
-        w.add("density", own ? "density (all heads)" : "density", own ? "density·all" : "density", r.metrics.density,
-            fmt("%.3f", *r.metrics.density), kNeutral,
-            "allowed cells / (n² or n(n+1)/2 when causal), over every head's cells", false);
-    if (m.keys_for_90)
-        w.add("keys_for_90", "90% of P_eff in", "90% P_eff", m.keys_for_90, fmt("%.1f keys", *m.keys_for_90), kNeutral,
-            "how concentrated this variant's effective matrix P_eff is: the fewest keys that hold 90% of a row's "
-            "weight, mean over rows, " + scope + " (compare the exact P's beside it)",
-            false);
-    if (m.keys_for_90_exact)
-        w.add("keys_for_90_exact", "90% of exact P in", "90% P", m.keys_for_90_exact,
-            fmt("%.1f keys", *m.keys_for_90_exact), kNeutral,
-            "the same of the exact softmax P this run is compared with: how many keys a row of this input needs "
-            "(how sparse attention could be here), mean over rows, " + scope,
-            false);
-    if (m.row_entropy)
-        w.add("row_entropy", "entropy of P_eff", "H(P_eff)", m.row_entropy, fmt("%.2f nats", *m.row_entropy), kNeutral,
-            "mean over rows of −Σ_j P_eff_ij ln P_eff_ij, " + scope + "; exp(entropy) is the number of equally "
-            "weighted keys with the same spread (0: one key; ln n: uniform)",
-            false);
-    if (m.row_entropy_exact)
-        w.add("row_entropy_exact", "entropy of exact P", "H(P)", m.row_entropy_exact,
-            fmt("%.2f nats", *m.row_entropy_exact), kNeutral,
-            "mean over rows of −Σ_j P_ij ln P_ij of the exact softmax P this run is compared with, " + scope, false);
-}
-
-/// The run's measured time and peak tracked memory (all heads).
-void add_cost_badges(BadgeWriter& w, const RunResult& r) {
-    w.add("time", "time", "time", r.cost.time_ms, fmt("%.2f ms", r.cost.time_ms), kNeutral,
-        "measured wall time of this run's compute part (all heads), once (noisy; lessons time medians of alternating "
-        "runs)", false);
-    w.add("memory", "memory", "memory", double(r.cost.peak_bytes), format_bytes(double(r.cost.peak_bytes)), kNeutral,
-        "peak tracked bytes held during the run (all heads)", false);
+/// The badge of one metric of metric_table(), from its row; what a different model or a changed model says
+/// instead is decided here.
+void add_metric_badge(BadgeWriter& w, const RunResult& r, const MetricSpec& f, const MetricValues& m, bool own,
+                      const std::string& scope) {
+    const bool all_heads = f.lists & kAllHeadsOnly;
+    std::optional<double> value = f.field ? (all_heads ? r.metrics : m).*f.field : metric_value(f, r);
+    if (!value) return;
+    const std::string id = f.id;
+    const std::string model = exact_model_sentence(r.model);
+    std::string label = f.label, short_label = f.short_label, help = metric_help(f, scope, model);
+    bool graded = f.lists & kGraded;
+    if (id == "mass_ceiling") {
+        if (!m.mass_recall) return;  // a ceiling beside nothing it bounds
+        help += ": this pattern reaches " + fmt("%.0f%%", 100 * *m.mass_recall / std::max(1e-12, *value)) + " of it";
+    }
+    if (own && all_heads) label += " (all heads)", short_label += "·all";
+    if (r.model == ExactModel::Different && id == "rel_err_out") {
+        label = short_label = "Δ vs softmax", graded = false;
+        help = "‖O − O_full‖_F / ‖O_full‖_F, " + scope + ": how far this model's output is from softmax attention's "
+               "(not an approximation error: the model is a different one)";
+    } else if (r.model == ExactModel::Different && id == "rel_err_attn") {
+        label = short_label = "ΔP vs softmax", graded = false;
+        help = "‖P_eff − P‖_F / ‖P‖_F, " + scope + ": how far this model's matrix is from softmax attention's P (a "
+               "different model, so not an approximation error)";
+    } else if (r.model != ExactModel::Softmax && id == "rel_err_out") {
+        help = "‖O − O_full‖_F / ‖O_full‖_F against exact softmax attention, " + scope + ": the change of model "
+               "(shared QK, modifiers) plus the approximation; rel_err_model separates the approximation";
+    }
+    if (f.lists & kRelativeError) help += above_one(*value);
+    if (!std::isfinite(*value)) graded = false;
+    const ImVec4 colour =
+        !graded ? kNeutral : quality(f.direction == MetricDirection::HigherIsBetter ? 1 - *value : *value);
+    w.add(f.id, label, short_label, value, format_metric_value(f, *value), colour, help, f.lists & kKeyBadge);
 }
 
 }  // namespace
@@ -181,16 +118,14 @@ std::vector<Badge> run_badges(const RunResult& r, int head, int drawn_head) {
     const std::string scope = own ? "head " + std::to_string(head) : "mean over heads";
     BadgeWriter w;
     add_scope_badge(w, heads, own, head, scope);
-    add_error_badges(w, r, m, scope);
-    add_mass_badges(w, r, m, scope);
-    add_concentration_badges(w, r, m, own, scope);
-    add_cost_badges(w, r);
+    add_flag_badges(w, r);
+    for (const MetricSpec& f : metric_table()) add_metric_badge(w, r, f, m, own, scope);
     std::vector<Badge>& out = w.out;
     if (!own && heads > 1 && drawn_head >= 0 && drawn_head < heads) {
         const std::vector<Badge> drawn = run_badges(r, drawn_head);
         for (Badge& b : out)
             for (const Badge& d : drawn)
-                if (d.id == b.id && d.number && b.id != "density")
+                if (d.id == b.id && d.number && !(find_metric(b.id) && (find_metric(b.id)->lists & kAllHeadsOnly)))
                     b.help += "\n\nHead " + std::to_string(drawn_head) + " (drawn): " + d.value + ".";
     }
     return out;

@@ -21,11 +21,16 @@ namespace attnscope::gui {
 
 namespace {
 
+/// The Variants panel's instances that the Heads view draws.
+std::vector<VariantRequest> drawn_instances(const App& app) {
+    std::vector<VariantRequest> instances;
+    for (const VariantSlot& s : app.variants.slots) instances.push_back({s.id, s.params});
+    return heads_view_instances(instances);
+}
+
 std::shared_ptr<ViewJob<LayerHeadMass>::Job> make_job(const App& app) {
     const InputSpec input = app.effective_input();
-    std::vector<VariantRequest> requests;
-    for (const VariantSlot& s : app.variants.slots)
-        if (find_variant(s.id).info().has_mask) requests.push_back({s.id, s.params});
+    const std::vector<VariantRequest> requests = drawn_instances(app);
     return std::make_shared<ViewJob<LayerHeadMass>::Job>(
         "heads at a glance", [input, requests](JobContext& ctx) -> std::shared_ptr<const LayerHeadMass> {
             auto cancelled = [&ctx] {
@@ -95,8 +100,7 @@ void draw_heads_panel(App& app, const PanelEntry& self) {
     HeadsState& st = app.heads_view;
     const bool visible = ImGui::Begin(self.window);
     st.visible = visible;
-    bool any_mask = false;
-    for (const VariantSlot& s : app.variants.slots) any_mask = any_mask || find_variant(s.id).info().has_mask;
+    const bool any_mask = !drawn_instances(app).empty();
     const std::string key = analysis_input_key(app) + '\n' + slots_key(app);
     st.grid.update(app.runs, key, visible && any_mask, worker_free_for_views(app), [&app] { return make_job(app); });
     if (!visible) {

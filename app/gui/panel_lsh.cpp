@@ -5,6 +5,7 @@
 #include <implot.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,8 @@
 #include "app/gui/app.h"
 #include "app/gui/panels.h"
 #include "core/json_fields.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/interface/lsh_rules.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::gui {
 
@@ -44,8 +46,9 @@ ImVec4 strip(const char* label, int n, float height, F colour) {
     return ImVec4(p.x, p.y, p.x + w, p.y + height);
 }
 
-/// Debug preview only (Debug window): buckets hashed here as Reformer does, h(x) = argmax([xR; −xR]) on the
-/// L2-normalised queries, so the panel's drawing can be checked before the `lsh` variant exists.
+/// Debug preview only (Debug window): buckets hashed here by the rule every backend hashes with
+/// (lsh_argmax_bucket: h(x) = argmax([xR; −xR]), scale-free, so the queries need no normalising), so the panel's
+/// drawing can be checked without the `lsh` variant.
 VariantView preview_lsh(const Heads& heads) {
     constexpr int kRounds = 2, kBuckets = 8, kChunk = 32;
     const int n = heads.n(), H = heads.heads(), d = heads.d();
@@ -61,15 +64,10 @@ VariantView preview_lsh(const Heads& heads) {
         std::vector<int> buckets(size_t(H) * n), perm(size_t(H) * n);
         for (int h = 0; h < H; ++h) {
             for (int i = 0; i < n; ++i) {
-                int best = 0;
-                float best_v = -1e30f;
-                for (int b = 0; b < kBuckets / 2; ++b) {
-                    float dot = 0;
-                    for (int c = 0; c < d; ++c) dot += heads.Q.at(h, i, c) * R(c, b);
-                    if (dot > best_v) best_v = dot, best = b;
-                    if (-dot > best_v) best_v = -dot, best = b + kBuckets / 2;
-                }
-                buckets[size_t(h) * n + i] = best;
+                std::array<float, kBuckets / 2> xr{};
+                for (int b = 0; b < kBuckets / 2; ++b)
+                    for (int c = 0; c < d; ++c) xr[size_t(b)] += heads.Q.at(h, i, c) * R(c, b);
+                buckets[size_t(h) * n + i] = lsh_argmax_bucket(xr.data(), kBuckets);
             }
             for (int i = 0; i < n; ++i) perm[size_t(h) * n + i] = i;
             std::stable_sort(perm.begin() + long(h) * n, perm.begin() + long(h + 1) * n,
@@ -98,11 +96,10 @@ void draw_lsh_panel(App& app, const PanelEntry& self) {
     if (snap)
         for (const auto& v : snap->variants)
             if (v.result && v.result->structure.lsh) lsh.push_back(&v);
-    static VariantView preview;  // the Debug window's preview, rebuilt when the input changes
-    static uint64_t preview_for = 0;
-    if (lsh.empty() && app.lsh.preview && snap && snap->heads) {
-        if (preview_for != snap->generation) preview = preview_lsh(*snap->heads), preview_for = snap->generation;
-        lsh.push_back(&preview);
+    if (lsh.empty() && app.lsh.preview && snap && snap->heads) {  // rebuilt when the input changes
+        if (app.lsh.preview_for != snap->generation)
+            app.lsh.preview_view = preview_lsh(*snap->heads), app.lsh.preview_for = snap->generation;
+        lsh.push_back(&app.lsh.preview_view);
     }
     if (lsh.empty()) {
         hint_text("This panel shows how Reformer's LSH attention (Kitaev 2020) groups tokens: for every hash round a "

@@ -15,6 +15,7 @@
 #include "app/gui/panels.h"
 #include "app/gui/plot_room.h"
 #include "core/analysis/key_attention.h"
+#include "core/session/sinks_data.h"
 #include "core/json_fields.h"
 
 namespace attnscope::gui {
@@ -40,21 +41,16 @@ std::shared_ptr<ViewJob<KeyAttentionView>::Job> make_job(const App& app, std::st
                 return std::make_shared<const KeyAttentionView>(key_attention_profile(*r));
             });
     }
-    // Synthetic or loaded tensors: the one exact P the views already materialised (positions' order only).
+    // Synthetic or loaded tensors: the exact P the views already materialised (sinks_matrix picks which).
     const auto snap = app.snap;
-    if (!snap || !snap->heads) return why_not = "no input yet", nullptr;
-    if (!snap->display_perm.empty()) return why_not = "the Matrices order is not positions: switch order to positions", nullptr;
-    auto it = snap->exact_P.find(false);
-    const bool causal = it == snap->exact_P.end();
-    if (causal) it = snap->exact_P.begin();
-    if (it == snap->exact_P.end() || !it->second)
-        return why_not = "no exact P at this n: raise 'materialise up to n' in the Input panel", nullptr;
-    const std::shared_ptr<const Tensor3> P = it->second;
-    const std::vector<std::string> tokens = snap->heads->tokens;
-    const std::string source = snap->heads->source;
+    if (!snap) return why_not = "no input yet", nullptr;
+    bool causal = false;
+    const std::shared_ptr<const Tensor3> P = sinks_matrix(*snap, causal, why_not);
+    if (!P) return nullptr;
     return std::make_shared<ViewJob<KeyAttentionView>::Job>(
-        "attention sinks", [P, tokens, causal, source](JobContext&) -> std::shared_ptr<const KeyAttentionView> {
-            return std::make_shared<const KeyAttentionView>(key_attention_profile(*P, tokens, causal, source));
+        "attention sinks", [P, snap, causal](JobContext&) -> std::shared_ptr<const KeyAttentionView> {
+            return std::make_shared<const KeyAttentionView>(
+                key_attention_profile(*P, snap->heads->tokens, causal, snap->heads->source));
         });
 }
 

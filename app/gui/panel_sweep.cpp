@@ -23,6 +23,7 @@
 #include "core/variants/instance_label.h"
 #include "app/gui/log_ticks.h"
 #include "core/session/metric_sweep.h"
+#include "core/session/sweep_curves.h"
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
 
@@ -46,7 +47,6 @@ struct SweepPlan {
     std::vector<double> values;    // parameter values, shared by every variant
     InputSpec input;               // the Input panel's input; n is replaced when n is swept
     std::string param, metric;     // labels
-    std::vector<std::string> notes;  // variants skipped, said once
 };
 
 /// A metric sweep as a worker job: every (variant, value) point is published as soon as its seeds ran.
@@ -78,7 +78,7 @@ protected:
         if (input.mode == InputMode::Text) {
             text_heads = std::make_shared<const Heads>(build_input(input));
 #if ATTNSCOPE_SWEEP_HAS_TEXT
-            if (plan.specs[0].metric == SweepMetric::EmbeddingCosine) {
+            if (measured_outside_run(*plan.specs[0].metric)) {
                 const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
                 evaluate = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
             }
@@ -167,11 +167,11 @@ SweepPlan make_plan(const App& app, std::string& error) {
         range.step = s.step;
         plan.values = range.values();
         if (s.seeds < 1 || s.seeds > 50) throw Error("seeds must be between 1 and 50");
-        const SweepMetric metric = parse_sweep_metric(s.metric);
+        const MetricSpec& metric = parse_sweep_metric(s.metric);
         const bool text = app.input.spec.mode == InputMode::Text;
-        if (metric == SweepMetric::EmbeddingCosine && !text)
+        if (measured_outside_run(metric) && !text)
             throw Error("embedding_cosine re-runs the encoder: switch the Input panel to text");
-        if (metric == SweepMetric::EmbeddingCosine && !ATTNSCOPE_SWEEP_HAS_TEXT)
+        if (measured_outside_run(metric) && !ATTNSCOPE_SWEEP_HAS_TEXT)
             throw Error("embedding_cosine needs the text encoder, which this build lacks");
         const bool sweeps_n = s.param == "n";
         if (sweeps_n && text) throw Error("the text fixes n: sweep a parameter of " + s.variants[0] + " instead");
@@ -179,40 +179,25 @@ SweepPlan make_plan(const App& app, std::string& error) {
             if (sweeps_n && (v != std::floor(v) || v < 1 || v > 1 << 20))
                 throw Error("n = " + std::to_string(v) + " must be a whole number between 1 and 1048576");
         }
-        // The first variant must have the parameter (or a budget); others without it are left out with a note.
-        swept_parameter(find_variant(s.variants[0]).info(), s.param);
+        // One curve per instance of each chosen variant in the Variants panel (orthogonal and i.i.d. Performer side
+        // by side), each keeping its other parameters; the defaults when the panel has none. Planned and checked as
+        // the CLI's sweep plans them: a variant without the parameter (or a budget) is an error that names it.
+        std::vector<VariantRequest> instances;
         for (const std::string& id : s.variants) {
-            const VariantInfo& info = find_variant(id).info();
-            std::string param;
-            try {
-                param = swept_parameter(info, s.param);  // "budget" becomes this variant's own budget parameter
-            } catch (const Error& e) {
-                plan.notes.push_back(std::string(e.what()) + ": left out of the plot");
-                continue;
-            }
-            const ParamSpec* spec = param == "n" ? nullptr : find_param(info.params, param);
-            if (spec)
-                for (double v : plan.values) validate_param(id, *spec, v);  // e.g. "out of range; allowed [1, 4096]"
-            // One curve per instance of this variant in the Variants panel (orthogonal and i.i.d. Performer side by
-            // side), each keeping its other parameters; the defaults when the panel has none.
-            std::vector<Params> instances;
+            const size_t before = instances.size();
             for (const VariantSlot& slot : app.variants.slots)
-                if (slot.id == id) instances.push_back(slot.params);
-            if (instances.empty()) instances.push_back(default_params(info.params));
-            for (const Params& params : instances) {
-                SweepSpec sweep;
-                sweep.variant = id;
-                sweep.param = param;
-                sweep.metric = metric;
-                sweep.seeds = s.seeds;
-                sweep.range = range;
-                for (auto& assignment : assignments_of({id, params}, param))
-                    if (assignment.first != "seed") sweep.fixed.push_back(std::move(assignment));
-                plan.specs.push_back(std::move(sweep));
-                plan.labels.push_back(curve_label(info, params, param) + (s.param == "budget" ? " (" + param + ")" : ""));
-            }
+                if (slot.id == id) instances.push_back({id, slot.params});
+            if (instances.size() == before) instances.push_back({id, default_params(find_variant(id).info().params)});
         }
-        if (plan.specs.empty()) throw Error("none of the chosen variants has the parameter '" + s.param + "'");
+        // The job gives a metric measured outside a run its evaluator (the encoder, loaded on the worker).
+        const SweepEvaluator later = [](const VariantRequest&, Backend&) -> std::optional<double> {
+            throw Error("the sweep's evaluator is made by its job");
+        };
+        for (SweepCurveRun& c : plan_sweep_curves(instances, s.param, range, metric, s.seeds,
+                                                  measured_outside_run(metric) ? later : SweepEvaluator{})) {
+            plan.labels.push_back(c.label + (s.param == "budget" ? " (" + c.swept + ")" : ""));
+            plan.specs.push_back(std::move(c.spec));
+        }
         error.clear();
     } catch (const std::exception& e) {
         error = e.what();
@@ -226,7 +211,8 @@ void draw_form(App& app) {
     const auto& all = all_variants();
     ImGui::BeginGroup();
     ImGui::TextUnformatted("variants");
-    ImGui::SetItemTooltip("the first chosen variant owns the swept parameter; others with the same parameter join the plot");
+    ImGui::SetItemTooltip("every chosen variant is swept over the parameter (budget: each its own), one curve per "
+                          "instance in the Variants panel; a variant without it is named under the form");
     if (ImGui::BeginChild("##sweep_variants", ImVec2(170, ImGui::GetFrameHeightWithSpacing() * 9.5f),
                           ImGuiChildFlags_Borders)) {
         for (const auto& v : all) {
@@ -306,9 +292,9 @@ void draw_form(App& app) {
     ImGui::SetNextItemWidth(165);
     if (ImGui::BeginCombo("metric", s.metric.c_str())) {
         const bool text = app.input.spec.mode == InputMode::Text;
-        for (SweepMetric m : sweep_metrics()) {
-            const std::string name = sweep_metric_name(m);
-            const bool needs_text = m == SweepMetric::EmbeddingCosine;
+        for (const MetricSpec* m : sweep_metrics()) {
+            const std::string name = m->id;
+            const bool needs_text = measured_outside_run(*m);
             ImGui::BeginDisabled(needs_text && !text);
             if (ImGui::Selectable(name.c_str(), s.metric == name)) s.metric = name;
             ImGui::EndDisabled();
@@ -435,7 +421,6 @@ void draw_sweep_panel(App& app, const PanelEntry& self) {
         ImGui::TextWrapped("%s", error.c_str());
         ImGui::PopStyleColor();
     }
-    for (const std::string& note : plan.notes) hint_text(note.c_str());
     if (!s.job) {
         ImGui::EndChild();
         ImGui::SameLine();
@@ -524,7 +509,7 @@ PanelFigure sweep_panel_figure(const App& app) {
     const SweepPlan& plan = job->plan;
     const bool geometric = plan.values.size() > 2 && plan.values[0] > 0 && plan.values[1] / plan.values[0] == plan.values[2] / plan.values[1];
     const int seeds = plan.specs.empty() ? 1 : plan.specs.front().seeds;
-    return {chart_builder(figure::sweep_figure(curves, plan.param, plan.metric, geometric, seeds), gui_figure_title(app)), ""};
+    return {chart_builder(figure::sweep_figure(curves, plan.param, parse_sweep_metric(plan.metric), geometric, seeds), gui_figure_title(app)), ""};
 }
 
 }  // namespace attnscope::gui

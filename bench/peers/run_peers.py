@@ -692,6 +692,9 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
     gui = REPO / "docs" / "PERFORMANCE.gui.md"
     if gui.exists():  # measured in the GUI by hand (gui --measure-latency / --measure-first-view / --measure-pan)
         lines += ["", "## GUI responsiveness", "", gui.read_text().strip()]
+    kernels = REPO / "docs" / "PERFORMANCE.kernels.md"
+    if kernels.exists():  # measured by hand: what docs/ARCHITECTURE.md's design choices rest on
+        lines += ["", "## Kernel measurements", "", kernels.read_text().strip()]
     build = REPO / "docs" / "PERFORMANCE.build.md"
     if build.exists():  # measured by hand: the README's test command from an empty compiler cache
         lines += ["", "## Build time", "", build.read_text().strip()]

@@ -1,6 +1,7 @@
 #include "core/bench/backend_clock.h"
 
 #include "core/backend/interface/cost_meter.h"
+#include "core/format.h"
 
 namespace attnscope {
 
@@ -20,6 +21,13 @@ const char* backend_time_name(const Backend& backend) { return backend.has_devic
 PairedRatio paired_backend_ratio(Backend& backend, const std::function<void()>& a, const std::function<void()>& b,
                                  int runs) {
     return paired_ratio([&] { return backend_work_ms(backend, a); }, [&] { return backend_work_ms(backend, b); }, runs);
+}
+
+std::string paired_timing_note(const PairedRatio& t, const std::string& a, const std::string& b, const Backend& backend) {
+    return a + " " + format_significant(t.a_median_ms, 3) + " ms, " + b + " " + format_significant(t.b_median_ms, 3) +
+           " ms of " + backend_time_name(backend) + " (median of " + std::to_string(t.runs) +
+           " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
+           format_significant(t.ratio_max, 3) + ")";
 }
 
 }  // namespace attnscope

@@ -5,6 +5,7 @@
 // Cost::time_ms): the host's CPU time there counts launches, copies and waits, not the work being compared.
 #pragma once
 #include <functional>
+#include <string>
 
 #include "core/backend/interface/backend.h"
 #include "core/bench/timing.h"
@@ -21,5 +22,9 @@ const char* backend_time_name(const Backend& backend);
 /// paired_ratio of a and b, each timed by backend_work_ms on `backend`.
 PairedRatio paired_backend_ratio(Backend& backend, const std::function<void()>& a, const std::function<void()>& b,
                                  int runs = 7);
+
+/// A paired timing as every lesson's note writes it: "A a ms, B b ms of CPU time (median of R alternating runs;
+/// per-pair ratio x…y)", with `a` and `b` naming the two sides.
+std::string paired_timing_note(const PairedRatio& t, const std::string& a, const std::string& b, const Backend& backend);
 
 }  // namespace attnscope

@@ -44,7 +44,7 @@ struct SweepCurve {
 
 /// A sweep's curves: the seed mean as a line inside its min–max band, the parameter on a log axis when its values
 /// grow geometrically, the metric on a log axis when it spans more than two decades.
-PlotFigure sweep_figure(const std::vector<SweepCurve>& curves, const std::string& param, const std::string& metric,
+PlotFigure sweep_figure(const std::vector<SweepCurve>& curves, const std::string& param, const MetricSpec& metric,
                         bool geometric, int seeds);
 
 /// The error–cost map: a point per instance, joined per variant in the points' order (a swept parameter's values), the timing spread (min–max of the

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/figure/figure_views.h"
 #include "core/session/metrics.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -142,7 +143,8 @@ View parse_view(const std::string& text) {
     if (text == "mask") return View::Mask;
     if (text == "difference" || text == "diff") return View::Difference;
     if (text == "buckets") return View::Buckets;
-    throw Error("figure view '" + text + "' is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks or performance (charts)");
+    throw Error("figure view '" + text + "' is not " + figure_view_names(false) + " (matrices) or " + figure_view_names(true) +
+                " (charts)");
 }
 
 Theme parse_theme(const std::string& text) {

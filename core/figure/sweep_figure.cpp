@@ -7,34 +7,15 @@
 
 namespace attnscope::figure {
 
-namespace {
-
-/// What a sweep metric measures, for its axis.
-std::string metric_axis_label(const std::string& metric) {
-    if (metric == "rel_err_out") return "rel_err_out: ‖Õ − O‖ / ‖O‖ vs exact softmax";
-    if (metric == "rel_err_model") return "rel_err_model: output error vs its own exact model";
-    if (metric == "rel_err_attn") return "rel_err_attn: ‖P̃ − P‖ / ‖P‖ vs exact softmax";
-    if (metric == "row_kl") return "row_kl: KL(P ‖ P̃), mean over rows";
-    if (metric == "row_kl_rev") return "row_kl_rev: KL(P̃ ‖ P), mean over rows";
-    if (metric == "mass_recall") return "mass_recall: exact softmax mass kept";
-    if (metric == "density") return "density: share of cells scored";
-    if (metric == "time") return "time (ms, compute part)";
-    if (metric == "memory") return "peak tracked memory (MiB)";
-    if (metric == "embedding_cosine") return "embedding cosine with the exact encoder";
-    return metric;
-}
-
-}  // namespace
-
-PlotFigure sweep_figure(const std::vector<SweepCurve>& curves, const std::string& param, const std::string& metric,
+PlotFigure sweep_figure(const std::vector<SweepCurve>& curves, const std::string& param, const MetricSpec& metric,
                         bool geometric, int seeds) {
     if (curves.empty()) throw Error("a sweep figure needs at least one curve");
     PlotPanel p;
-    p.title = metric + " against " + param;
+    p.title = std::string(metric.id) + " against " + param;
     p.subtitle = "mean over " + std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + " (line), min–max (band), all heads";
     p.x.label = param;
     p.x.log = geometric;
-    p.y.label = metric_axis_label(metric);
+    p.y.label = metric.axis_label;
     double lo = INFINITY, hi = 0;
     for (const SweepCurve& c : curves) {
         PlotSeries s;

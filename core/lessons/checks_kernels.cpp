@@ -174,10 +174,9 @@ CheckOutcome linear_rnn(const Lesson& lesson, CheckContext& ctx) {
                                                    [&] { decode(lin, lin_p, long_input, long_n, 0); }, 5);
     const PairedRatio kv_t = paired_backend_ratio(ctx.backend, [&] { decode(exact, full_p, long_input, short_n, 0); },
                                                   [&] { decode(exact, full_p, long_input, long_n, 0); }, 5);
-    out.notes.push_back(std::string(backend_time_name(ctx.backend)) + " to decode " + std::to_string(short_n) + " → " + std::to_string(long_n) + " tokens: linear " +
-                        format_significant(lin_t.a_median_ms, 3) + " → " + format_significant(lin_t.b_median_ms, 3) +
-                        " ms, softmax " + format_significant(kv_t.a_median_ms, 3) + " → " +
-                        format_significant(kv_t.b_median_ms, 3) + " ms (medians of alternating runs)");
+    const std::string tokens_a = std::to_string(short_n) + " tokens", tokens_b = std::to_string(long_n) + " tokens";
+    out.notes.push_back("decoding with linear attention: " + paired_timing_note(lin_t, tokens_a, tokens_b, ctx.backend) +
+                        "; with softmax's KV cache: " + paired_timing_note(kv_t, tokens_a, tokens_b, ctx.backend));
     const double growth = double(long_n) / short_n;
     out.lines.push_back(check_line("linear: decoding time per token, long context over short", lin_t.ratio / growth,
                                    check_param(p, "max_linear_time_growth", 1.6), false, "constant time per token"));
@@ -221,11 +220,8 @@ CheckOutcome linformer_kernels(const Lesson& lesson, CheckContext& ctx) {
     const DeviceInputsScope kept(ctx.backend, inputs_of({&big}));
     const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, linear); },
                                                [&] { run_for_cost(ctx, big, with_params(combined, {{"projection", "random"}})); });
-    out.notes.push_back("n = " + std::to_string(n) + ": linear " + format_significant(t.a_median_ms, 3) + " ms, Linformer × "
-                        "kernel (random E) " + format_significant(t.b_median_ms, 3) + " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " +
-                        std::to_string(t.runs) +
-                        " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
-                        format_significant(t.ratio_max, 3) + ")");
+    out.notes.push_back("n = " + std::to_string(n) + ": " +
+                        paired_timing_note(t, "linear", "Linformer × kernel (random E)", ctx.backend));
     out.lines.push_back(check_line("n = " + std::to_string(n) + ": Linformer × kernel " + std::string(backend_time_name(ctx.backend)) + " over linear attention's "
                                    "(no gain when ≥ 1)",
                                    t.ratio, check_param(p, "min_time_ratio", 1.2), true,
@@ -289,10 +285,10 @@ CheckOutcome fnet_dft(const Lesson& lesson, CheckContext& ctx) {
                                                           ctx.backend.gemm(C, false, A, false, 1.0f, 0.0f, Y);
                                                           ctx.backend.gemm(Sn, false, B, false, 1.0f, 1.0f, Y);
                                                       });
-    out.notes.push_back("fnet " + std::string(backend_time_name(ctx.backend)) + " n = " + std::to_string(small_n) + " → " + std::to_string(large_n) + ": " +
-                        format_significant(f.a_median_ms, 3) + " → " + format_significant(f.b_median_ms, 3) +
-                        " ms; dense mixing (two n×n GEMMs) at n = " + std::to_string(large_n) + ": " +
-                        format_significant(vs_dense.b_median_ms, 3) + " ms");
+    out.notes.push_back("fnet: " + paired_timing_note(f, "n = " + std::to_string(small_n), "n = " + std::to_string(large_n),
+                                                      ctx.backend) +
+                        "; at n = " + std::to_string(large_n) + ": " +
+                        paired_timing_note(vs_dense, "fnet", "dense mixing (two n×n GEMMs)", ctx.backend));
     out.lines.push_back(check_line("fnet: " + std::string(backend_time_name(ctx.backend)) + " for 8× the length (n log n ≈ 9–10, n² = 64)", f.ratio,
                                    check_param(p, "max_time_growth", 20.0), false, "O(n log n) by the FFT"));
     out.lines.push_back(check_line("n = " + std::to_string(large_n) + ": dense mixing's " + std::string(backend_time_name(ctx.backend)) + " over fnet's",
@@ -314,10 +310,8 @@ CheckOutcome linformer_table3(const Lesson& lesson, CheckContext& ctx) {
     out.screen.push_back({preset_view(lesson, "full"), "memory", double(full_peak)});
     out.screen.push_back({preset_view(lesson, "linformer"), "memory", double(lin_peak)});
     const std::string k = std::to_string(linformer.params.get_int("k"));
-    out.notes.push_back("n = " + std::to_string(heads.n()) + ", k = " + k + ": linformer " +
-                        format_significant(t.a_median_ms, 3) + " ms, full " + format_significant(t.b_median_ms, 3) +
-                        " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) + " alternating runs; per-pair ratio " +
-                        format_significant(t.ratio_min, 3) + "…" + format_significant(t.ratio_max, 3) + "); peak " +
+    out.notes.push_back("n = " + std::to_string(heads.n()) + ", k = " + k + ": " +
+                        paired_timing_note(t, "linformer", "full", ctx.backend) + "; peak " +
                         format_significant(lin_peak / 1048576.0, 4) + " vs " + format_significant(full_peak / 1048576.0, 4) +
                         " MiB tracked. The whole table: attnscope bench --linformer-table (docs/PERFORMANCE.md)");
     out.lines.push_back(check_line("time saved: full's " + std::string(backend_time_name(ctx.backend)) + " over linformer's (n = " + std::to_string(heads.n()) +

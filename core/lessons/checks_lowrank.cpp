@@ -152,10 +152,7 @@ CheckOutcome lsh_rounds(const Lesson& lesson, CheckContext& ctx) {
     const DeviceInputsScope kept(ctx.backend, inputs_of({&big}));
     const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, big, lsh); },
                                                  [&] { run_for_cost(ctx, big, flash); });
-    out.notes.push_back("n = " + std::to_string(n_long) + ": lsh " + format_significant(t.a_median_ms, 3) + " ms, flash " +
-                        format_significant(t.b_median_ms, 3) + " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) +
-                        " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
-                        format_significant(t.ratio_max, 3) + ")");
+    out.notes.push_back("n = " + std::to_string(n_long) + ": " + paired_timing_note(t, "lsh", "flash", ctx.backend));
     out.lines.push_back(check_line("n = " + std::to_string(n_long) + ": flash's " + std::string(backend_time_name(ctx.backend)) + " over lsh's (lsh faster when > 1)",
                                    t.ratio, check_param(p, "min_speedup_vs_flash", 1.3), true,
                                    "§5: LSH attention's cost grows as n·log n, full attention's as n²"));

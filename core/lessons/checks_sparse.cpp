@@ -59,11 +59,8 @@ CheckOutcome windows_globals(const Lesson& lesson, CheckContext& ctx) {
         const DeviceInputsScope kept(ctx.backend, inputs_of({&small, &large}));
         const PairedRatio t = paired_backend_ratio(ctx.backend, [&] { run_for_cost(ctx, small, window); },
                                                    [&] { run_for_cost(ctx, large, window); });
-        out.notes.push_back("longformer window alone, n = " + std::to_string(n) + " → " + std::to_string(4 * n) + ": " +
-                            format_significant(t.a_median_ms, 3) + " → " + format_significant(t.b_median_ms, 3) +
-                            " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) +
-                            " alternating runs; per-pair ratio " + format_significant(t.ratio_min, 3) + "…" +
-                            format_significant(t.ratio_max, 3) + ")");
+        out.notes.push_back("longformer window alone: " + paired_timing_note(t, "n = " + std::to_string(n),
+                                                                              "n = " + std::to_string(4 * n), ctx.backend));
         out.lines.push_back(check_line("longformer: " + std::string(backend_time_name(ctx.backend)) + " when n grows 4× (linear ≈ 4, quadratic ≈ 16)",
                                        t.ratio,
                                        check_param(lesson.check_params, "max_time_ratio", 7.0), false,
@@ -161,11 +158,9 @@ CheckOutcome xl_memory(const Lesson& lesson, CheckContext& ctx) {
                     (c.O.head(h).middleRows(start, rows) - v.O.head(h).bottomRows(rows)).cwiseAbs().maxCoeff());
         }
         speedups.push_back(t.ratio);
-        out.notes.push_back("memory M = " + std::to_string(M) + ", segment L = " + std::to_string(L) + ": cached " +
-                            format_significant(t.a_median_ms, 3) + " ms, recompute " + format_significant(t.b_median_ms, 3) +
-                            " ms of " + std::string(backend_time_name(ctx.backend)) + " (median of " + std::to_string(t.runs) + " alternating runs) → " +
-                            format_significant(t.ratio, 3) + "× (per pair " + format_significant(t.ratio_min, 3) + "…" +
-                            format_significant(t.ratio_max, 3) + ")");
+        out.notes.push_back("memory M = " + std::to_string(M) + ", segment L = " + std::to_string(L) + ": " +
+                            paired_timing_note(t, "cached", "recompute", ctx.backend) + " → " +
+                            format_significant(t.ratio, 3) + "×");
     }
     out.lines.push_back(check_line("evaluation speed-up of reusing the cache at M = " + std::to_string(memories.back()) +
                                        " (recompute " + std::string(backend_time_name(ctx.backend)) + " over cached)",

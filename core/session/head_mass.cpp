@@ -7,6 +7,13 @@
 
 namespace attnscope {
 
+std::vector<VariantRequest> heads_view_instances(const std::vector<VariantRequest>& instances) {
+    std::vector<VariantRequest> masked;
+    for (const VariantRequest& r : instances)
+        if (find_variant(r.id).info().has_mask) masked.push_back(r);
+    return masked;
+}
+
 std::optional<LayerHeadMass> layer_head_mass(const std::vector<Heads>& layers, const std::vector<VariantRequest>& requests,
                                              Backend& backend, const std::function<bool()>& cancelled) {
     auto stop = [&] { return cancelled && cancelled(); };

@@ -29,6 +29,10 @@ struct LayerHeadMass {
     bool truncated = false;           // text: cut to the model's max positions
 };
 
+/// The instances the Heads view draws (the panel, `run --heads-csv`, `figure --view heads`): those with a mask,
+/// since only a pattern that keeps a subset of the cells has a mass kept; in the instances' order.
+std::vector<VariantRequest> heads_view_instances(const std::vector<VariantRequest>& instances);
+
 /// Runs every request on every layer's heads (`layers`: one Heads per layer, same H and n) against that layer's
 /// exact softmax (or the variant's own exact model, as mass_recall does) and reads each head's mass_recall.
 /// `cancelled` is polled between runs; returns nothing when it fired. A variant that fails on a layer keeps its

@@ -68,52 +68,36 @@ SweepRange parse_sweep_range(const std::string& text) {
     return r;
 }
 
-const std::vector<SweepMetric>& sweep_metrics() {
-    static const std::vector<SweepMetric> all = {
-        SweepMetric::RelErrOut, SweepMetric::RelErrModel, SweepMetric::RelErrAttn, SweepMetric::RowKl,
-        SweepMetric::RowKlRev,  SweepMetric::MassRecall,  SweepMetric::Density,    SweepMetric::TimeMs,
-        SweepMetric::PeakMiB,   SweepMetric::EmbeddingCosine};
-    return all;
+std::vector<const MetricSpec*> sweep_metrics() {
+    std::vector<const MetricSpec*> out;
+    for (const MetricSpec& m : metric_table())
+        if (m.lists & kSweepable) out.push_back(&m);
+    return out;
 }
 
-SweepMetric parse_sweep_metric(const std::string& name) {
-    for (SweepMetric m : sweep_metrics())
-        if (sweep_metric_name(m) == name) return m;
+std::string sweep_metric_choices() {
+    const std::vector<const MetricSpec*> all = sweep_metrics();
+    std::string out;
+    for (size_t k = 0; k < all.size(); ++k) {
+        out += k == 0 ? "" : k + 1 == all.size() ? " or " : ", ";
+        out += all[k]->id;
+        if (measured_outside_run(*all[k])) out += " (text input)";
+    }
+    return out;
+}
+
+const MetricSpec& parse_sweep_metric(const std::string& name) {
     std::string known;
-    for (SweepMetric m : sweep_metrics()) known += (known.empty() ? "" : ", ") + sweep_metric_name(m);
+    for (const MetricSpec* m : sweep_metrics()) {
+        if (m->id == name) return *m;
+        known += (known.empty() ? "" : ", ") + std::string(m->id);
+    }
     throw Error("unknown metric '" + name + "': choose one of " + known);
 }
 
-std::string sweep_metric_name(SweepMetric m) {
-    switch (m) {
-        case SweepMetric::RelErrOut: return "rel_err_out";
-        case SweepMetric::RelErrModel: return "rel_err_model";
-        case SweepMetric::RelErrAttn: return "rel_err_attn";
-        case SweepMetric::RowKl: return "row_kl";
-        case SweepMetric::RowKlRev: return "row_kl_rev";
-        case SweepMetric::MassRecall: return "mass_recall";
-        case SweepMetric::Density: return "density";
-        case SweepMetric::TimeMs: return "time";
-        case SweepMetric::PeakMiB: return "memory";
-        case SweepMetric::EmbeddingCosine: return "embedding_cosine";
-    }
-    return "?";
-}
-
-std::optional<double> sweep_metric_value(SweepMetric m, const RunResult& r) {
-    std::optional<double> v;
-    switch (m) {
-        case SweepMetric::RelErrOut: v = r.metrics.rel_err_out; break;
-        case SweepMetric::RelErrModel: v = r.metrics.rel_err_model; break;
-        case SweepMetric::RelErrAttn: v = r.metrics.rel_err_attn; break;
-        case SweepMetric::RowKl: v = r.metrics.row_kl; break;
-        case SweepMetric::RowKlRev: v = r.metrics.row_kl_rev; break;
-        case SweepMetric::MassRecall: v = r.metrics.mass_recall; break;
-        case SweepMetric::Density: v = r.metrics.density; break;
-        case SweepMetric::TimeMs: v = r.cost.time_ms; break;
-        case SweepMetric::PeakMiB: v = r.cost.peak_bytes / 1048576.0; break;
-        case SweepMetric::EmbeddingCosine: break;  // not in a RunResult: SweepSpec::evaluate measures it
-    }
+std::optional<double> sweep_metric_value(const MetricSpec& m, const RunResult& r) {
+    std::optional<double> v = metric_value(m, r);
+    if (v) *v *= m.axis_scale;
     if (v && !std::isfinite(*v)) return std::nullopt;
     return v;
 }
@@ -135,11 +119,11 @@ void validate_sweep(const SweepSpec& spec) {
     const VariantInfo& info = find_variant(spec.variant).info();
     const std::string param = swept_parameter(info, spec.param);
     const bool sweeps_n = param == "n";
-    const bool external = spec.metric == SweepMetric::EmbeddingCosine;
+    const bool external = measured_outside_run(*spec.metric);
     if (external && !spec.evaluate)
-        throw Error("the embedding_cosine metric needs text input (--text or --text-file): the encoder is re-run "
+        throw Error("the " + std::string(spec.metric->id) + " metric needs text input (--text or --text-file): the encoder is re-run "
                     "with the variant in place of one layer's attention");
-    if (external && sweeps_n) throw Error("n cannot be swept with embedding_cosine: the text fixes n");
+    if (external && sweeps_n) throw Error("n cannot be swept with " + std::string(spec.metric->id) + ": the text fixes n");
     if (sweeps_n) return;  // n is checked when each input is made
     for (double value : spec.range.values()) {
         auto assignments = spec.fixed;
@@ -154,10 +138,10 @@ std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputF
     const VariantInfo& info = find_variant(spec.variant).info();
     const std::string param = swept_parameter(info, spec.param);
     const bool sweeps_n = param == "n";
-    const bool external = spec.metric == SweepMetric::EmbeddingCosine;
+    const bool external = measured_outside_run(*spec.metric);
     const std::vector<double> values = spec.range.values();
     const bool has_seed = find_param(info.params, "seed") != nullptr;
-    const bool need_matrix = spec.metric == SweepMetric::RelErrAttn || spec.metric == SweepMetric::RowKl;
+    const bool need_matrix = spec.metric->lists & kNeedsMatrices;
 
     std::vector<MetricSweepPoint> out;
     const int total = static_cast<int>(values.size()) * spec.seeds;
@@ -188,7 +172,7 @@ std::vector<MetricSweepPoint> run_sweep(const SweepSpec& spec, const SweepInputF
             RunOptions options;
             options.explain = need_matrix && heads.n() <= 4096;
             const RunResult r = run_variant(heads, request, options, backend, &refs);
-            if (const auto v = sweep_metric_value(spec.metric, r)) {
+            if (const auto v = sweep_metric_value(*spec.metric, r)) {
                 sum += *v;
                 point.min = std::min(point.min, *v);
                 point.max = std::max(point.max, *v);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/session/experiment.h"
+#include "core/session/metric_table.h"
 
 namespace attnscope {
 
@@ -22,29 +23,15 @@ struct SweepRange {
 /// Parses "START:STOP", "START:STOP:xF" or "START:STOP:+S"; throws Error saying the accepted forms.
 SweepRange parse_sweep_range(const std::string& text);
 
-/// The metrics a sweep can plot.
-enum class SweepMetric {
-    RelErrOut,   // rel_err_out
-    RelErrModel, // rel_err_model: against the variant's own exact model (shared-QK LSH)
-    RelErrAttn,  // rel_err_attn
-    RowKl,       // row_kl: KL(P‖P̃)
-    RowKlRev,    // row_kl_rev: KL(P̃‖P)
-    MassRecall,  // mass_recall
-    Density,     // density
-    TimeMs,      // measured time of the compute part
-    PeakMiB,     // peak tracked memory of the run
-    EmbeddingCosine,  // embedding_cosine: the encoder re-run with the variant (text input; SweepSpec::evaluate)
-};
-
-/// Every metric, in the order menus list them.
-const std::vector<SweepMetric>& sweep_metrics();
-/// Parses a metric name (rel_err_out, rel_err_model, rel_err_attn, row_kl, row_kl_rev, mass_recall, density, time,
-/// memory, embedding_cosine).
-SweepMetric parse_sweep_metric(const std::string& name);
-/// The metric's name as accepted by parse_sweep_metric.
-std::string sweep_metric_name(SweepMetric metric);
-/// The metric's value in a result; empty when it does not apply (or is infinite).
-std::optional<double> sweep_metric_value(SweepMetric metric, const RunResult& result);
+/// The metrics a sweep can plot: metric_table()'s rows marked kSweepable, in its order (menus list them so).
+std::vector<const MetricSpec*> sweep_metrics();
+/// The sweepable metrics' ids for a help text: "rel_err_out, …, memory or embedding_cosine (text input)".
+std::string sweep_metric_choices();
+/// The sweepable metric called `name`; throws Error listing them.
+const MetricSpec& parse_sweep_metric(const std::string& name);
+/// The metric's value in a result on a sweep's axis (× axis_scale: memory in MiB); empty when it does not apply, is
+/// infinite or is measured outside a run.
+std::optional<double> sweep_metric_value(const MetricSpec& metric, const RunResult& result);
 
 /// One point of a metric sweep: the parameter value and the metric over seeds.
 struct MetricSweepPoint {
@@ -63,9 +50,10 @@ struct SweepSpec {
     std::vector<std::pair<std::string, std::string>> fixed;        // other NAME=VALUE assignments
     std::string param;                                             // swept parameter (a variant param, "n" or "budget")
     SweepRange range;                                              // its values
-    SweepMetric metric = SweepMetric::RelErrOut;                   // what is measured
+    const MetricSpec* metric = &parse_sweep_metric("rel_err_out");  // what is measured (a sweepable row)
     int seeds = 3;                                                 // seeds 0..seeds-1 (input and variant seed)
-    SweepEvaluator evaluate;  // required by embedding_cosine (then no input is made), unused otherwise
+    SweepEvaluator evaluate;  // required by a metric measured outside a run (embedding_cosine: then no input is
+                              // made), unused otherwise
 };
 
 /// The parameter a sweep of `name` changes for this variant: "n", a parameter of its card, or "budget" — the

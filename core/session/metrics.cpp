@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/backend/interface/block_layout.h"
+#include "core/session/metric_table.h"
 #include "core/variants/masked_exact.h"
 
 namespace attnscope {
@@ -289,23 +290,19 @@ RowConcentration row_concentration(const Tensor3& P) {
     return out;
 }
 
-namespace {
-
-}  // namespace
-
 const std::vector<std::string>& metric_ids() {
-    static const std::vector<std::string> ids = {"rel_err_out", "rel_err_model", "rel_err_attn", "row_kl", "row_kl_rev",
-                                                 "mass_recall", "mass_ceiling", "rank_ceiling", "density", "keys_for_90",
-                                                 "row_entropy", "keys_for_90_exact", "row_entropy_exact", "time", "memory"};
+    static const std::vector<std::string> ids = [] {
+        std::vector<std::string> out;
+        for (const MetricSpec& m : metric_table())
+            if (!measured_outside_run(m)) out.push_back(m.id);
+        return out;
+    }();
     return ids;
 }
 
 std::optional<double> metric_by_id(const RunResult& r, const std::string& id) {
-    for (const MetricField& f : kMetricFields)
-        if (id == f.id) return r.metrics.*f.member;
-    if (id == "time") return r.cost.time_ms;
-    if (id == "memory") return double(r.cost.peak_bytes);
-    return std::nullopt;
+    const MetricSpec* m = find_metric(id);
+    return m ? metric_value(*m, r) : std::nullopt;
 }
 
 std::vector<double> best_rank_errors(const std::vector<double>& S, int heads, int r) {

@@ -66,13 +66,11 @@ void set_rank_ceilings(Metrics& m, const std::vector<double>& per_head);
 /// keys_for_90 and row entropy of every head of P (H, n, n), rows with non-negative entries.
 RowConcentration row_concentration(const Tensor3& P);
 
-/// The metric a badge, a CSV column or a lesson names by id — rel_err_out, rel_err_model, rel_err_attn, row_kl,
-/// row_kl_rev, mass_recall, mass_ceiling, rank_ceiling, density, keys_for_90 and row_entropy (of P̃),
-/// keys_for_90_exact and row_entropy_exact (of the exact P), time (ms), memory (peak bytes) — as the mean over heads,
-/// or nothing when the run has none (or the id is unknown).
+/// The metric a badge, a CSV column or a lesson names by id (a row of metric_table()) as the mean over heads, or
+/// nothing when the run has none, the id is unknown or the metric is measured outside a run.
 std::optional<double> metric_by_id(const RunResult& r, const std::string& id);
 
-/// Every id metric_by_id knows, in that order.
+/// Every id metric_by_id can answer (metric_table()'s rows measured in a run), in the table's order.
 const std::vector<std::string>& metric_ids();
 
 /// Fills result.metrics, per head and as the mean over heads of those: rel_err_out against softmax attention (`ref`)

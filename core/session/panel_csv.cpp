@@ -5,6 +5,7 @@
 #include "core/analysis/key_attention.h"
 #include "core/csv.h"
 #include "core/error.h"
+#include "core/session/metric_table.h"
 #include "core/session/metrics.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -13,22 +14,22 @@ namespace attnscope {
 
 namespace {
 
-/// The metric columns of one metrics row, in the header's order.
+/// The metric columns of one metrics row, in the table's order; a metric over all heads only repeats the run's.
 std::vector<std::string> metric_fields(const MetricValues& m, const Metrics& all) {
-    return {csv_number(m.rel_err_out),  csv_number(m.rel_err_model),  csv_number(m.rel_err_attn),
-            csv_number(m.row_kl),       csv_number(m.row_kl_rev),     csv_number(m.mass_recall),
-            csv_number(m.mass_ceiling), csv_number(m.rank_ceiling),   csv_number(all.density),
-            csv_number(m.keys_for_90),  csv_number(m.keys_for_90_exact), csv_number(m.row_entropy),
-            csv_number(m.row_entropy_exact)};
+    std::vector<std::string> out;
+    for (const MetricSpec& f : metric_table())
+        if (f.lists & kInCsv) out.push_back(csv_number((f.lists & kAllHeadsOnly ? all : m).*f.field));
+    return out;
 }
 
 }  // namespace
 
 std::string metrics_csv(const std::vector<const RunResult*>& results) {
-    std::string out = csv_record({"variant", "instance", "model", "heads", "rel_err_out", "rel_err_model", "rel_err_attn",
-                                  "row_kl", "row_kl_rev", "mass_recall", "mass_ceiling", "rank_ceiling", "density",
-                                  "keys_for_90", "keys_for_90_exact", "row_entropy", "row_entropy_exact", "time_ms",
-                                  "peak_bytes", "flops"});
+    std::vector<std::string> header = {"variant", "instance", "model", "heads"};
+    for (const MetricSpec& f : metric_table())
+        if (f.lists & kInCsv) header.push_back(f.id);
+    for (const char* cost : {"time_ms", "peak_bytes", "flops"}) header.push_back(cost);
+    std::string out = csv_record(header);
     for (const RunResult* r : results) {
         const Metrics& all = r->metrics;
         const std::string instance = instance_label(find_variant(r->variant).info(), r->params);

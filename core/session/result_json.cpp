@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/session/metric_table.h"
 #include "core/session/metrics.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
@@ -20,12 +21,13 @@ nlohmann::json metric(const std::optional<double>& v) {
 nlohmann::json per_head_json(const Metrics& m) {
     // A field no head has (density is reported for all heads only) is left out.
     nlohmann::json out = nlohmann::json::object();
-    for (const MetricField& f : kMetricFields) {
+    for (const MetricSpec& f : metric_table()) {
+        if (!f.field) continue;
         nlohmann::json values = nlohmann::json::array();
         bool any = false;
         for (const MetricValues& h : m.heads) {
-            values.push_back(metric(h.*f.member));
-            any = any || (h.*f.member).has_value();
+            values.push_back(metric(h.*f.field));
+            any = any || (h.*f.field).has_value();
         }
         if (any) out[f.json_key] = std::move(values);
     }
@@ -35,7 +37,8 @@ nlohmann::json per_head_json(const Metrics& m) {
 /// The means over heads of every metric (null where unset or infinite), each head's (per_head) and the notes.
 nlohmann::json metrics_json(const Metrics& m) {
     nlohmann::json out = nlohmann::json::object();
-    for (const MetricField& f : kMetricFields) out[f.json_key] = metric(m.*f.member);
+    for (const MetricSpec& f : metric_table())
+        if (f.field) out[f.json_key] = metric(m.*f.field);
     out["row_kl_infinite"] = m.row_kl && std::isinf(*m.row_kl);
     out["aggregate"] = "mean over heads of per_head (density: all heads' cells)";
     out["per_head"] = per_head_json(m);

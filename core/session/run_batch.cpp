@@ -13,6 +13,7 @@
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/variants/registry.h"
 #include "core/session/batch_cache.h"
+#include "core/session/shown_reference.h"
 #include "core/session/streamed_view.h"
 #include "core/session/worker.h"
 
@@ -527,16 +528,18 @@ bool BatchRun::pool_in_late_order() {
 
 void BatchRun::fill_exact_spectrum() {
     RunSnapshot& snap = *m_snap;
-    for (const auto& [causal, P] : snap.exact_P) {
+    std::vector<bool> causalities;  // one per causality the instances run (the snapshot's exact Ps)
+    for (const auto& [c, P] : snap.exact_P) causalities.push_back(c);
+    const bool causal = shown_reference_causal(causalities);
+    if (const auto it = snap.exact_P.find(causal); it != snap.exact_P.end() && it->second) {
         SpectrumView* cached = m_cache ? m_cache->exact_spectrum(causal, m_request.spectrum_head) : nullptr;
         if (cached) {
             snap.exact_spectrum = *cached;
         } else {
-            snap.exact_spectrum = matrix_spectrum(*P, m_request.spectrum_head, m_backend);
+            snap.exact_spectrum = matrix_spectrum(*it->second, m_request.spectrum_head, m_backend);
             if (m_cache && m_request.display_order != DisplayOrder::LshBuckets)
                 m_cache->store_exact_spectrum(causal, m_request.spectrum_head, *snap.exact_spectrum);
         }
-        if (!causal) break;  // prefer the non-causal reference (the map orders false first)
     }
     m_clock.stop("spectrum exact", snap.stages);
 }

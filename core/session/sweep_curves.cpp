@@ -8,7 +8,13 @@
 namespace attnscope {
 
 std::vector<SweepCurveRun> plan_sweep_curves(const std::vector<VariantRequest>& instances, const std::string& param,
-                                             const std::string& range, SweepMetric metric, int seeds,
+                                             const std::string& range, const MetricSpec& metric, int seeds,
+                                             const SweepEvaluator& evaluate) {
+    return plan_sweep_curves(instances, param, parse_sweep_range(range), metric, seeds, evaluate);
+}
+
+std::vector<SweepCurveRun> plan_sweep_curves(const std::vector<VariantRequest>& instances, const std::string& param,
+                                             const SweepRange& range, const MetricSpec& metric, int seeds,
                                              const SweepEvaluator& evaluate) {
     std::vector<SweepCurveRun> curves;
     for (const VariantRequest& instance : instances) {
@@ -16,8 +22,8 @@ std::vector<SweepCurveRun> plan_sweep_curves(const std::vector<VariantRequest>& 
         c.instance = instance;
         c.spec.variant = instance.id;
         c.spec.param = param;
-        c.spec.range = parse_sweep_range(range);
-        c.spec.metric = metric;
+        c.spec.range = range;
+        c.spec.metric = &metric;
         c.spec.seeds = seeds;
         c.spec.fixed = assignments_of(instance);
         c.spec.evaluate = evaluate;

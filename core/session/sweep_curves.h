@@ -1,6 +1,6 @@
 // attnscope — a sweep of several instances over one parameter: one curve per instance, every curve's spec built and
 // validated before the first point runs (so a parameter the second instance lacks fails before any output). Used by
-// `attnscope sweep` and `attnscope figure --view sweep`.
+// `attnscope sweep`, `attnscope figure --view sweep` and the GUI's Sweep panel.
 #pragma once
 #include <functional>
 #include <string>
@@ -22,7 +22,11 @@ struct SweepCurveRun {
 /// The curves of `instances` swept over `param` = `range` (START:STOP[:xF|:+S]) measuring `metric` over `seeds`
 /// seeds; `evaluate` is required by embedding_cosine. Throws Error for a parameter an instance lacks or a bad range.
 std::vector<SweepCurveRun> plan_sweep_curves(const std::vector<VariantRequest>& instances, const std::string& param,
-                                             const std::string& range, SweepMetric metric, int seeds,
+                                             const std::string& range, const MetricSpec& metric, int seeds,
+                                             const SweepEvaluator& evaluate = {});
+/// The same over a range already parsed.
+std::vector<SweepCurveRun> plan_sweep_curves(const std::vector<VariantRequest>& instances, const std::string& param,
+                                             const SweepRange& range, const MetricSpec& metric, int seeds,
                                              const SweepEvaluator& evaluate = {});
 
 /// Runs every curve's points (run_sweep) on inputs from `make_input`; `progress(curve, done, total)` (may be empty)

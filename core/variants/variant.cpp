@@ -13,6 +13,8 @@ double exact_attention_flops(int heads, int n, int d, int dv, bool causal) {
 
 bool causal_of(const Params& resolved) { return resolved.get_or("causal", 0) != 0; }
 
+bool runs_causal(const VariantInfo& info, const Params& params) { return info.always_causal || causal_of(params); }
+
 ExactModel Variant::exact_model(const Params& resolved) const {
     return has_modifiers(resolved) ? ExactModel::Modified : ExactModel::Softmax;
 }
@@ -39,7 +41,7 @@ std::unique_ptr<Plan> Variant::plan(const Heads&, const Params& resolved,
                                     const std::shared_ptr<const VariantWeights>&) const {
     auto plan = std::make_unique<Plan>();
     plan->params = resolved;
-    plan->causal = info().always_causal || causal_of(resolved);
+    plan->causal = runs_causal(info(), resolved);
     return plan;
 }
 

@@ -3,7 +3,6 @@
 // and is the only phase timed, analyse() adds what metrics need, explain() what views draw. Backends implement
 // primitives, never variants; a variant never measures itself (execute_timed does).
 #pragma once
-#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -43,6 +42,9 @@ struct VariantInfo {
     std::string budget_param;       // the parameter that sets how much each query mixes (keys per query, rank,
                                     // features, projected length): the shared axis of a "budget" sweep; "" = none
 };
+
+/// Whether a run with these parameters is causal: the variant is causal by construction or its `causal` is on.
+bool runs_causal(const VariantInfo& info, const Params& params);
 
 /// The exact model a variant approximates. Most approximate softmax attention itself; some change the model first
 /// (their error against softmax then mixes two effects), and some are a different model altogether.
@@ -93,7 +95,8 @@ struct Execution {
 };
 
 /// The metrics of one head, each over that head's n rows and n×n cells alone (docs/VARIANTS.md "Metrics"); unset
-/// when a metric does not apply. Metrics holds one per head and, in the same fields, their means over heads.
+/// when a metric does not apply. Metrics holds one per head and, in the same fields, their means over heads;
+/// core/session/metric_table.h gives each its names and words.
 struct MetricValues {
     std::optional<double> rel_err_out;   // ‖O − O_full‖_F / ‖O_full‖_F
     std::optional<double> rel_err_model; // ‖O − O_model‖_F / ‖O_model‖_F against the own exact model (ExactModel)
@@ -112,31 +115,6 @@ struct MetricValues {
     std::optional<double> keys_for_90_exact;  // the same of the exact softmax P the run is compared with
     std::optional<double> row_entropy_exact;  // the same of the exact softmax P, in nats
 };
-
-/// One field of MetricValues: the metric's id (metric_by_id, sweeps, lessons), its key in a result's per-head JSON
-/// and the member.
-struct MetricField {
-    const char* id;
-    const char* json_key;  // the entropies carry their unit there: row_entropy_nats, row_entropy_exact_nats
-    std::optional<double> MetricValues::*member;
-};
-
-/// Every field of MetricValues, in declaration order: the one list that readers and writers of the metrics walk.
-inline constexpr std::array<MetricField, 13> kMetricFields{{
-    {"rel_err_out", "rel_err_out", &MetricValues::rel_err_out},
-    {"rel_err_model", "rel_err_model", &MetricValues::rel_err_model},
-    {"rel_err_attn", "rel_err_attn", &MetricValues::rel_err_attn},
-    {"row_kl", "row_kl", &MetricValues::row_kl},
-    {"row_kl_rev", "row_kl_rev", &MetricValues::row_kl_rev},
-    {"mass_recall", "mass_recall", &MetricValues::mass_recall},
-    {"density", "density", &MetricValues::density},
-    {"mass_ceiling", "mass_ceiling", &MetricValues::mass_ceiling},
-    {"rank_ceiling", "rank_ceiling", &MetricValues::rank_ceiling},
-    {"keys_for_90", "keys_for_90", &MetricValues::keys_for_90},
-    {"row_entropy", "row_entropy_nats", &MetricValues::row_entropy},
-    {"keys_for_90_exact", "keys_for_90_exact", &MetricValues::keys_for_90_exact},
-    {"row_entropy_exact", "row_entropy_exact_nats", &MetricValues::row_entropy_exact},
-}};
 
 /// Errors against the exact softmax on the same inputs (and against the variant's own exact model where it changes
 /// the model). The inherited fields are means over heads of the per-head values in `heads` (every head weighs the

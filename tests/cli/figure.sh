@@ -95,6 +95,9 @@ if "$app" figure --view sweep --variant svd --data lowrank --n 32 --out x.png 2>
 grep -q -- "--param" err.txt || fail "the sweep error does not name --param: $(cat err.txt)"
 if "$app" figure --view buckets --variant full --data hubs --n 32 --out x.png 2>err.txt; then fail "buckets without lsh succeeded"; fi
 grep -q "lsh" err.txt || fail "the buckets error does not name lsh: $(cat err.txt)"
+# The heads grid draws masked instances only, as the panel and --heads-csv do; with none it says so.
+if "$app" figure --view heads --variant full,flash --data hubs --n 32 --out x.png 2>err.txt; then fail "heads without a mask succeeded"; fi
+grep -q "none of the instances has a mask" err.txt || fail "the heads error does not say a mask is needed: $(cat err.txt)"
 # A session saved in the bucket order draws in that order.
 python3 - "$sessions/causal_diff.json" <<'PY' > lsh_session.json
 import json, sys

@@ -3,10 +3,11 @@
 #pragma once
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "tests/unit/backend_suite.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/random.h"
 #include "core/session/experiment.h"
 #include "core/variants/registry.h"
 #include "core/variants/sparse_common.h"
@@ -124,6 +125,39 @@ inline RunResult run_recorded(const Heads& x, const std::string& id,
         if (r.structure.blocks && r.structure.blocks->layout) *layout = *r.structure.blocks->layout;
     }
     return r;
+}
+
+/// Every registered variant with a parameter called `param` (mask_mod: the masked variants and the exact ones), in
+/// the registry's order: tests over "every masked variant" read this, so a new one is not missed.
+inline std::vector<std::string> variants_with_param(const std::string& param) {
+    std::vector<std::string> out;
+    for (const auto& v : all_variants())
+        if (find_param(v->info().params, param)) out.push_back(v->info().id);
+    return out;
+}
+
+/// Settings of a masked variant that keep a few keys per row at n ≈ 100 (its defaults keep nearly all); a test
+/// fails naming a variant that has none here, so the registry's loops cannot skip a new variant silently.
+inline std::vector<std::pair<std::string, std::string>> small_budget(const std::string& id) {
+    static const std::map<std::string, std::vector<std::pair<std::string, std::string>>> budgets = {
+        {"full", {}},
+        {"flash", {}},
+        {"strided", {{"stride", "5"}}},
+        {"fixed", {{"block", "16"}, {"summary", "2"}}},
+        {"longformer", {{"window", "4"}}},
+        {"bigbird", {{"block", "8"}}},
+        {"xl", {{"segment", "16"}}},
+        {"sink", {{"window", "3"}, {"sinks", "1"}}},
+        {"topk", {{"k", "1"}}},
+        {"blocksel", {{"block", "8"}, {"top_blocks", "1"}}},
+        {"vslash", {{"last_queries", "4"}, {"verticals", "1"}, {"slashes", "1"}}},
+    };
+    const auto it = budgets.find(id);
+    if (it == budgets.end()) {
+        ADD_FAILURE() << id << " has no small-budget settings: add them to small_budget in tests/unit/sparse_test_util.h";
+        return {};
+    }
+    return it->second;
 }
 
 }  // namespace attnscope::test

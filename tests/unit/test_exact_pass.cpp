@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/session/metric_table.h"
 #include "core/session/worker.h"
 #include "tests/unit/sparse_test_util.h"
 
@@ -28,10 +29,11 @@ RunBatchRequest five_variant_batch(int max_matrix_n) {
 /// Every metric of `got` equals `want`'s: the same ones present, each value to float rounding (absolute 1e-6 for
 /// errors that are 0 up to rounding, as flash's against the reference it now is).
 void expect_same_metrics(const MetricValues& got, const MetricValues& want, const std::string& what) {
-    for (const MetricField& f : kMetricFields) {
+    for (const MetricSpec& f : metric_table()) {
+        if (!f.field) continue;
         const char* name = f.id;
-        const std::optional<double>& g = got.*f.member;
-        const std::optional<double>& w = want.*f.member;
+        const std::optional<double>& g = got.*f.field;
+        const std::optional<double>& w = want.*f.field;
         ASSERT_EQ(g.has_value(), w.has_value()) << what << " " << name;
         if (w && std::isinf(*w)) {  // a KL where P̃ drops mass P has
             EXPECT_EQ(*g, *w) << what << " " << name;

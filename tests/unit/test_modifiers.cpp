@@ -52,7 +52,7 @@ TEST_P(Modifiers, MaskedVariantsApplyTheScoreModifierOnEveryPath) {
     ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
     // bigbird's random blocks make scattered (gathered) chunks, longformer's band contiguous trimmed ones; vslash runs
     // its own line primitive.
-    const std::vector<std::pair<std::string, Assignments>> cases = {
+    std::vector<std::pair<std::string, Assignments>> cases = {
         {"bigbird", {{"block", "8"}, {"score_mod", "alibi"}}},
         {"bigbird", {{"block", "8"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
         {"longformer", {{"window", "12"}, {"score_mod", "alibi"}, {"causal", "1"}}},
@@ -60,17 +60,27 @@ TEST_P(Modifiers, MaskedVariantsApplyTheScoreModifierOnEveryPath) {
         {"vslash", {{"verticals", "7"}, {"score_mod", "alibi"}, {"slashes", "9"}}},  // the line primitive
         {"vslash", {{"verticals", "7"}, {"score_mod", "softcap"}, {"cap", "0.7"}}},
     };
+    // And every masked variant of the registry with ALiBi at a small budget, so a new one is not missed.
+    for (const std::string& id : variants_with_param("score_mod")) {
+        if (!find_variant(id).info().has_mask) continue;
+        Assignments sets = small_budget(id);
+        sets.emplace_back("score_mod", "alibi");
+        cases.emplace_back(id, sets);
+    }
     const Heads x = random_heads(3, 90, 16, 8, 9);
     for (const auto& [id, sets] : cases) {
         std::optional<BlockLayout> layout;
         const RunResult r = run_recorded(x, id, sets, *backend, &layout, true);
-        ASSERT_TRUE(r.structure.mask);
-        const bool is_alibi = sets[1].second == "alibi";
+        ASSERT_TRUE(r.structure.mask) << id;
+        std::string score_mod;
+        for (const auto& [name, value] : sets)
+            if (name == "score_mod") score_mod = value;
+        const bool is_alibi = score_mod == "alibi";
         Tensor3 O_ref, lse_ref;
         masked_reference(
             x, 1.0 / std::sqrt(16.0), [&](int h, int i, int j) { return r.structure.mask->at(h, i, j) != Reason::None; },
             O_ref, lse_ref, is_alibi ? alibi_logit(3) : softcap_logit(0.7));
-        std::cout << "[case] backend=" << GetParam() << " " << id << " " << sets[1].second << " vs the definition over "
+        std::cout << "[case] backend=" << GetParam() << " " << id << " " << score_mod << " vs the definition over "
                   << "its own mask, tol=1e-5\n";
         EXPECT_LE(rel_err(r.O, O_ref), 1e-5) << id;
         // P̃ shows the modified weights: row i of P̃ is exp(logit − lse_i) on the mask.

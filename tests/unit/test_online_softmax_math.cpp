@@ -1,4 +1,4 @@
-// The host/device online-softmax bookkeeping (core/backend/cpu/online_softmax.h) on the host: folding scores
+// The host/device online-softmax bookkeeping (core/backend/shared/online_softmax.h) on the host: folding scores
 // one at a time and merging partial rows (as the CUDA row-softmax lanes do) give the two-pass log-sum-exp;
 // empty rows stay empty without NaN.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <iostream>
 #include <vector>
 
-#include "core/backend/cpu/online_softmax.h"
-#include "core/backend/cpu/random.h"
+#include "core/backend/shared/online_softmax.h"
+#include "core/backend/shared/random.h"
 
 namespace attnscope::test {
 namespace {

@@ -115,7 +115,7 @@ TEST(PlotLayout, RefusesSeriesOfDifferentLengths) {
 
 TEST(ChartFigures, SweepCurvesKeepTheirBandAndSkipUnmeasuredValues) {
     std::vector<SweepCurve> curves = {{"Longformer", {{4, 0.5, 0.4, 0.6, 3}, {8, 0.2, 0.1, 0.3, 3}, {16, 0, 0, 0, 0}}}};
-    const PlotFigure f = sweep_figure(curves, "window", "rel_err_out", true, 3);
+    const PlotFigure f = sweep_figure(curves, "window", *find_metric("rel_err_out"), true, 3);
     ASSERT_EQ(f.panels.size(), 1u);
     const PlotSeries& s = f.panels[0].series[0];
     EXPECT_EQ(s.x, (std::vector<double>{4, 8}));  // 16 had no sample: no point, no band

@@ -5,27 +5,18 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "core/reason.h"
+#include "tests/unit/doc_test_util.h"
 
 namespace attnscope {
 namespace {
 
-/// The text of docs/<name>.
-std::string read_doc(const std::string& name) {
-    const std::string path = std::string(ATTNSCOPE_TEST_DATA_DIR) + "/../../docs/" + name;
-    std::ifstream in(path);
-    EXPECT_TRUE(in) << "cannot read " << path;
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::read_doc;
 
 /// "#rrggbb" of a colour in [0, 1].
 std::string hex(const std::array<float, 3>& rgb) {

@@ -48,19 +48,11 @@ TEST(RowsKeepAKey, VSlashKeepsEveryQuerysOwnKeyOnTheIssuesInput) {
 TEST(RowsKeepAKey, EveryMaskedVariantWithEveryMaskModifier) {
     auto backend = make_backend("cpu");
     const Heads x = random_heads(3, 96, 16, 8, 21);
-    const std::vector<std::pair<std::string, Assignments>> variants = {
-        {"strided", {{"stride", "5"}}},          {"fixed", {{"block", "16"}, {"summary", "2"}}},
-        {"longformer", {{"window", "4"}}},       {"bigbird", {{"block", "8"}}},
-        {"xl", {{"segment", "16"}}},             {"sink", {{"window", "3"}, {"sinks", "1"}}},
-        {"topk", {{"k", "1"}}},                  {"blocksel", {{"block", "8"}, {"top_blocks", "1"}}},
-        {"vslash", {{"last_queries", "4"}, {"verticals", "1"}, {"slashes", "1"}}},
-        {"full", {}},                            {"flash", {}},
-    };
     const std::vector<Assignments> masks = {{}, {{"mask_mod", "prefix"}, {"prefix", "7"}},
                                             {{"mask_mod", "document"}, {"boundaries", "0,13,14,50,90"}}};
-    for (const auto& [id, own] : variants)
+    for (const std::string& id : variants_with_param("mask_mod"))
         for (const Assignments& mask : masks) {
-            Assignments sets = own;
+            Assignments sets = small_budget(id);
             sets.insert(sets.end(), mask.begin(), mask.end());
             std::cout << "[case] " << id << " with " << (mask.empty() ? "no mask" : mask[0].second) << "\n";
             const RunResult r = run_recorded(x, id, sets, *backend, nullptr, true);

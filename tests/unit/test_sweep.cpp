@@ -1,6 +1,9 @@
 // Sweep ranges, metric names and a real sweep over n on the CPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include "core/session/metric_sweep.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/data/scenarios.h"
@@ -26,7 +29,7 @@ TEST(SweepRange, RejectsMalformedRanges) {
 TEST(SweepMetric, NamesRoundTrip) {
     for (const char* name : {"rel_err_out", "rel_err_attn", "row_kl", "mass_recall", "density", "time", "memory",
                              "embedding_cosine"})
-        EXPECT_EQ(sweep_metric_name(parse_sweep_metric(name)), name);
+        EXPECT_EQ(std::string(parse_sweep_metric(name).id), name);
     EXPECT_THROW(parse_sweep_metric("accuracy"), Error);
 }
 
@@ -36,7 +39,7 @@ TEST(Sweep, OverNAveragesSeedsAndKeepsBand) {
     spec.variant = "flash";
     spec.param = "n";
     spec.range = parse_sweep_range("8:32:x2");
-    spec.metric = SweepMetric::RelErrOut;
+    spec.metric = &parse_sweep_metric("rel_err_out");
     spec.seeds = 2;
     spec.fixed = {{"tile_cols", "3"}};  // another summation order than the reference: a small, non-zero error
     int calls = 0;
@@ -66,7 +69,7 @@ TEST(Sweep, ExternalMetricUsesTheEvaluatorPerSeedAndNeedsOne) {
     spec.variant = "performer";
     spec.param = "features";
     spec.range = parse_sweep_range("16:64:x2");
-    spec.metric = SweepMetric::EmbeddingCosine;
+    spec.metric = &parse_sweep_metric("embedding_cosine");
     spec.seeds = 3;
     std::cout << "[case] performer features 16:64:x2, 3 seeds, evaluator = features + seed\n";
     EXPECT_THROW(run_sweep(spec, [](uint64_t, int) { return Heads{}; }, backend), Error);  // no evaluator
@@ -85,6 +88,34 @@ TEST(Sweep, ExternalMetricUsesTheEvaluatorPerSeedAndNeedsOne) {
     }
     spec.param = "n";
     EXPECT_THROW(run_sweep(spec, [](uint64_t, int) { return Heads{}; }, backend), Error);  // the text fixes n
+}
+
+// Each metric a run measures gives a point in a sweep: those read off P̃ and P (row_kl_rev too, which once found no
+// matrices and gave no point) ask the run for its matrices.
+TEST(Sweep, EveryMeasuredMetricOfAMaskGivesPoints) {
+    CpuBackend backend;
+    auto sweep = [&](const char* metric) {
+        SweepSpec spec;
+        spec.variant = "sink";
+        spec.param = "window";
+        spec.range = parse_sweep_range("4:8:x2");
+        spec.metric = &parse_sweep_metric(metric);
+        spec.fixed = {{"sinks", "1"}};
+        spec.seeds = 1;
+        return run_sweep(spec, [](uint64_t seed, int) {
+            ScenarioSpec s;
+            s.n = 32, s.heads = 2, s.dim = 8, s.seed = seed;
+            return make_scenario(s);
+        }, backend);
+    };
+    for (const char* metric : {"rel_err_out", "rel_err_attn", "row_kl_rev", "mass_recall", "density", "time", "memory"}) {
+        std::printf("[case] sink window 4:8:x2, metric %s\n", metric);
+        for (const MetricSweepPoint& p : sweep(metric)) EXPECT_EQ(p.samples, 1) << metric << " at window " << p.value;
+    }
+    // A renormalised mask keeping mass m_i of row i has KL(P̃_i ‖ P_i) = −log m_i, and the mean of −log m_i is at
+    // least −log of the mean m_i (Jensen): row_kl_rev ≥ −log(mass_recall), per head and so for the means.
+    const auto kl = sweep("row_kl_rev"), mass = sweep("mass_recall");
+    for (size_t k = 0; k < kl.size(); ++k) EXPECT_GE(kl[k].mean, -std::log(mass[k].mean) - 1e-6) << kl[k].value;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 //    and multiply-adds. A diagonal cell on a kept column is skipped (scored as vertical).
 // Random diagonals lie ~n/S apart, so a key row is reused only by diagonals far apart in time: K and V stream from
 // the last-level cache once per diagonal. Walking (query segment, key segment) pairs to keep them in a smaller cache
-// measured slower (docs/ARCHITECTURE.md, vertical-slash), so the blocks simply run in order.
+// measured slower (docs/PERFORMANCE.kernels.md, vertical-slash), so the blocks simply run in order.
 #include <omp.h>
 
 #include <algorithm>
@@ -20,7 +20,7 @@
 #include "core/backend/cpu/cpu_online_tile.h"
 #include "core/backend/cpu/cpu_primitives.h"
 #include "core/backend/cpu/cpu_slash_block.h"
-#include "core/backend/cpu/online_softmax.h"
+#include "core/backend/shared/online_softmax.h"
 
 namespace attnscope {
 
