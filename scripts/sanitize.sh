@@ -4,9 +4,12 @@
 # The `address` build compiles for -march=x86-64-v3 (AVX2 + FMA), not this machine's CPU: the release build of the
 # test command takes the AVX-512 kernels on an AVX-512 machine, so this is where their AVX2 side compiles with warnings
 # as errors and runs every test, under the sanitizers, on every CI run (core/cpu_isa.h).
-#   address  ASan + UBSan: every unit test and every CLI test (lessons, set-up and the GUI screenshots excluded: timing
-#            claims, the installer and screenshots, not memory safety), then a random GUI session of
-#            ATTNSCOPE_SELF_TEST_FRAMES frames (default 1500) with its invariants (scripts/gui-soak.sh)
+#   address  ASan + UBSan: every unit test and every CLI test, then a random GUI session of ATTNSCOPE_SELF_TEST_FRAMES
+#            frames (default 1500) with its invariants (scripts/gui-soak.sh). Excluded: the lessons, and the two unit
+#            tests that break a lesson's variant to see a speed claim fail (timing claims: about 2 of the 12 minutes
+#            the tests took); set-up, the GUI screenshots and the source-file checks (style.*): the installer,
+#            pictures and file contents, not memory safety. ImGui and ImPlot compile plainly there, as in the fuzz
+#            tree (cmake/ImGuiDeps.cmake).
 #   thread   TSan: the worker, job-queue, benchmark-job and large-block cache tests (attnscope_thread_tests).
 #            OMP_NUM_THREADS=1: libgomp is not instrumented, so its own barriers would be reported as races.
 # usage: scripts/sanitize.sh address|thread [BUILD_DIR]   (run scripts/setup.sh first; .ci/run does)
@@ -36,7 +39,9 @@ status=0
 if [ "$kind" = address ]; then
   cmake --build "$build" -j "$(nproc)"
   build_s=$((SECONDS - start))
-  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^(lesson\.|setup\.|gui\.smoke|gui\.lessons)') || status=$?
+  (cd "$build" && ctest --output-on-failure -j "$(nproc)" \
+     -E '^(lesson\.|LessonChecksCanFail\.(WindowsGlobalsWithADenseWindow|LinformerTable3WithADenseLinformer)$|setup\.|gui\.smoke|gui\.lessons|style\.)') \
+     || status=$?
   tests_s=$((SECONDS - start - build_s))
   "$root/scripts/gui-soak.sh" "${ATTNSCOPE_SELF_TEST_FRAMES:-1500}" 1 "$build" || status=$?
   echo "sanitize address: GUI session $((SECONDS - start - build_s - tests_s)) s" >&2
