@@ -1,8 +1,10 @@
 #include "core/session/variant_spec.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/error.h"
+#include "core/variants/modifiers.h"
 #include "core/variants/registry.h"
 
 namespace attnscope {
@@ -52,6 +54,59 @@ void continue_list(VariantSpec* spec, const std::string& item, const std::string
     value += (value.empty() ? "" : ",") + item;
 }
 
+/// The '+'-joined terms of one part ("window=64+sinks=4+document"); a '+' before anything but a letter stays in its
+/// value, so numbers such as 1e+3 are not split.
+std::vector<std::string> terms_of(const std::string& part) {
+    std::vector<std::string> terms;
+    size_t begin = 0;
+    for (size_t k = 0; k < part.size(); ++k)
+        if (part[k] == '+' && k + 1 < part.size() && std::isalpha(static_cast<unsigned char>(part[k + 1]))) {
+            terms.push_back(trimmed(part.substr(begin, k - begin)));
+            begin = k + 1;
+        }
+    terms.push_back(trimmed(part.substr(begin)));
+    return terms;
+}
+
+bool assigns(const VariantSpec& spec, const std::string& name) {
+    for (const auto& [n, v] : spec.assignments)
+        if (n == name) return true;
+    return false;
+}
+
+/// The assignment a bare word stands for: an on/off parameter switched on (causal → causal=1) or a choice by its
+/// name (document → mask_mod=document); empty names when the word is neither.
+std::pair<std::string, std::string> switch_of(const VariantInfo& info, const std::string& word) {
+    for (const ParamSpec& p : info.params) {
+        if (p.kind == ParamKind::Bool && p.name == word) return {p.name, "1"};
+        if (p.kind == ParamKind::Choice && std::find(p.choices.begin(), p.choices.end(), word) != p.choices.end())
+            return {p.name, word};
+    }
+    return {};
+}
+
+/// Adds one term of an instance: NAME=VALUE (with the modifier switch the name needs, when not given) or a bare
+/// switch word.
+void add_term(VariantSpec& spec, const std::string& term, const std::string& text) {
+    const auto eq = term.find('=');
+    if (eq == 0 || (eq == std::string::npos && term.empty()))
+        throw Error("--variant '" + text + "': '" + term + "' is not NAME=VALUE (e.g. --variant svd:rank=8)");
+    const VariantInfo& info = find_variant(spec.id).info();
+    if (eq == std::string::npos) {
+        const auto [name, value] = switch_of(info, term);
+        if (name.empty())
+            throw Error("--variant '" + text + "': '" + term + "' is not NAME=VALUE (e.g. --variant svd:rank=8), nor a " +
+                        "switch of " + spec.id + " (an on/off parameter such as causal, or a choice such as document)");
+        spec.assignments.emplace_back(name, value);
+        return;
+    }
+    const std::string name = trimmed(term.substr(0, eq));
+    const auto [switch_name, switch_value] = modifier_switch_for(name);
+    if (!switch_name.empty() && find_param(info.params, switch_name) && !assigns(spec, switch_name))
+        spec.assignments.emplace_back(switch_name, switch_value);
+    spec.assignments.emplace_back(name, trimmed(term.substr(eq + 1)));
+}
+
 }  // namespace
 
 std::vector<VariantSpec> parse_variant_specs(const std::vector<std::string>& texts) {
@@ -79,10 +134,7 @@ std::vector<VariantSpec> parse_variant_specs(const std::vector<std::string>& tex
                 const size_t next = piece.find(':', at + 1);
                 const std::string part =
                     trimmed(piece.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
-                const auto eq = part.find('=');
-                if (eq == std::string::npos || eq == 0)
-                    throw Error("--variant '" + text + "': '" + part + "' is not NAME=VALUE (e.g. --variant svd:rank=8)");
-                current->assignments.emplace_back(trimmed(part.substr(0, eq)), trimmed(part.substr(eq + 1)));
+                for (const std::string& term : terms_of(part)) add_term(*current, term, text);
                 at = next;
             }
         }

@@ -7,7 +7,8 @@
 //           already global or window (J ≤ I when causal), independently per head, from rng::bits(seed,
 //           kRandomStream + h, I·2³² + attempt) — the same seed gives the same blocks on every backend
 //   causal: every cell also needs j ≤ i
-// A cell in several groups is coloured Global, then Window, then Random. n not a multiple of b: the last
+// Composed (mask_compose.h) as (global ∪ window ∪ random) ∩ causal: a cell in several groups is coloured Global,
+// then Window, then Random. n not a multiple of b: the last
 // block is partial (padding masked). Layout block = b.
 #include <algorithm>
 #include <cmath>
@@ -24,8 +25,23 @@ namespace {
 
 constexpr uint64_t kRandomStream = 0xB16B1Dull << 16;
 
-struct BigBirdPattern {
-    int n, b, nb, half;  // half = (window_blocks − 1)/2
+/// The sliding window in blocks: |⌊i/b⌋ − ⌊j/b⌋| ≤ half, coloured Window.
+struct BlockBand {
+    int n, b, half;
+    Reason reason(int, int i, int j) const { return std::abs(i / b - j / b) <= half ? Reason::Window : Reason::None; }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        for (int J = std::max(0, I - half); J <= std::min(block_count(n, b) - 1, I + half); ++J) out.push_back({J, true});
+    }
+    bool row_interval(int, int i, int& lo, int& hi) const {
+        const int I = i / b;
+        lo = int(std::max<int64_t>(0, int64_t(I - half) * b)), hi = int(std::min<int64_t>(n - 1, int64_t(I + half + 1) * b - 1));
+        return true;
+    }
+};
+
+/// The r random key blocks of every (layout head, query block row), coloured Random; drawn by draw_random().
+struct RandomKeyBlocks {
+    int n, b, nb, half;           // half = (window_blocks − 1)/2
     bool causal;
     std::vector<uint8_t> global;  // (nb) 1 for global blocks
     int heads = 1;                // layout heads holding random blocks
@@ -34,28 +50,23 @@ struct BigBirdPattern {
 
     const int* random_row(int h, int I) const { return random.data() + (static_cast<size_t>(h) * nb + I) * r; }
     Reason reason(int h, int i, int j) const {
-        if (causal && j > i) return Reason::None;
-        const int I = i / b, J = j / b;
-        if (global[I] || global[J]) return Reason::Global;
-        if (std::abs(I - J) <= half) return Reason::Window;
-        for (int k = 0; k < r; ++k)
-            if (random_row(h, I)[k] == J) return Reason::Random;
-        return Reason::None;
+        const int* row = random_row(h, i / b);
+        return std::find(row, row + r, j / b) != row + r ? Reason::Random : Reason::None;
     }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        const int last = causal ? I : nb - 1;
-        // Blocks are aligned with the pattern, so only the causal diagonal block needs a per-cell mask.
-        auto add = [&](int J) {
-            if (J >= 0 && J <= last) out.push_back({J, !(causal && J == I)});
-        };
-        if (global[I]) {
-            for (int J = 0; J <= last; ++J) add(J);
-            return;
+        for (int k = 0; k < r; ++k)
+            if (random_row(h, I)[k] >= 0) out.push_back({random_row(h, I)[k], true});
+    }
+    /// Row i's random blocks inside [j0, j0 + ext) (HasRowBits).
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const {
+        int64_t count = 0;
+        for (int k = 0; k < r; ++k) {
+            const int J = random_row(h, i / b)[k];
+            if (J < 0) continue;
+            const int c0 = std::max(J * b, j0) - j0, c1 = std::min(std::min((J + 1) * b, n), j0 + ext) - j0;
+            if (c0 < c1) set_bit_range(words, c0, c1), count += c1 - c0;
         }
-        for (int J = 0; J < nb; ++J)
-            if (global[J]) add(J);
-        for (int J = I - half; J <= I + half; ++J) add(J);
-        for (int k = 0; k < r; ++k) add(random_row(h, I)[k]);
+        return count;
     }
 
     bool eligible(int I, int J) const { return !global[J] && std::abs(I - J) > half && (!causal || J <= I); }
@@ -97,6 +108,19 @@ struct BigBirdPattern {
     }
 };
 
+/// Global blocks first, then the window, then the random blocks; causal cuts all three.
+using BigBirdPattern = Restricted<AnyOf<Globals, BlockBand, RandomKeyBlocks>, Causal>;
+
+/// The positions of the global blocks: the first ⌈g/2⌉ and the last ⌊g/2⌋ of nb.
+std::vector<int> global_block_positions(int n, int b, int g) {
+    const int nb = block_count(n, b);
+    std::vector<int> positions;
+    for (int J = 0; J < nb; ++J)
+        if (J < (g + 1) / 2 || J >= nb - g / 2)
+            for (int j = J * b; j < std::min(n, (J + 1) * b); ++j) positions.push_back(j);
+    return positions;
+}
+
 class BigBirdVariant : public PatternVariant<BigBirdPattern> {
 public:
     BigBirdVariant() {
@@ -130,21 +154,22 @@ public:
                                const std::shared_ptr<const VariantWeights>&) const override {
         auto [pat, s] = pattern(x.n(), x.heads(), p);
         const int g = p.get_int("global_blocks");
-        if (g > pat.nb)
-            s.notes.push_back("global_blocks g = " + std::to_string(g) + " > nb = " + std::to_string(pat.nb) +
+        const RandomKeyBlocks& drawn = std::get<2>(pat.pattern.parts);
+        if (g > drawn.nb)
+            s.notes.push_back("global_blocks g = " + std::to_string(g) + " > nb = " + std::to_string(drawn.nb) +
                               " blocks: every block is global (equals full)");
         int short_rows = 0;
-        for (size_t k = 0; k < pat.random.size(); k += std::max(1, pat.r))
-            if (pat.r > 0 && !pat.global[(k / pat.r) % pat.nb] && pat.random[k + pat.r - 1] < 0) ++short_rows;
+        for (size_t k = 0; k < drawn.random.size(); k += std::max(1, drawn.r))
+            if (drawn.r > 0 && !drawn.global[(k / drawn.r) % drawn.nb] && drawn.random[k + drawn.r - 1] < 0) ++short_rows;
         if (short_rows > 0)
             s.notes.push_back(std::to_string(short_rows) + " block rows (over all heads) had fewer than r = " +
-                              std::to_string(pat.r) + " blocks left outside window and globals: they got all of them");
+                              std::to_string(drawn.r) + " blocks left outside window and globals: they got all of them");
         std::optional<RandomBlocks> random;
-        if (pat.r > 0) {
+        if (drawn.r > 0) {
             std::vector<int> flat;
-            for (int I = 0; I < pat.nb; ++I)
-                for (int k = 0; k < pat.r; ++k) flat.push_back(pat.random_row(0, I)[k]);
-            random = RandomBlocks{pat.nb, pat.r, std::move(flat)};
+            for (int I = 0; I < drawn.nb; ++I)
+                for (int k = 0; k < drawn.r; ++k) flat.push_back(drawn.random_row(0, I)[k]);
+            random = RandomBlocks{drawn.nb, drawn.r, std::move(flat)};
         }
         auto plan = make_sparse_plan(p, x, std::move(pat), std::move(s));
         plan->random_blocks = std::move(random);
@@ -154,18 +179,19 @@ public:
 protected:
     /// The random blocks are drawn here, so plan() and the estimates see the same ones.
     std::pair<BigBirdPattern, SparseSetup> pattern(int n, int H, const Params& p) const override {
-        BigBirdPattern pat;
-        pat.n = n, pat.b = p.get_int("block"), pat.nb = block_count(pat.n, pat.b);
-        pat.half = (p.get_int("window_blocks") - 1) / 2;
-        pat.causal = p.get_bool("causal");
-        const int g = p.get_int("global_blocks");
-        pat.global.assign(pat.nb, 0);
-        for (int k = 0; k < (g + 1) / 2 && k < pat.nb; ++k) pat.global[k] = 1;
-        for (int k = 0; k < g / 2 && k < pat.nb; ++k) pat.global[pat.nb - 1 - k] = 1;
-        pat.r = p.get_int("random_blocks");
-        pat.heads = pat.r > 0 ? H : 1;
-        pat.draw_random(static_cast<uint64_t>(p.get("seed")));
-        SparseSetup s = layout_setup(p, pat.b, pat.causal, pat.heads);
+        const int b = p.get_int("block"), nb = block_count(n, b), g = p.get_int("global_blocks");
+        const bool causal = p.get_bool("causal");
+        RandomKeyBlocks drawn{n, b, nb, (p.get_int("window_blocks") - 1) / 2, causal, std::vector<uint8_t>(size_t(nb), 0), 1, 0, {}};
+        for (int k = 0; k < (g + 1) / 2 && k < nb; ++k) drawn.global[k] = 1;
+        for (int k = 0; k < g / 2 && k < nb; ++k) drawn.global[nb - 1 - k] = 1;
+        drawn.r = p.get_int("random_blocks");
+        drawn.heads = drawn.r > 0 ? H : 1;
+        drawn.draw_random(static_cast<uint64_t>(p.get("seed")));
+        SparseSetup s = layout_setup(p, b, causal, drawn.heads);
+        const int half = drawn.half;
+        BigBirdPattern pat = restricted(any_of(Globals::of(n, b, global_block_positions(n, b, g)), BlockBand{n, b, half},
+                                               std::move(drawn)),
+                                        Causal{n, b, causal}, n, b);
         return {std::move(pat), std::move(s)};
     }
 };

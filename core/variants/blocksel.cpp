@@ -6,7 +6,7 @@
 //   Local:    J = I (the own block; j ≤ i when causal)
 //   Sink:     J = 0 (the first block, kept by every query)
 //   Selected: one of the n best-scoring other blocks (J < I when causal; ties to the lower J)
-// With a mask modifier a block holding no key the mask allows for query i is not a candidate (MoBA's varlen code
+// Composed (mask_compose.h) as (own block ∪ block 0 ∪ selected) ∩ causal. With a mask modifier a block holding no key the mask allows for query i is not a candidate (MoBA's varlen code
 // selects inside a query's own sequence only). The gate costs O(n·(n/b)·d) beside O(n·d) pooling; it runs in the
 // plan. Exact when the kept blocks cover every key block (n_top + 2 ≥ ⌈n/b⌉).
 #include <algorithm>
@@ -28,9 +28,9 @@ enum class BlockGate {
     Pooled = 1,  // q̄_I·k̄_J, I = the query's block
 };
 
-struct BlockSelPattern {
-    int n, b, nb, top;        // top = selected blocks per query (beyond the own block and block 0)
-    bool causal;
+/// The key blocks each query's gate chose (beyond its own block and block 0), coloured Selected.
+struct SelectedBlocks {
+    int n, b, top;            // top = selected blocks per query
     std::vector<int> chosen;  // (H, n, top) selected key blocks per query, ascending, −1 when fewer exist
 
     const int* row(int h, int i) const { return chosen.data() + (size_t(h) * n + i) * top; }
@@ -38,36 +38,28 @@ struct BlockSelPattern {
         const int* r = row(h, i);
         return std::find(r, r + top, J) != r + top;
     }
-    Reason reason(int h, int i, int j) const {
-        if (causal && j > i) return Reason::None;
-        const int I = i / b, J = j / b;
-        if (J == I) return Reason::Local;
-        if (J == 0) return Reason::Sink;
-        return top > 0 && selected(h, i, J) ? Reason::Selected : Reason::None;
-    }
-    /// reason() ≠ None over keys [j0, j0 + ext) of row i as bits (HasRowBits): each block J there is kept whole
-    /// (own block, block 0, a chosen block) or not at all, cut at j ≤ i when causal.
+    Reason reason(int h, int i, int j) const { return top > 0 && selected(h, i, j / b) ? Reason::Selected : Reason::None; }
+    /// Row i's chosen blocks inside [j0, j0 + ext), each kept whole (HasRowBits).
     int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const {
-        const int end = std::min(j0 + ext, causal ? i + 1 : n), I = i / b;
         int64_t count = 0;
-        for (int J = j0 / b; J * b < end; ++J) {
-            if (J != I && J != 0 && !(top > 0 && selected(h, i, J))) continue;
-            const int c0 = std::max(J * b, j0) - j0, c1 = std::min((J + 1) * b, end) - j0;
+        for (const int* r = row(h, i); r < row(h, i) + top && *r >= 0; ++r) {
+            const int c0 = std::max(*r * b, j0) - j0, c1 = std::min(std::min((*r + 1) * b, n), j0 + ext) - j0;
             if (c0 < c1) set_bit_range(words, c0, c1), count += c1 - c0;
         }
         return count;
     }
+    /// Queries of one block may choose different blocks: each chosen block is examined row by row.
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        out.push_back({I, !causal});
-        if (I != 0) out.push_back({0, true});
         if (top == 0) return;
-        // Queries of one block may choose different blocks: each chosen block is examined cell by cell.
-        std::vector<char> seen(size_t(nb), 0);
+        std::vector<char> seen(size_t(block_count(n, b)), 0);
         for (int i = I * b; i < std::min(n, (I + 1) * b); ++i)
             for (const int* r = row(h, i); r < row(h, i) + top && *r >= 0; ++r)
                 if (!seen[size_t(*r)]) seen[size_t(*r)] = 1, out.push_back({*r, false});
     }
 };
+
+/// The own block (Local), then block 0 (Sink), then the chosen blocks; causal cuts all three.
+using BlockSelPattern = Restricted<AnyOf<LocalBlocks, KeyRange, SelectedBlocks>, Causal>;
 
 /// For every head and query, the `top` key blocks (J ∉ {0, own}; J < own when causal; holding a key the mask keeps)
 /// with the largest gate, ascending; ties go to the lower J.
@@ -132,22 +124,24 @@ public:
     }
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
-        BlockSelPattern pat;
-        pat.n = x.n(), pat.b = p.get_int("block"), pat.nb = (pat.n + pat.b - 1) / pat.b;
-        pat.top = p.get_int("top_blocks"), pat.causal = p.get_bool("causal");
+        const int n = x.n(), b = p.get_int("block"), nb = block_count(n, b), top = p.get_int("top_blocks");
+        const bool causal = p.get_bool("causal");
         const auto gate = static_cast<BlockGate>(p.get_int("gate"));
-        pat.chosen = choose_blocks(x, pat.b, pat.top, pat.causal, gate, modifiers_of(p, x).mask);
+        BlockSelPattern pat = restricted(any_of(LocalBlocks{n, b, b}, KeyRange{n, b, 0, b - 1, Reason::Sink},
+                                                SelectedBlocks{n, b, top, choose_blocks(x, b, top, causal, gate,
+                                                                                        modifiers_of(p, x).mask)}),
+                                         Causal{n, b, causal}, n, b);
         SparseSetup s;
-        s.block = pat.b;
-        s.causal = pat.causal;
+        s.block = b;
+        s.causal = causal;
         s.scale = static_cast<float>(p.get("scale"));
         s.layout_heads = x.heads();
         s.notes.push_back(gate == BlockGate::Query
-                              ? "gate: every query scored the " + std::to_string(pat.nb) + " key blocks by MoBA's q·k̄ in "
+                              ? "gate: every query scored the " + std::to_string(nb) + " key blocks by MoBA's q·k̄ in "
                                 "the plan (O(n·(n/b)·d), untimed)"
-                              : "gate: pooled — every query block scored the " + std::to_string(pat.nb) + " key blocks by "
+                              : "gate: pooled — every query block scored the " + std::to_string(nb) + " key blocks by "
                                 "its mean query, q̄·k̄, in the plan (untimed); MoBA's gate is gate=query");
-        if (pat.top + 2 >= pat.nb) s.notes.push_back("n + 2 ≥ ⌈n/b⌉ = " + std::to_string(pat.nb) + ": every block is kept (equals full)");
+        if (top + 2 >= nb) s.notes.push_back("n + 2 ≥ ⌈n/b⌉ = " + std::to_string(nb) + ": every block is kept (equals full)");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
     bool flops_estimate_is_bound(const Params& p) const override {

@@ -7,7 +7,7 @@
 // With dilation_per_head, head h uses δ_h = (h + 1)·δ, the paper's "different dilation per head" idea: with δ = 1
 // head 0 stays local while later heads see farther; otherwise δ_h = δ. Global positions must lie in 0..n−1 (an
 // Error names the bad one).
-// Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
+// Composed (mask_compose.h) as (globals ∪ dilated window) ∩ causal. Layout block b = choose_layout_block(w/2) (16..64); window blocks strictly inside the band are stored dense.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -20,44 +20,52 @@ namespace attnscope {
 
 namespace {
 
-struct LongformerPattern {
+/// The sliding window of w keys δ_h apart: j = i + δ_h·t with |t| ≤ ⌊w/2⌋, coloured Window (δ_h = 1) or Dilated.
+struct DilatedWindow {
     int n, b, half;  // half = ⌊w/2⌋: |i − j| ≤ w/2 ⇔ |i − j| ≤ ⌊w/2⌋ for integers
     int dilation;    // δ
     bool per_head;   // δ_h = (h + 1)·δ
-    bool causal;
-    std::vector<uint8_t> global;  // (n) 1 when the position is global
-    std::vector<int> global_pos;  // sorted distinct global positions
 
     int delta(int h) const { return per_head ? (h + 1) * dilation : dilation; }
     Reason reason(int h, int i, int j) const {
-        if (causal && j > i) return Reason::None;
-        if (global[i] || global[j]) return Reason::Global;
         const int dist = i > j ? i - j : j - i;
         const int dh = delta(h);
         if (dh == 1) return dist <= half ? Reason::Window : Reason::None;  // no division: the layout asks per cell
         if (dist % dh == 0 && dist / dh <= half) return Reason::Dilated;
         return Reason::None;
     }
-    /// Without globals or dilation row i keeps the keys [i − w/2, i + w/2] (i when causal), clipped to [0, n).
-    bool row_interval(int h, int i, int& lo, int& hi) const {
-        if (delta(h) != 1 || !global_pos.empty()) return false;
-        lo = std::max(0, i - half), hi = causal ? i : std::min(n - 1, i + half);
-        return true;
-    }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
         const size_t first = out.size();
         const int64_t reach = int64_t(delta(h)) * half;
-        band_candidates(n, b, I, causal ? 0 : -reach, reach, out);
+        band_candidates(n, b, I, -reach, reach, out);
         if (delta(h) != 1)
             for (size_t k = first; k < out.size(); ++k) out[k].full = false;
-        // Global columns, and every key block for a block holding a global row.
-        for (int g : global_pos)
-            if (!causal || g <= i1) range_candidates(n, b, g, g, out);
-        const auto it = std::lower_bound(global_pos.begin(), global_pos.end(), static_cast<int>(i0));
-        if (it != global_pos.end() && *it <= i1) range_candidates(n, b, 0, causal ? i1 : n - 1, out);
+    }
+    /// Row i's keys i + δ_h·t inside [j0, j0 + ext) (HasRowBits).
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const {
+        const int64_t dh = delta(h);
+        if (dh == 1) {
+            const int c0 = int(std::max<int64_t>(int64_t(i) - half - j0, 0));
+            const int c1 = int(std::min<int64_t>(int64_t(i) + half - j0 + 1, ext));
+            if (c0 >= c1) return 0;
+            set_bit_range(words, c0, c1);
+            return c1 - c0;
+        }
+        int64_t count = 0;
+        // t from the first key ≥ j0 to the last < j0 + ext, within |t| ≤ half.
+        const int64_t t0 = std::max<int64_t>(-half, -((int64_t(i) - j0) / dh));
+        for (int64_t t = t0; t <= half; ++t) {
+            const int64_t c = int64_t(i) + dh * t - j0;
+            if (c >= ext) break;
+            if (c < 0) continue;
+            words[c >> 6] |= 1ull << (c & 63), ++count;
+        }
+        return count;
     }
 };
+
+/// Global rows and columns first, then the window; causal cuts both.
+using LongformerPattern = Restricted<AnyOf<Globals, DilatedWindow>, Causal>;
 
 class LongformerVariant : public PatternVariant<LongformerPattern> {
 public:
@@ -96,18 +104,19 @@ public:
                                const std::shared_ptr<const VariantWeights>&) const override {
         auto [pat, s] = pattern(x.n(), x.heads(), p);
         const int w = p.get_int("window");
+        const auto& [globals, window] = pat.pattern.parts;
         if (int64_t(w) >= 2 * int64_t(x.n()))
             s.notes.push_back("window w = " + std::to_string(w) + " ≥ 2n = " + std::to_string(2 * x.n()) +
-                              ": the window covers every cell" + (pat.dilation > 1 || pat.per_head ? " δ allows" : "") +
+                              ": the window covers every cell" + (window.dilation > 1 || window.per_head ? " δ allows" : "") +
                               " (equals full when δ = 1)");
-        if (pat.per_head)
-            s.notes.push_back("dilation per head: δ_h = (h + 1)·δ, so head 0 uses " + std::to_string(pat.delta(0)) +
-                              " (reach " + std::to_string(int64_t(pat.delta(0)) * pat.half) + ") and head " +
-                              std::to_string(x.heads() - 1) + " uses " + std::to_string(pat.delta(x.heads() - 1)) +
-                              " (reach " + std::to_string(int64_t(pat.delta(x.heads() - 1)) * pat.half) + " each side)");
-        else if (pat.dilation > 1)
-            s.notes.push_back("dilation δ = " + std::to_string(pat.dilation) + ": the " + std::to_string(2 * pat.half + 1) +
-                              " window keys sit δ apart, reaching " + std::to_string(int64_t(pat.dilation) * pat.half) +
+        if (window.per_head)
+            s.notes.push_back("dilation per head: δ_h = (h + 1)·δ, so head 0 uses " + std::to_string(window.delta(0)) +
+                              " (reach " + std::to_string(int64_t(window.delta(0)) * window.half) + ") and head " +
+                              std::to_string(x.heads() - 1) + " uses " + std::to_string(window.delta(x.heads() - 1)) +
+                              " (reach " + std::to_string(int64_t(window.delta(x.heads() - 1)) * window.half) + " each side)");
+        else if (window.dilation > 1)
+            s.notes.push_back("dilation δ = " + std::to_string(window.dilation) + ": the " + std::to_string(2 * window.half + 1) +
+                              " window keys sit δ apart, reaching " + std::to_string(int64_t(window.dilation) * window.half) +
                               " positions each side");
         std::string beyond;
         for (int g : p.get_list("global"))
@@ -115,23 +124,20 @@ public:
         if (!beyond.empty())
             s.notes.push_back("global positions " + beyond + " lie beyond this sequence (n = " + std::to_string(x.n()) +
                               ") and are not used");
-        else if (pat.global_pos.size() < p.get_list("global").size())
+        else if (globals.positions.size() < p.get_list("global").size())
             s.notes.push_back("repeated global positions counted once");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
 
 protected:
     std::pair<LongformerPattern, SparseSetup> pattern(int n, int H, const Params& p) const override {
-        LongformerPattern pat;
-        pat.n = n, pat.half = p.get_int("window") / 2, pat.b = choose_layout_block(pat.half);
-        pat.dilation = p.get_int("dilation"), pat.per_head = p.get_bool("dilation_per_head");
-        pat.causal = p.get_bool("causal");
-        pat.global.assign(n, 0);
-        for (int g : p.get_list("global"))
-            if (g >= 0 && g < n) pat.global[g] = 1;  // positions ≥ n are not in this sequence
-        for (int i = 0; i < n; ++i)
-            if (pat.global[i]) pat.global_pos.push_back(i);
-        SparseSetup s = layout_setup(p, pat.b, pat.causal, pat.per_head && H > 1 ? H : 1);
+        const int half = p.get_int("window") / 2, b = choose_layout_block(half);
+        const bool per_head = p.get_bool("dilation_per_head"), causal = p.get_bool("causal");
+        // Positions ≥ n are not in this sequence.
+        LongformerPattern pat = restricted(any_of(Globals::of(n, b, p.get_list("global")),
+                                                  DilatedWindow{n, b, half, p.get_int("dilation"), per_head}),
+                                           Causal{n, b, causal}, n, b);
+        SparseSetup s = layout_setup(p, b, causal, per_head && H > 1 ? H : 1);
         return {std::move(pat), std::move(s)};
     }
 };

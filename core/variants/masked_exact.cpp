@@ -8,22 +8,14 @@ namespace attnscope {
 
 namespace {
 
-/// Every cell (j ≤ i when causal), as a pattern the mask modifier can intersect.
-struct AllCellsPattern {
-    int n, b;
-    bool causal;
-    Reason reason(int, int i, int j) const { return causal && j > i ? Reason::None : Reason::Dense; }
-    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
-        band_candidates(n, b, I, causal ? 0 : -int64_t(n), n, out);
-    }
-};
-
 /// Layout block of the masked exact run: the widest GEMM-friendly block of the masked family.
 constexpr int kMaskedExactBlock = kDefaultLayoutBlock;
 
-MaskModdedPattern<AllCellsPattern> kept_cells(int n, bool causal, const MaskMod& mask) {
-    return {std::make_shared<const AllCellsPattern>(AllCellsPattern{n, kMaskedExactBlock, causal}),
-            std::make_shared<const MaskMod>(mask), n, kMaskedExactBlock};
+/// Every cell, cut to j ≤ i when causal and to what the mask modifier keeps.
+auto kept_cells(int n, bool causal, const MaskMod& mask) {
+    const int b = kMaskedExactBlock;
+    return restricted(restricted(EveryKey{n, b}, Causal{n, b, causal}, n, b),
+                      ModifierFilter{std::make_shared<const MaskMod>(mask), n, b}, n, b);
 }
 
 }  // namespace

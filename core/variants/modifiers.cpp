@@ -120,6 +120,13 @@ bool modifier_param_applies(const std::string& name, const Params& p) {
     return is_modifier_param(name);
 }
 
+std::pair<std::string, std::string> modifier_switch_for(const std::string& name) {
+    if (name == "cap") return {"score_mod", "softcap"};
+    if (name == "prefix") return {"mask_mod", "prefix"};
+    if (name == "boundaries") return {"mask_mod", "document"};
+    return {};
+}
+
 std::string modifier_summary(const Params& p) {
     std::string out;
     const auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };

@@ -5,6 +5,7 @@
 // (ExactModel::Modified). The parameters are the same on every variant that takes them (modifier_params()).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend/interface/score_mod.h"
@@ -79,6 +80,9 @@ bool is_modifier_param(const std::string& name);
 /// True when modifier parameter `name` matters under `params` (cap only with softcap, prefix only with prefix-LM,
 /// boundaries only with the document mask; the two switches always).
 bool modifier_param_applies(const std::string& name, const Params& params);
+/// The switch a modifier parameter needs to matter ({"mask_mod", "prefix"} for prefix, {"mask_mod", "document"} for
+/// boundaries, {"score_mod", "softcap"} for cap), or two empty strings for any other name.
+std::pair<std::string, std::string> modifier_switch_for(const std::string& name);
 /// The modifiers `params` switch on, in words without the input ("none", "ALiBi, document by sentences").
 std::string modifier_summary(const Params& params);
 

@@ -3,7 +3,8 @@
 //   Sink:   j < s (and j ≤ i)
 //   Window: i − w < j ≤ i
 // Causal by construction (it models streaming generation): no causal parameter. Exact when w ≥ n.
-// Layout block b = choose_layout_block(w) (16..64); window blocks strictly inside the band are stored dense.
+// Composed (mask_compose.h) as (sinks ∪ recent keys) ∩ causal. Layout block b = choose_layout_block(w) (16..64);
+// window blocks strictly inside the band are stored dense.
 #include <algorithm>
 
 #include "core/variants/common_params.h"
@@ -14,19 +15,13 @@ namespace attnscope {
 
 namespace {
 
-struct SinkPattern {
-    int n, b, window, sinks;
+/// The sinks j < s and the recent keys 0 ≤ i − j < w, causal: a sink wins where both hold.
+using SinkPattern = Restricted<AnyOf<KeyRange, Band>, Causal>;
 
-    Reason reason(int, int i, int j) const {
-        if (j > i) return Reason::None;
-        if (j < sinks) return Reason::Sink;
-        return i - j < window ? Reason::Window : Reason::None;
-    }
-    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
-        if (window > 0) band_candidates(n, b, I, 0, window - 1, out);
-        if (sinks > 0) range_candidates(n, b, 0, std::min(sinks, n) - 1, out);
-    }
-};
+SinkPattern sink_pattern(int n, int b, int window, int sinks) {
+    return restricted(any_of(KeyRange{n, b, 0, sinks - 1, Reason::Sink}, Band{n, b, 0, int64_t(window) - 1, Reason::Window}),
+                      Causal{n, b, true}, n, b);
+}
 
 class SinkVariant : public PatternVariant<SinkPattern> {
 public:
@@ -58,22 +53,20 @@ public:
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
         auto [pat, s] = pattern(x.n(), x.heads(), p);
-        if (pat.window >= x.n())
-            s.notes.push_back("window w = " + std::to_string(pat.window) + " ≥ n = " + std::to_string(x.n()) +
+        const int window = p.get_int("window"), sinks = p.get_int("sinks");
+        if (window >= x.n())
+            s.notes.push_back("window w = " + std::to_string(window) + " ≥ n = " + std::to_string(x.n()) +
                               ": every earlier key is recent (equals causal full attention)");
-        if (pat.sinks > x.n())
-            s.notes.push_back("sinks s = " + std::to_string(pat.sinks) + " > n = " + std::to_string(x.n()) +
+        if (sinks > x.n())
+            s.notes.push_back("sinks s = " + std::to_string(sinks) + " > n = " + std::to_string(x.n()) +
                               ": every position is a sink");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
     }
 
 protected:
     std::pair<SinkPattern, SparseSetup> pattern(int n, int, const Params& p) const override {
-        SinkPattern pat;
-        pat.n = n, pat.window = p.get_int("window"), pat.sinks = p.get_int("sinks");
-        pat.b = choose_layout_block(std::max(1, pat.window));
-        SparseSetup s = layout_setup(p, pat.b, true, 1);
-        return {std::move(pat), std::move(s)};
+        const int window = p.get_int("window"), b = choose_layout_block(std::max(1, window));
+        return {sink_pattern(n, b, window, p.get_int("sinks")), layout_setup(p, b, true, 1)};
     }
 };
 

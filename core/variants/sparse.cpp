@@ -1,4 +1,5 @@
-// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink, vslash, blocksel, topk (the oracle).
+// attnscope — registers the masked family (docs/VARIANTS.md order): strided, fixed, longformer, bigbird, xl, sink, vslash, blocksel, topk (the oracle),
+// compose (the user's own composition of mask predicates).
 #include "core/variants/registry.h"
 #include "core/variants/sparse_common.h"
 
@@ -15,6 +16,7 @@ std::unique_ptr<Variant> make_sink_variant();
 std::unique_ptr<Variant> make_vslash_variant();
 std::unique_ptr<Variant> make_blocksel_variant();
 std::unique_ptr<Variant> make_topk_variant();
+std::unique_ptr<Variant> make_compose_variant();
 
 void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out) {
     out.push_back(make_strided_variant());
@@ -26,6 +28,7 @@ void add_sparse_variants(std::vector<std::unique_ptr<Variant>>& out) {
     out.push_back(make_vslash_variant());
     out.push_back(make_blocksel_variant());
     out.push_back(make_topk_variant());
+    out.push_back(make_compose_variant());
 }
 
 }  // namespace attnscope

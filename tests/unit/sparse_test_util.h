@@ -151,6 +151,7 @@ inline std::vector<std::pair<std::string, std::string>> small_budget(const std::
         {"topk", {{"k", "1"}}},
         {"blocksel", {{"block", "8"}, {"top_blocks", "1"}}},
         {"vslash", {{"last_queries", "4"}, {"verticals", "1"}, {"slashes", "1"}}},
+        {"compose", {{"window", "3"}, {"sinks", "1"}}},
     };
     const auto it = budgets.find(id);
     if (it == budgets.end()) {

@@ -505,6 +505,58 @@ TEST_P(SparseLayoutProperty, VSlashMatchesDefinition) {
     EXPECT_GE(checked, kSeeds * 3 / 4) << "too many draws had a near tie at the cut";
 }
 
+/// "a,b,c" of a list, or "none".
+std::string list_text(const std::vector<int>& list) {
+    std::string text;
+    for (size_t k = 0; k < list.size(); ++k) text += (k ? "," : "") + std::to_string(list[k]);
+    return list.empty() ? "none" : text;
+}
+
+TEST_P(SparseLayoutProperty, ComposeMatchesDefinition) {
+    ATTNSCOPE_BACKEND_OR_SKIP(backend, GetParam());
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+        Draw draw{seed + 9000};
+        const int n = draw(1, 230), H = draw(1, 3), d = draw(1, 12);
+        // Each term is off about a third of the time; every eighth draw has none (every cell, then the filters).
+        const bool none = seed % 8 == 7;
+        const auto maybe = [&](int lo, int hi) { return none || draw(0, 2) == 0 ? 0 : draw(lo, hi); };
+        const int w = maybe(1, n + 3), s = maybe(1, 9), B = maybe(1, n + 2);
+        std::vector<int> G, V, S;
+        for (int k = none ? 0 : draw(0, 2); k > 0; --k) G.push_back(draw(0, n + 2));
+        for (int k = none ? 0 : draw(0, 3); k > 0; --k) V.push_back(draw(0, n + 2));
+        for (int k = none ? 0 : draw(0, 3); k > 0; --k) S.push_back(draw(-n, n));
+        const bool causal = draw(0, 1) == 1;
+        std::cout << "[case] backend=" << GetParam() << " compose seed=" << seed << " n=" << n << " H=" << H
+                  << " w=" << w << " s=" << s << " B=" << B << " G=" << list_text(G) << " V=" << list_text(V)
+                  << " S=" << list_text(S) << " causal=" << causal << "\n";
+        const Heads x = random_heads(H, n, d, 17, seed);
+        const auto in = [](const std::vector<int>& list, int v) { return std::find(list.begin(), list.end(), v) != list.end(); };
+        // docs/VARIANTS.md "Composed masks": the union of the terms in colouring order, every cell when no term is
+        // given, cut by j ≤ i when causal.
+        const bool any_term = w || s || B || !G.empty() || !V.empty() || !S.empty();
+        const ReasonFn brute = [&](int, int i, int j) {
+            if (causal && j > i) return Reason::None;
+            if (in(G, i) || in(G, j)) return Reason::Global;
+            if (j < s) return Reason::Sink;
+            if (std::abs(i - j) < w) return Reason::Window;
+            if (B > 0 && i / B == j / B) return Reason::Local;
+            if (in(V, j)) return Reason::Vertical;
+            if (in(S, i - j)) return Reason::Slash;
+            return any_term ? Reason::None : Reason::Dense;
+        };
+        check_against_brute("compose", x,
+                            {{"window", std::to_string(w)},
+                             {"sinks", std::to_string(s)},
+                             {"blocks", std::to_string(B)},
+                             {"global", list_text(G)},
+                             {"vertical", list_text(V)},
+                             {"slash", list_text(S)},
+                             {"causal", causal ? "1" : "0"}},
+                            brute, *backend, causal);
+        if (HasFailure()) return;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SparseLayoutProperty, testing::ValuesIn(kernel_suite_backends()),
                          [](const testing::TestParamInfo<std::string>& info) { return backend_test_name(info.param); });
 

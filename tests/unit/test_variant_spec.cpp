@@ -94,6 +94,29 @@ TEST(VariantSpec, UnknownIdsAndPartsWithoutValuesAreErrors) {
     EXPECT_NE(error_of({"topk::k=6"}).find("is not NAME=VALUE"), std::string::npos);
 }
 
+TEST(VariantSpec, PlusJoinsTermsAndBareWordsAreSwitches) {
+    std::cout << "[case] compose:window=64+sinks=4+document, +prefix=16+causal, full:scale=1e+3\n";
+    const std::vector<VariantSpec> specs =
+        parse_variant_specs({"compose:window=64+sinks=4+document,compose:window=8+prefix=16+causal,full:scale=1e+3"});
+    ASSERT_EQ(specs.size(), 3u);
+    EXPECT_EQ(specs[0].id, "compose");
+    EXPECT_EQ(specs[0].assignments, (Assignments{{"window", "64"}, {"sinks", "4"}, {"mask_mod", "document"}}));
+    // prefix matters only under mask_mod=prefix, so writing it switches the prefix-LM mask on.
+    EXPECT_EQ(specs[1].assignments,
+              (Assignments{{"window", "8"}, {"mask_mod", "prefix"}, {"prefix", "16"}, {"causal", "1"}}));
+    // A '+' before a digit belongs to the number.
+    EXPECT_EQ(specs[2].assignments, (Assignments{{"scale", "1e+3"}}));
+    const VariantRequest request = parse_variant_request(specs[1].id, specs[1].assignments);
+    EXPECT_EQ(request.params.get_int("mask_mod"), 1);
+    EXPECT_EQ(request.params.get_int("prefix"), 16);
+    EXPECT_TRUE(request.params.get_bool("causal"));
+    // An explicit switch is kept as written: prefix after mask_mod=none adds nothing.
+    EXPECT_EQ(parse_variant_specs({"sink:mask_mod=none+prefix=4"})[0].assignments,
+              (Assignments{{"mask_mod", "none"}, {"prefix", "4"}}));
+    EXPECT_NE(error_of({"compose:window=4+diagonal"}).find("'diagonal' is not NAME=VALUE"), std::string::npos);
+    EXPECT_NE(error_of({"compose:window=4+diagonal"}).find("nor a switch of compose"), std::string::npos);
+}
+
 // "auto" is the keyword for a parameter's automatic default (sessions write it), so no choice may carry that name:
 // a choice called auto would be saved and then read back as the keyword.
 TEST(VariantSpec, EveryChoiceRoundTripsByItsName) {

@@ -1,0 +1,174 @@
+// attnscope — the predicates masks are composed from (mask_compose.h): patterns that keep cells for a reason
+// (every key, a key range such as the sinks, a band such as a window, local blocks, global rows and columns, vertical
+// and slash lines) and filters that only remove cells (causal, the mask modifiers prefix-LM and document). Each one
+// states its cells once — reason(), candidates() and a fast row path come from the same few numbers.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/variants/mask_compose.h"
+#include "core/variants/modifiers.h"
+#include "core/variants/sparse_common.h"
+
+namespace attnscope {
+
+// ---- patterns -------------------------------------------------------------------------------------------------------
+
+/// Every cell, coloured Dense.
+struct EveryKey {
+    int n = 0, b = 1;
+    Reason reason(int, int, int) const { return Reason::Dense; }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        band_candidates(n, b, I, -int64_t(n), n, out);
+    }
+    bool row_interval(int, int, int& lo, int& hi) const { return lo = 0, hi = n - 1, true; }
+};
+
+/// Keys first ≤ j ≤ last for every query (the attention sinks: first = 0, last = s − 1); empty when last < first.
+struct KeyRange {
+    int n = 0, b = 1, first = 0, last = -1;
+    Reason why = Reason::Sink;
+    Reason reason(int, int, int j) const { return j >= first && j <= last ? why : Reason::None; }
+    void candidates(int, int, std::vector<BlockCandidate>& out) const {
+        if (first <= last) range_candidates(n, b, first, last, out);
+    }
+    bool row_interval(int, int, int& lo, int& hi) const { return lo = first, hi = std::min(last, n - 1), true; }
+};
+
+/// The band lo ≤ i − j ≤ hi (a window: lo = −w + 1, hi = w − 1; the recent keys: lo = 0); empty when hi < lo.
+struct Band {
+    int n = 0, b = 1;
+    int64_t lo = 0, hi = -1;
+    Reason why = Reason::Window;
+    Reason reason(int, int i, int j) const {
+        const int64_t d = int64_t(i) - j;
+        return d >= lo && d <= hi ? why : Reason::None;
+    }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const { band_candidates(n, b, I, lo, hi, out); }
+    bool row_interval(int, int i, int& first, int& last) const {
+        first = int(std::max<int64_t>(0, i - hi)), last = int(std::min<int64_t>(n - 1, i - lo));
+        return true;
+    }
+};
+
+/// Queries and keys in the same block of `size` positions: ⌊i/size⌋ = ⌊j/size⌋, coloured Local; nothing when size ≤ 0.
+struct LocalBlocks {
+    int n = 0, b = 1, size = 0;
+    Reason reason(int, int i, int j) const {
+        return size > 0 && i / size == j / size ? Reason::Local : Reason::None;
+    }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        if (size <= 0) return;
+        const int i0 = I * b, i1 = i0 + block_extent(n, b, I) - 1;
+        range_candidates(n, b, int64_t(i0 / size) * size, int64_t(i1 / size) * size + size - 1, out);
+    }
+    bool row_interval(int, int i, int& lo, int& hi) const {
+        if (size <= 0) return lo = 0, hi = -1, true;
+        lo = i / size * size, hi = std::min(n - 1, lo + size - 1);
+        return true;
+    }
+};
+
+/// Global positions G (Longformer): rows and columns of G keep every cell, coloured Global.
+struct Globals {
+    int n = 0, b = 1;
+    std::vector<uint8_t> global;  // (n) 1 when the position is global
+    std::vector<int> positions;   // sorted distinct global positions
+
+    /// The globals among `list` that lie in 0 … n − 1 (others are not in this sequence).
+    static Globals of(int n, int b, const std::vector<int>& list) {
+        Globals g{n, b, std::vector<uint8_t>(size_t(n), 0), {}};
+        for (int p : list)
+            if (p >= 0 && p < n) g.global[size_t(p)] = 1;
+        for (int i = 0; i < n; ++i)
+            if (g.global[size_t(i)]) g.positions.push_back(i);
+        return g;
+    }
+    Reason reason(int, int i, int j) const {
+        return global[size_t(i)] || global[size_t(j)] ? Reason::Global : Reason::None;
+    }
+    /// The global columns, and every key block for a block holding a global row.
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        const int i0 = I * b, i1 = i0 + block_extent(n, b, I) - 1;
+        for (int g : positions) range_candidates(n, b, g, g, out);
+        const auto it = std::lower_bound(positions.begin(), positions.end(), i0);
+        if (it != positions.end() && *it <= i1) range_candidates(n, b, 0, n - 1, out);
+    }
+    int64_t row_bits(int, int i, int j0, int ext, uint64_t* words) const {
+        if (global[size_t(i)]) return set_bit_range(words, 0, ext), ext;
+        int64_t count = 0;
+        for (auto it = std::lower_bound(positions.begin(), positions.end(), j0); it != positions.end() && *it < j0 + ext;
+             ++it) {
+            const int c = *it - j0;
+            if (!(words[c >> 6] >> (c & 63) & 1)) ++count;
+            words[c >> 6] |= 1ull << (c & 63);
+        }
+        return count;
+    }
+};
+
+/// Vertical lines (key columns j ∈ V, coloured Vertical) and slash lines (diagonals i − j ∈ S, coloured Slash).
+struct Lines {
+    int n = 0, b = 1;
+    std::vector<int> verticals;  // sorted distinct key columns in 0 … n − 1
+    std::vector<int> slashes;    // sorted distinct offsets i − j
+
+    Reason reason(int, int i, int j) const {
+        if (std::binary_search(verticals.begin(), verticals.end(), j)) return Reason::Vertical;
+        return std::binary_search(slashes.begin(), slashes.end(), i - j) ? Reason::Slash : Reason::None;
+    }
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        for (int v : verticals) range_candidates(n, b, v, v, out);
+        for (int o : slashes) band_candidates(n, b, I, o, o, out);
+    }
+    int64_t row_bits(int, int i, int j0, int ext, uint64_t* words) const {
+        int64_t count = 0;
+        const auto set = [&](int j) {
+            if (j < j0 || j >= j0 + ext) return;
+            const int c = j - j0;
+            if (!(words[c >> 6] >> (c & 63) & 1)) ++count;
+            words[c >> 6] |= 1ull << (c & 63);
+        };
+        for (int v : verticals) set(v);
+        for (int o : slashes) set(i - o);
+        return count;
+    }
+};
+
+// ---- filters --------------------------------------------------------------------------------------------------------
+
+/// j ≤ i when `on` (every cell otherwise): the one statement of causality the composed patterns share.
+struct Causal {
+    int n = 0, b = 1;
+    bool on = true;
+    bool allows(int i, int j) const { return !on || j <= i; }
+    BlockCover cover(int I, int J) const {
+        if (!on) return BlockCover::All;
+        const int i0 = I * b, i1 = i0 + block_extent(n, b, I) - 1, j0 = J * b, j1 = j0 + block_extent(n, b, J) - 1;
+        if (j1 <= i0) return BlockCover::All;
+        return j0 > i1 ? BlockCover::None : BlockCover::Partial;
+    }
+    void row_interval(int i, int& lo, int& hi) const { lo = 0, hi = on ? i : n - 1; }
+};
+
+/// The cells a mask modifier (prefix-LM, document, none) keeps.
+struct ModifierFilter {
+    std::shared_ptr<const MaskMod> mask;
+    int n = 0, b = 1;
+    bool allows(int i, int j) const { return mask->allows(i, j); }
+    BlockCover cover(int I, int J) const { return mask->cover(n, b, I, J); }
+    /// Prefix-LM keeps j < p or j ≤ i, one interval from 0; a document keeps its own positions.
+    void row_interval(int i, int& lo, int& hi) const {
+        lo = 0, hi = n - 1;
+        if (mask->kind == MaskModKind::PrefixLm) hi = std::min(n - 1, std::max(mask->prefix - 1, i));
+        if (mask->kind == MaskModKind::Document) {
+            const std::vector<int>& s = mask->segment;
+            lo = int(std::lower_bound(s.begin(), s.end(), s[size_t(i)]) - s.begin());
+            hi = int(std::upper_bound(s.begin(), s.end(), s[size_t(i)]) - s.begin()) - 1;
+        }
+    }
+};
+
+}  // namespace attnscope
