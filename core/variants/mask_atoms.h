@@ -31,8 +31,12 @@ struct KeyRange {
     int n = 0, b = 1, first = 0, last = -1;
     Reason why = Reason::Sink;
     Reason reason(int, int, int j) const { return j >= first && j <= last ? why : Reason::None; }
+    /// The key blocks the range touches, full where a block lies inside it.
     void candidates(int, int, std::vector<BlockCandidate>& out) const {
+        const size_t begin = out.size();
         if (first <= last) range_candidates(n, b, first, last, out);
+        for (size_t k = begin; k < out.size(); ++k)
+            out[k].full = out[k].J * b >= first && out[k].J * b + block_extent(n, b, out[k].J) - 1 <= last;
     }
     bool row_interval(int, int, int& lo, int& hi) const { return lo = first, hi = std::min(last, n - 1), true; }
 };
@@ -59,10 +63,16 @@ struct LocalBlocks {
     Reason reason(int, int i, int j) const {
         return size > 0 && i / size == j / size ? Reason::Local : Reason::None;
     }
+    /// The key blocks of the local blocks query block I meets, full where both blocks lie in one local block.
     void candidates(int, int I, std::vector<BlockCandidate>& out) const {
         if (size <= 0) return;
         const int i0 = I * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const size_t begin = out.size();
         range_candidates(n, b, int64_t(i0 / size) * size, int64_t(i1 / size) * size + size - 1, out);
+        for (size_t k = begin; k < out.size(); ++k) {
+            const int j0 = out[k].J * b, j1 = j0 + block_extent(n, b, out[k].J) - 1;
+            out[k].full = i0 / size == i1 / size && j0 / size == j1 / size && i0 / size == j0 / size;
+        }
     }
     bool row_interval(int, int i, int& lo, int& hi) const {
         if (size <= 0) return lo = 0, hi = -1, true;
@@ -76,25 +86,30 @@ struct Globals {
     int n = 0, b = 1;
     std::vector<uint8_t> global;  // (n) 1 when the position is global
     std::vector<int> positions;   // sorted distinct global positions
+    std::vector<int> per_block;   // (⌈n/b⌉) global positions in each layout block
 
     /// The globals among `list` that lie in 0 … n − 1 (others are not in this sequence).
     static Globals of(int n, int b, const std::vector<int>& list) {
-        Globals g{n, b, std::vector<uint8_t>(size_t(n), 0), {}};
+        Globals g{n, b, std::vector<uint8_t>(size_t(n), 0), {}, std::vector<int>(size_t(block_count(n, b)), 0)};
         for (int p : list)
             if (p >= 0 && p < n) g.global[size_t(p)] = 1;
         for (int i = 0; i < n; ++i)
-            if (g.global[size_t(i)]) g.positions.push_back(i);
+            if (g.global[size_t(i)]) g.positions.push_back(i), ++g.per_block[size_t(i / b)];
         return g;
     }
     Reason reason(int, int i, int j) const {
         return global[size_t(i)] || global[size_t(j)] ? Reason::Global : Reason::None;
     }
-    /// The global columns, and every key block for a block holding a global row.
+    /// The key blocks holding global columns, and every key block for a block holding a global row; full where the
+    /// query block is all global rows or the key block all global columns.
     void candidates(int, int I, std::vector<BlockCandidate>& out) const {
-        const int i0 = I * b, i1 = i0 + block_extent(n, b, I) - 1;
-        for (int g : positions) range_candidates(n, b, g, g, out);
-        const auto it = std::lower_bound(positions.begin(), positions.end(), i0);
-        if (it != positions.end() && *it <= i1) range_candidates(n, b, 0, n - 1, out);
+        const auto all_global = [&](int J) { return per_block[size_t(J)] == block_extent(n, b, J); };
+        if (per_block[size_t(I)] > 0) {
+            for (int J = 0; J < block_count(n, b); ++J) out.push_back({J, all_global(I) || all_global(J)});
+            return;
+        }
+        for (int J = 0; J < block_count(n, b); ++J)
+            if (per_block[size_t(J)] > 0) out.push_back({J, all_global(J)});
     }
     int64_t row_bits(int, int i, int j0, int ext, uint64_t* words) const {
         if (global[size_t(i)]) return set_bit_range(words, 0, ext), ext;

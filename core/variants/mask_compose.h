@@ -151,6 +151,10 @@ struct Restricted {
         filter.row_interval(i, lo, hi);
         const int c0 = std::max(lo - j0, 0), c1 = std::min(hi - j0 + 1, ext);
         if (c0 >= c1) return 0;
+        if (c0 == 0) {  // only the end is cut (causal, prefix-LM, no filter): P writes the shorter row itself
+            const int64_t count = pattern_row_bits(pattern, h, i, j0, c1, words);
+            return count >= 0 ? count : cellwise_row_bits(pattern, h, i, j0, c1, words);
+        }
         // P writes into a private row so the cut cannot clear bits another part of an enclosing union has set.
         constexpr int kStackWords = 16;
         uint64_t stack[kStackWords] = {};
