@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace attnscope {
 
@@ -50,6 +51,13 @@ inline std::string format_bytes(double bytes) {
 /// A fraction as a percentage with `digits` significant digits ("17.9%" for 0.1792, 3).
 inline std::string format_percent(double fraction, int digits) {
     return format_significant(100 * fraction, digits) + "%";
+}
+
+/// Words as a list in a sentence: "a, b or c" (`last` joins the last two; ", " for a plain list).
+inline std::string join_words(const std::vector<std::string>& words, const std::string& last = " or ") {
+    std::string out;
+    for (size_t k = 0; k < words.size(); ++k) out += (k == 0 ? "" : k + 1 == words.size() ? last : ", ") + words[k];
+    return out;
 }
 
 }  // namespace attnscope

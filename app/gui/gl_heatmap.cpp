@@ -26,7 +26,6 @@ namespace {
 // 1024×1024 one with its mask, against 4.5–8 ms for the host. So: on the host up to this many cells, and always
 // under a software renderer; device uploads are reduced on the GPU.
 constexpr int64_t kHostPyramidMaxCells = 512 * 512;
-bool g_software_gl = false;  // set by HeatmapRenderer::init from GL_RENDERER
 
 GLuint compile(GLenum kind, const char* source, const char* what) {
     GLuint s = glCreateShader(kind);
@@ -66,68 +65,6 @@ std::array<GLint, 32> salience_table() {
     return t;
 }
 
-/// The programs and framebuffer that build a texture's reduction pyramid (one GL context: the GUI thread's).
-struct PyramidBuilder {
-    GLuint values = 0, mask = 0, fbo = 0, vao = 0;
-    static PyramidBuilder& get() {
-        static PyramidBuilder b;
-        if (!b.values) {
-            b.values = link(shaders::kHeatmapVert, shaders::kReduceValuesFrag, "reduce_values.frag");
-            b.mask = link(shaders::kHeatmapVert, shaders::kReduceMaskFrag, "reduce_mask.frag");
-            glGenFramebuffers(1, &b.fbo);
-            glGenVertexArrays(1, &b.vao);
-        }
-        return b;
-    }
-    void release() {
-        if (values) glDeleteProgram(values), glDeleteProgram(mask), glDeleteFramebuffers(1, &fbo), glDeleteVertexArrays(1, &vao);
-        values = mask = fbo = vao = 0;
-    }
-    /// Writes levels 1 … levels − 1 of `texture` (levels must be allocated), each from the one below.
-    void build(GLuint texture, int levels, int cols, int rows, bool is_mask, bool signed_values) const {
-        GLint old_fbo = 0, old_program = 0, old_viewport[4] = {};
-        glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fbo);
-        glGetIntegerv(GL_CURRENT_PROGRAM, &old_program);
-        glGetIntegerv(GL_VIEWPORT, old_viewport);
-        const GLboolean scissor = glIsEnabled(GL_SCISSOR_TEST), blend = glIsEnabled(GL_BLEND);
-        glDisable(GL_SCISSOR_TEST);
-        glDisable(GL_BLEND);
-        const GLuint program = is_mask ? mask : values;
-        glUseProgram(program);
-        glBindVertexArray(vao);
-        glUniform1i(glGetUniformLocation(program, "u_src"), 0);
-        glUniform4f(glGetUniformLocation(program, "u_rect"), -1, 1, 1, -1);  // the whole target, row 0 at the top
-        if (is_mask) {
-            const std::array<GLint, 32> salience = salience_table();
-            glUniform1iv(glGetUniformLocation(program, "u_reason_salience"), 32, salience.data());
-        } else {
-            glUniform1i(glGetUniformLocation(program, "u_signed"), signed_values ? 1 : 0);
-        }
-        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-        glActiveTexture(GL_TEXTURE0);
-        glBindSampler(0, 0);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        for (int level = 1; level < levels; ++level) {
-            // Read only level − 1 while level is written (no feedback loop), then write level.
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level - 1);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, level - 1);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, level);
-            const int w = std::max(1, cols >> level), h = std::max(1, rows >> level);
-            glViewport(0, 0, w, h);
-            glUniform2i(glGetUniformLocation(program, "u_dst_size"), w, h);
-            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-        }
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
-        glBindTexture(GL_TEXTURE_2D, 0);
-        glBindFramebuffer(GL_FRAMEBUFFER, GLuint(old_fbo));
-        glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
-        glUseProgram(GLuint(old_program));
-        if (scissor) glEnable(GL_SCISSOR_TEST);
-        if (blend) glEnable(GL_BLEND);
-    }
-};
 
 /// Allocates every level of the bound 2-D texture; level 0 gets `data`, level k > 0 `upper[k − 1]` when given
 /// (else its storage only, for the GPU to fill).
@@ -171,6 +108,67 @@ std::vector<T> read_level(GLuint texture, int level, int w, int h, GLenum format
 
 }  // namespace
 
+void PyramidBuilder::init() {
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const std::string name = renderer ? renderer : "";
+    m_software = name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
+    values = link(shaders::kHeatmapVert, shaders::kReduceValuesFrag, "reduce_values.frag");
+    mask = link(shaders::kHeatmapVert, shaders::kReduceMaskFrag, "reduce_mask.frag");
+    glGenFramebuffers(1, &fbo);
+    glGenVertexArrays(1, &vao);
+}
+
+void PyramidBuilder::release() {
+    if (values) glDeleteProgram(values), glDeleteProgram(mask), glDeleteFramebuffers(1, &fbo), glDeleteVertexArrays(1, &vao);
+    values = mask = fbo = vao = 0;
+}
+
+bool PyramidBuilder::on_host(int rows, int cols) const { return m_software || int64_t(rows) * cols <= kHostPyramidMaxCells; }
+
+void PyramidBuilder::build(GLuint texture, int levels, int cols, int rows, bool is_mask, bool signed_values) const {
+    GLint old_fbo = 0, old_program = 0, old_viewport[4] = {};
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fbo);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &old_program);
+    glGetIntegerv(GL_VIEWPORT, old_viewport);
+    const GLboolean scissor = glIsEnabled(GL_SCISSOR_TEST), blend = glIsEnabled(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    const GLuint program = is_mask ? mask : values;
+    glUseProgram(program);
+    glBindVertexArray(vao);
+    glUniform1i(glGetUniformLocation(program, "u_src"), 0);
+    glUniform4f(glGetUniformLocation(program, "u_rect"), -1, 1, 1, -1);  // the whole target, row 0 at the top
+    if (is_mask) {
+        const std::array<GLint, 32> salience = salience_table();
+        glUniform1iv(glGetUniformLocation(program, "u_reason_salience"), 32, salience.data());
+    } else {
+        glUniform1i(glGetUniformLocation(program, "u_signed"), signed_values ? 1 : 0);
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glActiveTexture(GL_TEXTURE0);
+    glBindSampler(0, 0);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    for (int level = 1; level < levels; ++level) {
+        // Read only level − 1 while level is written (no feedback loop), then write level.
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level - 1);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, level - 1);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, level);
+        const int w = std::max(1, cols >> level), h = std::max(1, rows >> level);
+        glViewport(0, 0, w, h);
+        glUniform2i(glGetUniformLocation(program, "u_dst_size"), w, h);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, GLuint(old_fbo));
+    glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
+    glUseProgram(GLuint(old_program));
+    if (scissor) glEnable(GL_SCISSOR_TEST);
+    if (blend) glEnable(GL_BLEND);
+}
+
 void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mask_cells, bool host_pyramid) {
     // glTexImage2D gives the texture new storage: a CUDA registration of the old one must go first.
     if (interop && values) interop->forget(values);
@@ -203,24 +201,23 @@ void MatrixTexture::allocate(const float* data, int r, int c, const uint8_t* mas
     glBindTexture(GL_TEXTURE_2D, 0);
 }
 
-void MatrixTexture::build_pyramid() {
+void MatrixTexture::build_pyramid(const PyramidBuilder& b) {
     if (levels <= 1) return;
-    const PyramidBuilder& b = PyramidBuilder::get();
     b.build(values, levels, cols, rows, false, reduction == CellReduction::SignedMaxAbs);
     if (mask) b.build(mask, levels, cols, rows, true, false);
 }
 
-void MatrixTexture::upload(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
-                           uint64_t new_key, CellReduction how) {
-    upload_built(data, r, c, mask_cells, region, new_key, how,
-                 g_software_gl || int64_t(r) * c <= kHostPyramidMaxCells);
+void MatrixTexture::upload(const PyramidBuilder& pyramids, const float* data, int r, int c, const uint8_t* mask_cells,
+                           ImVec4 region, uint64_t new_key, CellReduction how) {
+    upload_built(pyramids, data, r, c, mask_cells, region, new_key, how, pyramids.on_host(r, c));
 }
 
-void MatrixTexture::upload_built(const float* data, int r, int c, const uint8_t* mask_cells, ImVec4 region,
-                                 uint64_t new_key, CellReduction how, bool host_pyramid) {
+void MatrixTexture::upload_built(const PyramidBuilder& pyramids, const float* data, int r, int c,
+                                 const uint8_t* mask_cells, ImVec4 region, uint64_t new_key, CellReduction how,
+                                 bool host_pyramid) {
     reduction = how, cells = region;
     allocate(data, r, c, mask_cells, host_pyramid);
-    if (!host_pyramid) build_pyramid();
+    if (!host_pyramid) build_pyramid(pyramids);
     key = new_key;
 }
 
@@ -233,7 +230,7 @@ void MatrixTexture::release() {
     key = 0;
 }
 
-void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
+void MatrixTexture::upload_device(const PyramidBuilder& pyramids, GlInterop& link, const float* device, int r, int c, const uint8_t* mask_cells,
                                   ImVec4 region, uint64_t new_key, CellReduction how) {
     // Storage (and the mask) exactly as for a host upload, with no texel data; then the device copy fills level 0
     // and the pyramid is built from it on the GPU.
@@ -241,15 +238,15 @@ void MatrixTexture::upload_device(GlInterop& link, const float* device, int r, i
     allocate(nullptr, r, c, mask_cells, false);
     interop = &link;
     link.write_texture(values, device, r, c);
-    build_pyramid();
+    build_pyramid(pyramids);
     key = new_key;
 }
 
-int64_t texels_where_pyramids_differ(const float* data, const uint8_t* mask_cells, int r, int c, CellReduction how,
-                                     CellReduction host_how) {
+int64_t texels_where_pyramids_differ(const PyramidBuilder& pyramids, const float* data, const uint8_t* mask_cells, int r,
+                                     int c, CellReduction how, CellReduction host_how) {
     MatrixTexture host, gpu;
-    host.upload_built(data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, host_how, true);
-    gpu.upload_built(data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, how, false);
+    host.upload_built(pyramids, data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, host_how, true);
+    gpu.upload_built(pyramids, data, r, c, mask_cells, ImVec4(0, 0, float(c), float(r)), 1, how, false);
     int64_t differ = 0;
     for (int level = 1; level < host.levels; ++level) {
         const int w = std::max(1, c >> level), h = std::max(1, r >> level);
@@ -267,11 +264,8 @@ int64_t texels_where_pyramids_differ(const float* data, const uint8_t* mask_cell
 }
 
 void HeatmapRenderer::init() {
-    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    const std::string name = renderer ? renderer : "";
-    g_software_gl = name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
     m_program = link(shaders::kHeatmapVert, shaders::kHeatmapFrag, "heatmap.frag");
-    PyramidBuilder::get();  // compiled now, so a driver that refuses it says so at start
+    m_pyramids.init();  // compiled now, so a driver that refuses it says so at start
     glGenVertexArrays(1, &m_vao);
     for (int k = 0; k < 2; ++k) {
         const auto& table = colormap_table(k == 0 ? Colormap::Viridis : Colormap::Diverging);
@@ -301,7 +295,7 @@ void HeatmapRenderer::shutdown() {
         if (t) glDeleteTextures(1, &t);
     if (m_dummy_mask) glDeleteTextures(1, &m_dummy_mask);
     m_program = m_vao = m_dummy_mask = 0;
-    PyramidBuilder::get().release();
+    m_pyramids.release();
 }
 
 void HeatmapRenderer::draw(ImDrawList* list, const HeatmapDraw& d) {

@@ -301,7 +301,7 @@ void init_redraw(FrameLoop& l) {
     l.redraw.describe_callback(HeatmapRenderer::draw_callback(), &HeatmapRenderer::footprint);
     l.redraw.forget_old_boxes(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_REDRAW") != nullptr);
     l.presenter.skip_copies(l.o.self_test_frames > 0 && std::getenv("ATTNSCOPE_SELF_TEST_BREAK_PRESENT") != nullptr);
-    if (l.o.self_test_frames > 0) l.redraw_broken = pyramid_paths_broken(l.o.seed);  // self_test.h
+    if (l.o.self_test_frames > 0) l.redraw_broken = pyramid_paths_broken(l.app.renderer.pyramids(), l.o.seed);  // self_test.h
 }
 
 /// Waits when the loop may sleep, polls events and starts an ImGui frame with the self-test's or --mouse-x/y's

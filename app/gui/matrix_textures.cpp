@@ -37,7 +37,7 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
         const size_t plane = size_t(s) * s;
         const uint8_t* mask = v.pooled_mask && v.pooled_mask->size() >= plane * (head + 1) ? v.pooled_mask->data() + plane * head
                                                                                           : nullptr;
-        tex[0].upload(pooled->head_data(head), s, s, mask, ImVec4(0, 0, float(n), float(n)), base_key, reduction);
+        tex[0].upload(app.renderer.pyramids(), pooled->head_data(head), s, s, mask, ImVec4(0, 0, float(n), float(n)), base_key, reduction);
     }
     // Detail: when the visible window is smaller than the texture side, show true cells instead of bins.
     const RunResult& r = *v.result;
@@ -75,7 +75,7 @@ void update_textures(App& app, size_t k, const RunSnapshot& snap, const VariantV
                 mask[size_t(i) * s + j] = static_cast<uint8_t>(
                     r.structure.mask->at(head, position_of(snap, head, r0 + i), position_of(snap, head, c0 + j)));
         }
-    tex[1].upload(block.data(), s, s, has_mask ? mask.data() : nullptr,
+    tex[1].upload(app.renderer.pyramids(), block.data(), s, s, has_mask ? mask.data() : nullptr,
                   ImVec4(float(c0), float(r0), float(c0 + s), float(r0 + s)), key, reduction);
 }
 

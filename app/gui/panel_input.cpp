@@ -233,7 +233,7 @@ void draw_heads_grid(App& app) {
     for (int h = 0; h < H; ++h) {
         MatrixTexture& tex = app.head_thumbs[size_t(h)];
         const uint64_t key = (snap->generation << 8) + uint64_t(h) + 1;
-        if (tex.key != key) tex.upload(t.head_data(h), t.rows(), t.cols(), nullptr, ImVec4(0, 0, n, n), key);
+        if (tex.key != key) tex.upload(app.renderer.pyramids(), t.head_data(h), t.rows(), t.cols(), nullptr, ImVec4(0, 0, n, n), key);
         if (h % per_row) ImGui::SameLine(0, gap);
         ImGui::PushID(h);
         const ImVec2 p = ImGui::GetCursorScreenPos();

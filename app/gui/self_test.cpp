@@ -323,7 +323,7 @@ std::string SelfTest::summary(const App& app) const {
            std::to_string(m_peak_resident >> 20) + " MiB";
 }
 
-std::string pyramid_paths_broken(uint64_t seed) {
+std::string pyramid_paths_broken(const PyramidBuilder& pyramids, uint64_t seed) {
     const int rows = 301, cols = 157;
     std::mt19937 rng(static_cast<uint32_t>(seed));
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -336,7 +336,7 @@ std::string pyramid_paths_broken(uint64_t seed) {
         const CellReduction host_how = !broken ? how
                                        : how == CellReduction::Max ? CellReduction::SignedMaxAbs
                                                                    : CellReduction::Max;
-        if (const int64_t n = texels_where_pyramids_differ(data.data(), mask.data(), rows, cols, how, host_how); n > 0)
+        if (const int64_t n = texels_where_pyramids_differ(pyramids, data.data(), mask.data(), rows, cols, how, host_how); n > 0)
             return "the host-built reduction pyramid differs from the GPU-built one in " + std::to_string(n) +
                    " texels (core/figure/reduction_pyramid.h against shaders/reduce_*.frag)";
     }

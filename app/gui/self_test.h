@@ -25,7 +25,7 @@ struct SelfTestLimits {
 /// matrix with a random reason mask, of odd sides (remainders at several levels), under both reductions, read back
 /// level by level. Returns what differed, "" when nothing; ATTNSCOPE_SELF_TEST_BREAK_PYRAMID gives the host the
 /// other reduction (the check's fault test). Needs the GUI thread's GL context.
-std::string pyramid_paths_broken(uint64_t seed);
+std::string pyramid_paths_broken(const PyramidBuilder& pyramids, uint64_t seed);
 
 /// Drives the app with random mouse input and edits (input switches, variant add/remove/reorder, every
 /// parameter, zoom/pan/hover, lessons, exports, sweeps and benchmarks started and cancelled) and checks after

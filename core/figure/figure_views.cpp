@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "core/format.h"
+
 namespace attnscope::figure {
 
 namespace {
@@ -35,9 +37,7 @@ std::string figure_view_names(bool charts, bool what, const std::string& last) {
     std::vector<std::string> names;
     for (const FigureViewSpec& v : kViews)
         if (v.chart == charts) names.push_back(std::string(v.id) + (what && *v.what ? std::string(" (") + v.what + ")" : ""));
-    std::string out;
-    for (size_t k = 0; k < names.size(); ++k) out += (k == 0 ? "" : k + 1 == names.size() ? last : ", ") + names[k];
-    return out;
+    return join_words(names, last);
 }
 
 }  // namespace attnscope::figure

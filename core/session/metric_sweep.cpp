@@ -76,14 +76,10 @@ std::vector<const MetricSpec*> sweep_metrics() {
 }
 
 std::string sweep_metric_choices() {
-    const std::vector<const MetricSpec*> all = sweep_metrics();
-    std::string out;
-    for (size_t k = 0; k < all.size(); ++k) {
-        out += k == 0 ? "" : k + 1 == all.size() ? " or " : ", ";
-        out += all[k]->id;
-        if (measured_outside_run(*all[k])) out += " (text input)";
-    }
-    return out;
+    std::vector<std::string> names;
+    for (const MetricSpec* m : sweep_metrics())
+        names.push_back(std::string(m->id) + (measured_outside_run(*m) ? " (text input)" : ""));
+    return join_words(names);
 }
 
 const MetricSpec& parse_sweep_metric(const std::string& name) {
