@@ -57,11 +57,13 @@ struct Band {
     }
 };
 
-/// Queries and keys in the same block of `size` positions: ⌊i/size⌋ = ⌊j/size⌋, coloured Local; nothing when size ≤ 0.
+/// Queries and keys in the same block of `size` positions: ⌊i/size⌋ = ⌊j/size⌋, coloured `why` (Local; Transformer-XL's
+/// Segment); nothing when size ≤ 0.
 struct LocalBlocks {
     int n = 0, b = 1, size = 0;
+    Reason why = Reason::Local;
     Reason reason(int, int i, int j) const {
-        return size > 0 && i / size == j / size ? Reason::Local : Reason::None;
+        return size > 0 && i / size == j / size ? why : Reason::None;
     }
     /// The key blocks of the local blocks query block I meets, full where both blocks lie in one local block.
     void candidates(int, int I, std::vector<BlockCandidate>& out) const {
@@ -77,6 +79,33 @@ struct LocalBlocks {
     bool row_interval(int, int i, int& lo, int& hi) const {
         if (size <= 0) return lo = 0, hi = -1, true;
         lo = i / size * size, hi = std::min(n - 1, lo + size - 1);
+        return true;
+    }
+};
+
+/// The M keys before the query's segment of L positions (Transformer-XL's memory): ⌊i/L⌋·L − M ≤ j < ⌊i/L⌋·L,
+/// coloured Memory.
+struct SegmentMemory {
+    int n = 0, b = 1, L = 1;
+    int64_t M = 0;
+    Reason reason(int, int i, int j) const {
+        const int64_t start = int64_t(i / L) * L;
+        return j < start && j >= start - M ? Reason::Memory : Reason::None;
+    }
+    /// The keys the block's rows reach, full where every row's memory holds the whole key block.
+    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const int64_t first_start = i0 / L * L, last_start = i1 / L * L;
+        const size_t begin = out.size();
+        range_candidates(n, b, first_start - M, last_start - 1, out);
+        for (size_t k = begin; k < out.size(); ++k) {
+            const int64_t j0 = int64_t(out[k].J) * b, j1 = j0 + block_extent(n, b, out[k].J) - 1;
+            out[k].full = j0 >= last_start - M && j1 < first_start;
+        }
+    }
+    bool row_interval(int, int i, int& lo, int& hi) const {
+        const int64_t start = int64_t(i / L) * L;
+        lo = int(std::max<int64_t>(0, start - M)), hi = int(start - 1);
         return true;
     }
 };
@@ -166,6 +195,24 @@ struct Causal {
         return j0 > i1 ? BlockCover::None : BlockCover::Partial;
     }
     void row_interval(int i, int& lo, int& hi) const { lo = 0, hi = on ? i : n - 1; }
+};
+
+/// The M most recent keys j > i − M when `on` (every cell otherwise): Transformer-XL's same_length cut.
+struct RecentKeys {
+    int n = 0, b = 1;
+    int64_t M = 0;
+    bool on = true;
+    bool allows(int i, int j) const { return !on || int64_t(i) - j < M; }
+    BlockCover cover(int I, int J) const {
+        if (!on) return BlockCover::All;
+        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
+        const int64_t j0 = int64_t(J) * b, j1 = j0 + block_extent(n, b, J) - 1;
+        if (i1 - j0 < M) return BlockCover::All;
+        return i0 - j1 >= M ? BlockCover::None : BlockCover::Partial;
+    }
+    void row_interval(int i, int& lo, int& hi) const {
+        lo = on ? int(std::max<int64_t>(0, int64_t(i) - M + 1)) : 0, hi = n - 1;
+    }
 };
 
 /// The cells a mask modifier (prefix-LM, document, none) keeps.

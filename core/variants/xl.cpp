@@ -4,7 +4,8 @@
 //   Memory:  t·L − M ≤ j < t·L    (the last M positions before the segment: the cached states, no gradient;
 //                                  M > L reaches into several previous segments)
 // same_length (the paper code's option): every query attends exactly the M keys i − M < j ≤ i instead.
-// Always causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes
+// Composed (mask_compose.h) as (segment ∪ memory) ∩ causal, and ∩ the M recent keys for same_length. Always
+// causal. Layout block b = choose_layout_block(L) (16..64). The run also times the two evaluation modes
 // (time_xl_evaluation).
 #include "core/variants/xl.h"
 
@@ -23,29 +24,16 @@ namespace attnscope {
 
 namespace {
 
-struct XlPattern {
-    int n, b, L, M;
-    bool same_length;
+/// The own segment (Segment) and the memory before it (Memory), causal; same_length cuts both to the M most recent
+/// keys, the memory then reaching back to the sequence's start.
+using XlPattern = Restricted<Restricted<AnyOf<LocalBlocks, SegmentMemory>, Causal>, RecentKeys>;
 
-    Reason reason(int, int i, int j) const {
-        if (j > i) return Reason::None;
-        const int start = (i / L) * L;
-        if (same_length ? i - j >= M : j < start - M) return Reason::None;
-        return j >= start ? Reason::Segment : Reason::Memory;
-    }
-    void candidates(int, int I, std::vector<BlockCandidate>& out) const {
-        if (same_length) {
-            band_candidates(n, b, I, 0, int64_t(M) - 1, out);
-            return;
-        }
-        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
-        const int64_t lo_first = (i0 / L) * L - M, lo_last = (i1 / L) * L - M;  // earliest key of the first/last row
-        for (int64_t J = std::max<int64_t>(0, lo_first) / b; J * b <= i1; ++J) {
-            const int64_t j0 = J * b, j1 = j0 + block_extent(n, b, static_cast<int>(J)) - 1;
-            out.push_back({static_cast<int>(J), j1 <= i0 && j0 >= lo_last});
-        }
-    }
-};
+XlPattern xl_pattern(int n, int b, int L, int M, bool same_length) {
+    const int64_t memory = same_length ? int64_t(n) : int64_t(M);
+    return restricted(restricted(any_of(LocalBlocks{n, b, L, Reason::Segment}, SegmentMemory{n, b, L, memory}),
+                                 Causal{n, b, true}, n, b),
+                      RecentKeys{n, b, M, same_length}, n, b);
+}
 
 /// The cached mode of one segment: queries at window positions ≥ first attend causally to the whole window.
 struct CachedSegmentPattern {
@@ -108,15 +96,16 @@ public:
     std::unique_ptr<Plan> plan(const Heads& x, const Params& p,
                                const std::shared_ptr<const VariantWeights>&) const override {
         auto [pat, s] = pattern(x.n(), x.heads(), p);
-        const int segments = (x.n() + pat.L - 1) / pat.L;
-        s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(pat.L) +
-                          ", memory M = " + std::to_string(pat.M) +
-                          (pat.same_length ? ", same_length: every query sees exactly M keys" : ""));
-        if (x.n() % pat.L != 0 && pat.L < x.n())
-            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " + std::to_string(segments * pat.L) +
-                              " (segment L = " + std::to_string(pat.L) + "): the last segment has " +
-                              std::to_string(x.n() - (segments - 1) * pat.L) + " real positions, padding masked");
-        if (pat.M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
+        const int L = p.get_int("segment"), M = p.get_int("memory");
+        const int segments = (x.n() + L - 1) / L;
+        s.notes.push_back(std::to_string(segments) + " segment(s) of L = " + std::to_string(L) +
+                          ", memory M = " + std::to_string(M) +
+                          (p.get_bool("same_length") ? ", same_length: every query sees exactly M keys" : ""));
+        if (x.n() % L != 0 && L < x.n())
+            s.notes.push_back("n = " + std::to_string(x.n()) + " padded to " + std::to_string(segments * L) +
+                              " (segment L = " + std::to_string(L) + "): the last segment has " +
+                              std::to_string(x.n() - (segments - 1) * L) + " real positions, padding masked");
+        if (M >= x.n()) s.notes.push_back("memory M ≥ n: every j ≤ i is reachable (equals causal full)");
         s.notes.push_back("only the segment recurrence is shown: scores are s·q·k as in softmax attention, without "
                           "Transformer-XL's relative-position terms (which change the scores, not which keys are seen)");
         return make_sparse_plan(p, x, std::move(pat), std::move(s));
@@ -158,9 +147,8 @@ public:
 
 protected:
     std::pair<XlPattern, SparseSetup> pattern(int n, int, const Params& p) const override {
-        const XlPattern pat{n, choose_layout_block(p.get_int("segment")), p.get_int("segment"), p.get_int("memory"),
-                            p.get_bool("same_length")};
-        return {pat, layout_setup(p, pat.b, true, 1)};
+        const int L = p.get_int("segment"), b = choose_layout_block(L);
+        return {xl_pattern(n, b, L, p.get_int("memory"), p.get_bool("same_length")), layout_setup(p, b, true, 1)};
     }
 };
 
