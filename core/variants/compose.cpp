@@ -20,15 +20,6 @@ namespace {
 
 using ComposedPattern = Restricted<AnyOf<Globals, KeyRange, Band, LocalBlocks, Lines, KeyRange>, Causal>;
 
-/// The distinct members of `list` that satisfy `keep`, ascending.
-template <class Keep>
-std::vector<int> sorted_distinct(std::vector<int> list, const Keep& keep) {
-    std::erase_if(list, [&](int v) { return !keep(v); });
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    return list;
-}
-
 /// True when the params name no term that keeps cells (then every cell is kept).
 bool no_kept_terms(const Params& p) {
     return p.get_int("window") == 0 && p.get_int("sinks") == 0 && p.get_int("blocks") == 0 &&
@@ -84,9 +75,7 @@ protected:
         const int w = p.get_int("window"), sinks = p.get_int("sinks"), B = p.get_int("blocks");
         const bool causal = p.get_bool("causal");
         const int b = choose_layout_block(std::max({1, w, B}));
-        const auto inside = [n](int v) { return v >= 0 && v < n; };
-        const auto any_offset = [](int) { return true; };
-        Lines lines{n, b, sorted_distinct(p.get_list("vertical"), inside), sorted_distinct(p.get_list("slash"), any_offset)};
+        Lines lines = Lines::of(n, b, p.get_list("vertical"), p.get_list("slash"));
         // The last part keeps every cell when no other term is given: a composition of filters alone.
         const int every_last = no_kept_terms(p) ? n - 1 : -1;
         ComposedPattern pat = restricted(

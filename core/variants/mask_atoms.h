@@ -156,12 +156,25 @@ struct Globals {
 /// Vertical lines (key columns j ∈ V, coloured Vertical) and slash lines (diagonals i − j ∈ S, coloured Slash).
 struct Lines {
     int n = 0, b = 1;
-    std::vector<int> verticals;  // sorted distinct key columns in 0 … n − 1
-    std::vector<int> slashes;    // sorted distinct offsets i − j
+    std::vector<int> verticals;    // sorted distinct key columns in 0 … n − 1
+    std::vector<int> slashes;      // sorted distinct offsets i − j in −(n − 1) … n − 1
+    std::vector<char> is_vertical;  // (n) 1 for a kept column
+    std::vector<char> is_slash;     // (2n − 1) 1 for a kept offset, at o + n − 1
 
+    /// The lines among `columns` and `offsets` that meet the n×n matrix, each once.
+    static Lines of(int n, int b, std::vector<int> columns, std::vector<int> offsets) {
+        Lines l{n, b, {}, {}, std::vector<char>(size_t(n), 0), std::vector<char>(size_t(std::max(1, 2 * n - 1)), 0)};
+        for (int c : columns)
+            if (c >= 0 && c < n && !l.is_vertical[size_t(c)]) l.is_vertical[size_t(c)] = 1, l.verticals.push_back(c);
+        for (int o : offsets)
+            if (o > -n && o < n && !l.is_slash[size_t(o + n - 1)]) l.is_slash[size_t(o + n - 1)] = 1, l.slashes.push_back(o);
+        std::sort(l.verticals.begin(), l.verticals.end());
+        std::sort(l.slashes.begin(), l.slashes.end());
+        return l;
+    }
     Reason reason(int, int i, int j) const {
-        if (std::binary_search(verticals.begin(), verticals.end(), j)) return Reason::Vertical;
-        return std::binary_search(slashes.begin(), slashes.end(), i - j) ? Reason::Slash : Reason::None;
+        if (is_vertical[size_t(j)]) return Reason::Vertical;
+        return is_slash[size_t(i - j + n - 1)] ? Reason::Slash : Reason::None;
     }
     void candidates(int, int I, std::vector<BlockCandidate>& out) const {
         for (int v : verticals) range_candidates(n, b, v, v, out);
@@ -175,7 +188,8 @@ struct Lines {
             if (!(words[c >> 6] >> (c & 63) & 1)) ++count;
             words[c >> 6] |= 1ull << (c & 63);
         };
-        for (int v : verticals) set(v);
+        for (auto v = std::lower_bound(verticals.begin(), verticals.end(), j0); v != verticals.end() && *v < j0 + ext; ++v)
+            set(*v);
         for (int o : slashes) set(i - o);
         return count;
     }

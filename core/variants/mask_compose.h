@@ -120,6 +120,20 @@ AnyOf<Parts...> any_of(Parts... parts) {
     return {std::tuple<Parts...>(std::move(parts)...)};
 }
 
+/// A pattern per head: head h's cells are parts[h]'s (vertical-slash chooses its lines head by head).
+template <class P>
+struct PerHead {
+    std::vector<P> parts;  // (H)
+    Reason reason(int h, int i, int j) const { return parts[size_t(h)].reason(h, i, j); }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const { parts[size_t(h)].candidates(h, I, out); }
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const
+        requires HasRowFastPath<P>
+    {
+        const int64_t count = pattern_row_bits(parts[size_t(h)], h, i, j0, ext, words);
+        return count >= 0 ? count : cellwise_row_bits(parts[size_t(h)], h, i, j0, ext, words);
+    }
+};
+
 /// Pattern P intersected with filter F: P's reason where F keeps the cell; P's candidate blocks minus those F empties
 /// (a `full` hint survives only where F keeps every cell of the block).
 template <class P, MaskFilter F>

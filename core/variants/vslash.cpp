@@ -26,27 +26,23 @@ namespace attnscope {
 
 namespace {
 
-struct VSlashPattern {
-    int n, b;
-    std::vector<std::vector<int>> columns, offsets;  // per head, ascending
-    std::vector<std::vector<char>> is_column, is_offset;  // per head, (n) membership
-
-    Reason reason(int h, int i, int j) const {
-        if (j > i) return Reason::None;
-        if (is_column[size_t(h)][size_t(j)]) return Reason::Vertical;
-        return is_offset[size_t(h)][size_t(i - j)] ? Reason::Slash : Reason::None;
-    }
-    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        const int64_t i1 = int64_t(I) * b + block_extent(n, b, I) - 1;
-        for (int j : columns[size_t(h)])
-            if (j <= i1) range_candidates(n, b, j, j, out);
-        for (int o : offsets[size_t(h)]) band_candidates(n, b, I, o, o, out);
-    }
+/// The kept lines of every head, as the line primitive reads them (ascending).
+struct VSlashLines {
+    std::vector<std::vector<int>> columns, offsets;  // per head
 };
+
+/// Head h's columns (Vertical) and diagonals (Slash), causal.
+using VSlashPattern = Restricted<PerHead<Lines>, Causal>;
+
+VSlashPattern vslash_pattern(int n, int b, const VSlashLines& lines) {
+    PerHead<Lines> heads;
+    for (size_t h = 0; h < lines.columns.size(); ++h) heads.parts.push_back(Lines::of(n, b, lines.columns[h], lines.offsets[h]));
+    return restricted(std::move(heads), Causal{n, b, true}, n, b);
+}
 
 /// A vslash plan keeps its lines for the line primitive beside what every masked plan keeps.
 struct VSlashPlan : SparsePlan {
-    std::shared_ptr<const VSlashPattern> lines;
+    std::shared_ptr<const VSlashLines> lines;
 };
 
 /// MInference's floors and forced lines (minference_forward.py, vertical_and_slash_kernel): V ≥ 30, S ≥ 50, both
@@ -122,11 +118,8 @@ public:
         const float scale = static_cast<float>(p.get("scale"));
         // The estimate reads the probabilities of the model the run approximates: modified logits, allowed cells.
         const Modifiers mods = modifiers_of(p, x);
-        VSlashPattern pat;
-        pat.n = n, pat.b = kVSlashBlock;
+        VSlashLines pat;
         pat.columns.resize(size_t(H)), pat.offsets.resize(size_t(H));
-        pat.is_column.assign(size_t(H), std::vector<char>(size_t(n), 0));
-        pat.is_offset.assign(size_t(H), std::vector<char>(size_t(n), 0));
 #pragma omp parallel for schedule(static)
         for (int h = 0; h < H; ++h) {
             // Causal softmax rows of the last q queries, summed down columns and along diagonals.
@@ -151,11 +144,9 @@ public:
             for (int o = 0; o < std::min(kForcedDiagonals, n); ++o) slash[size_t(o)] = INFINITY;
             pat.columns[size_t(h)] = largest(column, V);
             pat.offsets[size_t(h)] = largest(slash, S);
-            for (int j : pat.columns[size_t(h)]) pat.is_column[size_t(h)][size_t(j)] = 1;
-            for (int o : pat.offsets[size_t(h)]) pat.is_offset[size_t(h)][size_t(o)] = 1;
         }
         SparseSetup s;
-        s.block = pat.b;
+        s.block = kVSlashBlock;
         s.causal = true;
         s.scale = scale;
         s.layout_heads = H;
@@ -167,8 +158,9 @@ public:
                           " nearest first: every query keeps its own key");
         if (V >= n || S >= n)
             s.notes.push_back("V ≥ n or S ≥ n: every earlier key is kept (equals causal full attention)");
-        auto lines = std::make_shared<const VSlashPattern>(std::move(pat));
-        auto plan = make_sparse_plan<VSlashPlan>(p, x, lines, lines, std::move(s));
+        auto lines = std::make_shared<const VSlashLines>(std::move(pat));
+        auto pattern = std::make_shared<const VSlashPattern>(vslash_pattern(n, kVSlashBlock, *lines));
+        auto plan = make_sparse_plan<VSlashPlan>(p, x, pattern, pattern, std::move(s));
         plan->lines = std::move(lines);
         return plan;
     }
