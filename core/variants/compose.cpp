@@ -1,5 +1,5 @@
-// attnscope — `compose`: a mask the user composes from the predicates of mask_atoms.h (docs/VARIANTS.md "Composed
-// masks"). The terms that keep cells are joined by union, coloured in this order where several hold:
+// attnscope — `compose`: a mask the user composes from the predicates of mask_atoms.h (docs/VARIANTS.md, `compose`).
+// The terms that keep cells are joined by union, coloured in this order where several hold:
 //   Global:   i ∈ G or j ∈ G (rows and columns)          Sink:    j < s
 //   Window:   |i − j| < w                                 Local:   ⌊i/B⌋ = ⌊j/B⌋
 //   Vertical: j ∈ V                                       Slash:   i − j ∈ S

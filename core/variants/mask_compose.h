@@ -1,4 +1,4 @@
-// attnscope — masks composed from small predicates (docs/VARIANTS.md "Composed masks"). A *pattern* (sparse_common.h)
+// attnscope — masks composed from small predicates (docs/VARIANTS.md, `compose`). A *pattern* (pattern_layout.h)
 // names the reason of every cell and the key blocks worth examining; the two combinators here build one from others,
 // so each piece states its cells once and causality, documents and prefixes are written in one place:
 //   AnyOf<A, B, …>       union: a cell is kept when any part keeps it, coloured by the first part that does
