@@ -110,6 +110,42 @@ struct SegmentMemory {
     }
 };
 
+/// Every l-th diagonal: (i − j) mod l = 0, coloured Stride (the Sparse Transformer's strided B); nothing when l ≤ 0.
+struct PeriodicDiagonals {
+    int n = 0, b = 1, l = 0;
+    Reason reason(int, int i, int j) const { return l > 0 && (i > j ? i - j : j - i) % l == 0 ? Reason::Stride : Reason::None; }
+    /// Nearly every key block holds such a cell: every one is examined (a filter trims them).
+    void candidates(int, int, std::vector<BlockCandidate>& out) const {
+        if (l > 0) range_candidates(n, b, 0, n - 1, out);
+    }
+    int64_t row_bits(int, int i, int j0, int ext, uint64_t* words) const {
+        if (l <= 0) return 0;
+        int64_t count = 0;
+        for (int c = ((i - j0) % l + l) % l; c < ext; c += l) words[c >> 6] |= 1ull << (c & 63), ++count;
+        return count;
+    }
+};
+
+/// The last c positions of every period of l: j mod l ∈ {l − c, …, l − 1}, coloured Summary (the Sparse Transformer's
+/// fixed B); nothing when c ≤ 0.
+struct PeriodicColumns {
+    int n = 0, b = 1, l = 1, c = 0;
+    Reason reason(int, int, int j) const { return c > 0 && j % l >= l - c ? Reason::Summary : Reason::None; }
+    void candidates(int, int, std::vector<BlockCandidate>& out) const {
+        if (c <= 0) return;
+        for (int64_t t = 0; t * l + l - c < n; ++t) range_candidates(n, b, t * l + l - c, t * l + l - 1, out);
+    }
+    int64_t row_bits(int, int, int j0, int ext, uint64_t* words) const {
+        if (c <= 0) return 0;
+        int64_t count = 0;
+        for (int64_t t = j0 / l; t * l < int64_t(j0) + ext; ++t) {
+            const int c0 = int(std::max<int64_t>(t * l + l - c - j0, 0)), c1 = int(std::min<int64_t>(t * l + l - j0, ext));
+            if (c0 < c1) set_bit_range(words, c0, c1), count += c1 - c0;
+        }
+        return count;
+    }
+};
+
 /// Global positions G (Longformer): rows and columns of G keep every cell, coloured Global.
 struct Globals {
     int n = 0, b = 1;

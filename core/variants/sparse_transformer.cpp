@@ -9,7 +9,7 @@
 //   fixed    A (Local):   ⌊j/l⌋ = ⌊i/l⌋        (causal adds j ≤ i)
 //            B (Summary): j mod l ∈ {l − c, …, l − 1}  (causal adds j ≤ i; rows before the first summary
 //                         column then have nothing to attend in a B head: their output is 0, noted)
-// A cell in both patterns is coloured by A. Layout block b = choose_layout_block(l) (16..64).
+// A cell in both patterns is coloured by A. Each is composed (mask_compose.h) per head as (A ∪ B) ∩ causal. Layout block b = choose_layout_block(l) (16..64).
 // Pure-B heads (split odd heads, or head_pattern B) run in a permuted order that makes their layout compact
 // (strided: residue groups mod l; fixed: summary positions first); Structure::blocks->perm has it.
 #include <algorithm>
@@ -62,24 +62,26 @@ std::string head_split_note(HeadPattern mode, int H, const std::string& a_name, 
 }
 
 // [SECTION] strided
+/// A's band (Local) and B's every-l-th diagonal (Stride) in the heads that use them, causal unless bidirectional.
+using StridedCells = Restricted<PerHead<AnyOf<Band, PeriodicDiagonals>>, Causal>;
+
 struct StridedPattern {
     int n, b, l;
     bool bidirectional;
     HeadUse use;
+    StridedCells cells;  // the composition that answers every question below
 
-    Reason reason(int h, int i, int j) const {
-        if (!bidirectional && j > i) return Reason::None;
-        const int dist = i > j ? i - j : j - i;
-        if (use.a(h) && dist < l) return Reason::Local;
-        if (use.b(h) && dist % l == 0) return Reason::Stride;
-        return Reason::None;
+    StridedPattern(int n_, int b_, int l_, bool bidir, HeadUse u, int H) : n(n_), b(b_), l(l_), bidirectional(bidir), use(u) {
+        PerHead<AnyOf<Band, PeriodicDiagonals>> heads;
+        for (int h = 0; h < H; ++h)
+            heads.parts.push_back(any_of(use.a(h) ? Band{n, b, -(int64_t(l) - 1), int64_t(l) - 1, Reason::Local}
+                                                  : Band{n, b, 1, 0, Reason::Local},
+                                         PeriodicDiagonals{n, b, use.b(h) ? l : 0}));
+        cells = restricted(std::move(heads), Causal{n, b, !bidirectional}, n, b);
     }
-    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        const int64_t i1 = int64_t(I) * b + block_extent(n, b, I) - 1;
-        // B has a column in (nearly) every earlier block: examine them all, cell by cell.
-        if (use.b(h)) range_candidates(n, b, 0, bidirectional ? n - 1 : i1, out);
-        if (use.a(h)) band_candidates(n, b, I, bidirectional ? -(int64_t(l) - 1) : 0, int64_t(l) - 1, out);
-    }
+    Reason reason(int h, int i, int j) const { return cells.reason(h, i, j); }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const { cells.candidates(h, I, out); }
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const { return cells.row_bits(h, i, j0, ext, words); }
 };
 
 /// The strided pattern in layout coordinates. Pure-B heads (split odd heads, or head_pattern B) run in the
@@ -119,6 +121,10 @@ struct StridedLayoutPattern {
     }
     Reason reason(int h, int s, int t) const {
         return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
+    /// Heads in place write their rows through the pattern's fast path; permuted heads ask cell by cell.
+    int64_t row_bits(int h, int s, int j0, int ext, uint64_t* words) const {
+        return permuted[h] ? cellwise_row_bits(*this, h, s, j0, ext, words) : pat.row_bits(h, s, j0, ext, words);
     }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         if (!permuted[h]) return pat.candidates(h, I, out);
@@ -208,8 +214,8 @@ private:
         for (int h = 0; h < H; ++h) permuted[h] = l >= 2 && l < n && use.b(h) && !use.a(h) && !has_positional_modifiers(p);
         const bool any_permuted = std::find(permuted.begin(), permuted.end(), 1) != permuted.end();
         const int group = (n + l - 1) / l;
-        StridedPattern pat{n, choose_layout_block(any_permuted ? std::min(l, group) : l), l,
-                           p.get_bool("bidirectional"), use};
+        StridedPattern pat(n, choose_layout_block(any_permuted ? std::min(l, group) : l), l, p.get_bool("bidirectional"),
+                           use, H);
         SparseSetup s;
         s.block = pat.b;
         s.causal = !pat.bidirectional;
@@ -222,27 +228,25 @@ private:
 };
 
 // [SECTION] fixed
+/// A's own block of l (Local) and B's summary columns (Summary) in the heads that use them, causal when asked.
+using FixedCells = Restricted<PerHead<AnyOf<LocalBlocks, PeriodicColumns>>, Causal>;
+
 struct FixedPattern {
     int n, b, l, c;
     bool causal;
     HeadUse use;
+    FixedCells cells;  // the composition that answers every question below
 
-    Reason reason(int h, int i, int j) const {
-        if (causal && j > i) return Reason::None;
-        if (use.a(h) && j / l == i / l) return Reason::Local;
-        if (use.b(h) && j % l >= l - c) return Reason::Summary;
-        return Reason::None;
+    FixedPattern(int n_, int b_, int l_, int c_, bool causal_, HeadUse u, int H)
+        : n(n_), b(b_), l(l_), c(c_), causal(causal_), use(u) {
+        PerHead<AnyOf<LocalBlocks, PeriodicColumns>> heads;
+        for (int h = 0; h < H; ++h)
+            heads.parts.push_back(any_of(LocalBlocks{n, b, use.a(h) ? l : 0}, PeriodicColumns{n, b, l, use.b(h) ? c : 0}));
+        cells = restricted(std::move(heads), Causal{n, b, causal}, n, b);
     }
-    void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
-        const int64_t i0 = int64_t(I) * b, i1 = i0 + block_extent(n, b, I) - 1;
-        const int64_t key_end = causal ? i1 : n - 1;
-        if (use.a(h)) range_candidates(n, b, (i0 / l) * l, std::min(key_end, (i1 / l + 1) * l - 1), out);
-        if (use.b(h)) {
-            // Summary columns of every l-block: [t·l + l − c, t·l + l − 1].
-            for (int64_t t = 0; t * l + l - c <= key_end; ++t)
-                range_candidates(n, b, t * l + l - c, std::min(key_end, t * l + l - 1), out);
-        }
-    }
+    Reason reason(int h, int i, int j) const { return cells.reason(h, i, j); }
+    void candidates(int h, int I, std::vector<BlockCandidate>& out) const { cells.candidates(h, I, out); }
+    int64_t row_bits(int h, int i, int j0, int ext, uint64_t* words) const { return cells.row_bits(h, i, j0, ext, words); }
 };
 
 /// The fixed pattern in layout coordinates. Pure-B (summary) heads run with the summary positions first
@@ -268,6 +272,10 @@ struct FixedLayoutPattern {
     }
     Reason reason(int h, int s, int t) const {
         return permuted[h] ? pat.reason(h, perm[s], perm[t]) : pat.reason(h, s, t);
+    }
+    /// Heads in place write their rows through the pattern's fast path; permuted heads ask cell by cell.
+    int64_t row_bits(int h, int s, int j0, int ext, uint64_t* words) const {
+        return permuted[h] ? cellwise_row_bits(*this, h, s, j0, ext, words) : pat.row_bits(h, s, j0, ext, words);
     }
     void candidates(int h, int I, std::vector<BlockCandidate>& out) const {
         if (!permuted[h]) return pat.candidates(h, I, out);
@@ -350,12 +358,8 @@ public:
 private:
     /// The pattern, its layout setup and the heads run summary-first (pure-B heads, when c < l).
     static PermutedPlan<FixedPattern> pattern(int n, int H, const Params& p) {
-        FixedPattern pat{n,
-                         choose_layout_block(p.get_int("block")),
-                         p.get_int("block"),
-                         p.get_int("summary"),
-                         p.get_bool("causal"),
-                         {static_cast<HeadPattern>(p.get_int("head_pattern"))}};
+        FixedPattern pat(n, choose_layout_block(p.get_int("block")), p.get_int("block"), p.get_int("summary"),
+                         p.get_bool("causal"), HeadUse{static_cast<HeadPattern>(p.get_int("head_pattern"))}, H);
         SparseSetup s;
         s.block = pat.b;
         s.causal = pat.causal;
