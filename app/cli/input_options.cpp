@@ -4,8 +4,10 @@
 
 #include "core/backend/factory/make_backend.h"
 #include "core/session/variant_spec.h"
+#include "core/variants/modifiers.h"
 #include "core/variants/registry.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -200,8 +202,16 @@ std::vector<VariantRequest> build_variant_requests(const std::vector<std::string
             if (!only.empty() && ids[k] != only) continue;
             const VariantInfo& info = find_variant(ids[k]).info();
             // An instance's own values (ID:NAME=VALUE) come last so they win over a --set for every instance.
-            if (find_param(info.params, name) || !only.empty())
+            if (find_param(info.params, name) || !only.empty()) {
                 assigned[k].insert(assigned[k].begin(), {name, value}), used = true;
+                // prefix, boundaries and cap matter only under their modifier: setting one switches it on, as
+                // inside --variant (variant_spec.h), unless the instance sets the switch itself.
+                const auto [switch_name, switch_value] = modifier_switch_for(name);
+                const auto sets_switch = [&](const auto& a) { return a.first == switch_name; };
+                if (!switch_name.empty() && find_param(info.params, switch_name) &&
+                    std::none_of(assigned[k].begin(), assigned[k].end(), sets_switch))
+                    assigned[k].insert(assigned[k].begin(), {switch_name, switch_value});
+            }
         }
         if (!used)
             throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +
