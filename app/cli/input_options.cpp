@@ -206,7 +206,9 @@ std::vector<VariantRequest> build_variant_requests(const std::vector<std::string
                 assigned[k].insert(assigned[k].begin(), {name, value}), used = true;
                 // prefix, boundaries and cap matter only under their modifier: setting one switches it on, as
                 // inside --variant (variant_spec.h), unless the instance sets the switch itself.
-                const auto [switch_name, switch_value] = modifier_switch_for(name);
+                const std::pair<std::string, std::string> modifier_switch = modifier_switch_for(name);
+                const std::string& switch_name = modifier_switch.first;
+                const std::string& switch_value = modifier_switch.second;
                 const auto sets_switch = [&](const auto& a) { return a.first == switch_name; };
                 if (!switch_name.empty() && find_param(info.params, switch_name) &&
                     std::none_of(assigned[k].begin(), assigned[k].end(), sets_switch))
