@@ -8,8 +8,7 @@
 //           kRandomStream + h, I·2³² + attempt) — the same seed gives the same blocks on every backend
 //   causal: every cell also needs j ≤ i
 // Composed (mask_compose.h) as (global ∪ window ∪ random) ∩ causal: a cell in several groups is coloured Global,
-// then Window, then Random. n not a multiple of b: the last
-// block is partial (padding masked). Layout block = b.
+// then Window, then Random. n not a multiple of b: the last block is partial (padding masked). Layout block = b.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -111,12 +110,11 @@ struct RandomKeyBlocks {
 /// Global blocks first, then the window, then the random blocks; causal cuts all three.
 using BigBirdPattern = Restricted<AnyOf<Globals, BlockBand, RandomKeyBlocks>, Causal>;
 
-/// The positions of the global blocks: the first ⌈g/2⌉ and the last ⌊g/2⌋ of nb.
-std::vector<int> global_block_positions(int n, int b, int g) {
-    const int nb = block_count(n, b);
+/// The positions inside the blocks flagged global (a flag per block of b over n positions).
+std::vector<int> positions_of_blocks(int n, int b, const std::vector<uint8_t>& flagged) {
     std::vector<int> positions;
-    for (int J = 0; J < nb; ++J)
-        if (J < (g + 1) / 2 || J >= nb - g / 2)
+    for (int J = 0; J < int(flagged.size()); ++J)
+        if (flagged[size_t(J)])
             for (int j = J * b; j < std::min(n, (J + 1) * b); ++j) positions.push_back(j);
     return positions;
 }
@@ -189,8 +187,9 @@ protected:
         drawn.draw_random(static_cast<uint64_t>(p.get("seed")));
         SparseSetup s = layout_setup(p, b, causal, drawn.heads);
         const int half = drawn.half;
-        BigBirdPattern pat = restricted(any_of(Globals::of(n, b, global_block_positions(n, b, g)), BlockBand{n, b, half},
-                                               std::move(drawn)),
+        // Read before `drawn` moves into the pattern (argument order is unspecified).
+        Globals globals = Globals::of(n, b, positions_of_blocks(n, b, drawn.global));
+        BigBirdPattern pat = restricted(any_of(std::move(globals), BlockBand{n, b, half}, std::move(drawn)),
                                         Causal{n, b, causal}, n, b);
         return {std::move(pat), std::move(s)};
     }
