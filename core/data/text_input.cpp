@@ -1,6 +1,7 @@
 #include "core/data/text_input.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/data/text_model.h"
 
@@ -16,19 +17,74 @@ std::string default_model_dir() {
 }
 
 std::vector<int> tokenize_text(const std::string& text, const std::string& model_dir) {
-    const auto model = load_text_model(model_dir.empty() ? default_model_dir() : model_dir);
-    return model->tokenizer.encode(text).ids;
+    const ModelChoice choice = resolve_model(model_dir);
+    if (choice.decoder) return load_decoder_model(choice.path)->tokenizer.encode(text);
+    return load_text_model(choice.path)->tokenizer.encode(text).ids;
 }
 
-TextLayers encode_text_layers(const TextInputSpec& spec) {
-    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
-    const BertConfig& config = model->encoder.config();
-    if (spec.layer < 0 || spec.layer >= config.layers)
+namespace {
+
+void check_layer_and_head(const TextInputSpec& spec, int layers, int heads) {
+    if (spec.layer < 0 || spec.layer >= layers)
         throw Error("layer " + std::to_string(spec.layer) + " is out of range: the model has layers 0 to " +
-                    std::to_string(config.layers - 1));
-    if (spec.head < -1 || spec.head >= config.heads)
+                    std::to_string(layers - 1));
+    if (spec.head < -1 || spec.head >= heads)
         throw Error("head " + std::to_string(spec.head) + " is out of range: the model has heads 0 to " +
-                    std::to_string(config.heads - 1) + " (or -1 for all)");
+                    std::to_string(heads - 1) + " (or -1 for all)");
+}
+
+/// The decoder's tokens of spec.text, cut to its context when spec.truncate; fills the input's counts.
+std::vector<int> decoder_tokens(const DecoderModel& model, const TextInputSpec& spec, TextInput& input) {
+    const LlamaConfig& c = model.decoder.config();
+    std::vector<int> ids = model.tokenizer.encode(spec.text);
+    if (ids.empty())
+        throw Error("the text is empty: type a sentence, or choose a synthetic scenario");
+    input.untruncated_tokens = static_cast<int>(ids.size());
+    if (input.untruncated_tokens > c.context) {
+        if (!spec.truncate)
+            throw Error("the text has " + std::to_string(ids.size()) + " tokens but " + c.name + " takes at most " +
+                        std::to_string(c.context) + " (its context): shorten it or truncate it (--truncate)");
+        ids.resize(static_cast<size_t>(c.context));
+        input.truncated = true;
+    }
+    input.token_ids = ids;
+    input.heads.tokens.clear();
+    for (int id : ids) input.heads.tokens.push_back(model.tokenizer.display(id));
+    input.heads.source = "text";
+    input.layers = c.layers;
+    input.model_heads = c.heads;
+    input.kv_heads = c.kv_heads;
+    input.causal = true;
+    input.model_name = c.name + " (decoder)";
+    return ids;
+}
+
+/// encode_text_layers for a decoder: K and V expanded to the query heads, each reading its group's.
+TextLayers decode_text_layers(const DecoderModel& model, const TextInputSpec& spec) {
+    const LlamaConfig& c = model.decoder.config();
+    check_layer_and_head(spec, c.layers, c.heads);
+    TextLayers out;
+    const std::vector<int> ids = decoder_tokens(model, spec, out.input);
+    DecoderOptions options;
+    options.last_layer = spec.layer;  // later layers do not change this layer's Q, K, V
+    DecoderOutput decoded = model.decoder.forward(ids, options);
+    out.Q = std::move(decoded.Q);
+    for (size_t l = 0; l < decoded.K.size(); ++l) {
+        out.K.push_back(expand_kv_heads(decoded.K[l], c.heads));
+        out.V.push_back(expand_kv_heads(decoded.V[l], c.heads));
+    }
+    out.X = std::move(decoded.hidden);
+    return out;
+}
+
+}  // namespace
+
+TextLayers encode_text_layers(const TextInputSpec& spec) {
+    const ModelChoice choice = resolve_model(spec.model_dir);
+    if (choice.decoder) return decode_text_layers(*load_decoder_model(choice.path), spec);
+    const auto model = load_text_model(choice.path);
+    const BertConfig& config = model->encoder.config();
+    check_layer_and_head(spec, config.layers, config.heads);
     Encoding enc = model->tokenizer.encode(spec.text);
     if (enc.ids.size() <= 2)  // [CLS] and [SEP] only: two rows of nothing to attend over
         throw Error("the text is empty (no word after spaces and control characters are removed): type a sentence, "
@@ -61,6 +117,8 @@ TextLayers encode_text_layers(const TextInputSpec& spec) {
     out.input.token_ids = std::move(enc.ids);
     out.input.layers = config.layers;
     out.input.model_heads = config.heads;
+    out.input.kv_heads = config.heads;
+    out.input.model_name = std::filesystem::path(choice.path).filename().string() + " (encoder)";
     return out;
 }
 
@@ -98,11 +156,18 @@ std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const 
     TextLayerProbs out;
     out.input = load_text_input(first);
     if (cancelled && cancelled()) return std::nullopt;
-    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
+    const ModelChoice choice = resolve_model(spec.model_dir);
+    if (choice.decoder) {
+        DecoderOptions options;
+        options.keep_qkv = false;
+        options.keep_probs = true;
+        out.probs = load_decoder_model(choice.path)->decoder.forward(out.input.token_ids, options).probs;
+        return out;
+    }
     EncoderOptions options;
     options.keep_qkv = false;
     options.keep_probs = true;
-    out.probs = model->encoder.forward(out.input.token_ids, options).probs;
+    out.probs = load_text_model(choice.path)->encoder.forward(out.input.token_ids, options).probs;
     return out;
 }
 

@@ -12,7 +12,7 @@ namespace attnscope {
 /// What text to encode and which layer/head to look at.
 struct TextInputSpec {
     std::string text;        // UTF-8
-    std::string model_dir;   // empty: default_model_dir()
+    std::string model_dir;   // --model: empty or "minilm" (the encoder), "smollm2", a BERT folder or a .gguf file
     int layer = 0;           // 0 .. layers − 1
     int head = -1;           // −1: all heads; else one head 0 .. heads − 1
     bool truncate = false;   // cut to the model's max positions instead of failing
@@ -22,7 +22,10 @@ struct TextInputSpec {
 struct TextInput {
     Heads heads;                  // Q, K, V (H|1, n, dh); X = layer input (1, n, hidden); tokens; source "text"
     std::vector<int> token_ids;   // n vocabulary ids, [CLS] … [SEP]
-    int layers = 0, model_heads = 0;  // the model's layer and head counts
+    int layers = 0, model_heads = 0;  // the model's layer and (query) head counts
+    int kv_heads = 0;             // the model's K/V head count: model_heads / kv_heads query heads share one
+    bool causal = false;          // a decoder's text: every variant's causal default is on, the exact reference causal
+    std::string model_name;       // "all-MiniLM-L6-v2 (encoder)", "SmolLM2 135M Instruct (decoder)" 
     int untruncated_tokens = 0;   // token count before truncation (== n unless truncated)
     bool truncated = false;       // true when the text was cut to max positions
 };
@@ -31,7 +34,7 @@ struct TextInput {
 /// instead of encoding again.
 struct TextLayers {
     TextInput input;                 // tokens, ids, counts and truncation; `heads` left empty
-    std::vector<Tensor3> Q, K, V;    // per layer 0 … last: (H, n, dh)
+    std::vector<Tensor3> Q, K, V;    // per layer 0 … last: (H, n, dh); a decoder's K and V expanded to its query heads
     std::vector<Tensor3> X;          // per layer 0 … last: its input (1, n, hidden)
 };
 
@@ -59,7 +62,7 @@ struct TextLayerProbs {
 /// layer's probabilities; nothing when `cancelled` fired between the two passes. Throws Error like load_text_input.
 std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const std::function<bool()>& cancelled = {});
 
-/// Token ids of `text` for the model in `model_dir` (empty: default), [CLS] … [SEP]; the ids may exceed
+/// Token ids of `text` for the model `model_dir` names (empty: the encoder), [CLS] … [SEP] for the encoder; the ids may exceed
 /// the model's max positions (the caller decides). Throws Error like load_text_input.
 std::vector<int> tokenize_text(const std::string& text, const std::string& model_dir);
 

@@ -1,10 +1,45 @@
 #include "core/data/text_model.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "core/data/gguf_file.h"
+#include "core/data/text_input.h"
+
 namespace attnscope {
+
+namespace {
+
+/// The cache key of a path: its canonical form when it exists.
+std::string canonical_key(const std::string& path) {
+    std::error_code ec;
+    std::string key = std::filesystem::weakly_canonical(path, ec).string();
+    return ec ? path : key;
+}
+
+std::string cache_base() {
+    if (const char* cache = std::getenv("ATTNSCOPE_CACHE"); cache && *cache) return cache;
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/attnscope";
+    return ".cache/attnscope";
+}
+
+}  // namespace
+
+std::string default_decoder_path() {
+    return cache_base() + "/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf";
+}
+
+ModelChoice resolve_model(const std::string& model) {
+    if (model.empty() || model == "minilm" || model == "all-MiniLM-L6-v2") return {false, default_model_dir()};
+    if (model == "smollm2" || model == "SmolLM2-135M") return {true, default_decoder_path()};
+    std::error_code ec;
+    const bool folder = std::filesystem::is_directory(model, ec);
+    const bool gguf = model.size() >= 5 && model.compare(model.size() - 5, 5, ".gguf") == 0;
+    if (gguf || (!folder && std::filesystem::is_regular_file(model, ec))) return {true, model};
+    return {false, model};
+}
 
 std::shared_ptr<const TextModel> load_text_model(const std::string& dir) {
     static std::mutex mutex;
@@ -13,8 +48,7 @@ std::shared_ptr<const TextModel> load_text_model(const std::string& dir) {
     if (!std::filesystem::is_directory(dir, ec))
         throw Error("no model folder at '" + dir + "': run scripts/setup.sh to install all-MiniLM-L6-v2, or pass " +
                     "--model DIR with a BERT-family folder (config.json, model.safetensors, vocab.txt)");
-    std::string key = std::filesystem::weakly_canonical(dir, ec).string();
-    if (ec) key = dir;
+    const std::string key = canonical_key(dir);
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     // Config first: its error is the clearest one for a folder that is not a model.
@@ -25,6 +59,30 @@ std::shared_ptr<const TextModel> load_text_model(const std::string& dir) {
                     " tokens but config.json says vocab_size " + std::to_string(encoder.config().vocab_size) +
                     "; the files belong to different models");
     auto model = std::make_shared<const TextModel>(TextModel{dir, std::move(tokenizer), std::move(encoder)});
+    cache.emplace(key, model);
+    return model;
+}
+
+std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<const DecoderModel>> cache;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw Error("no GGUF model file at '" + path + "': " +
+                    (path == default_decoder_path() ? "run scripts/setup.sh to install SmolLM2-135M-Instruct"
+                                                    : "give the path of a llama-architecture .gguf file, or --model smollm2"));
+    const std::string key = canonical_key(path);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    const std::shared_ptr<const GgufFile> file = GgufFile::open(path);
+    LlamaConfig config = read_llama_config(*file);
+    LlamaTokenizer tokenizer = LlamaTokenizer::load(*file);
+    if (tokenizer.vocab_size() > config.vocab)
+        throw Error("'" + path + "': the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " tokens but token_embd.weight only " + std::to_string(config.vocab) + " rows; the file is inconsistent");
+    LlamaWeights weights = load_llama_weights(*file, config);
+    auto model = std::make_shared<const DecoderModel>(
+        DecoderModel{path, std::move(tokenizer), LlamaDecoder(std::move(config), std::move(weights))});
     cache.emplace(key, model);
     return model;
 }

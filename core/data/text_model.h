@@ -1,10 +1,13 @@
-// attnscope — a text model: the WordPiece tokenizer and the BERT encoder of one model folder, loaded once
-// per folder and shared (the GUI re-tokenizes on every keystroke; the weights must not be re-read).
+// attnscope — the text models: a BERT encoder folder (WordPiece + BertEncoder) or a llama decoder GGUF file
+// (llama.cpp's tokenizer + LlamaDecoder), each loaded once per path and shared (the GUI re-tokenizes on every
+// keystroke; the weights must not be re-read).
 #pragma once
 #include <memory>
 #include <string>
 
 #include "core/data/bert_encoder.h"
+#include "core/data/llama_decoder.h"
+#include "core/data/llama_tokenizer.h"
 #include "core/data/wordpiece.h"
 
 namespace attnscope {
@@ -16,8 +19,33 @@ struct TextModel {
     BertEncoder encoder;            // config.json + model.safetensors
 };
 
+/// Tokenizer and decoder of one GGUF file.
+struct DecoderModel {
+    std::string path;          // the GGUF file it was loaded from
+    LlamaTokenizer tokenizer;  // llama.cpp's, from the file's tokenizer.* metadata
+    LlamaDecoder decoder;      // llama.* metadata + dequantised weights
+};
+
 /// Loads DIR once per process (thread-safe) and returns the shared model; throws Error when the folder is
 /// missing (the message says to run scripts/setup.sh) or holds an unsupported architecture.
 std::shared_ptr<const TextModel> load_text_model(const std::string& dir);
+
+/// Loads the GGUF file at PATH once per process (thread-safe); throws Error when it is missing (run
+/// scripts/setup.sh for SmolLM2), not GGUF, truncated, of another architecture or of a type ggml cannot dequantise.
+std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path);
+
+/// What a --model value names: the encoder folder or the decoder file, and the path to load.
+struct ModelChoice {
+    bool decoder = false;  // a GGUF file (llama decoder) rather than a BERT folder
+    std::string path;      // folder or file
+};
+
+/// Resolves a --model value: "" or "minilm" → the installed all-MiniLM-L6-v2 folder, "smollm2" → the installed
+/// SmolLM2-135M-Instruct GGUF, a path ending in .gguf (or a file that is not a folder) → that decoder file, anything
+/// else → a BERT folder. Nothing is loaded.
+ModelChoice resolve_model(const std::string& model);
+
+/// ~/.cache/attnscope/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf (under $ATTNSCOPE_CACHE when set).
+std::string default_decoder_path();
 
 }  // namespace attnscope

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/data/text_input.h"
+#include "core/data/text_model.h"
 
 namespace attnscope::test {
 
@@ -84,3 +85,19 @@ inline std::string installed_model_dir() {
     if (dir.empty())                                                                                              \
     GTEST_SKIP() << "all-MiniLM-L6-v2 is not installed at " << ::attnscope::default_model_dir()                  \
                  << ": run scripts/setup.sh (or set ATTNSCOPE_MODEL_DIR)"
+
+namespace attnscope::test {
+
+/// The installed SmolLM2 GGUF file, or empty when it is absent (the caller skips with the reason).
+inline std::string installed_decoder_path() {
+    const std::string path = default_decoder_path();
+    return std::filesystem::exists(path) ? path : std::string();
+}
+
+}  // namespace attnscope::test
+
+#define ATTNSCOPE_DECODER_OR_SKIP(path)                                                                           \
+    const std::string path = ::attnscope::test::installed_decoder_path();                                         \
+    if (path.empty())                                                                                             \
+    GTEST_SKIP() << "SmolLM2-135M-Instruct is not installed at " << ::attnscope::default_decoder_path()           \
+                 << ": run scripts/setup.sh"

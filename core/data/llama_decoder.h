@@ -1,0 +1,63 @@
+// attnscope — a llama-architecture decoder's forward pass on the CPU (Eigen, all cores), exposing what the views need:
+// every layer's input, its query heads' Q and its KV heads' K after RoPE and V, the causal attention probabilities,
+// and the next-token logits.
+//   x = embedding[ids]
+//   per layer: h = RMSNorm(x)·g → [Q|K|V] = h·Wᵀ → RoPE on Q and K (GGUF's layout: adjacent pairs (2i, 2i+1) rotate)
+//              → causal softmax(QKᵀ/√dh)·V, query head h reading KV head h / (heads / kv_heads)
+//              → ·Woᵀ, + x → h = RMSNorm(x)·g → down(SiLU(gate(h)) ⊙ up(h)), + x
+//   logits = RMSNorm(x)·g · Eᵀ (E the output matrix, or the token embeddings when tied)
+// A hook may replace any layer's attention output, as for the encoder.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/data/bert_encoder.h"
+#include "core/data/llama_config.h"
+#include "core/data/llama_weights.h"
+
+namespace attnscope {
+
+/// What a decoder forward pass keeps.
+struct DecoderOptions {
+    bool keep_qkv = true;     // DecoderOutput::Q/K/V of every layer run
+    bool keep_probs = false;  // DecoderOutput::probs of every layer run ((heads, n, n) floats each)
+    bool logits = false;      // DecoderOutput::logits (n, vocab); needs every layer
+    AttentionHook hook;       // optional attention replacement: gets Heads with K and V expanded to the query heads
+    int last_layer = -1;      // stop after this layer (−1: run all)
+};
+
+/// Everything a decoder forward pass produced for one sequence of n tokens.
+struct DecoderOutput {
+    std::vector<Tensor3> hidden;  // per layer run: its input (1, n, hidden)
+    std::vector<Tensor3> Q;       // per layer (heads, n, head_dim), after RoPE
+    std::vector<Tensor3> K, V;    // per layer (kv_heads, n, head_dim); K after RoPE
+    std::vector<Tensor3> probs;   // per layer (heads, n, n) causal softmax probabilities, when keep_probs
+    MatrixRM logits;              // (n, vocab) next-token logits, when options.logits
+};
+
+/// A loaded llama-architecture decoder (immutable, shareable across threads).
+class LlamaDecoder {
+public:
+    LlamaDecoder(LlamaConfig config, LlamaWeights weights) : m_config(std::move(config)), m_weights(std::move(weights)) {}
+    /// Runs the decoder on token ids (1 ≤ n ≤ context, each id < vocab); throws Error otherwise.
+    DecoderOutput forward(const std::vector<int>& ids, const DecoderOptions& options = {}) const;
+    const LlamaConfig& config() const { return m_config; }
+    /// Bytes the fp32 weights hold.
+    int64_t weight_bytes() const;
+
+private:
+    LlamaConfig m_config;
+    LlamaWeights m_weights;
+};
+
+/// K or V of the KV heads (kv_heads, n, d) expanded to one head per query head (heads, n, d): what each query head
+/// reads under grouped-query attention.
+Tensor3 expand_kv_heads(const Tensor3& kv, int heads);
+
+/// Mean negative log-likelihood of ids[t + 1] under logits row t, for t = 0 … n − 2, in float64 (log-softmax of each
+/// row); per_position (optional) receives the n − 1 values.
+double mean_next_token_nll(const MatrixRM& logits, const std::vector<int>& ids, std::vector<double>* per_position = nullptr);
+
+}  // namespace attnscope
