@@ -30,7 +30,7 @@ struct ErrmapCli : RunSelection {
 
 /// Every instance, or every instance at every value of the swept parameter ("budget": each card's own).
 std::vector<VariantRequest> expand(const ErrmapCli& o) {
-    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, o.causal);
+    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, o.causal, causal_input(o.input));
     std::string name;
     std::vector<double> values;
     if (!o.param.empty()) {

@@ -99,6 +99,7 @@ void print_table(const Heads& heads, const std::string& backend, const std::vect
 /// The tokens the variants see (first and last few when long), so a user can check the tokenization.
 void print_text_summary(const LoadedInput& input) {
     const std::vector<std::string>& t = input.heads.tokens;
+    const TextModelFacts model = text_model_facts(input.model_dir);
     std::string shown;
     const size_t edge = 12;
     for (size_t k = 0; k < t.size(); ++k) {
@@ -107,13 +108,23 @@ void print_text_summary(const LoadedInput& input) {
             k = t.size() - edge - 1;
             continue;
         }
-        shown += (shown.empty() ? "" : " ") + t[k];
+        // A decoder's byte-level pieces carry their own spaces: brackets show where each begins and ends.
+        shown += model.decoder ? "[" + t[k] + "]" : (shown.empty() ? "" : " ") + t[k];
     }
     std::cout << "text: " << t.size() << " tokens" << (input.truncated ? " (truncated)" : "") << ", layer " << input.layer
               << ", " << (input.head < 0 ? std::string("all heads") : "head " + std::to_string(input.head))
               << "; model loaded in " << std::fixed << std::setprecision(1) << input.load_ms
               << " ms, tokenized and encoded (layers 0-" << input.layer << ") in " << input.encode_ms
               << std::defaultfloat << " ms\n  " << shown << "\n";
+    std::cout << "model: " << model.name;
+    if (model.kv_heads < model.heads) {
+        const int group = model.heads / model.kv_heads;
+        std::cout << "; " << model.heads << " query heads share " << model.kv_heads << " KV heads (grouped-query attention):";
+        for (int g = 0; g < model.kv_heads; ++g)
+            std::cout << (g ? "," : "") << " heads " << g * group << "-" << (g + 1) * group - 1 << " read KV head " << g;
+    }
+    if (model.decoder) std::cout << "; variants run causal unless given causal=0, the exact reference is causal softmax";
+    std::cout << "\n";
 }
 
 /// Embedding cosine of each variant when it replaces the encoder's attention.
@@ -203,10 +214,10 @@ int execute(const RunOptionsCli& o) {
     if (!o.session.empty()) {
         if (!o.whatif_layer.empty()) throw Error("--whatif-layer needs --text or --text-file, not --session");
         session = figure_job_from_session(o.session, nullptr);
-        requests = o.variants.empty() ? session->requests : build_variant_requests(o.variants, o.sets, o.causal);
+        requests = o.variants.empty() ? session->requests : build_variant_requests(o.variants, o.sets, o.causal, causal_input(o.input));
     } else {
         if (o.variants.empty()) throw Error("no variant given: pass --variant ID[,ID...] or --session FILE (see `attnscope variants`)");
-        requests = build_variant_requests(o.variants, o.sets, o.causal);
+        requests = build_variant_requests(o.variants, o.sets, o.causal, causal_input(o.input));
     }
     if (!o.json_path.empty()) require_writable(o.json_path);
     check_panel_files(o.tables, requests);

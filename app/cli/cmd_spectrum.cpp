@@ -63,7 +63,7 @@ int execute(const SpectrumOptionsCli& o) {
     if (o.top < 1) throw Error("--top must be ≥ 1 (number of singular values reported)");
     // Without --variant the command shows the spectrum of the exact P alone.
     const std::vector<VariantRequest> requests =
-        o.variants.empty() ? std::vector<VariantRequest>{} : build_variant_requests(o.variants, o.sets, o.causal);
+        o.variants.empty() ? std::vector<VariantRequest>{} : build_variant_requests(o.variants, o.sets, o.causal, causal_input(o.input));
     for (const std::string* path : {&o.json_path, &o.csv_path, &o.layers_csv_path})
         if (!path->empty()) require_writable(*path);
     if (!o.layers_csv_path.empty() && input_kind(o.input) != InputKind::Text)

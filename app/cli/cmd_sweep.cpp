@@ -34,7 +34,7 @@ struct SweepOptionsCli {
 int execute(const SweepOptionsCli& o) {
     // Several instances (svd:rank=8 is no sweep of rank, but performer:orthogonal=0,performer:orthogonal=1 is two
     // curves over features), each swept over the same values: one curve per instance.
-    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, false);
+    const std::vector<VariantRequest> instances = build_variant_requests(o.variants, o.sets, false, causal_input(o.input));
     const auto [name, range] = split_assignment(o.param);
     for (const std::string* path : {&o.json_path, &o.csv_path})
         if (!path->empty()) require_writable(*path);

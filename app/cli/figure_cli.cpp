@@ -2,6 +2,7 @@
 #include "app/cli/figure_cli.h"
 
 #include "core/data/utf8.h"
+#include "core/data/text_model.h"
 #include "core/figure/figure_views.h"
 #include "core/figure/render.h"
 #include "core/lessons/preset.h"
@@ -48,13 +49,20 @@ void parse_figure_size(const std::string& text, float& width, float& height) {
 std::string describe_loaded_input(const LoadedInput& in) {
     const Heads& h = in.heads;
     if (in.kind == InputKind::Text) {
+        const bool decoder = resolve_model(in.model_dir).decoder;
         std::string words;
-        for (size_t k = 1; k + 1 < h.tokens.size() && words.size() < 60; ++k) {
-            const std::string& t = h.tokens[k];
-            words += t.rfind("##", 0) == 0 ? t.substr(2) : (words.empty() ? "" : " ") + t;
+        if (decoder) {  // byte-level BPE pieces carry their own spaces
+            for (size_t k = 0; k < h.tokens.size() && words.size() < 60; ++k) words += h.tokens[k];
+            if (!words.empty() && words.front() == ' ') words.erase(0, 1);
+        } else {
+            for (size_t k = 1; k + 1 < h.tokens.size() && words.size() < 60; ++k) {
+                const std::string& t = h.tokens[k];
+                words += t.rfind("##", 0) == 0 ? t.substr(2) : (words.empty() ? "" : " ") + t;
+            }
         }
-        return "“" + words + (h.tokens.size() > 12 ? "…" : "") + "” — " + std::to_string(h.n()) + " tokens, encoder layer " +
-               std::to_string(in.layer) + (in.head >= 0 ? ", head " + std::to_string(in.head) : std::string());
+        return "“" + words + (h.tokens.size() > 12 ? "…" : "") + "” — " + std::to_string(h.n()) + " tokens, " +
+               (decoder ? "decoder" : "encoder") + " layer " + std::to_string(in.layer) +
+               (in.head >= 0 ? ", head " + std::to_string(in.head) : std::string());
     }
     return h.source + ", n = " + std::to_string(h.n()) + ", H = " + std::to_string(h.heads()) + ", d = " + std::to_string(h.d());
 }
@@ -62,7 +70,7 @@ std::string describe_loaded_input(const LoadedInput& in) {
 FigureJob figure_job_from_options(const InputOptions& input, const std::vector<std::string>& variants,
                                   const std::vector<std::string>& sets, bool causal) {
     FigureJob job;
-    job.requests = build_variant_requests(variants, sets, causal);
+    job.requests = build_variant_requests(variants, sets, causal, causal_input(input));
     job.input = load_input_full(input);
     job.title = describe_loaded_input(job.input);
     if (job.input.kind == InputKind::Text) job.text = text_input_spec(input);

@@ -44,11 +44,14 @@ void add_input_options(CLI::App& sub, InputOptions& o) {
         "--text", [&o](const std::string& text) { o.text = text, o.has_text = true; },
         "Text to run through the encoder; variants then run on its real Q, K, V");
     sub.add_option("--text-file", o.text_file, "Read the text from this UTF-8 file");
-    sub.add_option("--model", o.model, "BERT-family model folder (config.json, model.safetensors, vocab.txt); default " +
-                                           default_model_dir());
-    sub.add_option("--layer", o.layer, "Encoder layer whose Q, K, V the variants get (text input)")->capture_default_str();
-    sub.add_option("--head", o.head, "Encoder head (-1: all heads)")->capture_default_str();
-    sub.add_flag("--truncate", o.truncate, "Cut text longer than the model's 512 positions instead of failing");
+    sub.add_option("--model", o.model,
+                   "Text model: minilm (the encoder all-MiniLM-L6-v2, default), smollm2 (the decoder SmolLM2-135M-Instruct; "
+                   "variants run causal by default), a BERT-family folder (config.json, model.safetensors, vocab.txt) or a "
+                   "llama-architecture .gguf file");
+    sub.add_option("--layer", o.layer, "Model layer whose Q, K, V the variants get (text input)")->capture_default_str();
+    sub.add_option("--head", o.head, "Model head (-1: all heads; a decoder's query heads)")->capture_default_str();
+    sub.add_flag("--truncate", o.truncate,
+                 "Cut text longer than the model takes (the encoder's 512 positions, the decoder's context) instead of failing");
     sub.add_option("--tensors", o.tensors,
                    "Your own Q, K, V: a .safetensors file with tensors q, k, v (optional metadata \"tokens\": JSON "
                    "list) or a folder with q.npy, k.npy, v.npy (optional tokens.txt); shapes (n, d) or (H, n, d)");
@@ -84,7 +87,7 @@ std::string input_text(const InputOptions& o) {
     return ss.str();
 }
 
-std::string model_dir_of(const InputOptions& o) { return o.model.empty() ? default_model_dir() : o.model; }
+std::string model_dir_of(const InputOptions& o) { return resolve_model(o.model).path; }
 
 SweepInputFactory seeded_inputs(const InputOptions& options) {
     return [options](uint64_t seed, int n) {
@@ -122,7 +125,9 @@ LoadedInput load_input_full(const InputOptions& o) {
         const TextInputSpec spec = text_input_spec(o);
         using Clock = std::chrono::steady_clock;
         const auto start = Clock::now();
-        load_text_model(spec.model_dir);  // cached: the timing below is tokenizer + encoder only
+        // Cached: the timing below is tokenizer + forward pass only.
+        if (const ModelChoice model = resolve_model(spec.model_dir); model.decoder) load_decoder_model(model.path);
+        else load_text_model(model.path);
         const auto loaded = Clock::now();
         TextInput text = load_text_input(spec);
         out.load_ms = std::chrono::duration<double, std::milli>(loaded - start).count();
@@ -184,8 +189,13 @@ void require_writable(const std::string& path) {
     std::remove(probe.c_str());
 }
 
+bool causal_input(const InputOptions& o) {
+    return input_kind(o) == InputKind::Text && resolve_model(o.model).decoder;
+}
+
 std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
-                                                   const std::vector<std::string>& sets, bool causal) {
+                                                   const std::vector<std::string>& sets, bool causal,
+                                                   bool causal_by_default) {
     std::vector<std::string> ids;
     std::vector<std::vector<std::pair<std::string, std::string>>> assigned;
     for (VariantSpec& spec : parse_variant_specs(variant_lists)) {
@@ -219,6 +229,14 @@ std::vector<VariantRequest> build_variant_requests(const std::vector<std::string
             throw Error("--set " + text + ": none of the chosen variants has a parameter '" + name +
                         "' (see `attnscope variants`)");
     }
+    // A decoder's text: the causal form is the default, set before the user's values so that causal=0 still wins.
+    if (causal_by_default && !causal)
+        for (size_t k = 0; k < ids.size(); ++k) {
+            const VariantInfo& info = find_variant(ids[k]).info();
+            if (find_param(info.params, "causal")) assigned[k].insert(assigned[k].begin(), {"causal", "1"});
+            else if (find_param(info.params, "bidirectional"))
+                assigned[k].insert(assigned[k].begin(), {"bidirectional", "0"});
+        }
     if (causal)
         for (size_t k = 0; k < ids.size(); ++k) {
             const VariantInfo& info = find_variant(ids[k]).info();

@@ -28,7 +28,7 @@ struct InputOptions {
     std::string text;               // --text: UTF-8 text through the encoder
     bool has_text = false;          // --text was given (it may be the empty string)
     std::string text_file;          // --text-file: the same, read from a file
-    std::string model;              // --model: BERT folder (empty: default_model_dir())
+    std::string model;              // --model: minilm (empty), smollm2, a BERT folder or a .gguf file (resolve_model)
     int layer = 0;                  // --layer L of the encoder
     int head = -1;                  // --head H (−1: all heads)
     bool truncate = false;          // --truncate: cut text to the model's max positions
@@ -47,7 +47,7 @@ struct LoadedInput {
     Heads heads;                  // Q, K, V (and tokens, X)
     InputKind kind = InputKind::Synthetic;
     std::vector<int> token_ids;   // text only: vocabulary ids [CLS] … [SEP]
-    std::string model_dir;        // text only: the model folder used
+    std::string model_dir;        // text only: the model folder or GGUF file used
     int layer = 0, head = -1;     // text only: the encoder layer and head (−1 all)
     bool truncated = false;       // text only: cut to max positions
     double load_ms = 0;           // text only: model load wall time (0 when already loaded)
@@ -75,7 +75,7 @@ CLI::Option* add_run_selection_options(CLI::App& sub, RunSelection& s, const std
 /// The kind the options select; throws Error when text and tensors (or --text and --text-file) are mixed.
 InputKind input_kind(const InputOptions& options);
 
-/// The model folder text input uses: --model, or default_model_dir() when it is not given.
+/// The model path text input uses: --model resolved (resolve_model: the encoder's folder by default).
 std::string model_dir_of(const InputOptions& options);
 
 /// Builds the input; throws Error on bad values (n ≤ 0, unknown scenario, missing model, bad file, ...).
@@ -104,8 +104,14 @@ std::pair<std::string, std::string> split_assignment(const std::string& text);
 /// NAME=VALUE (to every chosen variant with that parameter) or VARIANT.NAME=VALUE (to one); `causal` sets the
 /// causal form on every variant (causal=1, bidirectional=0, or nothing for variants causal by construction).
 /// Throws Error for no ids, unknown variants, assignments no variant accepts, bad values, or no causal form.
+/// `causal_by_default` (a decoder's text) puts causal=1 (bidirectional=0) before the user's values, so an explicit
+/// causal=0 still wins, and leaves variants without a causal form as they are.
 std::vector<VariantRequest> build_variant_requests(const std::vector<std::string>& variant_lists,
-                                                   const std::vector<std::string>& sets, bool causal);
+                                                   const std::vector<std::string>& sets, bool causal,
+                                                   bool causal_by_default = false);
+
+/// True when the options select a decoder's text (--model smollm2 or a .gguf file): variants default to causal.
+bool causal_input(const InputOptions& options);
 
 /// Throws Error unless `path` can be created for writing (checked before long computations).
 void require_writable(const std::string& path);

@@ -18,6 +18,25 @@ void VariantsState::add(const std::string& id) {
     slot.params = default_params(v.info().params);
     slot.uid = next_uid++;
     slots.push_back(std::move(slot));
+    if (causal_default) set_causal_default(true);
+}
+
+void VariantsState::set_causal_default(bool causal) {
+    causal_default = causal;
+    for (VariantSlot& slot : slots) {
+        const VariantInfo& info = find_variant(slot.id).info();
+        if (find_param(info.params, "causal")) slot.params.set("causal", causal ? 1 : 0);
+        else if (find_param(info.params, "bidirectional")) slot.params.set("bidirectional", causal ? 0 : 1);
+    }
+}
+
+std::string kv_head_note(const RunSnapshot& snap, int head, bool brief) {
+    const TextModelFacts& m = snap.input_info.model;
+    if (m.kv_heads <= 0 || m.kv_heads >= m.heads || !snap.heads || snap.heads->heads() != m.heads) return "";
+    const int group = m.heads / m.kv_heads, kv = head / group;
+    if (brief) return " · KV " + std::to_string(kv);
+    return ", reads KV head " + std::to_string(kv) + " with heads " + std::to_string(kv * group) + "-" +
+           std::to_string(kv * group + group - 1);
 }
 
 void InputState::reset() {

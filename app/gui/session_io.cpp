@@ -11,6 +11,7 @@
 #include "core/json_fields.h"
 #include "core/session/session_file.h"
 #include "app/gui/app.h"
+#include "core/data/text_model.h"
 #include "app/gui/panels.h"
 
 namespace attnscope::gui {
@@ -47,6 +48,8 @@ void session_from_json(App& app, const std::string& text) {
         load_panels(app, j);
         app.pending_layout = json_string(j, "layout", "", "the session file");
         lessons_from_json(app, j);
+        // The saved variants keep their own causal values; variants added from now on follow the model.
+        app.variants.causal_default = app.input.spec.mode == InputMode::Text && resolve_model(app.input.spec.model_dir).decoder;
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {

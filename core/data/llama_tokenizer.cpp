@@ -34,7 +34,8 @@ LlamaTokenizer LlamaTokenizer::load(const GgufFile& file) {
         throw Error("'" + file.name() + "': llama.cpp cannot read its tokenizer (" + messages.text(e.what()) +
                     "); the file's tokenizer.* metadata is missing or of a kind llama.cpp does not know");
     }
-    if (impl->vocab.n_tokens() == 0)
+    // "none" is sized from llama.vocab_size and cannot tokenize (llama.cpp asserts on the first call).
+    if (impl->vocab.get_type() == LLAMA_VOCAB_TYPE_NONE || impl->vocab.n_tokens() == 0)
         throw Error("'" + file.name() + "' has no vocabulary (tokenizer.ggml.model is 'none'): attnscope needs a model "
                     "that tokenizes text");
     return LlamaTokenizer(std::move(impl));

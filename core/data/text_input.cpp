@@ -22,6 +22,23 @@ std::vector<int> tokenize_text(const std::string& text, const std::string& model
     return load_text_model(choice.path)->tokenizer.encode(text).ids;
 }
 
+TextModelFacts text_model_facts(const std::string& model_dir) {
+    const ModelChoice choice = resolve_model(model_dir);
+    TextModelFacts f;
+    f.decoder = choice.decoder;
+    f.path = choice.path;
+    if (choice.decoder) {
+        const LlamaConfig& c = load_decoder_model(choice.path)->decoder.config();
+        f.name = c.name + " (decoder)", f.layers = c.layers, f.heads = c.heads, f.kv_heads = c.kv_heads;
+        f.max_tokens = c.context;
+    } else {
+        const BertConfig& c = load_text_model(choice.path)->encoder.config();
+        f.name = std::filesystem::path(choice.path).filename().string() + " (encoder)";
+        f.layers = c.layers, f.heads = c.heads, f.kv_heads = c.heads, f.max_tokens = c.max_positions;
+    }
+    return f;
+}
+
 namespace {
 
 void check_layer_and_head(const TextInputSpec& spec, int layers, int heads) {

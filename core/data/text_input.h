@@ -49,6 +49,18 @@ TextInput text_input_of_layer(const TextLayers& layers, int layer, int head);
 /// layer or head out of range.
 TextInput load_text_input(const TextInputSpec& spec);
 
+/// What a text model is, read from its loaded config (nothing is run).
+struct TextModelFacts {
+    bool decoder = false;     // a llama decoder (causal) rather than the BERT encoder
+    std::string path;         // the folder or file loaded (resolve_model's path)
+    std::string name;         // "all-MiniLM-L6-v2 (encoder)", "SmolLM2 135M Instruct (decoder)"
+    int layers = 0, heads = 0, kv_heads = 0;
+    int max_tokens = 0;       // the encoder's positions or the decoder's context
+};
+
+/// Loads the model `model_dir` names (see resolve_model) and returns its facts; throws Error like load_text_input.
+TextModelFacts text_model_facts(const std::string& model_dir);
+
 /// ~/.cache/attnscope/models/all-MiniLM-L6-v2 (or $ATTNSCOPE_MODEL_DIR when set).
 std::string default_model_dir();
 

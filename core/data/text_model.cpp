@@ -45,6 +45,9 @@ std::shared_ptr<const TextModel> load_text_model(const std::string& dir) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<const TextModel>> cache;
     std::error_code ec;
+    if (resolve_model(dir).decoder)
+        throw Error("'" + dir + "' is a decoder (GGUF file): this needs the encoder (the sentence-embedding what-if, "
+                    "embedding_cosine, reads the encoder's embedding); choose --model minilm or the encoder in the Input panel");
     if (!std::filesystem::is_directory(dir, ec))
         throw Error("no model folder at '" + dir + "': run scripts/setup.sh to install all-MiniLM-L6-v2, or pass " +
                     "--model DIR with a BERT-family folder (config.json, model.safetensors, vocab.txt)");

@@ -54,7 +54,7 @@ Heads build_input(const InputSpec& spec, InputInfo* info) {
 TextInputSpec text_input_spec(const InputSpec& spec) {
     TextInputSpec t;
     t.text = spec.text;
-    t.model_dir = spec.model_dir.empty() ? default_model_dir() : spec.model_dir;
+    t.model_dir = resolve_model(spec.model_dir).path;
     t.layer = spec.layer;
     t.head = -1;
     t.truncate = spec.truncate;  // off by default: too long a text is an error the user can act on, not a silent cut
@@ -64,9 +64,9 @@ TextInputSpec text_input_spec(const InputSpec& spec) {
 TextLayers encode_input_text(const InputSpec& spec, InputInfo* info) {
     const TextInputSpec t = text_input_spec(spec);
     if (info) {  // count first, so the panel can say how long the text is even when it is refused
-        const auto model = load_text_model(t.model_dir);
-        info->max_tokens = model->encoder.config().max_positions;
-        info->tokens = static_cast<int>(model->tokenizer.encode(spec.text).ids.size());
+        info->model = text_model_facts(t.model_dir);
+        info->max_tokens = info->model.max_tokens;
+        info->tokens = static_cast<int>(tokenize_text(spec.text, t.model_dir).size());
         info->too_long = info->tokens > info->max_tokens && !spec.truncate;
         if (info->too_long)
             throw Error("the text has " + std::to_string(info->tokens) + " tokens but the model reads at most " +

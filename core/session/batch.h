@@ -32,8 +32,8 @@ struct InputSpec {
     InputMode mode = InputMode::Synthetic;  // which source
     ScenarioSpec scenario;                  // used in Synthetic mode
     std::string text;                       // used in Text mode
-    std::string model_dir;                  // empty = default_model_dir()
-    int layer = 0;                          // encoder layer whose Q/K/V are used
+    std::string model_dir;                  // --model: empty = the encoder, "smollm2", a BERT folder or a .gguf file
+    int layer = 0;                          // model layer whose Q/K/V are used
     bool truncate = false;                  // Text: cut to the model's max positions instead of failing
     std::string tensors_path;               // Tensors: a .safetensors file, or a folder (or one file) of q/k/v.npy
 };
@@ -44,6 +44,7 @@ struct InputInfo {
     int max_tokens = 0;     // Text: the model's max positions (512 for all-MiniLM-L6-v2)
     bool truncated = false; // Text: the text was cut to max_tokens
     bool too_long = false;  // Text: tokens > max_tokens and truncation is off (the build failed)
+    TextModelFacts model;   // Text: the model's name, family, layer and head counts (KV heads shared under GQA)
 };
 
 /// Builds the Heads of an input; throws Error with a sentence the user can act on. `info` (optional)

@@ -58,21 +58,17 @@ std::optional<LayerHeadMass> layer_head_mass(const std::vector<Heads>& layers, c
 
 std::optional<LayerHeadMass> text_layer_head_mass(const TextInputSpec& spec, const std::vector<VariantRequest>& requests,
                                                   Backend& backend, const std::function<bool()>& cancelled) {
-    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does
-    first.layer = 0, first.head = -1;
-    const TextInput in = load_text_input(first);
-    const auto model = load_text_model(spec.model_dir.empty() ? default_model_dir() : spec.model_dir);
-    EncoderOptions options;
-    options.keep_qkv = true;
-    options.keep_probs = false;
-    EncoderOutput out = model->encoder.forward(in.token_ids, options);
-    std::vector<Heads> layers(out.Q.size());
+    TextInputSpec all = spec;  // tokenizes and truncates exactly as the variants' input does, every layer kept
+    all.layer = text_model_facts(spec.model_dir).layers - 1, all.head = -1;
+    TextLayers encoded = encode_text_layers(all);
+    std::vector<Heads> layers(encoded.Q.size());
     for (size_t l = 0; l < layers.size(); ++l) {
-        layers[l].Q = std::move(out.Q[l]), layers[l].K = std::move(out.K[l]), layers[l].V = std::move(out.V[l]);
-        layers[l].X = std::move(out.hidden[l]);
-        layers[l].tokens = in.heads.tokens;
+        layers[l].Q = std::move(encoded.Q[l]), layers[l].K = std::move(encoded.K[l]), layers[l].V = std::move(encoded.V[l]);
+        layers[l].X = std::move(encoded.X[l]);
+        layers[l].tokens = encoded.input.heads.tokens;
         layers[l].source = "text";
     }
+    const TextInput& in = encoded.input;
     auto r = layer_head_mass(layers, requests, backend, cancelled);
     if (r) r->truncated = in.truncated;
     return r;

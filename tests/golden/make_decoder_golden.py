@@ -146,8 +146,8 @@ class Model:
             self.w[t.name] = a
             self.types[t.name] = t.tensor_type.name
         self.vocab = len(r.fields["tokenizer.ggml.tokens"].data)
-        assert "output.weight" not in self.w, "expected tied output"
-        self.out_w = self.w["token_embd.weight"].astype(np.float64)  # (vocab, d)
+        # (vocab, d): output.weight when the file has one (untied), else tied to token_embd.weight
+        self.out_w = self.w.get("output.weight", self.w["token_embd.weight"]).astype(np.float64)
         self.tokens = None
         self._reader = r
 
