@@ -1,6 +1,7 @@
 #include "core/data/gguf_file.h"
 
-#include <mutex>
+#include <cctype>
+#include <cstring>
 
 #include "core/data/ggml_messages.h"
 #include "core/data/mapped_file.h"
@@ -25,7 +26,9 @@ std::string dequantisable_type_names() {
         const ggml_type_traits* traits = ggml_get_type_traits(static_cast<ggml_type>(t));
         if (!traits || !traits->type_name || traits->blck_size == 0) continue;
         if (t != GGML_TYPE_F32 && !traits->to_float) continue;
-        names += (names.empty() ? "" : ", ") + std::string(traits->type_name);
+        std::string upper = traits->type_name;  // ggml writes "q4_K"; GGUF's tools and model cards write Q4_K
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        names += (names.empty() ? "" : ", ") + upper;
     }
     return names;
 }
@@ -55,9 +58,14 @@ std::shared_ptr<const GgufFile> GgufFile::parse_image(std::shared_ptr<const void
     GgmlMessages messages;
     gguf_init_params params{/*no_alloc=*/true, /*ctx=*/nullptr};
     file->m_ctx = gguf_init_from_buffer(data, size, params);
-    if (!file->m_ctx)
-        throw Error("'" + name + "' is not a readable GGUF file (" + messages.text("ggml's reader stopped") +
-                    "): the file is truncated or corrupt; download it again. " + kSupported);
+    if (!file->m_ctx) {
+        const std::string why = messages.text("ggml's reader stopped");
+        // A type ggml does not read (a newer or a deprecated one) is not a damaged download: say which types are read.
+        const bool type = why.find("type") != std::string::npos;
+        throw Error("'" + name + "' is not a readable GGUF file (" + why + "): " +
+                    (type ? "a tensor is stored in a type ggml does not read; attnscope reads " + dequantisable_type_names()
+                          : "the file is truncated or corrupt; download it again. " + std::string(kSupported)));
+    }
     const size_t data_offset = gguf_get_data_offset(file->m_ctx);
     const int64_t count = gguf_get_n_tensors(file->m_ctx);
     file->m_tensors.reserve(static_cast<size_t>(count));

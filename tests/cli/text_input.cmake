@@ -37,6 +37,79 @@ string(REPEAT "a " 70 over_tiny)
 expect_exit(2 "the text has 72 tokens but the model takes at most 64" run --variant full --text "${over_tiny}"
             --model ${CMAKE_CURRENT_LIST_DIR}/../golden/tiny_bert)
 
+# A llama GGUF of one's own (tests/golden/tiny_llama: 2 layers, 4 query heads sharing 2 KV heads): variants run causal
+# by default on a decoder's text, an explicit causal=0 still wins, and bad files exit 2 with one line.
+set(tiny_llama ${CMAKE_CURRENT_LIST_DIR}/../golden/tiny_llama)
+set(llama_json ${WORK_DIR}/tiny_llama.json)
+file(REMOVE ${llama_json})
+execute_process(COMMAND ${ATTNSCOPE} run --variant full,longformer:causal=0,linformer:k=4 --text "The quick brown fox."
+                --model ${tiny_llama}/tiny-llama-mixed.gguf --layer 1 --json ${llama_json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tiny llama run failed (${rc}): ${err}")
+endif()
+string(FIND "${out}" "4 query heads share 2 KV heads" gqa_line)
+string(FIND "${out}" "[T][he][ ][q][u][i][c][k][ b]" pieces)
+if(gqa_line EQUAL -1 OR pieces EQUAL -1)
+  message(FATAL_ERROR "the text summary should name the KV sharing and show each BPE piece in brackets:\n${out}")
+endif()
+file(READ ${llama_json} llama_text)
+string(JSON llama_heads GET "${llama_text}" input heads)
+string(JSON full_causal GET "${llama_text}" results 0 params causal)
+string(JSON longformer_causal GET "${llama_text}" results 1 params causal)
+string(JSON llama_tok1 GET "${llama_text}" input tokens 1)
+if(NOT llama_heads EQUAL 4 OR NOT full_causal EQUAL 1 OR NOT longformer_causal EQUAL 0 OR NOT llama_tok1 STREQUAL "he")
+  message(FATAL_ERROR "tiny llama JSON: heads=${llama_heads} full causal=${full_causal} longformer causal (set 0)="
+                      "${longformer_causal} tokens[1]=${llama_tok1}")
+endif()
+expect_exit(2 "is not a GGUF file (it does not start with the bytes 'GGUF')" run --variant full --text "a"
+            --model ${tiny_llama}/not-gguf.gguf)
+expect_exit(2 "is truncated: tensor 'blk.1.ffn_up.weight' ends at byte" run --variant full --text "a"
+            --model ${tiny_llama}/truncated.gguf)
+expect_exit(2 "failed to read key-value pairs): the file is truncated or corrupt" run --variant full --text "a"
+            --model ${tiny_llama}/header-only.gguf)
+expect_exit(2 "a tensor is stored in a type ggml does not read; attnscope reads F32, F16" run --variant full --text "a"
+            --model ${tiny_llama}/bad-tensor-type.gguf)
+expect_exit(2 "is a 'gpt2' model: attnscope runs llama-architecture decoders" run --variant full --text "a"
+            --model ${tiny_llama}/other-arch.gguf)
+expect_exit(2 "has no tensor 'blk.1.ffn_down.weight'" run --variant full --text "a" --model ${tiny_llama}/missing-tensor.gguf)
+expect_exit(2 "has no vocabulary" run --variant full --text "a" --model ${tiny_llama}/no-vocab.gguf)
+expect_exit(2 "no GGUF model file at '/nonexistent/x.gguf'" run --variant full --text "a" --model /nonexistent/x.gguf)
+string(REPEAT "word " 40 over_context)
+expect_exit(2 "tokens but tiny-llama-mixed takes at most 64 (its context): shorten it or truncate it (--truncate)"
+            run --variant full --text "${over_context}" --model ${tiny_llama}/tiny-llama-mixed.gguf)
+expect_exit(2 "is a decoder (GGUF file): this needs the encoder" run --variant full --text "The fox." --whatif-layer all
+            --model ${tiny_llama}/tiny-llama-mixed.gguf)
+
+# The installed decoder by name (scripts/setup.sh): 9 query heads, its real first-token sink in a deep layer.
+if(DEFINED ENV{ATTNSCOPE_CACHE})
+  set(smollm2 "$ENV{ATTNSCOPE_CACHE}/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf")
+else()
+  set(smollm2 "$ENV{HOME}/.cache/attnscope/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf")
+endif()
+if(EXISTS ${smollm2})
+  set(smol_json ${WORK_DIR}/smollm2.json)
+  file(REMOVE ${smol_json})
+  execute_process(COMMAND ${ATTNSCOPE} run --variant full,sink:window=8+sinks=1 --model smollm2 --layer 20 --head 4
+                  --text "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is Rome."
+                  --json ${smol_json} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "SmolLM2 run failed (${rc}): ${err}")
+  endif()
+  file(READ ${smol_json} smol_text)
+  string(JSON smol_n GET "${smol_text}" input n)
+  string(JSON smol_causal GET "${smol_text}" results 0 params causal)
+  string(JSON smol_recall GET "${smol_text}" results 1 metrics mass_recall)
+  message(STATUS "SmolLM2 layer 20 head 4: n = ${smol_n}, sink (1 sink + 8 recent keys) keeps ${smol_recall} of the mass")
+  # 21 tokens; the first token alone holds most of each row here, so one sink and a short window keep almost all of it.
+  if(NOT smol_n EQUAL 21 OR NOT smol_causal EQUAL 1 OR smol_recall LESS 0.9)
+    message(FATAL_ERROR "SmolLM2 JSON: n=${smol_n} causal=${smol_causal} sink mass_recall=${smol_recall}")
+  endif()
+else()
+  message(STATUS "[skip] decoder cases: SmolLM2-135M-Instruct is not installed at ${smollm2}; run scripts/setup.sh")
+endif()
+
 if(DEFINED ENV{ATTNSCOPE_MODEL_DIR})
   set(model "$ENV{ATTNSCOPE_MODEL_DIR}")
 elseif(DEFINED ENV{ATTNSCOPE_CACHE})

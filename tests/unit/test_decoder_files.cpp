@@ -1,0 +1,128 @@
+// A llama GGUF of the user's own (tests/golden/tiny_llama, made by make_tiny_llama.py): a 2-layer model whose tensors
+// are stored in eight ggml types (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) with an untied output matrix,
+// tokenized as llama.cpp does and run with the logits of an independent numpy forward; and every bad file a user may
+// bring refused with a sentence that says what is wrong and what is read.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/data/gguf_file.h"
+#include "core/data/text_input.h"
+#include "core/data/text_model.h"
+
+namespace attnscope::test {
+namespace {
+
+std::string tiny(const std::string& name) { return std::string(ATTNSCOPE_TEST_DATA_DIR) + "/tiny_llama/" + name; }
+
+nlohmann::json tiny_golden() {
+    std::ifstream in(tiny("tiny_llama_golden.json"));
+    return nlohmann::json::parse(in);
+}
+
+TEST(DecoderFiles, MixedTypeLlamaMatchesLlamaCppTokensAndNumpyLogits) {
+    const auto model = load_decoder_model(tiny("tiny-llama-mixed.gguf"));
+    const nlohmann::json g = tiny_golden();
+    for (const auto& c : g["tokenizer"]) EXPECT_EQ(model->tokenizer.encode(c["text"]), c["ids"].get<std::vector<int>>());
+    const LlamaConfig& cfg = model->decoder.config();
+    EXPECT_EQ(cfg.layers, 2);
+    EXPECT_EQ(cfg.heads, 4);
+    EXPECT_EQ(cfg.kv_heads, 2);
+    EXPECT_FALSE(cfg.tied_output);
+    const std::vector<int> ids = g["logits"]["ids"];
+    DecoderOptions options;
+    options.logits = true;
+    const MatrixRM logits = model->decoder.forward(ids, options).logits;
+    double worst = 0, scale = 0;
+    for (size_t t = 0; t < ids.size(); ++t)
+        for (size_t v = 0; v < g["logits"]["numpy"][t].size(); ++v) {
+            const double want = g["logits"]["numpy"][t][v];
+            worst = std::max(worst, std::abs(logits(long(t), long(v)) - want));
+            scale = std::max(scale, std::abs(want));
+        }
+    std::cout << "[tiny llama] 8 ggml types, untied output: max |Δlogit| = " << worst << " of max |logit| " << scale << "\n";
+    EXPECT_LE(worst, 1e-4 * scale);
+}
+
+TEST(DecoderFiles, TextInputOfADecoderIsCausalWithGroupedKeys) {
+    TextInputSpec spec;
+    spec.text = "The quick brown fox jumps over the lazy dog.";
+    spec.model_dir = tiny("tiny-llama-mixed.gguf");
+    spec.layer = 1;
+    const TextInput in = load_text_input(spec);
+    EXPECT_TRUE(in.causal);
+    EXPECT_EQ(in.model_heads, 4);
+    EXPECT_EQ(in.kv_heads, 2);
+    ASSERT_EQ(in.heads.heads(), 4);
+    // Query heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1: the same K and V, and different Q.
+    EXPECT_EQ(in.heads.K.head(0), in.heads.K.head(1));
+    EXPECT_EQ(in.heads.V.head(2), in.heads.V.head(3));
+    EXPECT_NE(in.heads.K.head(1), in.heads.K.head(2));
+    EXPECT_NE(in.heads.Q.head(0), in.heads.Q.head(1));
+    EXPECT_EQ(in.heads.tokens.size(), in.token_ids.size());
+    EXPECT_EQ(in.heads.tokens[0], "T");  // the tiny vocabulary has no "The"
+    spec.layer = 2;
+    EXPECT_THROW(load_text_input(spec), Error);
+}
+
+/// The message of loading `file`, or "" when it loads.
+std::string load_error(const std::string& file) {
+    try {
+        load_decoder_model(tiny(file));
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(DecoderFiles, BadFilesAreRefusedWithWhatIsWrongAndWhatIsRead) {
+    const struct {
+        const char* file;
+        std::vector<const char*> says;
+    } cases[] = {
+        {"not-gguf.gguf", {"not a GGUF file", "does not start with the bytes 'GGUF'"}},
+        {"header-only.gguf", {"not a readable GGUF file", "truncated or corrupt"}},
+        {"truncated.gguf", {"is truncated", "ends at byte", "download it again"}},
+        {"bad-tensor-type.gguf", {"blk.0.attn_q.weight", "type 4", "a type ggml does not read", "Q4_K"}},
+        {"other-arch.gguf", {"is a 'gpt2' model", "llama-architecture"}},
+        {"missing-tensor.gguf", {"has no tensor 'blk.1.ffn_down.weight'"}},
+        {"no-vocab.gguf", {"no vocabulary"}},
+        {"absent.gguf", {"no GGUF model file at", "llama-architecture .gguf"}},
+    };
+    for (const auto& c : cases) {
+        const std::string message = load_error(c.file);
+        std::cout << "[bad file] " << c.file << ": " << message << "\n";
+        EXPECT_FALSE(message.empty()) << c.file << " loaded";
+        for (const char* s : c.says) EXPECT_NE(message.find(s), std::string::npos) << c.file << ": " << message;
+    }
+}
+
+TEST(DecoderFiles, TextLongerThanTheContextIsRefusedOrCut) {
+    TextInputSpec spec;
+    for (int k = 0; k < 40; ++k) spec.text += "word ";
+    spec.model_dir = tiny("tiny-llama-mixed.gguf");  // context 64
+    try {
+        load_text_input(spec);
+        FAIL() << "a text longer than the context was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("takes at most 64 (its context)"), std::string::npos) << e.what();
+    }
+    spec.truncate = true;
+    const TextInput in = load_text_input(spec);
+    EXPECT_TRUE(in.truncated);
+    EXPECT_EQ(in.heads.n(), 64);
+}
+
+TEST(DecoderFiles, ResolveModelNamesTheTwoInstalledModelsAndPaths) {
+    EXPECT_FALSE(resolve_model("").decoder);
+    EXPECT_EQ(resolve_model("minilm").path, default_model_dir());
+    EXPECT_TRUE(resolve_model("smollm2").decoder);
+    EXPECT_EQ(resolve_model("smollm2").path, default_decoder_path());
+    EXPECT_TRUE(resolve_model("/somewhere/x.gguf").decoder);
+    EXPECT_TRUE(resolve_model(tiny("not-gguf.gguf")).decoder);
+    EXPECT_FALSE(resolve_model(std::string(ATTNSCOPE_TEST_DATA_DIR) + "/tiny_bert").decoder);
+}
+
+}  // namespace
+}  // namespace attnscope::test
