@@ -57,16 +57,19 @@ RopeTable rope_table(const LlamaConfig& c, const Eigen::RowVectorXf& factors, in
     return t;
 }
 
-/// Columns [offset, offset + heads·dh) of (n, ·) rows as (heads, n, dh), rotated by RoPE when `rope` is given: GGUF's
-/// llama tensors pair dimensions (2i, 2i + 1) (the converter permuted q and k for this layout).
-Tensor3 split_heads(const MatrixRM& m, int offset, int heads, int dh, const RopeTable* rope) {
-    const int n = static_cast<int>(m.rows());
+/// Rows [first, first + m.rows()) of a (heads, n, dh) tensor from columns [offset, offset + heads·dh) of m, rotated by
+/// RoPE at their positions when `rope` is given: GGUF's llama tensors pair dimensions (2i, 2i + 1) (the converter
+/// permuted q and k for this layout). Rows before `first` are copied from `previous` (an earlier pass's tensor).
+Tensor3 split_heads(const MatrixRM& m, int offset, int heads, int dh, const RopeTable* rope, int first = 0,
+                    const Tensor3* previous = nullptr) {
+    const int rows = static_cast<int>(m.rows()), n = first + rows;
     Tensor3 t(heads, n, dh);
     for (int h = 0; h < heads; ++h) {
         MatView out = t.head(h);
-        out = m.middleCols(offset + h * dh, dh);
+        if (first > 0) out.topRows(first) = previous->head(h).topRows(first);
+        out.bottomRows(rows) = m.middleCols(offset + h * dh, dh);
         if (!rope) continue;
-        for (int p = 0; p < n; ++p) {
+        for (int p = first; p < n; ++p) {
             float* row = out.row(p).data();
             for (int i = 0; i < dh / 2; ++i) {
                 const float c = rope->cos(p, i), s = rope->sin(p, i), a = row[2 * i], b = row[2 * i + 1];
@@ -78,15 +81,16 @@ Tensor3 split_heads(const MatrixRM& m, int offset, int heads, int dh, const Rope
     return t;
 }
 
-/// Causal softmax(scale·QKᵀ)·V with grouped KV heads into the context's head columns, tiled over query rows so the
-/// masked half is never computed; fills probs (heads, n, n) when it is non-empty.
-void causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int group, float scale, Tensor3& probs,
-                      MatrixRM& context) {
+/// Causal softmax(scale·QKᵀ)·V of query rows [first, n) with grouped KV heads into the context's head columns (its row
+/// 0 is query row `first`), tiled over query rows so the masked half is never computed; fills probs (heads, n, n) when
+/// it is non-empty (first = 0 then).
+void causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int group, float scale, int first,
+                      Tensor3& probs, MatrixRM& context) {
     const int H = Q.heads(), n = Q.rows(), dh = V.cols();
-    const int tiles = (n + kAttentionRowTile - 1) / kAttentionRowTile;
-#pragma omp parallel for schedule(dynamic, 1) if (int64_t(n) * n * H >= 65536)
+    const int tiles = (n - first + kAttentionRowTile - 1) / kAttentionRowTile;
+#pragma omp parallel for schedule(dynamic, 1) if (int64_t(n - first) * n * H >= 65536)
     for (int task = 0; task < H * tiles; ++task) {
-        const int h = task / tiles, r0 = (task % tiles) * kAttentionRowTile;
+        const int h = task / tiles, r0 = first + (task % tiles) * kAttentionRowTile;
         const int rows = std::min(kAttentionRowTile, n - r0), keys = r0 + rows;
         const int kv = h / group;
         MatrixRM s = scale * (Q.head(h).middleRows(r0, rows) * K.head(kv).topRows(keys).transpose());
@@ -98,7 +102,7 @@ void causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int 
             row = (row.array() - mx).exp().matrix();
             row /= row.head(allowed).sum();
         }
-        context.block(r0, h * dh, rows, dh).noalias() = s * V.head(kv).topRows(keys);
+        context.block(r0 - first, h * dh, rows, dh).noalias() = s * V.head(kv).topRows(keys);
         if (probs.heads()) probs.head(h).block(r0, 0, rows, keys) = s;
     }
 }
@@ -120,32 +124,52 @@ int64_t LlamaDecoder::weight_bytes() const {
 }
 
 DecoderOutput LlamaDecoder::forward(const std::vector<int>& ids, const DecoderOptions& options) const {
+    return forward_rows(ids, options, nullptr, 0);
+}
+
+DecoderOutput LlamaDecoder::extend(const std::vector<int>& ids, const DecoderOutput& previous, int reuse,
+                                   const DecoderOptions& options) const {
+    const int run_layers = options.last_layer < 0 ? m_config.layers : std::min(options.last_layer + 1, m_config.layers);
+    const bool usable = !options.hook && !options.keep_probs && !options.logits && options.keep_qkv && reuse > 0 &&
+                        reuse < int(ids.size()) && int(previous.Q.size()) >= run_layers &&
+                        int(previous.hidden.size()) >= run_layers && previous.Q.front().rows() >= reuse;
+    return forward_rows(ids, options, usable ? &previous : nullptr, usable ? reuse : 0);
+}
+
+DecoderOutput LlamaDecoder::forward_rows(const std::vector<int>& ids, const DecoderOptions& options,
+                                         const DecoderOutput* previous, int first) const {
     const LlamaConfig& c = m_config;
-    const int n = static_cast<int>(ids.size()), H = c.heads, Hkv = c.kv_heads, dh = c.head_dim;
+    const int n = static_cast<int>(ids.size()), H = c.heads, Hkv = c.kv_heads, dh = c.head_dim, m = n - first;
     if (n < 1 || n > c.context)
         throw Error("the decoder takes 1 to " + std::to_string(c.context) + " tokens (its context), got " +
                     std::to_string(n) + "; shorten the text or truncate it");
-    MatrixRM x(n, c.hidden);
+    MatrixRM x(m, c.hidden);  // the rows computed here: positions first … n − 1
     for (int i = 0; i < n; ++i) {
         if (ids[size_t(i)] < 0 || ids[size_t(i)] >= c.vocab)
             throw Error("token id " + std::to_string(ids[size_t(i)]) + " at position " + std::to_string(i) +
                         " is outside the vocabulary of " + std::to_string(c.vocab));
-        x.row(i) = m_weights.embed.row(ids[size_t(i)]);
+        if (i >= first) x.row(i - first) = m_weights.embed.row(ids[size_t(i)]);
     }
     const RopeTable rope = rope_table(c, m_weights.rope_factors, n);
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
     const int run_layers = options.last_layer < 0 ? c.layers : std::min(options.last_layer + 1, c.layers);
     DecoderOutput out;
-    MatrixRM qkv, context(n, H * dh), projected, gate_up, down;
+    MatrixRM qkv, context(m, H * dh), projected, gate_up, down;
     for (int l = 0; l < run_layers; ++l) {
         const LlamaLayerWeights& w = m_weights.layers[size_t(l)];
+        const auto L = size_t(l);
         Tensor3 layer_input(1, n, c.hidden);
-        layer_input.head(0) = x;
+        if (first > 0) layer_input.head(0).topRows(first) = previous->hidden[L].head(0).topRows(first);
+        layer_input.head(0).bottomRows(m) = x;
         linear(rms_norm(x, w.attn_norm, c.rms_eps), w.qkv, qkv);
-        Tensor3 Q = split_heads(qkv, 0, H, dh, &rope), K = split_heads(qkv, H * dh, Hkv, dh, &rope),
-                V = split_heads(qkv, (H + Hkv) * dh, Hkv, dh, nullptr);
+        const Tensor3* before_q = first > 0 ? &previous->Q[L] : nullptr;
+        const Tensor3* before_k = first > 0 ? &previous->K[L] : nullptr;
+        const Tensor3* before_v = first > 0 ? &previous->V[L] : nullptr;
+        Tensor3 Q = split_heads(qkv, 0, H, dh, &rope, first, before_q),
+                K = split_heads(qkv, H * dh, Hkv, dh, &rope, first, before_k),
+                V = split_heads(qkv, (H + Hkv) * dh, Hkv, dh, nullptr, first, before_v);
         std::optional<Tensor3> replaced;
-        if (options.hook) {
+        if (options.hook) {  // first = 0 here (extend() does not reuse rows under a hook)
             Heads heads;
             heads.Q = Q, heads.K = expand_kv_heads(K, H), heads.V = expand_kv_heads(V, H), heads.X = layer_input;
             heads.source = "text";
@@ -157,7 +181,7 @@ DecoderOutput LlamaDecoder::forward(const std::vector<int>& ids, const DecoderOp
             for (int h = 0; h < H; ++h) context.middleCols(h * dh, dh) = replaced->head(h);
         } else {
             if (options.keep_probs) probs = Tensor3(H, n, n);
-            causal_attention(Q, K, V, H / Hkv, scale, probs, context);
+            causal_attention(Q, K, V, H / Hkv, scale, first, probs, context);
         }
         linear(context, w.out, projected);
         x += projected;

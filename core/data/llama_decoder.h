@@ -43,11 +43,21 @@ public:
     LlamaDecoder(LlamaConfig config, LlamaWeights weights) : m_config(std::move(config)), m_weights(std::move(weights)) {}
     /// Runs the decoder on token ids (1 ≤ n ≤ context, each id < vocab); throws Error otherwise.
     DecoderOutput forward(const std::vector<int>& ids, const DecoderOptions& options = {}) const;
+    /// forward() of ids whose first `reuse` tokens are those `previous` was computed from (with keep_qkv, at least
+    /// options.last_layer's layers): in a causal model those positions' states do not depend on what follows, so only
+    /// positions reuse … n − 1 are computed (an edit at the end of a text costs its new tokens). Runs a whole forward()
+    /// when the options ask for a hook, probabilities or logits, or `previous` does not cover them.
+    DecoderOutput extend(const std::vector<int>& ids, const DecoderOutput& previous, int reuse,
+                         const DecoderOptions& options = {}) const;
     const LlamaConfig& config() const { return m_config; }
     /// Bytes the fp32 weights hold.
     int64_t weight_bytes() const;
 
 private:
+    /// The pass over positions first … n − 1, earlier rows taken from `previous` (nullptr when first = 0).
+    DecoderOutput forward_rows(const std::vector<int>& ids, const DecoderOptions& options, const DecoderOutput* previous,
+                               int first) const;
+
     LlamaConfig m_config;
     LlamaWeights m_weights;
 };

@@ -42,8 +42,13 @@ LlamaTokenizer LlamaTokenizer::load(const GgufFile& file) {
 }
 
 std::vector<int> LlamaTokenizer::encode(const std::string& text) const {
-    const std::vector<llama_token> ids = m_impl->vocab.tokenize(text, /*add_special=*/true, /*parse_special=*/false);
-    return std::vector<int>(ids.begin(), ids.end());
+    try {
+        const std::vector<llama_token> ids = m_impl->vocab.tokenize(text, /*add_special=*/true, /*parse_special=*/false);
+        return std::vector<int>(ids.begin(), ids.end());
+    } catch (const std::exception& e) {  // a vocabulary without a byte this text needs (llama.cpp looks it up with at())
+        throw Error(std::string("the model's tokenizer cannot encode this text (") + e.what() +
+                    "): its vocabulary lacks a piece the text needs");
+    }
 }
 
 std::string LlamaTokenizer::piece(int id) const {

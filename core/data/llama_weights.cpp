@@ -25,10 +25,11 @@ LlamaWeights load_llama_weights(const GgufFile& f, const LlamaConfig& c) {
     if (!c.tied_output) w.output = f.read_matrix("output.weight", c.vocab, c.hidden);
     w.output_norm = f.read_vector("output_norm.weight", c.hidden);
     if (c.rope_freq_factors) w.rope_factors = f.read_vector("rope_freqs.weight", c.head_dim / 2);
-    w.layers.resize(static_cast<size_t>(c.layers));
+    // Grown layer by layer: a block count the file's tensors do not back stops at the first missing tensor, not at
+    // an allocation of that many layers.
     for (int l = 0; l < c.layers; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
-        LlamaLayerWeights& L = w.layers[static_cast<size_t>(l)];
+        LlamaLayerWeights& L = w.layers.emplace_back();
         L.attn_norm = f.read_vector(b + "attn_norm.weight", c.hidden);
         L.qkv = stack_rows({f.read_matrix(b + "attn_q.weight", q, c.hidden), f.read_matrix(b + "attn_k.weight", kv, c.hidden),
                             f.read_matrix(b + "attn_v.weight", kv, c.hidden)});

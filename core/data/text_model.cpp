@@ -66,6 +66,16 @@ std::shared_ptr<const TextModel> load_text_model(const std::string& dir) {
     return model;
 }
 
+DecoderModel decoder_model_from(const GgufFile& file) {
+    LlamaConfig config = read_llama_config(file);
+    LlamaTokenizer tokenizer = LlamaTokenizer::load(file);
+    if (tokenizer.vocab_size() > config.vocab)
+        throw Error("'" + file.name() + "': the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " tokens but token_embd.weight only " + std::to_string(config.vocab) + " rows; the file is inconsistent");
+    LlamaWeights weights = load_llama_weights(file, config);
+    return DecoderModel{file.name(), std::move(tokenizer), LlamaDecoder(std::move(config), std::move(weights))};
+}
+
 std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<const DecoderModel>> cache;
@@ -77,15 +87,7 @@ std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path) 
     const std::string key = canonical_key(path);
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
-    const std::shared_ptr<const GgufFile> file = GgufFile::open(path);
-    LlamaConfig config = read_llama_config(*file);
-    LlamaTokenizer tokenizer = LlamaTokenizer::load(*file);
-    if (tokenizer.vocab_size() > config.vocab)
-        throw Error("'" + path + "': the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
-                    " tokens but token_embd.weight only " + std::to_string(config.vocab) + " rows; the file is inconsistent");
-    LlamaWeights weights = load_llama_weights(*file, config);
-    auto model = std::make_shared<const DecoderModel>(
-        DecoderModel{path, std::move(tokenizer), LlamaDecoder(std::move(config), std::move(weights))});
+    auto model = std::make_shared<const DecoderModel>(decoder_model_from(*GgufFile::open(path)));
     cache.emplace(key, model);
     return model;
 }

@@ -12,6 +12,8 @@
 
 namespace attnscope {
 
+class GgufFile;
+
 /// Tokenizer and encoder of one model folder.
 struct TextModel {
     std::string dir;                // the folder it was loaded from
@@ -33,6 +35,10 @@ std::shared_ptr<const TextModel> load_text_model(const std::string& dir);
 /// Loads the GGUF file at PATH once per process (thread-safe); throws Error when it is missing (run
 /// scripts/setup.sh for SmolLM2), not GGUF, truncated, of another architecture or of a type ggml cannot dequantise.
 std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path);
+
+/// The decoder of a parsed GGUF file: config, llama.cpp's tokenizer, dequantised weights (load_decoder_model's work
+/// once the file is read, and the GGUF fuzz target's entry). Throws Error saying what is wrong and what is supported.
+DecoderModel decoder_model_from(const GgufFile& file);
 
 /// What a --model value names: the encoder folder or the decoder file, and the path to load.
 struct ModelChoice {

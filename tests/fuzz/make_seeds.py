@@ -35,6 +35,79 @@ def safetensors(tensors, metadata=None):
     return struct.pack("<Q", len(text)) + text + blob
 
 
+def gguf(kv, tensors, alignment=32):
+    """A GGUF v3 image: kv is [(key, type, value)] with type "u32", "f32", "str", "bool" or ("arr", "str"|"i32"|"f32");
+    tensors is [(name, dims fastest-first, values)] stored as F32."""
+    def string(text):
+        b = text.encode()
+        return struct.pack("<Q", len(b)) + b
+    scalar = {"u32": (4, "<I"), "i32": (5, "<i"), "f32": (6, "<f"), "bool": (7, "<?")}
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
+    for key, kind, value in kv:
+        out += string(key)
+        if kind == "str":
+            out += struct.pack("<I", 8) + string(value)
+        elif isinstance(kind, tuple):
+            elem = kind[1]
+            out += struct.pack("<IIQ", 9, 8 if elem == "str" else scalar[elem][0], len(value))
+            for v in value:
+                out += string(v) if elem == "str" else struct.pack(scalar[elem][1], v)
+        else:
+            out += struct.pack("<I", scalar[kind][0]) + struct.pack(scalar[kind][1], value)
+    blob, offsets = b"", []
+    for name, dims, values in tensors:
+        offsets.append(len(blob))
+        blob += struct.pack("<%df" % len(values), *values)
+        blob += b"\0" * ((-len(blob)) % alignment)
+    for (name, dims, values), offset in zip(tensors, offsets):
+        out += string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        out += struct.pack("<IQ", 0, offset)
+    out += b"\0" * ((-len(out)) % alignment)
+    return out + blob
+
+
+def byte_symbols():
+    """GPT-2's byte-level alphabet: printable bytes stand for themselves, the rest for code points from U+0100."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    symbols, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            symbols[b] = chr(b)
+        else:
+            symbols[b] = chr(0x100 + extra)
+            extra += 1
+    return [symbols[b] for b in range(256)]
+
+
+def tiny_llama(layers=1, hidden=8, heads=2, kv_heads=1, ffn=8, context=16, arch="llama"):
+    """A small llama GGUF with a byte-level BPE vocabulary (256 bytes + 3 merges) and F32 weights."""
+    tokens = byte_symbols() + ["\u0120t", "h e".replace(" ", ""), "\u0120th"]
+    merges = ["\u0120 t", "h e", "\u0120t h"]
+    vocab, dh = len(tokens), hidden // heads
+    value = lambda n, k: [((i * 7 + k * 13) % 11 - 5) / 10.0 for i in range(n)]
+    kv = [("general.architecture", "str", arch), ("general.name", "str", "fuzz-seed"),
+          (arch + ".block_count", "u32", layers), (arch + ".embedding_length", "u32", hidden),
+          (arch + ".attention.head_count", "u32", heads), (arch + ".attention.head_count_kv", "u32", kv_heads),
+          (arch + ".feed_forward_length", "u32", ffn), (arch + ".context_length", "u32", context),
+          (arch + ".attention.layer_norm_rms_epsilon", "f32", 1e-5), (arch + ".rope.freq_base", "f32", 10000.0),
+          ("tokenizer.ggml.model", "str", "gpt2"), ("tokenizer.ggml.pre", "str", "smollm"),
+          ("tokenizer.ggml.tokens", ("arr", "str"), tokens), ("tokenizer.ggml.token_type", ("arr", "i32"), [1] * vocab),
+          ("tokenizer.ggml.merges", ("arr", "str"), merges), ("tokenizer.ggml.add_bos_token", "bool", False)]
+    t = [("token_embd.weight", [hidden, vocab], value(hidden * vocab, 0)), ("output_norm.weight", [hidden], [1.0] * hidden)]
+    for l in range(layers):
+        b = f"blk.{l}."
+        t += [(b + "attn_norm.weight", [hidden], [1.0] * hidden),
+              (b + "attn_q.weight", [hidden, heads * dh], value(hidden * heads * dh, 1)),
+              (b + "attn_k.weight", [hidden, kv_heads * dh], value(hidden * kv_heads * dh, 2)),
+              (b + "attn_v.weight", [hidden, kv_heads * dh], value(hidden * kv_heads * dh, 3)),
+              (b + "attn_output.weight", [heads * dh, hidden], value(hidden * heads * dh, 4)),
+              (b + "ffn_norm.weight", [hidden], [1.0] * hidden),
+              (b + "ffn_gate.weight", [hidden, ffn], value(hidden * ffn, 5)),
+              (b + "ffn_up.weight", [hidden, ffn], value(hidden * ffn, 6)),
+              (b + "ffn_down.weight", [ffn, hidden], value(hidden * ffn, 7))]
+    return gguf(kv, t)
+
+
 def write(target, name, data):
     d = out / target
     d.mkdir(parents=True, exist_ok=True)
@@ -90,6 +163,12 @@ def main():
 
     for f in sorted((root / "assets/lessons").glob("*.json")):
         write("lesson", f.name, f.read_bytes())
+
+    write("gguf", "tiny_llama.gguf", tiny_llama())
+    write("gguf", "tiny_llama_2layers_gqa.gguf", tiny_llama(layers=2, hidden=16, heads=4, kv_heads=2, ffn=16))
+    write("gguf", "other_arch.gguf", tiny_llama(arch="gpt2"))
+    for f in ["other-arch.gguf", "header-only.gguf", "not-gguf.gguf"]:
+        write("gguf", f, (root / "tests/golden/tiny_llama" / f).read_bytes())
 
 
 if __name__ == "__main__":

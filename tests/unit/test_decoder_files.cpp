@@ -66,6 +66,61 @@ TEST(DecoderFiles, TextInputOfADecoderIsCausalWithGroupedKeys) {
     EXPECT_THROW(load_text_input(spec), Error);
 }
 
+TEST(DecoderFiles, ExtendingAPrefixEqualsTheWholePass) {
+    // An edit at the end of a text recomputes only the new positions: in a causal model the earlier ones do not change.
+    const auto model = load_decoder_model(tiny("tiny-llama-mixed.gguf"));
+    const std::vector<int> ids = tiny_golden()["logits"]["ids"];
+    const std::vector<int> prefix(ids.begin(), ids.begin() + 20);
+    DecoderOptions options;
+    options.last_layer = 1;
+    const DecoderOutput whole = model->decoder.forward(ids, options);
+    const DecoderOutput extended = model->decoder.extend(ids, model->decoder.forward(prefix, options), 20, options);
+    ASSERT_EQ(extended.Q.size(), whole.Q.size());
+    double worst = 0;  // relative to the tensor's largest |value|: the GEMMs see other shapes, so rounding differs
+    for (size_t l = 0; l < whole.Q.size(); ++l)
+        for (const auto& [a, b] : {std::pair{&whole.Q[l], &extended.Q[l]}, {&whole.K[l], &extended.K[l]},
+                                   {&whole.V[l], &extended.V[l]}, {&whole.hidden[l], &extended.hidden[l]}}) {
+            ASSERT_EQ(a->rows(), int(ids.size()));
+            ASSERT_EQ(b->rows(), int(ids.size()));
+            for (int h = 0; h < a->heads(); ++h)
+                worst = std::max(worst, double((a->head(h) - b->head(h)).cwiseAbs().maxCoeff()) /
+                                            double(a->head(h).cwiseAbs().maxCoeff()));
+        }
+    std::cout << "[extend] 20 of " << ids.size() << " positions reused: max |Δ| / max |x| of Q, K, V and layer inputs = "
+              << worst << "\n";
+    EXPECT_LE(worst, 1e-5);
+    // Rows it would have to recompute under a different prefix are recomputed: a changed token 5 changes row 5 on.
+    std::vector<int> edited = ids;
+    edited[5] = edited[5] == 10 ? 11 : 10;
+    const DecoderOutput wrong_reuse = model->decoder.extend(edited, whole, 20, options);  // a caller's bug: 20 is wrong
+    const DecoderOutput right = model->decoder.extend(edited, whole, 5, options);
+    const DecoderOutput fresh = model->decoder.forward(edited, options);
+    const double q_scale = fresh.Q[1].head(0).cwiseAbs().maxCoeff();
+    EXPECT_LE((right.Q[1].head(0) - fresh.Q[1].head(0)).cwiseAbs().maxCoeff(), 1e-5 * q_scale);
+    EXPECT_GT((wrong_reuse.Q[1].head(0) - fresh.Q[1].head(0)).cwiseAbs().maxCoeff(), 1e-3 * q_scale);
+}
+
+TEST(DecoderFiles, TextInputAfterAnEditAtTheEndEqualsAFreshOne) {
+    TextInputSpec spec;
+    spec.model_dir = tiny("tiny-llama-mixed.gguf");
+    spec.layer = 1;
+    spec.text = "The quick brown fox";
+    load_text_input(spec);  // cached: the next text starts with its tokens
+    spec.text = "The quick brown fox jumps.";
+    const TextInput edited = load_text_input(spec);
+    spec.text = "x";
+    load_text_input(spec);  // another text replaces the cache, so the next pass is a whole one
+    spec.text = "The quick brown fox jumps.";
+    const TextInput fresh = load_text_input(spec);
+    ASSERT_EQ(edited.token_ids, fresh.token_ids);
+    const auto close = [](const ConstMatView& a, const ConstMatView& b) {
+        return (a - b).cwiseAbs().maxCoeff() <= 1e-5 * b.cwiseAbs().maxCoeff();
+    };
+    EXPECT_TRUE(close(edited.heads.K.head(3), fresh.heads.K.head(3)));
+    EXPECT_TRUE(close(edited.heads.Q.head(1), fresh.heads.Q.head(1)));
+    EXPECT_TRUE(close(edited.heads.X.head(0), fresh.heads.X.head(0)));
+}
+
 /// The message of loading `file`, or "" when it loads.
 std::string load_error(const std::string& file) {
     try {
