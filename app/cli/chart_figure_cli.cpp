@@ -102,7 +102,7 @@ figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
 
 figure::PlotFigure sinks_chart(const FigureJob& job, const FigureFileOptions& o, Backend& backend) {
     KeyAttentionProfile profile;
-    if (job.text) {  // every layer and head of the encoder, as the Sinks panel reads text
+    if (job.text) {  // every layer and head of the text model, as the Sinks panel reads text
         const std::optional<TextKeyAttention> r = text_key_attention(*job.text);
         if (!r) throw Error("the sinks figure was cancelled");
         profile = key_attention_profile(*r);
@@ -110,7 +110,8 @@ figure::PlotFigure sinks_chart(const FigureJob& job, const FigureFileOptions& o,
         ReferenceCache refs(job.input.heads, true);
         profile = sinks_profile(job.input.heads, job.requests, refs, backend, o.matrix_limit, "--view sinks");
     }
-    return figure::sinks_figure(profile.text ? profile.tokens : std::vector<std::string>{}, profile.received, profile.over);
+    return figure::sinks_figure(profile.text ? profile.tokens : std::vector<std::string>{}, profile.received, profile.uniform,
+                                profile.causal, profile.over);
 }
 
 figure::PlotFigure performance_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {

@@ -203,6 +203,12 @@ void draw_text(App& app) {
     bool changed = ImGui::InputTextMultiline("text", &in.text, ImVec2(-1, ImGui::GetTextLineHeight() * 5),
                                              ImGuiInputTextFlags_WordWrap);  // a paragraph reads as one, not one long line
     changed |= draw_model_picker(app);
+    if (app.snap && !app.snap->input_error.empty() && !app.snap->input_info.too_long) {
+        // Also said in the Matrices banner; here it sits beside the model and text it is about.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.45f, 1));
+        ImGui::TextWrapped("Could not read this text with this model: %s", app.snap->input_error.c_str());
+        ImGui::PopStyleColor();
+    }
     // The loaded model's facts, when the last result is of the model chosen now (not while another one loads).
     const TextModelFacts* facts = app.snap && app.snap->input_info.model.layers > 0 &&
                                           app.snap->input_info.model.path == resolve_model(in.model_dir).path

@@ -54,17 +54,20 @@ std::shared_ptr<ViewJob<KeyAttentionView>::Job> make_job(const App& app, std::st
         });
 }
 
+/// "uniform 1/n", or for causal rows "uniform over keys j ≤ i": what each key's bar is compared with.
+const char* baseline_name(const KeyAttentionView& v) { return v.causal ? "uniform over keys j ≤ i" : "uniform 1/n"; }
+
 void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
     const int n = int(v.received.size());
-    const double uniform = 1.0 / std::max(1, n);
     std::vector<double> xs[3], ys[3];  // special, punctuation, word
     for (int j = 0; j < n; ++j) {
         const int kind = v.text ? int(token_kind(v.tokens[size_t(j)])) : 2;
         xs[kind].push_back(j), ys[kind].push_back(v.received[size_t(j)]);
     }
+    const std::string y_label = std::string("mean attention received (vs ") + baseline_name(v) + ")";
     if (plot_fits(size) && ImPlot::BeginPlot("##sinks", size, ImPlotFlags_NoMouseText)) {
-        ImPlot::SetupAxes(v.text ? "key token j" : "key position j", "mean attention received (vs uniform 1/n)",
-                          ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupAxes(v.text ? "key token j" : "key position j", y_label.c_str(), ImPlotAxisFlags_AutoFit,
+                          ImPlotAxisFlags_AutoFit);
         if (app.sinks.log_y) ImPlot::SetupAxisScale(ImAxis_Y1, ImPlotScale_Log10);
         ImPlot::SetupLegend(ImPlotLocation_NorthEast, ImPlotLegendFlags_Outside);  // beside the bars, never over them
         // Token labels: every one when they fit, else every step-th (the tooltip names all).
@@ -90,16 +93,22 @@ void draw_bars(App& app, const KeyAttentionView& v, ImVec2 size) {
         }
         ImPlotSpec guide;
         guide.LineColor = ImVec4(1, 1, 1, 0.6f);
-        guide.Flags = ImPlotInfLinesFlags_Horizontal;
-        ImPlot::PlotInfLines("uniform 1/n", &uniform, 1, guide);
+        if (v.causal) {  // each key's own share: key 0 is seen by every row, the last key by one
+            std::vector<double> x(static_cast<size_t>(n));
+            for (int j = 0; j < n; ++j) x[size_t(j)] = j;
+            ImPlot::PlotLine(baseline_name(v), x.data(), v.uniform.data(), n, guide);
+        } else {
+            guide.Flags = ImPlotInfLinesFlags_Horizontal;
+            ImPlot::PlotInfLines(baseline_name(v), v.uniform.data(), 1, guide);
+        }
         if (ImPlot::IsPlotHovered()) {
             const int j = int(std::lround(ImPlot::GetPlotMousePos().x));
             if (j >= 0 && j < n) {
-                const double r = v.received[size_t(j)];
-                ImGui::SetTooltip("key %d '%s' (%s)\nmean received weight %.4f = %.2f × uniform 1/n (1/%d = %.4f)", j,
+                const double r = v.received[size_t(j)], u = v.uniform[size_t(j)];
+                ImGui::SetTooltip("key %d '%s' (%s)\nmean received weight %.4f = %.2f × its share under %s (%.4f%s)", j,
                                   v.tokens[size_t(j)].c_str(),
-                                  v.text ? token_kind_name(token_kind(v.tokens[size_t(j)])) : "position", r, r / uniform, n,
-                                  uniform);
+                                  v.text ? token_kind_name(token_kind(v.tokens[size_t(j)])) : "position", r, r / u,
+                                  baseline_name(v), u, v.causal ? " = (1/n)·Σ_{i≥j} 1/(i+1)" : " = 1/n");
             }
         }
         ImPlot::EndPlot();
@@ -143,17 +152,19 @@ void draw_sinks_panel(App& app, const PanelEntry& self) {
         // The strongest sinks in words, so the picture has its numbers beside it.
         std::vector<int> order(v.received.size());
         for (size_t j = 0; j < order.size(); ++j) order[j] = int(j);
-        std::sort(order.begin(), order.end(), [&](int a, int b) { return v.received[size_t(a)] > v.received[size_t(b)]; });
+        // By the ratio the line prints (a causal key's share falls with its position, so raw weight would favour early keys).
+        const auto ratio = [&](int j) { return v.received[size_t(j)] / v.uniform[size_t(j)]; };
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return ratio(a) > ratio(b); });
         std::string top;
-        const double n = double(v.received.size());
         for (size_t k = 0; k < std::min<size_t>(3, order.size()); ++k) {
             char buf[160];
-            std::snprintf(buf, sizeof buf, "%s'%s' %.1f×", k ? ", " : "", v.tokens[size_t(order[k])].c_str(),
-                          v.received[size_t(order[k])] * n);
+            const auto j = size_t(order[k]);
+            std::snprintf(buf, sizeof buf, "%s'%s' %.1f×", k ? ", " : "", v.tokens[j].c_str(), v.received[j] / v.uniform[j]);
             top += buf;
         }
-        ImGui::TextDisabled("mean over %s%s%s — strongest: %s uniform", v.over.c_str(), v.truncated ? " (text truncated)" : "",
-                            st.profile.stale(key) ? " (updating…)" : "", top.c_str());
+        ImGui::TextDisabled("mean over %s%s%s — strongest: %s its share under %s", v.over.c_str(),
+                            v.truncated ? " (text truncated)" : "", st.profile.stale(key) ? " (updating…)" : "", top.c_str(),
+                            baseline_name(v));
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         draw_bars(app, v, ImVec2(avail.x, std::max(150.0f, avail.y)));
     }
@@ -179,7 +190,9 @@ PanelFigure sinks_panel_figure(const App& app) {
     if (!view) return {{}, "the bars are not computed yet: show the Sinks tab"};
     // Input without the encoder labels positions: the figure names them positions, not tokens.
     const std::vector<std::string> tokens = view->text ? view->tokens : std::vector<std::string>{};
-    return {chart_builder(figure::sinks_figure(tokens, view->received, view->over), gui_figure_title(app)), ""};
+    return {chart_builder(figure::sinks_figure(tokens, view->received, view->uniform, view->causal, view->over),
+                          gui_figure_title(app)),
+            ""};
 }
 
 }  // namespace attnscope::gui

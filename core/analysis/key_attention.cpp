@@ -27,6 +27,14 @@ std::vector<double> mean_received_attention(const std::vector<const Tensor3*>& p
     return sum;
 }
 
+std::vector<double> uniform_received_share(int n, bool causal) {
+    std::vector<double> share(size_t(std::max(0, n)), n > 0 ? 1.0 / n : 0.0);
+    if (!causal) return share;
+    double tail = 0;  // Σ_{i ≥ j} 1/(i + 1), from the last key back
+    for (int j = n - 1; j >= 0; --j) tail += 1.0 / (j + 1), share[size_t(j)] = tail / n;
+    return share;
+}
+
 TokenKind token_kind(const std::string& token) {
     if (token.size() >= 3 && token.front() == '[' && token.back() == ']') return TokenKind::Special;
     if (token.empty()) return TokenKind::Word;
@@ -55,6 +63,7 @@ std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, co
     r.heads = r.layers > 0 ? out->probs[0].heads() : 0;
     r.tokens = in.heads.tokens;
     r.truncated = in.truncated;
+    r.causal = in.causal;
     r.received = mean_received_attention(probs);
     return r;
 }
@@ -62,8 +71,11 @@ std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, co
 KeyAttentionProfile key_attention_profile(const TextKeyAttention& text) {
     KeyAttentionProfile p;
     p.tokens = text.tokens, p.received = text.received, p.text = true, p.truncated = text.truncated;
+    p.causal = text.causal;
+    p.uniform = uniform_received_share(int(text.received.size()), text.causal);
     p.over = std::to_string(text.layers) + " layers × " + std::to_string(text.heads) + " heads × " +
-             std::to_string(text.tokens.size()) + " query rows of the exact softmax P";
+             std::to_string(text.tokens.size()) + " query rows of the " + (text.causal ? "causal " : "") +
+             "exact softmax P";
     return p;
 }
 
@@ -71,6 +83,8 @@ KeyAttentionProfile key_attention_profile(const Tensor3& P, const std::vector<st
                                           const std::string& source) {
     KeyAttentionProfile p;
     p.received = mean_received_attention({&P});
+    p.causal = causal;
+    p.uniform = uniform_received_share(int(p.received.size()), causal);
     if (tokens.size() == p.received.size()) p.tokens = tokens;
     else
         for (size_t j = 0; j < p.received.size(); ++j) p.tokens.push_back(std::to_string(j));

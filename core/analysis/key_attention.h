@@ -35,6 +35,7 @@ struct TextKeyAttention {
     std::vector<std::string> tokens;  // n token strings
     std::vector<double> received;     // n values (sum 1)
     bool truncated = false;           // the text was cut to the model's max positions
+    bool causal = false;              // a decoder's text: every row attends to keys j ≤ i only
 };
 
 /// Runs the encoder once on spec.text (spec.layer and spec.head are ignored; spec.truncate applies) and averages
@@ -48,10 +49,17 @@ std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec,
 struct KeyAttentionProfile {
     std::vector<std::string> tokens;  // n labels: token strings, or positions for input without tokens
     std::vector<double> received;     // n mean received weights (sum 1)
+    std::vector<double> uniform;      // n: what each key would receive if every row spread its weight evenly over
+                                      // the keys it may attend to (uniform_received_share)
+    bool causal = false;              // rows attend to keys j ≤ i only (a decoder's text, a causal reference)
     std::string over;                 // what the mean is over, e.g. "6 layers × 12 heads × 24 query rows of …"
     bool text = false;                // through the encoder: tokens are its token strings (kinds apply)
     bool truncated = false;           // the text was cut to the model's max positions
 };
+
+/// The mean weight key j of n receives when every row spreads its weight evenly over its allowed keys: 1/n each
+/// without a mask; causal, (1/n)·Σ_{i ≥ j} 1/(i + 1) (key 0 gets the most, from every row; the last key 1/n²).
+std::vector<double> uniform_received_share(int n, bool causal);
 
 /// The profile of a text over every layer and head of the encoder.
 KeyAttentionProfile key_attention_profile(const TextKeyAttention& text);

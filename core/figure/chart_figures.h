@@ -55,9 +55,11 @@ PlotFigure errmap_figure(const std::vector<ErrorCostPoint>& points, CostAxis cos
 PlotFigure heads_figure(const LayerHeadMass& mass);
 
 /// Attention sinks: a bar per key position of the mean exact attention it receives (over `over`, e.g. "6 layers ×
-/// 12 heads × 24 query rows"), coloured by what its token is, against the uniform share 1/n; tokens label the keys
-/// (positions when `tokens` is empty). Throws Error when there is no key or the tokens do not number the keys.
-PlotFigure sinks_figure(const std::vector<std::string>& tokens, const std::vector<double>& received, const std::string& over);
+/// 12 heads × 24 query rows"), coloured by what its token is, against `uniform_share` (uniform_received_share: 1/n, or
+/// for causal rows the share under uniform weights over keys j ≤ i); tokens label the keys (positions when `tokens` is
+/// empty). Throws Error when there is no key or the tokens or shares do not number the keys.
+PlotFigure sinks_figure(const std::vector<std::string>& tokens, const std::vector<double>& received,
+                        const std::vector<double>& uniform_share, bool causal, const std::string& over);
 
 /// Time and peak tracked memory against n on log–log axes, one curve per bench label with its min–max band,
 /// and O(n) and O(n²) guides through the first curve's first point.

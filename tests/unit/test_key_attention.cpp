@@ -35,6 +35,21 @@ TEST(KeyAttention, MatricesOfAnotherLengthAreRejected) {
     EXPECT_THROW(mean_received_attention({}), Error);
 }
 
+TEST(KeyAttention, UniformShareIsWhatUniformRowsGive) {
+    // The baseline a sink is measured against: the mean received weight of P whose rows are uniform over their keys.
+    const int n = 7;
+    for (const bool causal : {false, true}) {
+        Tensor3 P(1, n, n);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j <= (causal ? i : n - 1); ++j) P.at(0, i, j) = 1.0f / float(causal ? i + 1 : n);
+        const std::vector<double> received = mean_received_attention({&P}), share = uniform_received_share(n, causal);
+        ASSERT_EQ(share.size(), size_t(n));
+        for (int j = 0; j < n; ++j) EXPECT_NEAR(share[size_t(j)], received[size_t(j)], 1e-7) << "causal " << causal << " key " << j;
+    }
+    EXPECT_NEAR(uniform_received_share(4, true)[0], (1 + 0.5 + 1.0 / 3 + 0.25) / 4, 1e-12);
+    EXPECT_NEAR(uniform_received_share(4, true)[3], 1.0 / 16, 1e-12);
+}
+
 TEST(KeyAttention, TokenKinds) {
     EXPECT_EQ(token_kind("[CLS]"), TokenKind::Special);
     EXPECT_EQ(token_kind("[SEP]"), TokenKind::Special);
