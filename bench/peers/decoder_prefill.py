@@ -95,14 +95,24 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--runs", type=int, default=3, help="timed runs per process (median)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--markdown", type=Path, default=Path(__file__).resolve().parents[2] / "docs/PERFORMANCE.decoder.md",
+                    help="written with the table (run_peers.py includes it in docs/PERFORMANCE.md)")
+    ap.add_argument("--note", default="", help="a sentence about the conditions, printed under the table")
     args = ap.parse_args()
+    lines: list[str] = []
+    say = lambda text: (print(text), lines.append(text))
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY="passive")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     isa = "AVX-512" if "avx512f" in open("/proc/cpuinfo").read() else "AVX2"
-    print(f"machine: {cpu}, {os.cpu_count()} logical CPUs, {isa}; {args.threads} threads each side; "
-          f"model {args.model.name}; pairs {args.pairs}, {args.runs} timed runs per process (median)")
-    print("| n | attnscope tok/s | llama.cpp tok/s | ratio ours/peer (median [min, max] of pairs) | peak RSS attnscope | peak RSS llama.cpp |")
-    print("|---|---|---|---|---|---|")
+    import datetime
+    say(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `python3 bench/peers/decoder_prefill.py "
+        f"{' '.join(sys.argv[1:])}` on {cpu}, {os.cpu_count()} logical CPUs ({isa}); {args.threads} threads each side; "
+        f"model {args.model.name}; {args.pairs} pairs of processes, {args.runs} timed runs in each (median). "
+        "Prefill: one forward pass over n tokens of a repeated sentence; tokens per second = n / that time. Peak RSS: "
+        "the process's largest resident memory (weights, activations, allocator).")
+    say("")
+    say("| n | attnscope tok/s | llama.cpp tok/s | ratio ours/peer (median [min, max] of pairs) | peak RSS attnscope | peak RSS llama.cpp |")
+    say("|---|---|---|---|---|---|")
     for n in args.n:
         ours_tps, peer_tps, ratios, ours_kib, peer_kib, version = [], [], [], [], [], "?"
         for _ in range(args.pairs):
@@ -119,10 +129,14 @@ def main() -> int:
         o = statistics.median(ours_tps)
         if ratios:
             p = statistics.median(peer_tps)
-            print(f"| {n} | {o:.0f} | {p:.0f} (llama-cpp-python {version}) | {statistics.median(ratios):.2f} "
-                  f"[{min(ratios):.2f}, {max(ratios):.2f}] | {max(ours_kib) / 1024:.0f} MiB | {max(peer_kib) / 1024:.0f} MiB |")
+            say(f"| {n} | {o:.0f} | {p:.0f} (llama-cpp-python {version}) | {statistics.median(ratios):.2f} "
+                f"[{min(ratios):.2f}, {max(ratios):.2f}] | {max(ours_kib) / 1024:.0f} MiB | {max(peer_kib) / 1024:.0f} MiB |")
         else:
-            print(f"| {n} | {o:.0f} | not measured (no --python with llama_cpp) | - | {max(ours_kib) / 1024:.0f} MiB | - |")
+            say(f"| {n} | {o:.0f} | not measured (no --python with llama_cpp) | - | {max(ours_kib) / 1024:.0f} MiB | - |")
+    if args.note:
+        say("")
+        say(args.note)
+    args.markdown.write_text("\n".join(lines) + "\n")
     return 0
 
 

@@ -689,6 +689,9 @@ def write_markdown(path: Path, args, machine: dict, install_status: dict, rows: 
         lines.append("Not generated yet. With the `linformer` variant registered: `attnscope bench --linformer-table "
                      "--n 512:65536 --k 128:2048 --heads 1 --dim 64 --markdown docs/PERFORMANCE.linformer.md`, then "
                      "rerun this script.")
+    decoder = REPO / "docs" / "PERFORMANCE.decoder.md"
+    if decoder.exists():  # bench/peers/decoder_prefill.py: the decoder's prefill against llama.cpp's, paired
+        lines += ["", "## Decoder prefill against llama.cpp", "", decoder.read_text().strip()]
     gui = REPO / "docs" / "PERFORMANCE.gui.md"
     if gui.exists():  # measured in the GUI by hand (gui --measure-latency / --measure-first-view / --measure-pan)
         lines += ["", "## GUI responsiveness", "", gui.read_text().strip()]

@@ -1,6 +1,9 @@
 #include "core/data/ggml_messages.h"
 
+#include <cstdio>
 #include <mutex>
+
+#include "core/error.h"
 
 #include "ggml.h"
 #include "llama.h"
@@ -28,11 +31,25 @@ struct GgmlMessagesSink {
     }
 };
 
+namespace {
+
+/// ggml_abort's callback. Inside a GgmlMessages scope the failed check becomes an Error thrown through ggml's frames
+/// (cmake/LlamaVocab.cmake compiles its C files with unwind tables); the caller's catch turns it into its sentence.
+/// Elsewhere it prints what ggml would have printed, and ggml aborts as before.
+void abort_as_error(const char* message) {
+    if (t_current)
+        throw Error(std::string("llama.cpp stopped on an internal check: ") + (message ? message : "(no message)"));
+    std::fprintf(stderr, "%s\n", message ? message : "ggml_abort");
+}
+
+}  // namespace
+
 GgmlMessages::GgmlMessages() {
     static std::once_flag installed;
     std::call_once(installed, [] {
         ggml_log_set(&GgmlMessagesSink::log, nullptr);
         llama_log_set(&GgmlMessagesSink::log, nullptr);
+        ggml_set_abort_callback(&abort_as_error);
     });
     m_outer = t_current;
     t_current = this;

@@ -6,7 +6,8 @@
 namespace attnscope {
 
 /// While alive, collects this thread's ggml and llama.cpp error and warning lines (info lines are dropped; nothing is
-/// printed). Installs the process-wide log callbacks on first use.
+/// printed), and turns their internal checks (GGML_ASSERT, GGML_ABORT: an abort() of the whole process) into an Error
+/// thrown from the failed check, naming it. Installs the process-wide callbacks on first use.
 class GgmlMessages {
 public:
     GgmlMessages();

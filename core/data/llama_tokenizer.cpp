@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "core/data/ggml_messages.h"
 #include "core/data/gguf_file.h"
 #include "core/error.h"
+#include "gguf.h"
 #include "llama-arch.h"
 #include "llama-model-loader.h"
 #include "llama-vocab.h"
@@ -21,7 +23,40 @@ LlamaTokenizer::LlamaTokenizer(LlamaTokenizer&&) noexcept = default;
 LlamaTokenizer& LlamaTokenizer::operator=(LlamaTokenizer&&) noexcept = default;
 LlamaTokenizer::~LlamaTokenizer() = default;
 
+namespace {
+
+/// What llama.cpp's vocabulary loader asserts instead of reporting (a duplicate token string aborts it), and tokenizer
+/// kinds no llama-architecture model uses, refused first with a sentence.
+void check_tokenizer_metadata(const GgufFile& file) {
+    const std::optional<std::string> model = file.string_value("tokenizer.ggml.model");
+    if (!model) throw Error("'" + file.name() + "' has no tokenizer (no tokenizer.ggml.model): attnscope needs a model that tokenizes text");
+    if (*model == "none" || *model == "no_vocab")
+        throw Error("'" + file.name() + "' has no vocabulary (tokenizer.ggml.model is '" + *model +
+                    "'): attnscope needs a model that tokenizes text");
+    if (*model != "gpt2" && *model != "llama")
+        throw Error("'" + file.name() + "' has a '" + *model + "' tokenizer: attnscope reads the tokenizers of "
+                    "llama-architecture models, byte-level BPE (gpt2: Llama 3, SmolLM2) and SentencePiece (llama: "
+                    "Llama 2, TinyLlama)");
+    gguf_context* ctx = file.metadata();
+    const int64_t id = gguf_find_key(ctx, "tokenizer.ggml.tokens");
+    if (id < 0 || gguf_get_kv_type(ctx, id) != GGUF_TYPE_ARRAY || gguf_get_arr_type(ctx, id) != GGUF_TYPE_STRING)
+        throw Error("'" + file.name() + "' has no list of token strings (tokenizer.ggml.tokens): its tokenizer is incomplete");
+    const size_t n = gguf_get_arr_n(ctx, id);
+    std::unordered_set<std::string> seen;
+    seen.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        std::string token = gguf_get_arr_str(ctx, id, i);
+        if (token.empty()) token = "[EMPTY_" + std::to_string(i) + "]";  // as llama.cpp names an empty token
+        if (!seen.insert(token).second)
+            throw Error("'" + file.name() + "': token " + std::to_string(i) + " ('" + printable_token(token) +
+                        "') appears twice in tokenizer.ggml.tokens; the vocabulary is corrupt");
+    }
+}
+
+}  // namespace
+
 LlamaTokenizer LlamaTokenizer::load(const GgufFile& file) {
+    check_tokenizer_metadata(file);
     GgmlMessages messages;
     auto impl = std::make_unique<Impl>();
     try {
@@ -42,6 +77,7 @@ LlamaTokenizer LlamaTokenizer::load(const GgufFile& file) {
 }
 
 std::vector<int> LlamaTokenizer::encode(const std::string& text) const {
+    GgmlMessages messages;  // a failed internal check of llama.cpp's tokenizer is an Error, not an abort
     try {
         const std::vector<llama_token> ids = m_impl->vocab.tokenize(text, /*add_special=*/true, /*parse_special=*/false);
         return std::vector<int>(ids.begin(), ids.end());
@@ -53,6 +89,7 @@ std::vector<int> LlamaTokenizer::encode(const std::string& text) const {
 
 std::string LlamaTokenizer::piece(int id) const {
     if (id < 0 || id >= vocab_size()) throw Error("token id " + std::to_string(id) + " is outside the vocabulary");
+    GgmlMessages messages;
     char buf[256];
     const int32_t n = m_impl->vocab.token_to_piece(id, buf, sizeof buf, 0, /*special=*/true);
     if (n >= 0) return std::string(buf, static_cast<size_t>(n));

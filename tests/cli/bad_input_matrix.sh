@@ -6,6 +6,7 @@
 # usage: bad_input_matrix.sh ATTNSCOPE WORK_DIR [sanitized]
 set -uo pipefail
 app="$1"; work="$2"; sanitized="${3:-}"
+golden="$(cd "$(dirname "${BASH_SOURCE[0]}")/../golden" && pwd)"
 rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
 failures=0; cases=0
 
@@ -138,6 +139,28 @@ mkdir -p broken_model; printf '{"hidden_size": ' > broken_model/config.json; : >
 expect 2 "config.json" run --variant full --text "a test" --model broken_model
 mkdir -p empty_model
 expect 2 "empty_model" run --variant full --text "a test" --model empty_model
+
+# GGUF decoder files (tests/golden/tiny_llama, made by make_tiny_llama.py) and files made here: not GGUF, cut in the
+# metadata or in the tensor data, a removed tensor type, another architecture, a missing tensor, no vocabulary, an
+# empty file, a folder named .gguf, a text longer than the context, and the decoder asked for the encoder's what-if.
+tiny="$golden/tiny_llama"
+expect 2 "does not start with the bytes 'GGUF'" run --variant full --text "a" --model "$tiny/not-gguf.gguf"
+expect 2 "failed to read key-value pairs): the file is truncated or corrupt" run --variant full --text "a" --model "$tiny/header-only.gguf"
+expect 2 "is truncated: tensor 'blk.1.ffn_up.weight' ends at byte" run --variant full --text "a" --model "$tiny/truncated.gguf"
+expect 2 "a tensor is stored in a type ggml does not read" run --variant full --text "a" --model "$tiny/bad-tensor-type.gguf"
+expect 2 "is a 'gpt2' model: attnscope runs llama-architecture decoders" sweep --variant lsh --param rounds=1:2 --text "a" --model "$tiny/other-arch.gguf"
+expect 2 "has no tensor 'blk.1.ffn_down.weight'" figure --variant full --view weights --text "a" --model "$tiny/missing-tensor.gguf" --out f.png
+expect 2 "has no vocabulary" run --variant full --text "a" --model "$tiny/no-vocab.gguf"
+: > empty.gguf
+expect 2 "is not a GGUF file" run --variant full --text "a" --model empty.gguf
+mkdir -p folder.gguf
+expect 2 "no GGUF model file at 'folder.gguf'" run --variant full --text "a" --model folder.gguf
+head -c 4 "$tiny/tiny-llama-mixed.gguf" > magic-only.gguf
+expect 2 "is not a readable GGUF file" run --variant full --text "a" --model magic-only.gguf
+python3 -c "print('word ' * 100)" > over_context.txt
+expect 2 "takes at most 64 (its context)" run --variant full --text-file over_context.txt --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "layer 2 is out of range: the model has layers 0 to 1" run --variant full --text "a b" --layer 2 --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "is a decoder (GGUF file): this needs the encoder" sweep --variant lsh --param rounds=1:2 --metric embedding_cosine --text "a b" --model "$tiny/tiny-llama-mixed.gguf"
 
 # Figures: a bad view, theme, size, format, head or instance is a sentence, before anything runs.
 expect 2 "is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks or performance" figure --variant full --n 16 --view heat --out f.png

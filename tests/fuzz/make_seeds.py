@@ -79,9 +79,12 @@ def byte_symbols():
     return [symbols[b] for b in range(256)]
 
 
-def tiny_llama(layers=1, hidden=8, heads=2, kv_heads=1, ffn=8, context=16, arch="llama"):
-    """A small llama GGUF with a byte-level BPE vocabulary (256 bytes + 3 merges) and F32 weights."""
-    tokens = byte_symbols() + ["\u0120t", "h e".replace(" ", ""), "\u0120th"]
+def tiny_llama(layers=1, hidden=8, heads=2, kv_heads=1, ffn=8, context=16, arch="llama", minimal=False):
+    """A small llama GGUF with a byte-level BPE vocabulary (256 bytes + 3 merges, or with `minimal` only the byte
+    symbols of the fuzz target's text and a newline: a 2 KB seed that runs fast) and F32 weights."""
+    symbols = byte_symbols()
+    alphabet = symbols if not minimal else [symbols[b] for b in sorted(set(b"Hi, you 12\n"))]
+    tokens = alphabet + ["\u0120t", "h e".replace(" ", ""), "\u0120th"]
     merges = ["\u0120 t", "h e", "\u0120t h"]
     vocab, dh = len(tokens), hidden // heads
     value = lambda n, k: [((i * 7 + k * 13) % 11 - 5) / 10.0 for i in range(n)]
@@ -167,6 +170,8 @@ def main():
     write("gguf", "tiny_llama.gguf", tiny_llama())
     write("gguf", "tiny_llama_2layers_gqa.gguf", tiny_llama(layers=2, hidden=16, heads=4, kv_heads=2, ffn=16))
     write("gguf", "other_arch.gguf", tiny_llama(arch="gpt2"))
+    write("gguf", "minimal_vocab.gguf", tiny_llama(minimal=True))
+    write("gguf", "minimal_vocab_gqa.gguf", tiny_llama(layers=2, hidden=16, heads=4, kv_heads=2, ffn=16, minimal=True))
     for f in ["other-arch.gguf", "header-only.gguf", "not-gguf.gguf"]:
         write("gguf", f, (root / "tests/golden/tiny_llama" / f).read_bytes())
 

@@ -7,9 +7,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/data/ggml_messages.h"
 #include "core/data/gguf_file.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
+#include "ggml.h"
+#include "gguf.h"
+#include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
 namespace {
@@ -150,6 +154,50 @@ TEST(DecoderFiles, BadFilesAreRefusedWithWhatIsWrongAndWhatIsRead) {
         std::cout << "[bad file] " << c.file << ": " << message << "\n";
         EXPECT_FALSE(message.empty()) << c.file << " loaded";
         for (const char* s : c.says) EXPECT_NE(message.find(s), std::string::npos) << c.file << ": " << message;
+    }
+}
+
+TEST(DecoderFiles, AFailedInternalCheckOfGgmlIsAnErrorNotAnAbort) {
+    // llama.cpp asserts (GGML_ASSERT → ggml_abort → abort()) where it trusts its input; inside a GgmlMessages scope the
+    // failed check throws instead, through ggml's C frames, and the app keeps running.
+    GgmlMessages scope;
+    try {
+        ggml_abort("somewhere.c", 7, "GGML_ASSERT(%s) failed", "x == y");
+        FAIL() << "ggml_abort returned";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("internal check: somewhere.c:7: GGML_ASSERT(x == y) failed"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(DecoderFiles, ADuplicateTokenIsRefusedBeforeLlamaCppAssertsOnIt) {
+    // The tiny llama with token 70's string also at 71 (llama.cpp's loader asserts that all strings differ).
+    const std::string source = tiny("tiny-llama-mixed.gguf");
+    gguf_context* meta = gguf_init_from_file(source.c_str(), gguf_init_params{true, nullptr});
+    ASSERT_NE(meta, nullptr);
+    const size_t data_offset = gguf_get_data_offset(meta);
+    const int64_t key = gguf_find_key(meta, "tokenizer.ggml.tokens");
+    std::vector<std::string> tokens(gguf_get_arr_n(meta, key));
+    for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = gguf_get_arr_str(meta, key, i);
+    tokens[71] = tokens[70];
+    std::vector<const char*> pointers;
+    for (const std::string& t : tokens) pointers.push_back(t.c_str());
+    gguf_set_arr_str(meta, "tokenizer.ggml.tokens", pointers.data(), pointers.size());
+    TempDir dir("gguf-duplicate");
+    const std::string path = dir.file("duplicate-token.gguf");
+    ASSERT_TRUE(gguf_write_to_file(meta, path.c_str(), /*only_meta=*/true));  // padded to the data's alignment
+    gguf_free(meta);
+    {  // the tensor data after the new metadata, at the same offsets from the data section's start
+        std::ifstream in(source, std::ios::binary);
+        in.seekg(std::streamoff(data_offset));
+        std::ofstream(path, std::ios::binary | std::ios::app) << in.rdbuf();
+    }
+    try {
+        load_decoder_model(path);
+        FAIL() << "a vocabulary with a duplicate token loaded";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("token 71 ('" + printable_token(tokens[70]) + "') appears twice"),
+                  std::string::npos) << e.what();
     }
 }
 
