@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/data/text_input.h"
+#include "core/data/text_model.h"
 #include "core/error.h"
 
 namespace attnscope {
@@ -52,7 +53,38 @@ const char* token_kind_name(TokenKind kind) {
     return "word";
 }
 
+namespace {
+
+/// text_key_attention for a decoder: the column sums are added up inside its attention, tile by tile, so no layer's
+/// n×n matrix is ever held (8192 tokens would need 2.4 GB per layer, 72 GB for all 30).
+std::optional<TextKeyAttention> decoder_key_attention(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
+    TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does
+    first.layer = 0, first.head = -1;
+    const TextInput in = load_text_input(first);
+    if (cancelled && cancelled()) return std::nullopt;
+    const auto model = load_decoder_model(resolve_model(spec.model_dir).path);
+    DecoderOptions options;
+    options.keep_qkv = false, options.received = true;
+    const DecoderOutput out = model->decoder.forward(in.token_ids, options);
+    TextKeyAttention r;
+    r.layers = static_cast<int>(out.received.size());
+    r.heads = model->decoder.config().heads;
+    r.tokens = in.heads.tokens;
+    r.truncated = in.truncated;
+    r.causal = true;
+    const size_t n = in.token_ids.size();
+    r.received.assign(n, 0.0);
+    for (const std::vector<double>& layer : out.received)
+        for (size_t k = 0; k < layer.size(); ++k) r.received[k % n] += layer[k];
+    const double rows = double(r.layers) * r.heads * double(n);
+    for (double& v : r.received) v /= rows;
+    return r;
+}
+
+}  // namespace
+
 std::optional<TextKeyAttention> text_key_attention(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
+    if (resolve_model(spec.model_dir).decoder) return decoder_key_attention(spec, cancelled);
     const auto out = text_layer_probs(spec, cancelled);
     if (!out || (cancelled && cancelled())) return std::nullopt;
     const TextInput& in = out->input;

@@ -85,9 +85,12 @@ Tensor3 split_heads(const MatrixRM& m, int offset, int heads, int dh, const Rope
 /// 0 is query row `first`), tiled over query rows so the masked half is never computed; fills probs (heads, n, n) when
 /// it is non-empty (first = 0 then).
 void causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int group, float scale, int first,
-                      Tensor3& probs, MatrixRM& context) {
+                      Tensor3& probs, MatrixRM& context, std::vector<double>* received = nullptr) {
     const int H = Q.heads(), n = Q.rows(), dh = V.cols();
     const int tiles = (n - first + kAttentionRowTile - 1) / kAttentionRowTile;
+    // Column sums per thread (tasks of one head run on several threads), added up after the loop.
+    const int threads = std::max(1, omp_get_max_threads());
+    std::vector<double> partial(received ? size_t(threads) * H * n : 0, 0.0);
 #pragma omp parallel for schedule(dynamic, 1) if (int64_t(n - first) * n * H >= 65536)
     for (int task = 0; task < H * tiles; ++task) {
         const int h = task / tiles, r0 = first + (task % tiles) * kAttentionRowTile;
@@ -104,6 +107,16 @@ void causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, int 
         }
         context.block(r0 - first, h * dh, rows, dh).noalias() = s * V.head(kv).topRows(keys);
         if (probs.heads()) probs.head(h).block(r0, 0, rows, keys) = s;
+        if (received) {
+            double* sums = partial.data() + (size_t(omp_get_thread_num()) * H + h) * n;
+            for (int r = 0; r < rows; ++r)
+                for (int j = 0; j <= r0 + r; ++j) sums[j] += s(r, j);
+        }
+    }
+    if (received) {
+        received->assign(size_t(H) * n, 0.0);
+        for (int t = 0; t < threads; ++t)
+            for (size_t k = 0; k < received->size(); ++k) (*received)[k] += partial[size_t(t) * H * n + k];
     }
 }
 
@@ -130,7 +143,8 @@ DecoderOutput LlamaDecoder::forward(const std::vector<int>& ids, const DecoderOp
 DecoderOutput LlamaDecoder::extend(const std::vector<int>& ids, const DecoderOutput& previous, int reuse,
                                    const DecoderOptions& options) const {
     const int run_layers = options.last_layer < 0 ? m_config.layers : std::min(options.last_layer + 1, m_config.layers);
-    const bool usable = !options.hook && !options.keep_probs && !options.logits && options.keep_qkv && reuse > 0 &&
+    const bool usable = !options.hook && !options.keep_probs && !options.logits && !options.received && options.keep_qkv &&
+                        reuse > 0 &&
                         reuse < int(ids.size()) && int(previous.Q.size()) >= run_layers &&
                         int(previous.hidden.size()) >= run_layers && previous.Q.front().rows() >= reuse;
     return forward_rows(ids, options, usable ? &previous : nullptr, usable ? reuse : 0);
@@ -181,7 +195,9 @@ DecoderOutput LlamaDecoder::forward_rows(const std::vector<int>& ids, const Deco
             for (int h = 0; h < H; ++h) context.middleCols(h * dh, dh) = replaced->head(h);
         } else {
             if (options.keep_probs) probs = Tensor3(H, n, n);
-            causal_attention(Q, K, V, H / Hkv, scale, first, probs, context);
+            std::vector<double> received;
+            causal_attention(Q, K, V, H / Hkv, scale, first, probs, context, options.received ? &received : nullptr);
+            if (options.received) out.received.push_back(std::move(received));
         }
         linear(context, w.out, projected);
         x += projected;

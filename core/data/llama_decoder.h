@@ -24,6 +24,7 @@ struct DecoderOptions {
     bool keep_qkv = true;     // DecoderOutput::Q/K/V of every layer run
     bool keep_probs = false;  // DecoderOutput::probs of every layer run ((heads, n, n) floats each)
     bool logits = false;      // DecoderOutput::logits (n, vocab); needs every layer
+    bool received = false;    // DecoderOutput::received: the attention each key receives, summed over query rows
     AttentionHook hook;       // optional attention replacement: gets Heads with K and V expanded to the query heads
     int last_layer = -1;      // stop after this layer (−1: run all)
 };
@@ -35,6 +36,8 @@ struct DecoderOutput {
     std::vector<Tensor3> K, V;    // per layer (kv_heads, n, head_dim); K after RoPE
     std::vector<Tensor3> probs;   // per layer (heads, n, n) causal softmax probabilities, when keep_probs
     MatrixRM logits;              // (n, vocab) next-token logits, when options.logits
+    std::vector<std::vector<double>> received;  // per layer: (heads · n) column sums of the causal softmax P, when
+                                                // options.received (never materialised: summed tile by tile)
 };
 
 /// A loaded llama-architecture decoder (immutable, shareable across threads).

@@ -1,5 +1,6 @@
 #include "core/data/text_input.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -212,6 +213,11 @@ TextInput load_text_input(const TextInputSpec& spec) {
     return text_input_of_layer(encode_text_layers(spec), spec.layer, spec.head);
 }
 
+namespace {
+/// The most text_layer_probs holds for a decoder (a 2-core, 24 GiB machine keeps working beside it).
+constexpr double kAllLayersProbsGiB = 2.0;
+}  // namespace
+
 std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const std::function<bool()>& cancelled) {
     TextInputSpec first = spec;  // tokenizes and truncates exactly as the variants' input does (one layer: cheap)
     first.layer = 0, first.head = -1;
@@ -220,6 +226,16 @@ std::optional<TextLayerProbs> text_layer_probs(const TextInputSpec& spec, const 
     if (cancelled && cancelled()) return std::nullopt;
     const ModelChoice choice = resolve_model(spec.model_dir);
     if (choice.decoder) {
+        // Every layer's (heads, n, n) at once: bounded, with the sentence a user can act on.
+        const LlamaConfig& c = load_decoder_model(choice.path)->decoder.config();
+        const double n = double(out.input.token_ids.size());
+        const double gib = double(c.layers) * c.heads * n * n * sizeof(float) / double(1 << 30);
+        if (gib > kAllLayersProbsGiB)
+            throw Error("every layer's attention of every head at n = " + std::to_string(int(n)) + " would hold " +
+                        std::to_string(int(gib + 0.5)) + " GiB (" + std::to_string(c.layers) + " layers × " +
+                        std::to_string(c.heads) + " heads × n²): use a text of at most " +
+                        std::to_string(int(std::sqrt(kAllLayersProbsGiB * double(1 << 30) / (4.0 * c.layers * c.heads)))) +
+                        " tokens for the layers × heads spectra");
         DecoderOptions options;
         options.keep_qkv = false;
         options.keep_probs = true;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/key_attention.h"
 #include "core/data/ggml_messages.h"
 #include "core/data/gguf_file.h"
 #include "core/data/text_input.h"
@@ -199,6 +200,26 @@ TEST(DecoderFiles, ADuplicateTokenIsRefusedBeforeLlamaCppAssertsOnIt) {
         EXPECT_NE(std::string(e.what()).find("token 71 ('" + printable_token(tokens[70]) + "') appears twice"),
                   std::string::npos) << e.what();
     }
+}
+
+TEST(DecoderFiles, ReceivedAttentionSummedInsideTheDecoderEqualsTheMeanOfItsMatrices) {
+    // The Sinks panel's decoder path never holds an n×n matrix: its tile-by-tile column sums must equal the mean of
+    // every layer's and head's causal P computed whole.
+    TextInputSpec spec;
+    spec.text = "The quick brown fox jumps over the lazy dog.";
+    spec.model_dir = tiny("tiny-llama-mixed.gguf");
+    const std::optional<TextKeyAttention> streamed = text_key_attention(spec);
+    const std::optional<TextLayerProbs> whole = text_layer_probs(spec);
+    ASSERT_TRUE(streamed && whole);
+    std::vector<const Tensor3*> probs;
+    for (const Tensor3& P : whole->probs) probs.push_back(&P);
+    const std::vector<double> expected = mean_received_attention(probs);
+    ASSERT_EQ(streamed->received.size(), expected.size());
+    EXPECT_TRUE(streamed->causal);
+    EXPECT_EQ(streamed->layers, 2);
+    for (size_t j = 0; j < expected.size(); ++j) EXPECT_NEAR(streamed->received[j], expected[j], 1e-6) << "key " << j;
+    // Causal: the last key is seen by one row of each head only, the first by all of them.
+    EXPECT_GT(streamed->received.front(), streamed->received.back());
 }
 
 TEST(DecoderFiles, TextLongerThanTheContextIsRefusedOrCut) {
