@@ -152,17 +152,18 @@ void draw_sinks_panel(App& app, const PanelEntry& self) {
         // The strongest sinks in words, so the picture has its numbers beside it.
         std::vector<int> order(v.received.size());
         for (size_t j = 0; j < order.size(); ++j) order[j] = int(j);
-        // By the ratio the line prints (a causal key's share falls with its position, so raw weight would favour early keys).
-        const auto ratio = [&](int j) { return v.received[size_t(j)] / v.uniform[size_t(j)]; };
-        std::sort(order.begin(), order.end(), [&](int a, int b) { return ratio(a) > ratio(b); });
+        // By the weight received (what the bars show): under a causal mask a late key's uniform share is tiny, so
+        // ranking by the ratio would crown keys that a few rows glanced at.
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return v.received[size_t(a)] > v.received[size_t(b)]; });
         std::string top;
         for (size_t k = 0; k < std::min<size_t>(3, order.size()); ++k) {
             char buf[160];
             const auto j = size_t(order[k]);
-            std::snprintf(buf, sizeof buf, "%s'%s' %.1f×", k ? ", " : "", v.tokens[j].c_str(), v.received[j] / v.uniform[j]);
+            std::snprintf(buf, sizeof buf, "%s'%s' %.3f (%.1f×)", k ? ", " : "", v.tokens[j].c_str(), v.received[j],
+                          v.received[j] / v.uniform[j]);
             top += buf;
         }
-        ImGui::TextDisabled("mean over %s%s%s — strongest: %s its share under %s", v.over.c_str(),
+        ImGui::TextDisabled("mean over %s%s%s — most received: %s (× its share under %s)", v.over.c_str(),
                             v.truncated ? " (text truncated)" : "", st.profile.stale(key) ? " (updating…)" : "", top.c_str(),
                             baseline_name(v));
         const ImVec2 avail = ImGui::GetContentRegionAvail();

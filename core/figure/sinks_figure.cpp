@@ -47,10 +47,8 @@ PlotFigure sinks_figure(const std::vector<std::string>& tokens, const std::vecto
         p.x.tick_labels.push_back(tokens.empty() ? std::to_string(j) : tokens[j]);
     }
     p.x.min = -0.5, p.x.max = double(n) - 0.5;
-    size_t j = 0;  // the key with the largest ratio to its uniform share (what the line prints)
-    for (size_t k = 1; k < n; ++k)
-        if (received[k] / uniform_share[k] > received[j] / uniform_share[j]) j = k;
-    const double* top = &received[j];
+    const auto top = std::max_element(received.begin(), received.end());  // the most received, as the panel ranks
+    const size_t j = size_t(top - received.begin());
     p.lines.push_back("largest: " + (tokens.empty() ? "position " + std::to_string(j) : "'" + tokens[j] + "' (position " + std::to_string(j) + ")") +
                       " receives " + std::to_string(*top / uniform_share[j]).substr(0, 5) + "× its " + baseline + " share");
     PlotFigure f;
