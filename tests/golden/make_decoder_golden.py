@@ -249,9 +249,9 @@ def sha256(path):
     return h.hexdigest()
 
 
-def crude_ids(model, text):
-    """Fallback only when llama_cpp is missing: greedy longest-match over the GPT-2 byte-level vocab."""
-    tok = {s: i for i, s in enumerate(model.token_strings())}
+def gpt2_byte_symbols():
+    """GPT-2's byte-level alphabet as (byte, symbol) pairs in GPT-2's order: printable bytes stand for themselves,
+    the others for code points from U+0100 on."""
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
         list(range(ord("®"), ord("ÿ") + 1))
     cs, extra = bs[:], 0
@@ -260,7 +260,13 @@ def crude_ids(model, text):
             bs.append(b)
             cs.append(256 + extra)
             extra += 1
-    b2u = {b: chr(c) for b, c in zip(bs, cs)}
+    return [(b, chr(c)) for b, c in zip(bs, cs)]
+
+
+def crude_ids(model, text):
+    """Fallback only when llama_cpp is missing: greedy longest-match over the GPT-2 byte-level vocab."""
+    tok = {s: i for i, s in enumerate(model.token_strings())}
+    b2u = dict(gpt2_byte_symbols())
     s = "".join(b2u[b] for b in text.encode("utf-8"))
     out, i = [], 0
     while i < len(s):

@@ -100,15 +100,7 @@ BAD_FILES = ["other-arch.gguf", "truncated.gguf", "header-only.gguf", "not-gguf.
 
 def bytes_to_unicode():
     """GPT-2's byte -> printable-symbol mapping, in GPT-2's order."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
-        list(range(ord("®"), ord("ÿ") + 1))
-    cs, extra = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + extra)
-            extra += 1
-    return [chr(c) for c in cs]
+    return [symbol for _, symbol in mdg.gpt2_byte_symbols()]
 
 
 def vocabulary():
