@@ -12,15 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "core/data/attention_hook.h"
 #include "core/heads.h"
 #include "core/data/bert_config.h"
 #include "core/data/bert_weights.h"
 
 namespace attnscope {
 
-/// Replaces a layer's attention: given the layer's Heads (Q, K, V (H, n, dh), X = layer input (1, n, hidden)),
-/// returns O (H, n, dh) (or (1, n, hidden) for a mixing of X), or nothing to keep the exact softmax attention.
-using AttentionHook = std::function<std::optional<Tensor3>(int layer, const Heads& heads)>;
 
 /// What a forward pass keeps besides the embedding.
 struct EncoderOptions {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/data/bert_encoder.h"
+#include "core/data/attention_hook.h"
 #include "core/data/llama_config.h"
 #include "core/data/llama_weights.h"
 

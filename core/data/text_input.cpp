@@ -9,15 +9,6 @@
 
 namespace attnscope {
 
-std::string default_model_dir() {
-    if (const char* env = std::getenv("ATTNSCOPE_MODEL_DIR"); env && *env) return env;
-    std::string base;
-    if (const char* cache = std::getenv("ATTNSCOPE_CACHE"); cache && *cache) base = cache;
-    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache/attnscope";
-    else base = ".cache/attnscope";
-    return base + "/models/all-MiniLM-L6-v2";
-}
-
 std::vector<int> tokenize_text(const std::string& text, const std::string& model_dir) {
     const ModelChoice choice = resolve_model(model_dir);
     if (choice.decoder) return load_decoder_model(choice.path)->tokenizer.encode(text);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data/model_paths.h"
 #include "core/heads.h"
 
 namespace attnscope {
@@ -61,8 +62,6 @@ struct TextModelFacts {
 /// Loads the model `model_dir` names (see resolve_model) and returns its facts; throws Error like load_text_input.
 TextModelFacts text_model_facts(const std::string& model_dir);
 
-/// ~/.cache/attnscope/models/all-MiniLM-L6-v2 (or $ATTNSCOPE_MODEL_DIR when set).
-std::string default_model_dir();
 
 /// The exact softmax attention of every layer of one text, with the text's tokens.
 struct TextLayerProbs {

@@ -8,6 +8,7 @@
 #include "core/data/bert_encoder.h"
 #include "core/data/llama_decoder.h"
 #include "core/data/llama_tokenizer.h"
+#include "core/data/model_paths.h"
 #include "core/data/wordpiece.h"
 
 namespace attnscope {
@@ -39,19 +40,5 @@ std::shared_ptr<const DecoderModel> load_decoder_model(const std::string& path);
 /// The decoder of a parsed GGUF file: config, llama.cpp's tokenizer, dequantised weights (load_decoder_model's work
 /// once the file is read, and the GGUF fuzz target's entry). Throws Error saying what is wrong and what is supported.
 DecoderModel decoder_model_from(const GgufFile& file);
-
-/// What a --model value names: the encoder folder or the decoder file, and the path to load.
-struct ModelChoice {
-    bool decoder = false;  // a GGUF file (llama decoder) rather than a BERT folder
-    std::string path;      // folder or file
-};
-
-/// Resolves a --model value: "" or "minilm" → the installed all-MiniLM-L6-v2 folder, "smollm2" → the installed
-/// SmolLM2-135M-Instruct GGUF, a path ending in .gguf (or a file that is not a folder) → that decoder file, anything
-/// else → a BERT folder. Nothing is loaded.
-ModelChoice resolve_model(const std::string& model);
-
-/// ~/.cache/attnscope/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf (under $ATTNSCOPE_CACHE when set).
-std::string default_decoder_path();
 
 }  // namespace attnscope
