@@ -39,6 +39,9 @@ struct TextLayers {
     std::vector<Tensor3> X;          // per layer 0 … last: its input (1, n, hidden)
 };
 
+/// Throws Error unless 0 ≤ spec.layer < layers and −1 ≤ spec.head < heads, naming the model's range.
+void check_text_layer_and_head(const TextInputSpec& spec, int layers, int heads);
+
 /// Tokenizes and runs the encoder up to spec.layer (spec.head ignored). Throws Error like load_text_input.
 TextLayers encode_text_layers(const TextInputSpec& spec);
 /// The TextInput of `layer` (all heads when head = −1) from encoded layers; throws Error when the layer was not
