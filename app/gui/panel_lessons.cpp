@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/gui/app.h"
+#include "core/data/model_paths.h"
 #include "core/json_fields.h"
 #include "app/gui/dock_layout.h"
 #include "app/gui/panels.h"
@@ -90,10 +91,14 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     if (preset.contains("input")) {
         const InputSpec spec = preset_input_spec(preset);
         input.spec.mode = spec.mode;
-        if (spec.mode == InputMode::Text) input.spec.text = spec.text, input.spec.layer = spec.layer, input.spec.truncate = spec.truncate;
+        // The lesson's model too (the encoder unless it names one): its text, layer and check are written for it.
+        if (spec.mode == InputMode::Text)
+            input.spec.text = spec.text, input.spec.layer = spec.layer, input.spec.truncate = spec.truncate,
+            input.spec.model_dir = spec.model_dir;
         else input.spec.scenario = spec.scenario;
     }
     VariantsState vars = app.variants;
+    vars.causal_default = input.spec.mode == InputMode::Text && resolve_model(input.spec.model_dir).decoder;
     if (preset.contains("variants")) {
         vars.slots.clear();
         for (VariantRequest& r : preset_variants(preset)) {
