@@ -61,7 +61,7 @@ std::shared_ptr<const GgufFile> GgufFile::parse_image(std::shared_ptr<const void
     if (!file->m_ctx) {
         const std::string why = messages.text("ggml's reader stopped");
         // A type ggml does not read (a newer or a deprecated one) is not a damaged download: say which types are read.
-        const bool type = why.find("type") != std::string::npos;
+        const bool type = why.find("tensor '") != std::string::npos && why.find(" type ") != std::string::npos;
         throw Error("'" + name + "' is not a readable GGUF file (" + why + "): " +
                     (type ? "a tensor is stored in a type ggml does not read; attnscope reads " + dequantisable_type_names()
                           : "the file is truncated or corrupt; download it again. " + std::string(kSupported)));
