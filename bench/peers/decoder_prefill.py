@@ -48,6 +48,7 @@ for r in range(a["runs"] + 1):
     if r: times.append(time.perf_counter() - t0)
 print(json.dumps({"seconds": sorted(times)[len(times) // 2], "version": llama_cpp.__version__}))
 """
+MARKER = "<!-- written by hand below: kept when bench/peers/decoder_prefill.py measures again -->"
 SENTENCE = "Efficient attention replaces the quadratic softmax with sparse, low-rank or kernelised approximations. "
 
 
@@ -73,7 +74,8 @@ def ours(args, n: int, env: dict) -> tuple[float, int]:
                              "--benchmark_format=json", f"--benchmark_repetitions={args.runs}",
                              "--benchmark_report_aggregates_only=true"], env)
     report = json.loads(out)
-    median = [b for b in report["benchmarks"] if b.get("aggregate_name") == "median"][0]
+    rows = report["benchmarks"]  # one repetition reports no aggregates: its own row is the median
+    median = next((b for b in rows if b.get("aggregate_name") == "median"), rows[0])
     seconds = median["real_time"] / {"ms": 1e3, "us": 1e6, "ns": 1e9, "s": 1.0}[median["time_unit"]]
     return n / seconds, kib
 
@@ -105,8 +107,15 @@ def main() -> int:
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     isa = "AVX-512" if "avx512f" in open("/proc/cpuinfo").read() else "AVX2"
     import datetime
+    # The command as run, without the note (printed below the table) and with the interpreter's path (a machine's) named.
+    shown_args = []
+    for k, a in enumerate(sys.argv[1:]):
+        previous = sys.argv[k]  # sys.argv[1:][k - 1]
+        if a == "--note" or (k > 0 and previous == "--note"):
+            continue
+        shown_args.append("PYTHON_WITH_LLAMA_CPP" if k > 0 and previous == "--python" else a)
     say(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `python3 bench/peers/decoder_prefill.py "
-        f"{' '.join(sys.argv[1:])}` on {cpu}, {os.cpu_count()} logical CPUs ({isa}); {args.threads} threads each side; "
+        f"{' '.join(shown_args)}` on {cpu}, {os.cpu_count()} logical CPUs ({isa}); {args.threads} threads each side; "
         f"model {args.model.name}; {args.pairs} pairs of processes, {args.runs} timed runs in each (median). "
         "Prefill: one forward pass over n tokens of a repeated sentence; tokens per second = n / that time. Peak RSS: "
         "the process's largest resident memory (weights, activations, allocator).")
@@ -136,7 +145,11 @@ def main() -> int:
     if args.note:
         say("")
         say(args.note)
-    args.markdown.write_text("\n".join(lines) + "\n")
+    # What follows the marker is written by hand (what the numbers mean) and kept when the table is measured again.
+    kept = ""
+    if args.markdown.exists() and MARKER in args.markdown.read_text():
+        kept = args.markdown.read_text().split(MARKER, 1)[1]
+    args.markdown.write_text("\n".join(lines) + "\n\n" + MARKER + kept.rstrip("\n") + "\n")
     return 0
 
 

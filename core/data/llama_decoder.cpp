@@ -21,7 +21,9 @@ void linear(const MatrixRM& x, const MatrixRM& w, MatrixRM& y) {
     y.resize(x.rows(), out);
     const int threads = std::max(1, omp_get_max_threads());
     const Eigen::Index chunk = ((out + threads - 1) / threads + 15) / 16 * 16;
-#pragma omp parallel for schedule(static) if (threads > 1 && x.rows() * out >= 65536)
+    // Worth a fork from ~256k multiply-adds: an edit's one or two new rows are a matrix-vector product that reads all of
+    // W, and two cores read it at twice the bandwidth.
+#pragma omp parallel for schedule(static) if (threads > 1 && x.rows() * out * w.cols() >= (int64_t(1) << 18))
     for (int t = 0; t < threads; ++t) {
         const Eigen::Index c0 = t * chunk, cols = std::min(chunk, out - c0);
         if (cols <= 0) continue;
