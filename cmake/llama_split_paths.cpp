@@ -3,7 +3,7 @@
 // only; the loader calls these for a model split over several files, which gets this message instead.
 #include <stdexcept>
 
-#include "llama.h"
+#include <llama.h>
 
 int32_t llama_split_path(char*, size_t, const char*, int32_t, int32_t) {
     throw std::runtime_error("models split over several GGUF files are not supported: merge them into one file "

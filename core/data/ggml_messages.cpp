@@ -5,8 +5,8 @@
 
 #include "core/error.h"
 
-#include "ggml.h"
-#include "llama.h"
+#include <ggml.h>
+#include <llama.h>
 
 namespace attnscope {
 

@@ -5,8 +5,8 @@
 
 #include "core/data/ggml_messages.h"
 #include "core/data/mapped_file.h"
-#include "ggml.h"
-#include "gguf.h"
+#include <ggml.h>
+#include <gguf.h>
 
 namespace attnscope {
 

@@ -7,10 +7,10 @@
 #include "core/data/ggml_messages.h"
 #include "core/data/gguf_file.h"
 #include "core/error.h"
-#include "gguf.h"
-#include "llama-arch.h"
-#include "llama-model-loader.h"
-#include "llama-vocab.h"
+#include <gguf.h>
+#include <llama-arch.h>
+#include <llama-model-loader.h>
+#include <llama-vocab.h>
 
 namespace attnscope {
 

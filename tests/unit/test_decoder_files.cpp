@@ -12,8 +12,8 @@
 #include "core/data/gguf_file.h"
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
-#include "ggml.h"
-#include "gguf.h"
+#include <ggml.h>
+#include <gguf.h>
 #include "tests/unit/text_test_util.h"
 
 namespace attnscope::test {
