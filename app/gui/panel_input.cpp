@@ -168,7 +168,8 @@ bool draw_model_picker(App& app) {
     InputSpec& in = app.input.spec;
     const ModelChoice now = resolve_model(in.model_dir);
     int choice = in.model_dir.empty() || in.model_dir == "minilm" ? 0 : in.model_dir == "smollm2" ? 1 : 2;
-    const char* names[] = {"all-MiniLM-L6-v2 (encoder, bidirectional)", "SmolLM2-135M-Instruct (decoder, causal)",
+    // What tells them apart comes first: a narrow panel cuts the end of a name.
+    const char* names[] = {"encoder: all-MiniLM-L6-v2 (bidirectional)", "decoder: SmolLM2-135M-Instruct (causal)",
                            "your own: a BERT folder or a llama .gguf file"};
     bool changed = false;
     if (ImGui::Combo("model", &choice, names, 3)) {
