@@ -8,7 +8,12 @@
 # No compute backend and no model graph is built: the forward pass runs on attnscope's own backend
 # (docs/ARCHITECTURE.md, "The decoder"). Compiled without our warnings (third-party code), as C++17.
 set(ATTNSCOPE_LLAMA_CPP_VERSION 0.3.36)
-set(ATTNSCOPE_LLAMA_CPP_DIR "${ATTNSCOPE_CACHE_DIR}/third_party/llama.cpp-${ATTNSCOPE_LLAMA_CPP_VERSION}"
+if(DEFINED ENV{ATTNSCOPE_LLAMA_CPP_DIR})  # the GPU pack's copy (scripts/gpu-deps-env.sh)
+  set(_attnscope_llama_default "$ENV{ATTNSCOPE_LLAMA_CPP_DIR}")
+else()
+  set(_attnscope_llama_default "${ATTNSCOPE_CACHE_DIR}/third_party/llama.cpp-${ATTNSCOPE_LLAMA_CPP_VERSION}")
+endif()
+set(ATTNSCOPE_LLAMA_CPP_DIR "${_attnscope_llama_default}"
     CACHE PATH "llama.cpp sources unpacked from the llama-cpp-python sdist (scripts/setup.sh)")
 if(NOT EXISTS "${ATTNSCOPE_LLAMA_CPP_DIR}/src/llama-vocab.cpp")
   message(FATAL_ERROR "llama.cpp sources not found in ${ATTNSCOPE_LLAMA_CPP_DIR}: run scripts/setup.sh (it unpacks them "

@@ -4,7 +4,8 @@
 # unpacks ARCHIVE (made by scripts/gpu-pack.sh) into DIR and exports what a build and its programs need to use it
 # and nothing else: ATTNSCOPE_GPU_DEPS (the unpacked usr folder, for -DCMAKE_PREFIX_PATH), CPATH (its headers
 # before the system's), PKG_CONFIG_PATH, LIBRARY_PATH and LD_LIBRARY_PATH (its libraries), ATTNSCOPE_FONT (the
-# figure font), ATTNSCOPE_CUTLASS_DIR (CUTLASS's headers and fused attention). Returns 1 with a sentence when the
+# figure font), ATTNSCOPE_CUTLASS_DIR (CUTLASS's headers and fused attention), ATTNSCOPE_LLAMA_CPP_DIR (the llama.cpp
+# sources of the GGUF reader and tokenizer). Returns 1 with a sentence when the
 # archive cannot be unpacked.
 gpu_deps_archive="$1" gpu_deps_dir="$2"
 if [ ! -f "$gpu_deps_archive" ]; then
@@ -22,4 +23,5 @@ export LIBRARY_PATH="$gpu_deps_lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
 export LD_LIBRARY_PATH="$gpu_deps_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ATTNSCOPE_FONT="$ATTNSCOPE_GPU_DEPS/share/fonts/DejaVuSans.ttf"
 export ATTNSCOPE_CUTLASS_DIR="$ATTNSCOPE_GPU_DEPS/share/attnscope/cutlass"
+export ATTNSCOPE_LLAMA_CPP_DIR="$ATTNSCOPE_GPU_DEPS/share/attnscope/llama.cpp"
 unset gpu_deps_archive gpu_deps_dir gpu_deps_lib

@@ -9,9 +9,10 @@
 # gfortran, quadmath), GoogleTest's static libraries, fftw3f.pc with its prefix left as @PREFIX@ (gpu-check.sh
 # writes the unpacked path), the figure font (DejaVu Sans; gpu-check.sh exports ATTNSCOPE_FONT to it), and CUTLASS's
 # headers with its fused attention as scripts/setup.sh unpacked them from the pinned nvidia-cutlass wheel
-# (usr/share/attnscope/cutlass; gpu-deps-env.sh exports ATTNSCOPE_CUTLASS_DIR to it).
-# Not packed: the text encoder's weights (~90 MB, above what a device call carries), so text inputs and the three
-# lessons on text are reported as not run there; Dear ImGui (the GUI is built only where there is a display).
+# (usr/share/attnscope/cutlass; gpu-deps-env.sh exports ATTNSCOPE_CUTLASS_DIR to it), and the llama.cpp sources the
+# decoder's GGUF reader and tokenizer compile from (usr/share/attnscope/llama.cpp: ATTNSCOPE_LLAMA_CPP_DIR).
+# Not packed: the text encoder's and decoder's weights (~90 and ~98 MB, above what a device call carries), so text
+# inputs and the lessons on text are reported as not run there; Dear ImGui (the GUI is built only where there is a display).
 #
 # usage: scripts/gpu-pack.sh [OUT_DIR]            write OUT_DIR/attnscope-gpu-deps.tar.xz and OUT_DIR/MANIFEST.txt
 #                                                 (default OUT_DIR: .gpu-pack in the repository, ignored by git)
@@ -82,6 +83,13 @@ pack() {
   [ -f "$cutlass/.complete" ] || die "CUTLASS is not unpacked in $cutlass: run scripts/setup.sh on a machine with nvcc"
   mkdir -p "$usr/share/attnscope/cutlass"
   cp -r "$cutlass/include" "$cutlass/fused_attention" "$cutlass/LICENSE.txt" "$usr/share/attnscope/cutlass/"
+  # ggml's GGUF reader and llama.cpp's tokenizer (cmake/LlamaVocab.cmake compiles them into every build).
+  local llama
+  llama="${ATTNSCOPE_CACHE:-$HOME/.cache/attnscope}/third_party/llama.cpp-$(awk '$1 == "llama-cpp-python" {print $2}' \
+    "$root/scripts/deps.lock")"
+  [ -f "$llama/.complete" ] || die "llama.cpp's sources are not unpacked in $llama: run scripts/setup.sh"
+  mkdir -p "$usr/share/attnscope/llama.cpp"
+  cp -r "$llama/." "$usr/share/attnscope/llama.cpp/"
   mkdir -p "$out"
   {
     echo "attnscope GPU dependency pack, made $(date -u '+%Y-%m-%d %H:%M UTC') on $(. /etc/os-release && echo "$PRETTY_NAME")"
