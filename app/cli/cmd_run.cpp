@@ -18,6 +18,7 @@
 #include "core/backend/factory/make_backend.h"
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
+#include "core/session/decoder_whatif.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/npy_bundle.h"
@@ -146,6 +147,33 @@ void print_whatif(const std::vector<WhatIfResult>& whatifs, const std::vector<Ru
     }
 }
 
+/// Perplexity of each variant when it replaces the decoder's attention in a span of layers.
+void print_perplexity_whatif(const std::vector<PerplexityWhatIf>& whatifs, const std::vector<RunResult>& results,
+                             int layers) {
+    if (whatifs.empty()) return;
+    const NextTokenComparison& first = whatifs.front().result;
+    std::cout << "what-if through the decoder: attention of " << whatifs.front().layers.text(layers)
+              << " replaced (every head, causal); next-token predictions over " << first.nll.size()
+              << " positions against the exact model (perplexity " << std::fixed << std::setprecision(3)
+              << first.exact_perplexity << std::defaultfloat << ")\n";
+    size_t width = 12;
+    for (const RunResult& r : results) width = std::max(width, label_of(r).size() + 2);
+    std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "perplexity"
+              << std::setw(12) << "delta_ppl" << std::setw(12) << "mean_kl" << std::setw(11) << "top1_agree"
+              << std::setw(11) << "time_ms" << "\n";
+    for (size_t k = 0; k < whatifs.size(); ++k) {
+        const NextTokenComparison& c = whatifs[k].result;
+        std::cout << std::left << std::setw(int(width)) << (k < results.size() ? label_of(results[k]) : whatifs[k].variant)
+                  << std::right << std::fixed << std::setprecision(3) << std::setw(12) << c.perplexity << std::setw(12)
+                  << c.delta_perplexity << std::setprecision(5) << std::setw(12) << c.mean_kl << std::setprecision(4)
+                  << std::setw(11) << c.top1_agreement << std::setprecision(1) << std::setw(11) << whatifs[k].time_ms
+                  << std::defaultfloat << "\n";
+    }
+    std::cout << "mean_kl: mean over positions of KL(exact next-token distribution ‖ the what-if's), nats; top1_agree: "
+                 "share of positions whose most likely next token is the exact model's; --json gives the per-position "
+                 "NLL (whatif.nll, whatif.exact_nll)\n";
+}
+
 /// The layer --whatif-layer names: kAllLayers for "all", else an index of one of the model's `layers`.
 int whatif_layer_of(const std::string& text, int layers) {
     if (text == "all") return kAllLayers;
@@ -224,11 +252,17 @@ int execute(const RunOptionsCli& o) {
     for (const std::string* dir : {&o.png_dir, &o.npy_dir, &o.csv_dir}) prepare_folder(*dir);
     const bool whatif = !o.whatif_layer.empty();
     int whatif_layer = kAllLayers;
+    std::optional<LayerSpan> decoder_span;  // a decoder's what-if: perplexity over a span of layers
     if (whatif) {
         if (input_kind(o.input) != InputKind::Text)
-            throw Error("--whatif-layer runs variants inside the encoder: give text with --text or --text-file");
+            throw Error("--whatif-layer runs variants inside the text model: give text with --text or --text-file");
         // Checked against the model before the input is encoded, so a bad layer prints no table first.
-        whatif_layer = whatif_layer_of(o.whatif_layer, load_text_model(model_dir_of(o.input))->encoder.config().layers);
+        const ModelChoice choice = resolve_model(o.input.model);
+        if (choice.decoder)
+            decoder_span = parse_layer_span(o.whatif_layer, load_decoder_model(choice.path)->decoder.config().layers,
+                                            "--whatif-layer");
+        else
+            whatif_layer = whatif_layer_of(o.whatif_layer, load_text_model(choice.path)->encoder.config().layers);
     }
     const LoadedInput input = session ? std::move(session->input) : load_input_full(o.input);
     const Heads& heads = input.heads;
@@ -246,7 +280,16 @@ int execute(const RunOptionsCli& o) {
     if (input.kind == InputKind::Text) print_text_summary(input);
     print_table(heads, backend->description(), results);
     std::vector<WhatIfResult> whatifs;
-    if (whatif) {
+    std::vector<PerplexityWhatIf> perplexities;
+    std::vector<double> exact_nll;
+    if (decoder_span) {
+        const auto model = load_decoder_model(input.model_dir);
+        const ExactNextTokens exact = exact_next_tokens(model->decoder, input.token_ids);
+        exact_nll = exact.nll;
+        for (const VariantRequest& request : requests)
+            perplexities.push_back(run_perplexity_whatif(model->decoder, exact, *decoder_span, request, *backend));
+        print_perplexity_whatif(perplexities, results, model->decoder.config().layers);
+    } else if (whatif) {
         const auto model = load_text_model(input.model_dir);
         const std::vector<float> exact = exact_text_embedding(*model, input.token_ids);
         for (const VariantRequest& request : requests)
@@ -265,7 +308,18 @@ int execute(const RunOptionsCli& o) {
         nlohmann::json out = {{"input", in}, {"backend", backend->name()}, {"results", nlohmann::json::array()}};
         for (size_t k = 0; k < results.size(); ++k) {
             nlohmann::json r = result_to_json(results[k]);
-            if (whatif)
+            if (decoder_span) {
+                const PerplexityWhatIf& w = perplexities[k];
+                r["whatif"] = {{"layers", {w.layers.first, w.layers.last}},
+                               {"perplexity", w.result.perplexity},
+                               {"exact_perplexity", w.result.exact_perplexity},
+                               {"delta_perplexity", w.result.delta_perplexity},
+                               {"mean_kl", w.result.mean_kl},
+                               {"top1_agreement", w.result.top1_agreement},
+                               {"nll", w.result.nll},
+                               {"exact_nll", exact_nll},
+                               {"time_ms", w.time_ms}};
+            } else if (whatif)
                 r["whatif"] = {{"layer", whatif_layer == kAllLayers ? nlohmann::json("all") : nlohmann::json(whatif_layer)},
                                {"embedding_cosine", whatifs[k].embedding_cosine},
                                {"time_ms", whatifs[k].time_ms}};
@@ -311,9 +365,10 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                     "Write q, k, v (and tokens.txt for text), each variant's O and P_eff (up to --matrix-limit) as .npy "
                     "files with an index.json into this folder (also readable back with --tensors)");
     sub->add_option("--whatif-layer", o->whatif_layer,
-                    "Text input: also replace the encoder's attention of layer L (0 to the model's last layer; 0-5 for "
-                    "the default model) or of 'all' layers by each variant and report "
-                    "the cosine of the sentence embedding to the exact one");
+                    "Text input: also replace the model's attention of layer L (0 to the model's last layer; 0-5 for "
+                    "the default encoder, 0-29 for smollm2) or of 'all' layers by each variant; an encoder reports the "
+                    "cosine of the sentence embedding to the exact one, a decoder (also a range A-B) the perplexity, "
+                    "its change, KL(exact ‖ what-if) of the next-token distributions and top-1 agreement");
     add_panel_file_options(*sub, o->tables);
     sub->add_option("--matrix-limit", o->matrix_limit, "Materialise n×n matrices (rel_err_attn, row_kl, PNG) up to this n")
         ->capture_default_str();

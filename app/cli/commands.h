@@ -26,6 +26,8 @@ void add_spectrum_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
 /// `attnscope sweep --variant V --param NAME=START:STOP[:xF|:+S] --metric M ...`
 void add_sweep_command(CLI::App& app, CommandAction& action);
+/// `attnscope streaming [--windows 64,256] [--sinks 4] [--recompute-samples 8] [--csv FILE] ...`
+void add_streaming_command(CLI::App& app, CommandAction& action);
 /// `attnscope lesson [NAME] [--check]`
 void add_lesson_command(CLI::App& app, CommandAction& action);
 /// `attnscope gui [--screenshot FILE] ...` (and the default when no subcommand is given)

@@ -39,6 +39,7 @@ int run_cli(int argc, char** argv) {
     add_spectrum_command(app, action);
     add_bench_command(app, action);
     add_sweep_command(app, action);
+    add_streaming_command(app, action);
     add_lesson_command(app, action);
     add_gui_command(app, action);
     refuse_negative_unsigned(app);

@@ -45,6 +45,7 @@ void Measurement::setup_latency(App& app) {
     // A text of at most 128 tokens: the sample texts, cut word by word until the tokenizer agrees.
     std::string text;
     for (const auto& s : sample_texts()) text += (text.empty() ? "" : " ") + s.text;
+    text.resize(text.rfind(' ', 2000));  // far more than 127 tokens: the word-by-word cut below stays short
     try {
         for (;;) {
             m_tokens = int(tokenize_text(text, app.input.spec.model_dir).size());

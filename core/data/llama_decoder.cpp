@@ -44,18 +44,15 @@ struct RopeTable {
     MatrixRM cos, sin;
 };
 
-RopeTable rope_table(const LlamaConfig& c, const Eigen::RowVectorXf& factors, int n) {
-    const int half = c.head_dim / 2;
+RopeTable rope_table(const std::vector<double>& frequencies, int n) {
+    const int half = static_cast<int>(frequencies.size());
     RopeTable t{MatrixRM(n, half), MatrixRM(n, half)};
-    for (int i = 0; i < half; ++i) {
-        double freq = std::pow(c.rope_base, -2.0 * i / c.head_dim);
-        if (factors.size()) freq /= factors(i);
+    for (int i = 0; i < half; ++i)
         for (int p = 0; p < n; ++p) {
-            const double angle = (p / c.rope_linear) * freq;
+            const double angle = p * frequencies[size_t(i)];
             t.cos(p, i) = static_cast<float>(std::cos(angle));
             t.sin(p, i) = static_cast<float>(std::sin(angle));
         }
-    }
     return t;
 }
 
@@ -138,6 +135,16 @@ int64_t LlamaDecoder::weight_bytes() const {
     return floats * int64_t(sizeof(float));
 }
 
+std::vector<double> LlamaDecoder::rope_frequencies() const {
+    const LlamaConfig& c = m_config;
+    std::vector<double> f(size_t(c.head_dim / 2));
+    for (int i = 0; i < c.head_dim / 2; ++i) {
+        f[size_t(i)] = std::pow(c.rope_base, -2.0 * i / c.head_dim) / c.rope_linear;
+        if (m_weights.rope_factors.size()) f[size_t(i)] /= m_weights.rope_factors(i);
+    }
+    return f;
+}
+
 DecoderOutput LlamaDecoder::forward(const std::vector<int>& ids, const DecoderOptions& options) const {
     return forward_rows(ids, options, nullptr, 0);
 }
@@ -166,7 +173,7 @@ DecoderOutput LlamaDecoder::forward_rows(const std::vector<int>& ids, const Deco
                         " is outside the vocabulary of " + std::to_string(c.vocab));
         if (i >= first) x.row(i - first) = m_weights.embed.row(ids[size_t(i)]);
     }
-    const RopeTable rope = rope_table(c, m_weights.rope_factors, n);
+    const RopeTable rope = rope_table(rope_frequencies(), n);
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
     const int run_layers = options.last_layer < 0 ? c.layers : std::min(options.last_layer + 1, c.layers);
     DecoderOutput out;
@@ -212,8 +219,11 @@ DecoderOutput LlamaDecoder::forward_rows(const std::vector<int>& ids, const Deco
         if (options.keep_qkv) out.Q.push_back(std::move(Q)), out.K.push_back(std::move(K)), out.V.push_back(std::move(V));
         if (options.keep_probs) out.probs.push_back(std::move(probs));
     }
-    if (options.logits && run_layers == c.layers) linear(rms_norm(x, m_weights.output_norm, c.rms_eps),
-                                                         m_weights.logits_matrix(), out.logits);
+    if (options.logits && run_layers == c.layers) {
+        const MatrixRM last = options.last_logits_only ? MatrixRM(x.bottomRows(1)) : MatrixRM();
+        linear(rms_norm(options.last_logits_only ? last : x, m_weights.output_norm, c.rms_eps),
+               m_weights.logits_matrix(), out.logits);
+    }
     return out;
 }
 

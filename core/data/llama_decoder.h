@@ -24,6 +24,7 @@ struct DecoderOptions {
     bool keep_qkv = true;     // DecoderOutput::Q/K/V of every layer run
     bool keep_probs = false;  // DecoderOutput::probs of every layer run ((heads, n, n) floats each)
     bool logits = false;      // DecoderOutput::logits (n, vocab); needs every layer
+    bool last_logits_only = false;  // with logits: only the last position's row (1, vocab), a fresh pass's prediction
     bool received = false;    // DecoderOutput::received: the attention each key receives, summed over query rows
     AttentionHook hook;       // optional attention replacement: gets Heads with K and V expanded to the query heads
     int last_layer = -1;      // stop after this layer (−1: run all)
@@ -53,6 +54,9 @@ public:
     DecoderOutput extend(const std::vector<int>& ids, const DecoderOutput& previous, int reuse,
                          const DecoderOptions& options = {}) const;
     const LlamaConfig& config() const { return m_config; }
+    /// RoPE's angle per position step of each dimension pair (2i, 2i + 1), i < head_dim / 2: position p turns pair i by
+    /// p · frequencies[i] (base^(−2i/d), scaled by the file's rope factors and linear scaling).
+    std::vector<double> rope_frequencies() const;
     /// Bytes the fp32 weights hold.
     int64_t weight_bytes() const;
 

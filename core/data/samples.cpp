@@ -18,7 +18,8 @@ const std::vector<SampleText>& sample_texts() {
     static const std::vector<SampleText> samples = {make("attention", assets::kSampleAttention),
                                                     make("lighthouse", assets::kSampleLighthouse),
                                                     make("recipe", assets::kSampleRecipe),
-                                                    make("harbour", assets::kSampleHarbour)};
+                                                    make("harbour", assets::kSampleHarbour),
+                                                    make("ferry", assets::kSampleFerry)};
     return samples;
 }
 

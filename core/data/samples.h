@@ -11,7 +11,8 @@ struct SampleText {
     std::string text;  // UTF-8, trailing newline removed
 };
 
-/// Every sample; the first is the default (≈ 80 tokens with all-MiniLM-L6-v2).
+/// Every sample; the first is the default (≈ 80 tokens with all-MiniLM-L6-v2); the last, ferry, is the long one
+/// (≈ 4 700 SmolLM2 tokens) the StreamingLLM measurement needs.
 const std::vector<SampleText>& sample_texts();
 /// The default sample's text.
 const std::string& default_sample_text();

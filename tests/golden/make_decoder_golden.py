@@ -165,11 +165,13 @@ class Model:
     def rmsnorm(self, x, w):
         return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.eps) * w
 
-    def rope(self, x):
-        """x: (n, heads, head_dim); NORM layout: adjacent pairs (2i, 2i+1) rotated by pos * base^(-2i/hd)."""
+    def rope(self, x, positions=None):
+        """x: (n, heads, head_dim); NORM layout: adjacent pairs (2i, 2i+1) rotated by pos * base^(-2i/hd);
+        positions (optional, n values) replaces 0 .. n-1."""
         n, _, hd = x.shape
         inv = self.rope_base ** (-np.arange(0, hd, 2, dtype=np.float64) / hd)  # (hd/2,)
-        ang = np.arange(n, dtype=np.float64)[:, None] * inv[None, :]           # (n, hd/2)
+        pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions, dtype=np.float64)
+        ang = pos[:, None] * inv[None, :]                                      # (n, hd/2)
         c = np.cos(ang)[:, None, :]
         s = np.sin(ang)[:, None, :]
         x0 = x[..., 0::2]
@@ -179,8 +181,10 @@ class Model:
         out[..., 1::2] = x0 * s + x1 * c
         return out
 
-    def forward(self, ids):
-        """Returns (logits float64 (n, vocab), first_token_mass (n_layer, n_head) or None when n < 2)."""
+    def forward(self, ids, attend=None):
+        """Returns (logits float64 (n, vocab), first_token_mass (n_layer, n_head) or None when n < 2).
+        attend (optional): attend(L, q, k, v) with q (n, H, hd), k and v (n, G, hd) before RoPE returns the
+        layer's attention output (n, H * hd) in place of causal softmax attention (first_token_mass then 0)."""
         ids = np.asarray(ids, dtype=np.int64)
         n = len(ids)
         H, G, hd = self.n_head, self.n_kv, self.head_dim
@@ -195,6 +199,14 @@ class Model:
             q = (h @ W(p + "attn_q.weight").T).reshape(n, H, hd)
             k = (h @ W(p + "attn_k.weight").T).reshape(n, G, hd)
             v = (h @ W(p + "attn_v.weight").T).reshape(n, G, hd)
+            if attend is not None:
+                o = attend(L, q, k, v)
+                x = x + o @ W(p + "attn_output.weight").T
+                h = self.rmsnorm(x, W(p + "ffn_norm.weight"))
+                g = h @ W(p + "ffn_gate.weight").T
+                u = h @ W(p + "ffn_up.weight").T
+                x = x + (g / (1.0 + np.exp(-g)) * u) @ W(p + "ffn_down.weight").T
+                continue
             q = self.rope(q)
             k = self.rope(k)
             # query head h uses KV head h // rep

@@ -20,15 +20,6 @@ const char* kSample =
     "Sparse attention keeps a few keys per query; low-rank attention compresses the keys instead. "
     "Which one works depends on the text.";
 
-void expect_error_containing(const std::function<void()>& f, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "no error (expected '" << needle << "')";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-}
-
 TEST(TextWhatIf, FullEverywhereGivesTheExactEmbedding) {
     ATTNSCOPE_MODEL_OR_SKIP(dir);
     const auto model = load_text_model(dir);
@@ -118,8 +109,9 @@ TEST(TextInput, SamplesFitTheModel) {
         std::cout << "[case] sample '" << s.id << "': " << n << " tokens\n";
         EXPECT_GE(n, 20u);
         // 'harbour' is the long sample of the low-rank lesson: more than the model's 512 positions (it is cut to
-        // a full context); the others stay short so the GUI answers an edit at once.
-        if (s.id == "harbour") EXPECT_GT(n, 512u);
+        // a full context); 'ferry' is the decoder's long text (StreamingLLM); the others stay short so the GUI
+        // answers an edit at once.
+        if (s.id == "harbour" || s.id == "ferry") EXPECT_GT(n, 512u);
         else EXPECT_LE(n, 128u);
     }
     const size_t n = model->tokenizer.encode(default_sample_text()).ids.size();

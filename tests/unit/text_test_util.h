@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ public:
 private:
     std::filesystem::path m_path;
 };
+
+/// Expects f() to throw an Error whose message contains `needle`.
+inline void expect_error_containing(const std::function<void()>& f, const std::string& needle) {
+    try {
+        f();
+        ADD_FAILURE() << "no error (expected '" << needle << "')";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
 
 /// Writes raw bytes to `path`.
 inline void write_bytes(const std::string& path, const std::string& bytes) {
