@@ -16,7 +16,7 @@
 #include "core/session/shown_reference.h"
 #include "core/session/sinks_data.h"
 #include "core/session/sweep_curves.h"
-#include "core/session/text_whatif.h"
+#include "core/session/text_metric_measure.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 
@@ -73,7 +73,7 @@ figure::PlotFigure sweep_chart(const FigureJob& job, const ChartFigureOptions& c
 figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
     const CostAxis x = parse_cost_axis(c.x);
     const ErrorAxis y = parse_error_axis(c.y);
-    if (y == ErrorAxis::EmbeddingLoss) throw Error("the errmap figure draws rel_err_out or mass_loss; for embedding_loss use `attnscope errmap`");
+    if (y == ErrorAxis::EmbeddingLoss) throw Error("the errmap figure draws rel_err_out, mass_loss or perplexity; for embedding_loss use `attnscope errmap`");
     std::string name;
     std::vector<double> values;
     if (!c.param.empty()) {
@@ -84,6 +84,11 @@ figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& 
     for (ErrorCostRequest& r : expand_error_cost_requests(job.requests, name, values)) requests.push_back(std::move(r.request));
     ErrorCostOptions options;
     options.repeats = c.repeats;
+    if (y == ErrorAxis::Perplexity) {  // the decoder re-run per point with the variant at the input's layer
+        if (job.input.kind != InputKind::Text)
+            throw Error("--y perplexity needs a decoder's text: add --model smollm2 and --text or --text-file");
+        options.perplexity = text_metric_measure("perplexity", job.input.model_dir, job.input.token_ids, job.input.layer);
+    }
     std::vector<ErrorCostPoint> points = error_cost_points(job.input.heads, requests, backend, options);
     mark_pareto_front(points, x, y);
     return figure::errmap_figure(points, x, y);

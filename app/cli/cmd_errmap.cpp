@@ -12,7 +12,7 @@
 #include "core/session/variant_spec.h"
 #include "core/data/text_model.h"
 #include "core/session/error_cost.h"
-#include "core/session/text_whatif.h"
+#include "core/session/text_metric_measure.h"
 #include "core/session/export.h"
 #include "core/session/metric_sweep.h"
 #include "core/session/variant_json.h"
@@ -71,15 +71,22 @@ std::string optional_text(const std::optional<double>& v) {
 
 /// The table on stdout: one row per point, cheapest first, * on the front.
 void print_table(const ErrmapCli& o, const LoadedInput& input, const std::vector<ErrorCostPoint>& points,
-                 const std::vector<size_t>& order, bool embedding) {
+                 const std::vector<size_t>& order, ErrorAxis y) {
+    const bool embedding = y == ErrorAxis::EmbeddingLoss, perplexity = y == ErrorAxis::Perplexity;
     size_t width = 10;
     for (const ErrorCostPoint& p : points) width = std::max(width, p.instance.size() + 2);
     std::cout << "error–cost map on " << input.heads.source << " (n = " << input.heads.n() << ", H = " << input.heads.heads()
-              << "): " << o.x << " against " << o.y << " (vs exact softmax, mean over heads); * = on the Pareto front "
+              << "): " << o.x << " against " << o.y
+              << (perplexity ? " (the decoder's, every head of layer " + std::to_string(input.layer) + " replaced)"
+                  : embedding ? " (1 − sentence-embedding cosine, every head of layer " + std::to_string(input.layer) +
+                                    " replaced)"
+                              : std::string(" (vs exact softmax, mean over heads)"))
+              << "; * = on the Pareto front "
               << "(on time: only where the min..max spreads separate)\n" << time_note(points) << "\n";
     std::cout << std::left << std::setw(int(width)) << "instance" << std::right << std::setw(12) << "time_ms" << std::setw(20)
               << "min..max_ms" << std::setw(14) << "GFLOP" << std::setw(12) << "peak_MiB" << std::setw(14) << "rel_err_out"
-              << std::setw(12) << "mass_loss" << (embedding ? "  emb_loss" : "") << "  pareto\n";
+              << std::setw(12) << "mass_loss" << (embedding ? "  emb_loss" : "") << (perplexity ? "  perplexity" : "")
+              << "  pareto\n";
     for (size_t k : order) {
         const ErrorCostPoint& p = points[k];
         std::ostringstream spread;
@@ -89,6 +96,7 @@ void print_table(const ErrmapCli& o, const LoadedInput& input, const std::vector
                   << std::setw(12) << p.peak_bytes / 1048576.0 << std::defaultfloat << std::setprecision(4)
                   << std::setw(14) << optional_text(p.rel_err_out) << std::setw(12) << optional_text(p.mass_loss);
         if (embedding) std::cout << "  " << optional_text(p.embedding_loss);
+        if (perplexity) std::cout << "  " << std::setw(10) << optional_text(p.perplexity);
         std::cout << "  " << (p.pareto ? "*" : "") << "\n";
     }
 }
@@ -103,7 +111,7 @@ nlohmann::json json_rows(const std::vector<ErrorCostPoint>& points, const std::v
                         {"time_min_ms", p.time_min_ms}, {"time_max_ms", p.time_max_ms}, {"repeats", p.repeats},
                         {"time_clock", p.time_clock}, {"wall_ms", p.wall_ms}, {"flops", p.flops},
                         {"peak_bytes", p.peak_bytes}, {"rel_err_out", opt(p.rel_err_out)}, {"mass_loss", opt(p.mass_loss)},
-                        {"embedding_loss", opt(p.embedding_loss)}, {"pareto", p.pareto},
+                        {"embedding_loss", opt(p.embedding_loss)}, {"perplexity", opt(p.perplexity)}, {"pareto", p.pareto},
                         {"params", variant_to_json({p.variant, p.params})["params"]}});
     }
     return rows;
@@ -113,7 +121,7 @@ nlohmann::json json_rows(const std::vector<ErrorCostPoint>& points, const std::v
 std::string csv_text(const std::vector<ErrorCostPoint>& points, const std::vector<size_t>& order) {
     std::ostringstream csv;
     csv << "variant,instance,time_ms,time_min_ms,time_max_ms,repeats,time_clock,wall_ms,flops,peak_bytes,rel_err_out,"
-           "mass_loss,embedding_loss,pareto\n";
+           "mass_loss,embedding_loss,perplexity,pareto\n";
     auto cell = [&csv](const std::optional<double>& v) {
         if (v) csv << *v;
         csv << ",";
@@ -122,7 +130,7 @@ std::string csv_text(const std::vector<ErrorCostPoint>& points, const std::vecto
         const ErrorCostPoint& p = points[k];
         csv << p.variant << ",\"" << p.instance << "\"," << p.time_ms << "," << p.time_min_ms << "," << p.time_max_ms << ","
             << p.repeats << "," << p.time_clock << "," << p.wall_ms << "," << p.flops << "," << p.peak_bytes << ",";
-        cell(p.rel_err_out), cell(p.mass_loss), cell(p.embedding_loss);
+        cell(p.rel_err_out), cell(p.mass_loss), cell(p.embedding_loss), cell(p.perplexity);
         csv << (p.pareto ? 1 : 0) << "\n";
     }
     return csv.str();
@@ -138,15 +146,17 @@ int execute(const ErrmapCli& o) {
     auto backend = make_backend(o.backend);
     ErrorCostOptions options;
     options.repeats = o.repeats;
-    if (y == ErrorAxis::EmbeddingLoss) {  // the encoder re-run per point with the variant at --layer
+    if (y == ErrorAxis::EmbeddingLoss || y == ErrorAxis::Perplexity) {  // the model re-run per point, variant at --layer
         if (input_kind(o.input) != InputKind::Text)
-            throw Error("--y embedding_loss needs text input: add --text or --text-file (and --layer)");
-        options.embedding = embedding_cosine_measure(load_text_model(input.model_dir), input.token_ids, input.layer);
+            throw Error("--y " + o.y + " needs text input: add --text or --text-file (and --layer)");
+        const bool embedding = y == ErrorAxis::EmbeddingLoss;
+        (embedding ? options.embedding : options.perplexity) = text_metric_measure(
+            embedding ? "embedding_cosine" : "perplexity", input.model_dir, input.token_ids, input.layer);
     }
     std::vector<ErrorCostPoint> points = error_cost_points(input.heads, requests, *backend, options);
     mark_pareto_front(points, x, y);
     const std::vector<size_t> order = by_cost(points, x);
-    print_table(o, input, points, order, y == ErrorAxis::EmbeddingLoss);
+    print_table(o, input, points, order, y);
     if (!o.json_path.empty())
         write_file_atomically(o.json_path, nlohmann::json{{"input", input.heads.source}, {"n", input.heads.n()},
                                                           {"x", o.x}, {"y", o.y}, {"repeats", o.repeats},
@@ -163,7 +173,9 @@ void add_errmap_command(CLI::App& app, CommandAction& action) {
     add_run_selection_options(*sub, *o, "", "Run causal forms (every chosen variant must have one)")->required();
     sub->add_option("--param", o->param, "Also sweep NAME=START:STOP[:xF|:+S] for every instance (NAME may be budget)");
     sub->add_option("--x", o->x, "Cost axis: time, flops or memory")->capture_default_str();
-    sub->add_option("--y", o->y, "Error axis: rel_err_out, mass_loss (1 − mass_recall) or embedding_loss (1 − embedding cosine, text)")->capture_default_str();
+    sub->add_option("--y", o->y, "Error axis: rel_err_out, mass_loss (1 − mass_recall), embedding_loss (1 − embedding cosine, "
+                    "an encoder's text) or perplexity (a decoder's text: --model smollm2); the last two replace --layer's "
+                    "attention")->capture_default_str();
     sub->add_option("--repeats", o->repeats, "Timed runs per point, in interleaved rounds: time is their median, min..max "
                     "their spread, and the front on time is marked only where spreads separate")->capture_default_str();
     sub->add_option("--json", o->json_path, "Write the points as JSON");

@@ -54,7 +54,11 @@ int execute(const SweepOptionsCli& o) {
     std::vector<SweepCurveTable> tables;  // --csv
     for (const SweepCurveRun& run : runs) {
         const std::string column = name == "budget" ? "budget (" + run.swept + ")" : name;
-        std::cout << run.label << " (each point: mean over seeds of the mean over heads)\n";
+        std::cout << run.label
+                  << (measured_outside_run(metric)
+                          ? " (each point: mean over seeds of the text model's " + std::string(metric.id) +
+                                " with every head of layer " + std::to_string(o.input.layer) + " replaced)\n"
+                          : std::string(" (each point: mean over seeds of the mean over heads)\n"));
         std::cout << std::left << std::setw(16) << column << std::right << std::setw(14) << metric.id
                   << std::setw(14) << "min" << std::setw(14) << "max" << std::setw(8) << "seeds" << "\n";
         nlohmann::json rows = nlohmann::json::array();

@@ -1,6 +1,6 @@
 #include "app/cli/input_options.h"
 
-#include "core/session/text_whatif.h"
+#include "core/session/text_metric_measure.h"
 
 #include "core/backend/factory/make_backend.h"
 #include "core/session/variant_spec.h"
@@ -101,8 +101,9 @@ SweepInputFactory seeded_inputs(const InputOptions& options) {
 SweepEvaluator sweep_evaluator(const MetricSpec& metric, const LoadedInput& input) {
     if (!measured_outside_run(metric)) return {};
     if (input.kind != InputKind::Text)
-        throw Error("--metric embedding_cosine needs text input: add --text or --text-file (and --layer)");
-    return embedding_cosine_measure(load_text_model(input.model_dir), input.token_ids, input.layer);
+        throw Error(std::string("--metric ") + metric.id + " runs a text model: add --text or --text-file (and --layer; "
+                    "for perplexity, --model smollm2)");
+    return text_metric_measure(metric.id, input.model_dir, input.token_ids, input.layer);
 }
 
 TextInputSpec text_input_spec(const InputOptions& o) {

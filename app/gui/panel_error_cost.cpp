@@ -25,7 +25,8 @@
 #include "core/json_fields.h"
 #include "core/session/error_cost.h"
 #include "core/session/metric_sweep.h"
-#include "core/session/text_whatif.h"
+#include "core/data/model_paths.h"
+#include "core/session/text_metric_measure.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 
@@ -40,6 +41,7 @@ struct ErrorCostMap {
     std::string source;                      // the input, e.g. "text" or "synthetic:local"
     int n = 0, heads = 0;
     bool embedding = false;                  // embedding_loss was measured
+    bool perplexity = false;                 // the decoder's perplexity was measured
 };
 
 namespace {
@@ -48,7 +50,7 @@ namespace {
 
 const char* const kCostAxes[] = {"time", "flops", "memory"};
 constexpr int kMaxRepeats = 99;  // a bound on the form's box: more runs than this is a benchmark, not a map
-const char* const kErrorAxes[] = {"rel_err_out", "mass_loss", "embedding_loss"};
+const char* const kErrorAxes[] = {"rel_err_out", "mass_loss", "embedding_loss", "perplexity"};
 
 /// The cost axis' label; on time it names the clock the points were timed on and how (error_cost.h).
 std::string cost_axis_label(CostAxis a, const std::vector<ErrorCostPoint>& pts) {
@@ -63,7 +65,8 @@ std::string cost_axis_label(CostAxis a, const std::vector<ErrorCostPoint>& pts) 
 const char* error_axis_label(ErrorAxis a) {
     return a == ErrorAxis::RelErrOut ? "rel_err_out vs exact (mean over heads)"
            : a == ErrorAxis::MassLoss ? "1 − mass_recall (mean over heads)"
-                                      : "1 − embedding cosine";
+           : a == ErrorAxis::Perplexity ? "decoder perplexity (every head of the Input layer replaced)"
+                                        : "1 − embedding cosine";
 }
 
 std::vector<double> swept_values(const ErrorCostState& st) {
@@ -97,14 +100,15 @@ std::shared_ptr<ViewJob<ErrorCostMap>::Job> make_job(const App& app) {
                 ctx.between_steps();
                 return true;
             };
-            if (y == ErrorAxis::EmbeddingLoss) {
+            if (y == ErrorAxis::EmbeddingLoss || y == ErrorAxis::Perplexity) {
+                const bool embedding = y == ErrorAxis::EmbeddingLoss;
                 if (input.mode != InputMode::Text)
-                    throw Error("1 − embedding cosine re-runs the encoder: switch the Input panel to text, or choose "
-                                "another error axis");
-                const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
-                options.embedding =
-                    embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
-                map->embedding = true;
+                    throw Error(std::string(embedding ? "1 − embedding cosine" : "perplexity") +
+                                " re-runs the text model: switch the Input panel to text, or choose another error axis");
+                (embedding ? options.embedding : options.perplexity) =
+                    text_metric_measure(embedding ? "embedding_cosine" : "perplexity", input.model_dir,
+                                        tokenize_text(input.text, input.model_dir), input.layer);
+                (embedding ? map->embedding : map->perplexity) = true;
             }
             std::vector<VariantRequest> requests;
             for (const ErrorCostRequest& r : map->requests) requests.push_back(r.request);
@@ -118,7 +122,11 @@ std::shared_ptr<ViewJob<ErrorCostMap>::Job> make_job(const App& app) {
 
 void draw_form(App& app) {
     ErrorCostState& st = app.error_cost;
-    const bool text = app.effective_input().mode == InputMode::Text;
+    const InputSpec& input = app.effective_input();
+    const bool text = input.mode == InputMode::Text;
+    const bool decoder = text && resolve_model(input.model_dir).decoder;
+    // The model's own measure follows the two cheap ones: an encoder's embedding_loss, a decoder's perplexity.
+    const char* axes[] = {kErrorAxes[0], kErrorAxes[1], decoder ? kErrorAxes[3] : kErrorAxes[2]};
     auto combo = [](const char* label, std::string& value, const char* const* items, int count, float width) {
         ImGui::SetNextItemWidth(width);
         if (ImGui::BeginCombo(label, value.c_str())) {
@@ -129,11 +137,13 @@ void draw_form(App& app) {
     };
     combo("cost (x)", st.x, kCostAxes, 3, 100);
     ImGui::SameLine();
-    combo("error (y)", st.y, kErrorAxes, text ? 3 : 2, 140);
+    combo("error (y)", st.y, axes, text ? 3 : 2, 140);
     ImGui::SetItemTooltip("rel_err_out: output error vs exact softmax; mass_loss: 1 − mass_recall (masked variants); "
-                          "embedding_loss (text): 1 − cosine of the sentence embedding with the variant in the Input "
-                          "layer, vs the exact encoder");
-    if (!text && st.y == "embedding_loss") st.y = "rel_err_out";
+                          "embedding_loss (an encoder's text): 1 − cosine of the sentence embedding with the variant in "
+                          "the Input layer, vs the exact encoder; perplexity (a decoder's text): the decoder's perplexity "
+                          "with the variant in every head of the Input layer (the exact model's is the floor)");
+    if ((!text || decoder) && st.y == "embedding_loss") st.y = "rel_err_out";
+    if (!decoder && st.y == "perplexity") st.y = "rel_err_out";
     ImGui::SameLine();
     // The swept parameter: none, each card's budget, or a numeric parameter some chosen variant has.
     std::set<std::string> names;
@@ -344,6 +354,7 @@ void hover_map_point(App& app, const ErrorCostMap& map, const std::vector<ErrorC
         if (p.rel_err_out) ImGui::Text("rel_err_out %.3e (vs exact softmax, mean over heads)", *p.rel_err_out);
         if (p.mass_loss) ImGui::Text("1 − mass_recall %.4f (mean over heads)", *p.mass_loss);
         if (p.embedding_loss) ImGui::Text("1 − embedding cosine %.3e", *p.embedding_loss);
+        if (p.perplexity) ImGui::Text("perplexity %.3f with the variant in the Input layer", *p.perplexity);
         if (slot == app.variants.slots.end()) ImGui::TextDisabled("its Variants slot was removed");
         else if (r.swept.empty()) ImGui::TextDisabled("this is the slot's current setting");
         else ImGui::TextDisabled("click: set %s = %g on this Variants slot", r.swept.c_str(), p.params.get(r.swept));
@@ -422,7 +433,8 @@ void draw_error_cost_panel(App& app, const PanelEntry& self) {
                             st.map.stale(key) ? " (updating…)" : "",
                             st.y == "rel_err_out" ? "‖O_h − O_exact,h‖ / ‖O_exact,h‖ against exact softmax, mean over heads h"
                             : st.y == "mass_loss" ? "share of the exact softmax mass outside the pattern, mean over heads"
-                                                  : "1 − cosine of the sentence embedding to the exact encoder's");
+                            : st.y == "perplexity" ? "the decoder's perplexity with the variant in every head of the Input layer"
+                                                   : "1 − cosine of the sentence embedding to the exact encoder's");
         for (const std::string& note : map.notes) ImGui::TextDisabled("%s", note.c_str());
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         draw_map(app, map, ImVec2(avail.x, std::max(160.0f, avail.y - ImGui::GetTextLineHeightWithSpacing() * 2)));

@@ -27,10 +27,10 @@
 #include "core/data/scenarios.h"
 #include "core/variants/registry.h"
 
-#if __has_include("core/session/text_whatif.h")
+#if __has_include("core/session/text_metric_measure.h")
 #include "core/data/text_input.h"
 #include "core/data/text_model.h"
-#include "core/session/text_whatif.h"
+#include "core/session/text_metric_measure.h"
 #define ATTNSCOPE_SWEEP_HAS_TEXT 1
 #else
 #define ATTNSCOPE_SWEEP_HAS_TEXT 0
@@ -79,8 +79,8 @@ protected:
             text_heads = std::make_shared<const Heads>(build_input(input));
 #if ATTNSCOPE_SWEEP_HAS_TEXT
             if (measured_outside_run(*plan.specs[0].metric)) {
-                const std::string dir = input.model_dir.empty() ? default_model_dir() : input.model_dir;
-                evaluate = embedding_cosine_measure(load_text_model(dir), tokenize_text(input.text, dir), input.layer);
+                evaluate = text_metric_measure(plan.specs[0].metric->id, input.model_dir,
+                                               tokenize_text(input.text, input.model_dir), input.layer);
             }
 #endif
         }
@@ -170,9 +170,9 @@ SweepPlan make_plan(const App& app, std::string& error) {
         const MetricSpec& metric = parse_sweep_metric(s.metric);
         const bool text = app.input.spec.mode == InputMode::Text;
         if (measured_outside_run(metric) && !text)
-            throw Error("embedding_cosine re-runs the encoder: switch the Input panel to text");
+            throw Error(std::string(metric.id) + " re-runs the text model: switch the Input panel to text");
         if (measured_outside_run(metric) && !ATTNSCOPE_SWEEP_HAS_TEXT)
-            throw Error("embedding_cosine needs the text encoder, which this build lacks");
+            throw Error(std::string(metric.id) + " needs the text models, which this build lacks");
         const bool sweeps_n = s.param == "n";
         if (sweeps_n && text) throw Error("the text fixes n: sweep a parameter of " + s.variants[0] + " instead");
         for (double v : plan.values) {

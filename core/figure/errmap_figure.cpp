@@ -27,6 +27,7 @@ std::string error_label(ErrorAxis axis) {
         case ErrorAxis::RelErrOut: return "rel_err_out: output error vs exact softmax";
         case ErrorAxis::MassLoss: return "1 − exact softmax mass kept";
         case ErrorAxis::EmbeddingLoss: return "1 − sentence-embedding cosine vs the exact encoder";
+        case ErrorAxis::Perplexity: return "the decoder's perplexity with the variant (the exact model's is the floor)";
     }
     return "";
 }

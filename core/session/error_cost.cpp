@@ -24,8 +24,9 @@ ErrorAxis parse_error_axis(const std::string& text) {
     if (text == "rel_err_out") return ErrorAxis::RelErrOut;
     if (text == "mass_loss") return ErrorAxis::MassLoss;
     if (text == "embedding_loss") return ErrorAxis::EmbeddingLoss;
-    throw Error("error axis '" + text + "' is not rel_err_out, mass_loss (1 − mass_recall) or embedding_loss "
-                "(1 − embedding cosine, text input)");
+    if (text == "perplexity") return ErrorAxis::Perplexity;
+    throw Error("error axis '" + text + "' is not rel_err_out, mass_loss (1 − mass_recall), embedding_loss "
+                "(1 − embedding cosine, an encoder's text) or perplexity (a decoder's text)");
 }
 
 double cost_of(const ErrorCostPoint& p, CostAxis axis) {
@@ -33,14 +34,20 @@ double cost_of(const ErrorCostPoint& p, CostAxis axis) {
 }
 
 std::optional<double> error_of(const ErrorCostPoint& p, ErrorAxis axis) {
-    return axis == ErrorAxis::RelErrOut ? p.rel_err_out : axis == ErrorAxis::MassLoss ? p.mass_loss : p.embedding_loss;
+    switch (axis) {
+        case ErrorAxis::RelErrOut: return p.rel_err_out;
+        case ErrorAxis::MassLoss: return p.mass_loss;
+        case ErrorAxis::EmbeddingLoss: return p.embedding_loss;
+        case ErrorAxis::Perplexity: return p.perplexity;
+    }
+    return std::nullopt;
 }
 
 namespace {
 
 /// A point's metrics from one full run (analyse included) against the shared reference; it also warms the point up.
 ErrorCostPoint measure_point(const Heads& heads, const VariantRequest& request, Backend& backend, ReferenceCache& refs,
-                             const EmbeddingCosine& embedding) {
+                             const ErrorCostOptions& options) {
     const RunResult r = run_variant(heads, request, RunOptions{}, backend, &refs);
     ErrorCostPoint p;
     p.variant = r.variant;
@@ -49,8 +56,9 @@ ErrorCostPoint measure_point(const Heads& heads, const VariantRequest& request, 
     p.flops = r.cost.flops, p.peak_bytes = double(r.cost.peak_bytes);
     p.rel_err_out = r.metrics.rel_err_out;
     if (r.metrics.mass_recall) p.mass_loss = std::max(0.0, 1.0 - *r.metrics.mass_recall);  // recall may round past 1
-    if (embedding)
-        if (const auto cosine = embedding(request, backend)) p.embedding_loss = std::max(0.0, 1.0 - *cosine);
+    if (options.embedding)
+        if (const auto cosine = options.embedding(request, backend)) p.embedding_loss = std::max(0.0, 1.0 - *cosine);
+    if (options.perplexity) p.perplexity = options.perplexity(request, backend);
     return p;
 }
 
@@ -85,7 +93,7 @@ std::vector<ErrorCostPoint> error_cost_points(const Heads& heads, const std::vec
     std::vector<std::function<double()>> runs;
     for (size_t k = 0; k < requests.size(); ++k) {
         if (options.proceed && !options.proceed()) return {};
-        out.push_back(measure_point(heads, requests[k], backend, refs, options.embedding));
+        out.push_back(measure_point(heads, requests[k], backend, refs, options));
         timed[k].variant = &find_variant(requests[k].id);
         timed[k].plan = timed[k].variant->plan(heads, timed[k].variant->resolve(requests[k].params, heads.shape()), nullptr);
         runs.push_back([&heads, &backend, &t = timed[k]] { return t.run(heads, backend); });

@@ -38,14 +38,17 @@ struct ErrorCostPoint {
     std::optional<double> rel_err_out;   // against exact softmax attention
     std::optional<double> mass_loss;     // 1 − mass_recall (masked and hashed variants)
     std::optional<double> embedding_loss;  // 1 − cosine of the sentence embedding with this variant (text, when asked)
+    std::optional<double> perplexity;      // the decoder's perplexity with this variant in its attention (text, when
+                                           // asked)
     bool pareto = false;              // no other point dominates it (mark_pareto_front: spreads must separate)
 };
 
 /// What the map's axes measure.
 enum class CostAxis { Time, Flops, Memory };
-enum class ErrorAxis { RelErrOut, MassLoss, EmbeddingLoss };
+enum class ErrorAxis { RelErrOut, MassLoss, EmbeddingLoss, Perplexity };
 
-/// Parses "time", "flops" or "memory" / "rel_err_out", "mass_loss" or "embedding_loss"; throws Error listing them.
+/// Parses "time", "flops" or "memory" / "rel_err_out", "mass_loss", "embedding_loss" or "perplexity"; throws Error
+/// listing them.
 CostAxis parse_cost_axis(const std::string& text);
 ErrorAxis parse_error_axis(const std::string& text);
 
@@ -53,8 +56,9 @@ ErrorAxis parse_error_axis(const std::string& text);
 double cost_of(const ErrorCostPoint& p, CostAxis axis);
 std::optional<double> error_of(const ErrorCostPoint& p, ErrorAxis axis);
 
-/// Measures a request's embedding cosine (embedding_cosine_measure of text_whatif.h); nullopt when it does not apply.
-using EmbeddingCosine = std::function<std::optional<double>(const VariantRequest&, Backend&)>;
+/// Measures a request through a text model (embedding_cosine_measure of text_whatif.h, perplexity_measure of
+/// decoder_whatif.h); nullopt when it does not apply.
+using ModelMeasure = std::function<std::optional<double>(const VariantRequest&, Backend&)>;
 
 /// Timed runs per point when not told: odd, so the median is one of the runs, and enough for min..max to show
 /// the machine's noise without making a sweep slow.
@@ -62,7 +66,8 @@ constexpr int kDefaultErrorCostRepeats = 5;
 
 /// How a map is measured.
 struct ErrorCostOptions {
-    EmbeddingCosine embedding;                 // also fills embedding_loss (optional)
+    ModelMeasure embedding;                    // also fills embedding_loss from the cosine (optional)
+    ModelMeasure perplexity;                   // also fills perplexity (optional)
     int repeats = kDefaultErrorCostRepeats;    // timed runs per point, ≥ 1, in interleaved rounds
     std::function<bool()> proceed;             // asked before every run (optional): false stops the map (a GUI cancel)
 };

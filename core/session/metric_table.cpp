@@ -105,6 +105,13 @@ constexpr std::array kMetrics = {
         "cosine of the sentence embedding with the variant in the encoder against the exact encoder's (text input)",
         "cosine of the sentence embedding with this variant in place of the Input layer's attention (text input only)",
         "%.4f", MetricDirection::HigherIsBetter, nullptr, nullptr, 1, kSweepable},
+    MetricSpec{"perplexity", nullptr, "perplexity", "PPL",
+        "the decoder's perplexity with the variant",
+        "perplexity of the decoder's next-token predictions with the variant in place of the Input layer's attention "
+        "(decoder text; the exact model's perplexity is the floor)",
+        "exp of the mean next-token NLL over the text with this variant in place of the Input layer's attention, every "
+        "head (decoder text only)",
+        "%.3f", MetricDirection::LowerIsBetter, nullptr, nullptr, 1, kSweepable},
 };
 // clang-format on
 
