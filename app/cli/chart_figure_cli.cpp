@@ -17,6 +17,9 @@
 #include "core/session/sinks_data.h"
 #include "core/session/sweep_curves.h"
 #include "core/session/text_metric_measure.h"
+#include "core/session/decoder_whatif.h"
+#include "core/figure/perplexity_figure.h"
+#include "core/data/model_paths.h"
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 
@@ -94,6 +97,20 @@ figure::PlotFigure errmap_chart(const FigureJob& job, const ChartFigureOptions& 
     return figure::errmap_figure(points, x, y);
 }
 
+figure::PlotFigure perplexity_chart(const FigureJob& job, const ChartFigureOptions& c, Backend& backend) {
+    const ModelChoice model = resolve_model(job.input.model_dir);
+    if (job.input.kind != InputKind::Text || !model.decoder)
+        throw Error("--view perplexity runs a decoder: add --model smollm2 and --text or --text-file");
+    const auto decoder = load_decoder_model(model.path);
+    const LayerSpan span = parse_layer_span(c.whatif_layers, decoder->decoder.config().layers, "--whatif-layer");
+    const ExactNextTokens exact = exact_next_tokens(decoder->decoder, job.input.token_ids);
+    std::vector<figure::PerplexityCurve> curves;
+    for (const VariantRequest& request : job.requests)
+        curves.push_back({instance_label(find_variant(request.id).info(), request.params),
+                          run_perplexity_whatif(decoder->decoder, exact, span, request, backend).result});
+    return figure::perplexity_figure(exact.nll, exact.perplexity, curves, span.text(decoder->decoder.config().layers));
+}
+
 figure::PlotFigure heads_chart(const FigureJob& job, Backend& backend) {
     const std::vector<VariantRequest> masked = heads_view_instances(job.requests);
     if (masked.empty())
@@ -142,11 +159,13 @@ void add_chart_figure_options(CLI::App& sub, ChartFigureOptions& o) {
     sub.add_option("--seeds", o.seeds, "sweep: seeds averaged per point")->capture_default_str();
     sub.add_option("--x", o.x, "errmap: cost axis time, flops or memory")->capture_default_str();
     sub.add_option("--repeats", o.repeats, "errmap: timed runs per point, in interleaved rounds (median and min–max)")->capture_default_str();
-    sub.add_option("--y", o.y, "errmap: error axis rel_err_out or mass_loss")->capture_default_str();
+    sub.add_option("--y", o.y, "errmap: error axis rel_err_out, mass_loss or perplexity (a decoder's text)")->capture_default_str();
     sub.add_option("--sizes", o.sizes, "performance: sequence lengths, a list (256,1024) or a power-of-two range (256:4096)")->capture_default_str();
     sub.add_option("--runs", o.runs, "performance: timed runs per point (the median is drawn, min–max as a band)")->capture_default_str();
     sub.add_option("--grid-index", o.grid_index, "spectrum, text input: index k of the layers × heads map (0: n/8)")->capture_default_str();
     sub.add_option("--top", o.top, "spectrum: singular values computed for n > 2048")->capture_default_str();
+    sub.add_option("--whatif-layer", o.whatif_layers,
+                   "perplexity: the decoder layers each instance replaces: L, A-B or all")->capture_default_str();
 }
 
 bool is_chart_view(const std::string& view) {
@@ -167,6 +186,7 @@ std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureF
         {"heads", [&] { return heads_chart(job, backend); }},
         {"sinks", [&] { return sinks_chart(job, o, backend); }},
         {"performance", [&] { return performance_chart(job, c, backend); }},
+        {"perplexity", [&] { return perplexity_chart(job, c, backend); }},
     };
     const auto builder = builders.find(o.view);
     if (builder == builders.end()) throw Error("the chart view '" + o.view + "' has no builder in the CLI");
@@ -175,6 +195,9 @@ std::vector<std::string> write_chart_figures(const FigureJob& job, const FigureF
     // The heads grid and the sinks cover every encoder layer, not the one the input options name.
     if ((o.view == "heads" || o.view == "sinks") && job.text && o.title.empty())
         if (const size_t at = plot.title.rfind(", encoder layer"); at != std::string::npos) plot.title = plot.title.substr(0, at) + ", every encoder layer";
+    // The what-ifs replace the layers --whatif-layer names (the panel's title says which), not the input's one layer.
+    if (o.view == "perplexity" && o.title.empty())
+        if (const size_t at = plot.title.rfind(", decoder layer"); at != std::string::npos) plot.title = plot.title.substr(0, at);
     // A benchmark runs its own inputs at every n: the figure names their shape, not the one input.
     if (o.view == "performance" && o.title.empty())
         plot.title = "Benchmark: gaussian input, n = " + c.sizes + ", H = " + std::to_string(job.input.heads.heads()) +

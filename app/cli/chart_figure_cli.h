@@ -23,6 +23,7 @@ struct ChartFigureOptions {
     int runs = 5;                      // performance: timed runs per point
     int grid_index = 0;                // spectrum, text: the layers × heads map's index k (0: n/8)
     int top = 256;                     // spectrum: singular values computed for n > 2048
+    std::string whatif_layers = "all"; // perplexity: the decoder layers whose attention each instance replaces
 };
 
 /// Registers --param, --metric, --seeds, --x, --y, --repeats, --sizes, --runs, --grid-index and --top on `sub`.

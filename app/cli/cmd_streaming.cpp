@@ -13,6 +13,8 @@
 #include "core/data/text_model.h"
 #include "core/session/export.h"
 #include "core/session/streaming_llm.h"
+#include "core/figure/perplexity_figure.h"
+#include "core/figure/render.h"
 
 namespace attnscope::cli {
 
@@ -24,7 +26,7 @@ struct StreamingOptionsCli {
     std::string windows = "64,128,256,512,1024";
     int sinks = 4;
     int recompute = 8;
-    std::string csv_path, json_path;
+    std::string csv_path, json_path, figure_path;
 };
 
 std::vector<int> window_list(const std::string& text) {
@@ -75,6 +77,7 @@ int execute(const StreamingOptionsCli& o) {
     const std::vector<int> windows = window_list(o.windows);
     if (!o.csv_path.empty()) require_writable(o.csv_path);
     if (!o.json_path.empty()) require_writable(o.json_path);
+    if (!o.figure_path.empty()) figure::require_figure_extension(o.figure_path), require_writable(o.figure_path);
     const ModelChoice choice = resolve_model(o.model);
     if (!choice.decoder)
         throw Error("streaming measures a decoder's perplexity: give --model smollm2 or a .gguf file (not an encoder)");
@@ -112,6 +115,13 @@ int execute(const StreamingOptionsCli& o) {
         std::cout << (l % 10 == 0 ? "\n  " : " ") << std::fixed << std::setprecision(3) << t.sink_mass[l];
     std::cout << std::defaultfloat << "\n";
     if (!o.csv_path.empty()) write_file_atomically(o.csv_path, table_csv(t));
+    if (!o.figure_path.empty()) {
+        figure::PlotFigure f = figure::streaming_figure(t);
+        f.title = "SmolLM2-135M on " + std::to_string(t.tokens) + " tokens" + (o.text.empty() && o.text_file.empty()
+                                                                                 ? std::string(" (the ferry sample)") : "");
+        f.width = 1800;
+        figure::write_canvas(o.figure_path, figure::layout_plots(f), 1.5f);
+    }
     if (!o.json_path.empty()) {
         nlohmann::json rows = nlohmann::json::array();
         for (const StreamingRow& r : t.rows)
@@ -144,6 +154,9 @@ void add_streaming_command(CLI::App& app, CommandAction& action) {
         ->capture_default_str();
     sub->add_option("--csv", o->csv_path, "Write the table as CSV to this file");
     sub->add_option("--json", o->json_path, "Write the table, the sampled positions and the sink mass per layer as JSON");
+    sub->add_option("--figure", o->figure_path,
+                    "Draw the curves (perplexity against w; each method ÷ full attention; attention on the sinks per "
+                    "layer) into this .png or .svg file");
     sub->callback([&action, o] { action = [o] { return execute(*o); }; });
 }
 

@@ -258,6 +258,7 @@ struct MetricSweepState {
 
 struct ErrorCostMap;       // panel_error_cost.cpp
 struct KeyAttentionView;   // panel_sinks.cpp
+struct PerplexityView;     // panel_perplexity.cpp
 
 /// Error–cost panel: every instance (and swept value) as a point of cost against error, Pareto front marked.
 struct ErrorCostState {
@@ -285,6 +286,19 @@ struct SinksState {
     bool visible = false;
     ViewJob<KeyAttentionView> profile;
     void reset() { *this = SinksState{}; }
+};
+
+/// Perplexity panel: the decoder's next-token loss with each Variants instance in its attention.
+struct PerplexityState {
+    std::string layers = "all";   // the decoder layers each instance replaces: L, A-B or all (parse_layer_span)
+    std::string layers_edit = "all";  // the box's text until it parses
+    std::string layers_error;     // why the box's text was refused
+    bool visible = false;
+    int hovered = -1;             // the position the plot's cursor is on (−1: none)
+    ViewJob<PerplexityView> whatif;
+    std::shared_ptr<std::atomic<int>> done;  // instances the running job has finished (its progress)
+    int total = 0;                            // instances it runs
+    void reset() { *this = PerplexityState{}; }
 };
 
 // [SECTION] App
@@ -335,6 +349,7 @@ struct App {
     const RunSnapshot* block_tiles_of = nullptr;  // the snapshot `block_tiles` belongs to
     HeadsState heads_view;
     SinksState sinks;
+    PerplexityState perplexity;
     LayoutRecord layout_record;                   // what this frame drew where (--layout-json)
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();

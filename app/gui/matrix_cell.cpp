@@ -13,6 +13,7 @@
 #include "core/variants/instance_label.h"
 #include "core/variants/registry.h"
 #include "app/gui/matrix_view.h"
+#include "app/gui/panels.h"
 #include "app/gui/view_progress.h"
 
 namespace attnscope::gui {
@@ -241,6 +242,16 @@ HeatmapRecord start_record(const App& app, const RunSnapshot& snap, size_t k, co
     return record;
 }
 
+/// The Variants slot a (non-auxiliary) view shows: the views are in slot order, auxiliary ones interleaved.
+int slot_of_view(const RunSnapshot& snap, const VariantView& v) {
+    int slot = 0;
+    for (const VariantView& other : snap.variants) {
+        if (&other == &v) return slot;
+        slot += other.auxiliary ? 0 : 1;
+    }
+    return -1;
+}
+
 /// The cell's badges (recorded with their values) and, with the blocks toggle, its block density; then the badge
 /// rows of the fullest cell, so the heatmaps of a row line up.
 void cell_badges(App& app, const RunSnapshot& snap, const VariantView& v, const CellLayout& layout, int head,
@@ -252,6 +263,8 @@ void cell_badges(App& app, const RunSnapshot& snap, const VariantView& v, const 
     } else if (v.result) {
         record.badges_head = badge_head(app, snap);
         badges = run_badges(*v.result, record.badges_head, std::clamp(app.view.head, 0, std::max(0, snap.heads->heads() - 1)));
+        if (!v.auxiliary)  // the decoder's perplexity with this instance, once the Perplexity panel has it
+            if (const std::optional<Badge> b = perplexity_badge(app, slot_of_view(snap, v))) badges.push_back(*b);
         const std::vector<const Badge*> shown = shown_badges(
             badges, layout.compact, layout.lesson ? layout.lesson->badges_for(v.id) : std::vector<std::string>{});
         draw_badges(shown, badges, layout.compact);

@@ -248,11 +248,16 @@ void draw_matrices_panel(App& app, const PanelEntry& self) {
         } catch (const Error&) {
         }
     }
+    int slot_index = 0;  // the Variants slot of the next non-auxiliary view
     for (const auto& v : snap->variants) {
         scales.push_back(view_scale(app, v, v.plane(head), vw.show_diff));
         const bool drawn = vw.show_diff ? bool(v.pooled_diff) : bool(v.pooled);
         chrome.any_own_bar = chrome.any_own_bar || (drawn && !scales.back().shared);
         chrome.badges.push_back(v.result && !v.auxiliary ? run_badges(*v.result, badge_head(app, *snap), app.view.head) : std::vector<Badge>{});
+        if (!v.auxiliary) {  // the decoder's perplexity with this instance, once the Perplexity panel has it
+            if (const std::optional<Badge> b = perplexity_badge(app, slot_index)) chrome.badges.back().push_back(*b);
+            ++slot_index;
+        }
         chrome.lesson_metrics.push_back(lesson ? lesson->badges_for(v.id) : std::vector<std::string>{});
     }
     // The strip first (its height is known once drawn), then the grid in what is left.

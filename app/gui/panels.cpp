@@ -62,6 +62,12 @@ void save_sinks_session(const App& app, nlohmann::json& session);
 void load_sinks_session(App& app, const nlohmann::json& session);
 bool sinks_busy(const App& app);
 PanelFigure sinks_panel_figure(const App& app);
+/// Perplexity (panel_perplexity.cpp): the decoder's next-token loss with each instance in its attention.
+void draw_perplexity_panel(App& app, const PanelEntry& self);
+void save_perplexity_session(const App& app, nlohmann::json& session);
+void load_perplexity_session(App& app, const nlohmann::json& session);
+bool perplexity_busy(const App& app);
+PanelFigure perplexity_panel_figure(const App& app);
 /// Matrices (panel_matrix.cpp): every view's heatmap with badges, the banner of errors.
 void draw_matrices_panel(App& app, const PanelEntry& self);
 void save_matrices_session(const App& app, nlohmann::json& session);
@@ -104,6 +110,9 @@ const PanelEntry kPanels[] = {
     {.window = "Sinks", .alias = "sinks", .slot = DockSlot::Bottom, .draw = draw_sinks_panel,
      .reset = [](App& a) { a.sinks.reset(); }, .save = save_sinks_session, .load = load_sinks_session,
      .busy = sinks_busy, .figure = sinks_panel_figure, .session_keys = {"sinks"}},
+    {.window = "Perplexity", .alias = "perplexity", .slot = DockSlot::Bottom, .draw = draw_perplexity_panel,
+     .reset = [](App& a) { a.perplexity.reset(); }, .save = save_perplexity_session, .load = load_perplexity_session,
+     .busy = perplexity_busy, .figure = perplexity_panel_figure, .session_keys = {"perplexity"}},
     {.window = "Matrices", .alias = "matrices", .slot = DockSlot::Centre, .draw = draw_matrices_panel,
      .reset = [](App& a) { a.view.reset(); }, .save = save_matrices_session, .load = load_matrices_session,
      .figure = matrices_panel_figure, .session_keys = {"view"}},

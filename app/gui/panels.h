@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,5 +64,10 @@ void load_panels(App& app, const nlohmann::json& session);
 
 /// True while any panel's busy() is (screenshots wait for it).
 bool any_panel_busy(const App& app);
+
+struct Badge;
+/// The Perplexity panel's badge for the instance of Variants slot `slot` (its perplexity and change against the
+/// exact decoder), when the panel's what-ifs are computed for the current input, slots and layers.
+std::optional<Badge> perplexity_badge(const App& app, int slot);
 
 }  // namespace attnscope::gui

@@ -20,6 +20,7 @@ constexpr std::array kViews = {
     FigureViewSpec{"heads", true, ""},
     FigureViewSpec{"sinks", true, ""},
     FigureViewSpec{"performance", true, ""},
+    FigureViewSpec{"perplexity", true, "a decoder's per-position next-token loss with each instance in its attention"},
 };
 
 }  // namespace
