@@ -8,7 +8,10 @@
 #            frames (default 1500) with its invariants (scripts/gui-soak.sh). Excluded: the lessons, and the two unit
 #            tests that break a lesson's variant to see a speed claim fail (timing claims: about 2 of the 12 minutes
 #            the tests took); set-up, the GUI screenshots and the source-file checks (style.*): the installer,
-#            pictures and file contents, not memory safety. ImGui and ImPlot compile plainly there, as in the fuzz
+#            pictures and file contents, not memory safety. Also excluded, as numerics the release suite runs: the
+#            tests that run the 135M decoder over hundreds of tokens (a forward pass there takes about two minutes
+#            instead of two seconds; the tiny GGUF model's tests run the same code) and the lesson break tests that
+#            take over 25 s (each check file keeps a quicker break test here). ImGui and ImPlot compile plainly there, as in the fuzz
 #            tree (cmake/ImGuiDeps.cmake).
 #   thread   TSan: the worker, job-queue, benchmark-job and large-block cache tests (attnscope_thread_tests).
 #            OMP_NUM_THREADS=1: libgomp is not instrumented, so its own barriers would be reported as races.
@@ -40,7 +43,7 @@ if [ "$kind" = address ]; then
   cmake --build "$build" -j "$(nproc)"
   build_s=$((SECONDS - start))
   (cd "$build" && ctest --output-on-failure -j "$(nproc)" \
-     -E '^(lesson\.|LessonChecksCanFail\.(WindowsGlobalsWithADenseWindow|LinformerTable3WithADenseLinformer)$|setup\.|gui\.smoke|gui\.lessons|style\.)') \
+     -E '^(lesson\.|LessonChecksCanFail\.(WindowsGlobalsWithADenseWindow|LinformerTable3WithADenseLinformer|StreamingLlmWithTheSinksDropped|FavorPlusWithOrthogonalIgnored|AttentionSinksWithSinksIgnored|LinearRnnWithACacheForAState|LowRankWithAFlatSpectrum|XlMemoryWithoutTheCache|TheCeilingWithSvdAtHalfTheRank|LshRoundsWithRoundsIgnored|TheCeilingWithABottomKOracle)$|DecoderGolden\.PerplexityAgreesWithNumpyAndLlamaCpp$|DecoderWhatIf\.SinkInEveryLayerMatchesNumpy$|StreamingLLM\.TableMatchesNumpysCacheMaskAndRecompute$|setup\.|gui\.smoke|gui\.lessons|style\.)') \
      || status=$?
   tests_s=$((SECONDS - start - build_s))
   "$root/scripts/gui-soak.sh" "${ATTNSCOPE_SELF_TEST_FRAMES:-1500}" 1 "$build" || status=$?

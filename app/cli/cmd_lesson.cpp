@@ -34,7 +34,7 @@ int execute(const LessonOptionsCli& o) {
     const std::vector<VariantRequest> views = preset_variants(lesson.preset);
     for (const ScreenValue& v : outcome.screen) {
         const bool view = v.view >= 0 && v.view < int(views.size());
-        const std::string where = view ? "view " + std::to_string(v.view) + " (" + views[size_t(v.view)].id + ")" : "Spectrum map";
+        const std::string where = view ? "view " + std::to_string(v.view) + " (" + views[size_t(v.view)].id + ")" : "panel";
         std::cout << "  on screen: " << where << " " << v.metric << " = " << std::setprecision(6) << v.value << "\n";
     }
     for (const CheckLine& line : outcome.lines) {

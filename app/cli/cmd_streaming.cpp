@@ -29,24 +29,6 @@ struct StreamingOptionsCli {
     std::string csv_path, json_path, figure_path;
 };
 
-std::vector<int> window_list(const std::string& text) {
-    std::vector<int> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) {
-        size_t used = 0;
-        int w = -1;
-        try {
-            w = std::stoi(item, &used);
-        } catch (const std::exception&) {
-        }
-        if (w < 1 || used != item.size())
-            throw Error("--windows '" + text + "': '" + item + "' is not a whole number ≥ 1; give sizes like 64,256,1024");
-        out.push_back(w);
-    }
-    if (out.empty()) throw Error("--windows is empty; give sizes like 64,256,1024");
-    return out;
-}
-
 /// The ferry sample (the project's long text) unless --text or --text-file gives another.
 std::string streaming_text(const StreamingOptionsCli& o) {
     if (!o.text.empty() || !o.text_file.empty()) {
@@ -74,7 +56,7 @@ std::string table_csv(const StreamingTable& t) {
 }
 
 int execute(const StreamingOptionsCli& o) {
-    const std::vector<int> windows = window_list(o.windows);
+    const std::vector<int> windows = parse_window_list(o.windows, "--windows");
     if (!o.csv_path.empty()) require_writable(o.csv_path);
     if (!o.json_path.empty()) require_writable(o.json_path);
     if (!o.figure_path.empty()) figure::require_figure_extension(o.figure_path), require_writable(o.figure_path);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/figure/figure.h"
 #include "core/session/error_cost.h"
 #include "core/session/head_mass.h"
+#include "core/session/streaming_view.h"
 #include "core/session/worker.h"
 #include "app/gui/gl_heatmap.h"
 #include "app/gui/gui_options.h"
@@ -259,6 +261,7 @@ struct MetricSweepState {
 struct ErrorCostMap;       // panel_error_cost.cpp
 struct KeyAttentionView;   // panel_sinks.cpp
 struct PerplexityView;     // panel_perplexity.cpp
+struct StreamingView;      // panel_streaming.cpp
 
 /// Error–cost panel: every instance (and swept value) as a point of cost against error, Pareto front marked.
 struct ErrorCostState {
@@ -299,6 +302,18 @@ struct PerplexityState {
     std::shared_ptr<std::atomic<int>> done;  // instances the running job has finished (its progress)
     int total = 0;                            // instances it runs
     void reset() { *this = PerplexityState{}; }
+};
+
+/// Streaming panel: StreamingLLM's perplexity table on the decoder's text.
+struct StreamingState {
+    StreamingSettings settings;
+    std::string windows_edit = StreamingSettings{}.windows;  // the box's text until Enter
+    std::string error;                                       // why the box's text was refused
+    bool visible = false;
+    ViewJob<StreamingView> table;
+    std::shared_ptr<std::string> step;        // what the running job computes now (under step_mutex)
+    std::shared_ptr<std::mutex> step_mutex;
+    void reset() { *this = StreamingState{}; }
 };
 
 // [SECTION] App
@@ -350,6 +365,7 @@ struct App {
     HeadsState heads_view;
     SinksState sinks;
     PerplexityState perplexity;
+    StreamingState streaming;
     LayoutRecord layout_record;                   // what this frame drew where (--layout-json)
     /// Posts a new batch to the run worker from the current input and variants.
     void post_batch();

@@ -120,6 +120,8 @@ void apply_preset(App& app, const nlohmann::json& preset) {
     // A lesson that names the Performance panel may set its sweep ("performance": the session's keys; "run": true
     // measures its range on opening instead of the quick first look).
     if (preset.contains("performance")) panel("performance").load(app, preset);
+    // A lesson that names the Streaming panel sets its measurement ("streaming": windows, sinks, recompute_samples).
+    if (preset.contains("streaming")) panel("streaming").load(app, preset);
     app.input = input;
     app.variants = vars;
     app.view = view;

@@ -68,6 +68,12 @@ void save_perplexity_session(const App& app, nlohmann::json& session);
 void load_perplexity_session(App& app, const nlohmann::json& session);
 bool perplexity_busy(const App& app);
 PanelFigure perplexity_panel_figure(const App& app);
+/// Streaming (panel_streaming.cpp): StreamingLLM's perplexity table on the decoder's text.
+void draw_streaming_panel(App& app, const PanelEntry& self);
+void save_streaming_session(const App& app, nlohmann::json& session);
+void load_streaming_session(App& app, const nlohmann::json& session);
+bool streaming_busy(const App& app);
+PanelFigure streaming_panel_figure(const App& app);
 /// Matrices (panel_matrix.cpp): every view's heatmap with badges, the banner of errors.
 void draw_matrices_panel(App& app, const PanelEntry& self);
 void save_matrices_session(const App& app, nlohmann::json& session);
@@ -113,6 +119,9 @@ const PanelEntry kPanels[] = {
     {.window = "Perplexity", .alias = "perplexity", .slot = DockSlot::Bottom, .draw = draw_perplexity_panel,
      .reset = [](App& a) { a.perplexity.reset(); }, .save = save_perplexity_session, .load = load_perplexity_session,
      .busy = perplexity_busy, .figure = perplexity_panel_figure, .session_keys = {"perplexity"}},
+    {.window = "Streaming", .alias = "streaming", .slot = DockSlot::Bottom, .draw = draw_streaming_panel,
+     .reset = [](App& a) { a.streaming.reset(); }, .save = save_streaming_session, .load = load_streaming_session,
+     .busy = streaming_busy, .figure = streaming_panel_figure, .session_keys = {"streaming"}},
     {.window = "Matrices", .alias = "matrices", .slot = DockSlot::Centre, .draw = draw_matrices_panel,
      .reset = [](App& a) { a.view.reset(); }, .save = save_matrices_session, .load = load_matrices_session,
      .figure = matrices_panel_figure, .session_keys = {"view"}},

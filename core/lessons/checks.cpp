@@ -14,6 +14,7 @@ std::map<std::string, LessonCheck> build_checks() {
     add_kernel_lesson_checks(checks);
     add_sink_lesson_checks(checks);
     add_ceiling_lesson_checks(checks);
+    add_streaming_lesson_checks(checks);
     return checks;
 }
 

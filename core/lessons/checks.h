@@ -29,6 +29,7 @@ void add_lowrank_lesson_checks(std::map<std::string, LessonCheck>& checks);
 void add_kernel_lesson_checks(std::map<std::string, LessonCheck>& checks);
 void add_sink_lesson_checks(std::map<std::string, LessonCheck>& checks);
 void add_ceiling_lesson_checks(std::map<std::string, LessonCheck>& checks);
+void add_streaming_lesson_checks(std::map<std::string, LessonCheck>& checks);
 
 /// A claim that passes when measured ≥ limit (`at_least`) or ≤ limit, with the paper's figure when it has one.
 CheckLine check_line(const std::string& claim, double measured, double limit, bool at_least,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/data/model_paths.h"
 #include "core/format.h"
 #include "core/lessons/lessons.h"
 #include "core/session/input_json.h"
@@ -38,8 +39,10 @@ SessionFile lesson_setup(const std::string& lesson_id) {
 std::string describe_input(const InputSpec& spec) {
     if (spec.mode == InputMode::Text) {
         const size_t words = std::count(spec.text.begin(), spec.text.end(), ' ') + 1;
-        return "text of about " + std::to_string(words) + " words through the encoder, layer " +
-               std::to_string(spec.layer) + (spec.truncate ? " (cut to the model's 512 positions)" : "");
+        const bool decoder = resolve_model(spec.model_dir).decoder;
+        return "text of about " + std::to_string(words) + " words through the " + (decoder ? "decoder" : "encoder") +
+               ", layer " + std::to_string(spec.layer) +
+               (spec.truncate ? decoder ? " (cut to the decoder's context)" : " (cut to the model's 512 positions)" : "");
     }
     if (spec.mode == InputMode::Tensors) return "tensors from " + spec.tensors_path;
     const ScenarioSpec& s = spec.scenario;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <sstream>
 
 #include "core/error.h"
 
@@ -196,6 +199,49 @@ StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<
         table.rows.push_back(row);
     }
     return table;
+}
+
+std::shared_ptr<const StreamingTable> remembered_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids,
+                                                           const std::vector<int>& windows, int sinks,
+                                                           int recompute_samples,
+                                                           const std::function<bool(const std::string&)>& progress) {
+    struct Entry {
+        const LlamaDecoder* decoder;
+        std::vector<int> ids, windows;
+        int sinks, samples;
+        std::shared_ptr<const StreamingTable> table;
+    };
+    static std::mutex mutex;
+    static std::deque<Entry> remembered;  // newest first, at most kRemembered
+    constexpr size_t kRemembered = 4;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (const Entry& e : remembered)
+            if (e.decoder == &decoder && e.sinks == sinks && e.samples == recompute_samples && e.windows == windows &&
+                e.ids == ids)
+                return e.table;
+    }
+    auto table = std::make_shared<const StreamingTable>(
+        measure_streaming(decoder, ids, windows, sinks, recompute_samples, progress));
+    std::lock_guard<std::mutex> lock(mutex);
+    remembered.push_front({&decoder, ids, windows, sinks, recompute_samples, table});
+    if (remembered.size() > kRemembered) remembered.pop_back();
+    return table;
+}
+
+std::vector<int> parse_window_list(const std::string& text, const std::string& what) {
+    std::vector<int> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) {
+        while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+        while (!item.empty() && item.back() == ' ') item.pop_back();
+        const bool digits = !item.empty() && item.size() <= 7 && item.find_first_not_of("0123456789") == std::string::npos;
+        const int w = digits ? std::stoi(item) : 0;
+        if (w < 1) throw Error(what + " '" + text + "': '" + item + "' is not a whole number ≥ 1; give sizes like 64,256,1024");
+        out.push_back(w);
+    }
+    if (out.empty()) throw Error(what + " is empty; give sizes like 64,256,1024");
+    return out;
 }
 
 }  // namespace attnscope

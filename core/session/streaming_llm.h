@@ -6,6 +6,7 @@
 // leaves them where they are; both are here, side by side.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,16 @@ struct StreamingTable {
 StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids, const std::vector<int>& windows,
                                  int sinks, int recompute_samples,
                                  const std::function<bool(const std::string&)>& progress = {});
+
+/// measure_streaming(), remembered in this process for the last few (decoder, ids, windows, sinks, samples): a lesson's
+/// check and its Streaming panel, run one after the other on the worker, compute the table once. A cancelled or
+/// failed measurement is not remembered.
+std::shared_ptr<const StreamingTable> remembered_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids,
+                                                           const std::vector<int>& windows, int sinks,
+                                                           int recompute_samples,
+                                                           const std::function<bool(const std::string&)>& progress = {});
+
+/// Parses a comma-separated list of window sizes ("64,512"); throws Error naming `what` for anything else.
+std::vector<int> parse_window_list(const std::string& text, const std::string& what);
 
 }  // namespace attnscope

@@ -171,6 +171,27 @@ TEST(DecoderWhatIf, CausalFullIsTheExactModelAndABidirectionalVariantIsRefused) 
         "reads later tokens");
 }
 
+TEST(StreamingLLM, AWindowThatHoldsEveryKeyIsFullAttentionAndTheTableIsRemembered) {
+    const auto model = load_decoder_model(std::string(ATTNSCOPE_TEST_DATA_DIR) + "/tiny_llama/tiny-llama-mixed.gguf");
+    std::vector<int> ids;
+    for (int t = 0; t < 30; ++t) ids.push_back((t * 5 + 1) % model->decoder.config().vocab);
+    const int n = int(ids.size());
+    // With one sink and w = n − 1 every row keeps all its keys (the last row's key 0 is the sink), so every column
+    // is full attention; the recomputed window at the last position is the whole text before it.
+    std::cout << "[case] tiny llama, n = 30: s = 1, w = 29 (every key kept) and w = 4; the second call remembered\n";
+    const auto t = remembered_streaming(model->decoder, ids, {n - 1, 4}, 1, 1);
+    ASSERT_EQ(t->rows.size(), 2u);
+    const StreamingRow& all = t->rows[0];
+    EXPECT_NEAR(all.sinks_cache, t->full, 1e-4 * t->full);
+    EXPECT_NEAR(all.sinks_text, t->full, 1e-4 * t->full);
+    EXPECT_EQ(t->recompute_positions, std::vector<int>{n - 2});
+    EXPECT_NEAR(all.recompute, all.full_at_sampled, 1e-4 * all.full_at_sampled);
+    const StreamingRow& narrow = t->rows[1];
+    EXPECT_GT(std::abs(narrow.window_only - t->full), 1e-6 * t->full);  // four keys of 30 change the predictions
+    EXPECT_EQ(remembered_streaming(model->decoder, ids, {n - 1, 4}, 1, 1), t);
+    expect_error_containing([&] { measure_streaming(model->decoder, ids, {n}, 1, 0); }, "outside 1 … n − 1");
+}
+
 TEST(DecoderWhatIf, SinkInEveryLayerMatchesNumpy) {
     ATTNSCOPE_DECODER_OR_SKIP(path);
     const auto model = load_decoder_model(path);

@@ -356,3 +356,31 @@ TEST(Lessons, ListedInTheirOwnOrder) {
 
 }  // namespace
 }  // namespace attnscope::test
+
+namespace attnscope::test {
+namespace {
+
+TEST(LessonChecksCanFail, StreamingLlmWithTheSinksDropped) {
+    ATTNSCOPE_DECODER_OR_SKIP(path);
+    // The lesson with its sinks dropped (s = 0: the "sinks" cache is the window alone), on the shorter harbour sample
+    // and one window so the test stays quick: the sinks win back nothing, while the window alone still degrades.
+    Lesson lesson = find_lesson("streaming-llm");
+    lesson.preset["input"]["sample"] = "harbour";
+    lesson.preset["streaming"] = {{"windows", "64"}, {"sinks", 0}, {"recompute_samples", 0}};
+    std::cout << "[case] streaming-llm on harbour.txt, w = 64, the sinks dropped (s = 0)\n";
+    CpuBackend cpu;
+    CheckContext ctx{cpu, {}, {}, {}};
+    const CheckOutcome out = run_lesson_check(lesson, ctx);
+    bool restore_failed = false, window_passed = false;
+    for (const CheckLine& line : out.lines) {
+        std::cout << "  [" << (line.passed ? "pass" : "FAIL") << "] " << line.claim << ": " << line.measured << "\n";
+        restore_failed |= !line.passed && line.claim.find("win back") != std::string::npos;
+        window_passed |= line.passed && line.claim.find("the window alone") != std::string::npos;
+    }
+    EXPECT_FALSE(out.passed());
+    EXPECT_TRUE(restore_failed) << "the line on what the sinks win back did not fail without sinks";
+    EXPECT_TRUE(window_passed) << "the window alone should still degrade: the failure must be the sinks'";
+}
+
+}  // namespace
+}  // namespace attnscope::test
