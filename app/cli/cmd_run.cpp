@@ -19,6 +19,7 @@
 #include "core/data/text_model.h"
 #include "core/session/text_whatif.h"
 #include "core/session/decoder_whatif.h"
+#include "core/csv.h"
 #include "core/session/experiment.h"
 #include "core/session/export.h"
 #include "core/session/npy_bundle.h"
@@ -342,7 +343,18 @@ int execute(const RunOptionsCli& o) {
         std::cerr << "wrote " << files << " .npy files and index.json to " << o.npy_dir << "\n";
     }
     if (!o.png_dir.empty() || !o.csv_dir.empty()) write_matrix_files(o, input, results);
-    write_panel_files(o.tables, panel_input(input, o.input, o.session), requests, results, refs, *backend);
+    InstanceColumns whatif_columns;  // a decoder's what-if beside each instance's metrics
+    if (decoder_span) {
+        whatif_columns.names = {"whatif_layers", "perplexity", "exact_perplexity", "delta_perplexity", "mean_kl",
+                                "top1_agreement"};
+        for (const PerplexityWhatIf& w : perplexities)
+            whatif_columns.cells.push_back({std::to_string(w.layers.first) + "-" + std::to_string(w.layers.last),
+                                            csv_number(w.result.perplexity), csv_number(w.result.exact_perplexity),
+                                            csv_number(w.result.delta_perplexity), csv_number(w.result.mean_kl),
+                                            csv_number(w.result.top1_agreement)});
+    }
+    write_panel_files(o.tables, panel_input(input, o.input, o.session), requests, results, refs, *backend,
+                      decoder_span ? &whatif_columns : nullptr);
     return 0;
 }
 

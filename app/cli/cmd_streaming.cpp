@@ -68,6 +68,7 @@ int execute(const StreamingOptionsCli& o) {
     if (int(ids.size()) > model->decoder.config().context)
         throw Error("the text has " + std::to_string(ids.size()) + " tokens, more than the model's context of " +
                     std::to_string(model->decoder.config().context) + ": shorten it");
+    check_streaming_sizes(int(ids.size()), windows, o.sinks, o.recompute);  // before the progress lines start
     std::cerr << "streaming: " << ids.size() << " tokens, " << o.sinks << " sinks, windows " << o.windows << ", "
               << o.recompute << " recomputed positions per window\n";
     const StreamingTable t = measure_streaming(model->decoder, ids, windows, o.sinks, o.recompute,

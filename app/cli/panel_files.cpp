@@ -101,11 +101,12 @@ PanelInput panel_input(const LoadedInput& input, const InputOptions& options, co
 }
 
 void write_panel_files(const PanelFileOptions& o, const PanelInput& in, const std::vector<VariantRequest>& requests,
-                       const std::vector<RunResult>& results, ReferenceCache& refs, Backend& backend) {
+                       const std::vector<RunResult>& results, ReferenceCache& refs, Backend& backend,
+                       const InstanceColumns* extra) {
     if (!o.metrics_csv.empty()) {
         std::vector<const RunResult*> rows;
         for (const RunResult& r : results) rows.push_back(&r);
-        write_table(o.metrics_csv, metrics_csv(rows), "the metrics table");
+        write_table(o.metrics_csv, metrics_csv(rows, extra), "the metrics table");
     }
     if (!o.heads_csv.empty()) write_table(o.heads_csv, heads_table(in, requests, backend), "the heads grid");
     if (!o.sinks_csv.empty()) write_table(o.sinks_csv, sinks_table(in, requests, refs, backend), "the sinks table");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli/input_options.h"
+#include "core/session/panel_csv.h"
 #include "core/backend/interface/backend.h"
 #include "core/session/experiment.h"
 
@@ -41,8 +42,10 @@ struct PanelInput {
 PanelInput panel_input(const LoadedInput& input, const InputOptions& options, const std::string& session);
 
 /// Writes every file asked for. `refs` holds the exact P the sinks of synthetic input average (materialised up to
-/// --matrix-limit); throws Error saying what to change when a table cannot be made.
+/// --matrix-limit); `extra` (optional) adds per-instance columns to the metrics table (a decoder's what-if); throws
+/// Error saying what to change when a table cannot be made.
 void write_panel_files(const PanelFileOptions& options, const PanelInput& in, const std::vector<VariantRequest>& requests,
-                       const std::vector<RunResult>& results, ReferenceCache& refs, Backend& backend);
+                       const std::vector<RunResult>& results, ReferenceCache& refs, Backend& backend,
+                       const InstanceColumns* extra = nullptr);
 
 }  // namespace attnscope::cli

@@ -29,7 +29,8 @@ std::string gui_figure_title(const App& app) {
     const Heads& h = *snap->heads;
     const InputSpec& in = app.input.spec;
     if (in.mode == InputMode::Text)
-        return "text, " + std::to_string(h.n()) + " tokens, encoder layer " + std::to_string(in.layer);
+        return "text, " + std::to_string(h.n()) + " tokens, " + (snap->input_info.model.decoder ? "decoder" : "encoder") +
+               " layer " + std::to_string(in.layer);
     return h.source + ", n = " + std::to_string(h.n()) + ", H = " + std::to_string(h.heads()) + ", d = " + std::to_string(h.d());
 }
 

@@ -210,10 +210,12 @@ void draw_perplexity_panel(App& app, const PanelEntry& self) {
         hint_text("Running the decoder with each instance in its attention…");
     } else {
         const PerplexityView& v = *st.whatif.result;
-        ImGui::TextDisabled("attention of %s replaced by each instance (every head, causal); %zu next-token predictions "
-                            "against the exact model; the curves: each position's NLL, running mean over %d%s",
-                            v.layers.c_str(), v.exact_nll.size(), figure::kNllSmoothing,
-                            st.whatif.stale(key) ? " (updating…)" : "");
+        char caption[320];  // wrapped: a narrow panel or a large font must not cut what the numbers are against
+        std::snprintf(caption, sizeof caption,
+                      "attention of %s replaced by each instance (every head, causal); %zu next-token predictions "
+                      "against the exact model; the curves: each position's NLL, running mean over %d%s",
+                      v.layers.c_str(), v.exact_nll.size(), figure::kNllSmoothing, st.whatif.stale(key) ? " (updating…)" : "");
+        hint_text(caption);
         draw_table(v);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         draw_curves(app, v, ImVec2(avail.x, std::max(150.0f, avail.y)));
@@ -257,8 +259,10 @@ std::optional<Badge> perplexity_badge(const App& app, int slot) {
 PanelFigure perplexity_panel_figure(const App& app) {
     const auto view = app.perplexity.whatif.result;
     if (!view) return {{}, "the what-ifs are not computed yet: show the Perplexity tab on a decoder's text"};
+    // The what-ifs replace the layers the panel names (its figure's title says which), not the Input panel's one.
+    const std::string title = "text, " + std::to_string(view->tokens.size()) + " tokens";
     return {chart_builder(figure::perplexity_figure(view->exact_nll, view->exact_perplexity, view->curves, view->layers),
-                          gui_figure_title(app)),
+                          title),
             ""};
 }
 

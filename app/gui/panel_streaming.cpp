@@ -238,8 +238,10 @@ void draw_streaming_panel(App& app, const PanelEntry& self) {
                   "seconds each on 2 cores at 4 700 tokens)…");
     } else {
         const StreamingTable& t = *st.table.result->table;
-        ImGui::TextDisabled("%d tokens, every layer and head replaced; perplexity over positions 0-%d%s", t.tokens,
-                            t.tokens - 2, st.table.stale(key) ? " (updating…)" : "");
+        char caption[160];
+        std::snprintf(caption, sizeof caption, "%d tokens, every layer and head replaced; perplexity over positions 0-%d%s",
+                      t.tokens, t.tokens - 2, st.table.stale(key) ? " (updating…)" : "");
+        hint_text(caption);
         draw_numbers(t);
         record_values(app, t, self.window);
         // A short panel scrolls rather than squash the curves under their legends.
@@ -263,7 +265,9 @@ bool streaming_busy(const App& app) { return app.streaming.table.pending; }
 PanelFigure streaming_panel_figure(const App& app) {
     const auto view = app.streaming.table.result;
     if (!view || !view->table) return {{}, "the table is not computed yet: show the Streaming tab on a decoder's text"};
-    return {chart_builder(figure::streaming_figure(*view->table), gui_figure_title(app)), ""};
+    // Every layer is replaced: the title names the text, not the Input panel's layer.
+    return {chart_builder(figure::streaming_figure(*view->table), "text, " + std::to_string(view->table->tokens) + " tokens"),
+            ""};
 }
 
 }  // namespace attnscope::gui

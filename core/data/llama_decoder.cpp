@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/data/rope_table.h"
+
 namespace attnscope {
 
 namespace {
@@ -37,23 +39,6 @@ MatrixRM rms_norm(const MatrixRM& x, const Eigen::RowVectorXf& gain, double eps)
     MatrixRM y = (x.array().colwise() * inv.array()).matrix();
     y.array().rowwise() *= gain.array();
     return y;
-}
-
-/// cos and sin of every position's RoPE angles: (n, head_dim / 2) each.
-struct RopeTable {
-    MatrixRM cos, sin;
-};
-
-RopeTable rope_table(const std::vector<double>& frequencies, int n) {
-    const int half = static_cast<int>(frequencies.size());
-    RopeTable t{MatrixRM(n, half), MatrixRM(n, half)};
-    for (int i = 0; i < half; ++i)
-        for (int p = 0; p < n; ++p) {
-            const double angle = p * frequencies[size_t(i)];
-            t.cos(p, i) = static_cast<float>(std::cos(angle));
-            t.sin(p, i) = static_cast<float>(std::sin(angle));
-        }
-    return t;
 }
 
 /// Rows [first, first + m.rows()) of a (heads, n, dh) tensor from columns [offset, offset + heads·dh) of m, rotated by

@@ -24,13 +24,15 @@ std::vector<std::string> metric_fields(const MetricValues& m, const Metrics& all
 
 }  // namespace
 
-std::string metrics_csv(const std::vector<const RunResult*>& results) {
+std::string metrics_csv(const std::vector<const RunResult*>& results, const InstanceColumns* extra) {
     std::vector<std::string> header = {"variant", "instance", "model", "heads"};
     for (const MetricSpec& f : metric_table())
         if (f.lists & kInCsv) header.push_back(f.id);
     for (const char* cost : {"time_ms", "peak_bytes", "flops"}) header.push_back(cost);
+    if (extra) header.insert(header.end(), extra->names.begin(), extra->names.end());
     std::string out = csv_record(header);
-    for (const RunResult* r : results) {
+    for (size_t k = 0; k < results.size(); ++k) {
+        const RunResult* r = results[k];
         const Metrics& all = r->metrics;
         const std::string instance = instance_label(find_variant(r->variant).info(), r->params);
         auto row = [&](const MetricValues& m, const std::string& heads) {
@@ -39,6 +41,9 @@ std::string metrics_csv(const std::vector<const RunResult*>& results) {
             fields.push_back(csv_number(r->cost.time_ms));
             fields.push_back(std::to_string(r->cost.peak_bytes));
             fields.push_back(csv_number(r->cost.flops));
+            if (extra)
+                for (size_t c = 0; c < extra->names.size(); ++c)
+                    fields.push_back(heads == "mean over heads" && k < extra->cells.size() ? extra->cells[k][c] : "");
             out += csv_record(fields);
         };
         row(all, "mean over heads");

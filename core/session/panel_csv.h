@@ -13,8 +13,15 @@
 
 namespace attnscope {
 
-/// Header, then per result a row of means over heads and one row per head (density and costs: over all heads).
-std::string metrics_csv(const std::vector<const RunResult*>& results);
+/// Columns measured per instance outside its run (a decoder's perplexity what-if): names, and per result its cells.
+struct InstanceColumns {
+    std::vector<std::string> names;
+    std::vector<std::vector<std::string>> cells;  // one row of names.size() cells per result
+};
+
+/// Header, then per result a row of means over heads and one row per head (density and costs: over all heads);
+/// `extra` (optional) appends its columns, filled on each result's first row (they are not per head).
+std::string metrics_csv(const std::vector<const RunResult*>& results, const InstanceColumns* extra = nullptr);
 
 /// One sweep curve: an instance's points over the swept parameter.
 struct SweepCurveTable {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/data/rope_table.h"
 #include "core/error.h"
 
 namespace attnscope {
@@ -18,24 +19,8 @@ namespace {
 /// Query rows per task: the window block of a tile is rows × (window + rows) scores.
 constexpr int kRowTile = 64;
 
-/// cos and sin of δ · frequency for δ = 0 … count − 1, (count, pairs) each.
-struct ShiftTable {
-    MatrixRM cos, sin;
-};
-
-ShiftTable shift_table(const std::vector<double>& frequencies, int count) {
-    const int pairs = static_cast<int>(frequencies.size());
-    ShiftTable t{MatrixRM(count, pairs), MatrixRM(count, pairs)};
-    for (int d = 0; d < count; ++d)
-        for (int i = 0; i < pairs; ++i) {
-            t.cos(d, i) = static_cast<float>(std::cos(d * frequencies[size_t(i)]));
-            t.sin(d, i) = static_cast<float>(std::sin(d * frequencies[size_t(i)]));
-        }
-    return t;
-}
-
 /// q · (k turned by RoPE through row `delta` of the table): pairs (2i, 2i + 1) rotate by δ · frequency_i.
-float turned_dot(const float* q, const float* k, const ShiftTable& shift, int delta, int dh) {
+float turned_dot(const float* q, const float* k, const RopeTable& shift, int delta, int dh) {
     float s = 0;
     for (int i = 0; i < dh / 2; ++i) {
         const float c = shift.cos(delta, i), sn = shift.sin(delta, i), a = k[2 * i], b = k[2 * i + 1];
@@ -53,7 +38,7 @@ Tensor3 streaming_attention(const Heads& heads, int sinks, int window, SinkPosit
     if (positions == SinkPositions::Cache && int(rope_frequencies.size()) * 2 != dh)
         throw Error("cache positions need one RoPE frequency per dimension pair of the head");
     // δ_t = t − (s + w − 1) is at most n − 1 − (s + w − 1) = n − s − w: rows of the table 0 … n − 1 cover it.
-    const ShiftTable shift = positions == SinkPositions::Cache ? shift_table(rope_frequencies, n) : ShiftTable{};
+    const RopeTable shift = positions == SinkPositions::Cache ? rope_table(rope_frequencies, n) : RopeTable{};
     Tensor3 O(H, n, dv);
     const int tiles = (n + kRowTile - 1) / kRowTile;
 #pragma omp parallel for collapse(2) schedule(dynamic)
@@ -126,21 +111,23 @@ double perplexity_at(const std::vector<double>& nll, const std::vector<int>& pos
 
 }  // namespace
 
-StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids, const std::vector<int>& windows,
-                                 int sinks, int recompute_samples,
-                                 const std::function<bool(const std::string&)>& progress) {
-    const int n = static_cast<int>(ids.size());
+void check_streaming_sizes(int n, const std::vector<int>& windows, int sinks, int recompute_samples) {
     if (n < 2) throw Error("the StreamingLLM table needs at least two tokens");
     if (windows.empty()) throw Error("the StreamingLLM table needs at least one window size");
     if (sinks < 0 || sinks >= n) throw Error("sinks must be 0 to n − 1 (" + std::to_string(n - 1) + ")");
     if (recompute_samples < 0) throw Error("the recompute sample count must be ≥ 0");
-    int widest = 0;
-    for (int w : windows) {
+    for (int w : windows)
         if (w < 1 || w >= n)
             throw Error("window " + std::to_string(w) + " is outside 1 … n − 1 (" + std::to_string(n - 1) +
                         "): a window as long as the text is full attention");
-        widest = std::max(widest, w);
-    }
+}
+
+StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids, const std::vector<int>& windows,
+                                 int sinks, int recompute_samples,
+                                 const std::function<bool(const std::string&)>& progress) {
+    const int n = static_cast<int>(ids.size());
+    check_streaming_sizes(n, windows, sinks, recompute_samples);
+    const int widest = *std::max_element(windows.begin(), windows.end());
     auto step = [&](const std::string& what) {
         if (progress && !progress(what)) throw Error("cancelled");
     };

@@ -27,6 +27,10 @@ enum class SinkPositions {
 Tensor3 streaming_attention(const Heads& heads, int sinks, int window, SinkPositions positions,
                             const std::vector<double>& rope_frequencies, float scale);
 
+/// Throws Error unless a table of n tokens can be measured: n ≥ 2, at least one window, each in 1 … n − 1,
+/// 0 ≤ sinks < n, recompute_samples ≥ 0 (the message says which and what to give).
+void check_streaming_sizes(int n, const std::vector<int>& windows, int sinks, int recompute_samples);
+
 /// One window size of the StreamingLLM table: perplexities over the same text.
 struct StreamingRow {
     int window = 0;             // recent tokens w in the cache

@@ -160,10 +160,20 @@ expect 2 "is not a readable GGUF file" run --variant full --text "a" --model mag
 python3 -c "print('word ' * 100)" > over_context.txt
 expect 2 "takes at most 64 (its context)" run --variant full --text-file over_context.txt --model "$tiny/tiny-llama-mixed.gguf"
 expect 2 "layer 2 is out of range: the model has layers 0 to 1" run --variant full --text "a b" --layer 2 --model "$tiny/tiny-llama-mixed.gguf"
-expect 2 "is a decoder (GGUF file): this needs the encoder" sweep --variant lsh --param rounds=1:2 --metric embedding_cosine --text "a b" --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "is a decoder: measure perplexity instead, or choose the encoder" sweep --variant lsh --param rounds=1:2 --metric embedding_cosine --text "a b" --model "$tiny/tiny-llama-mixed.gguf"
+# The decoder's perplexity what-ifs and StreamingLLM: a bidirectional variant, a bad layer span, the wrong model kind.
+expect 2 "reads later tokens (it does not run causal)" run --variant full:causal=0 --text "a b c" --whatif-layer all --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "is out of range: give a layer (0 to 1)" run --variant sink --text "a b c" --whatif-layer 5 --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "runs backwards" run --variant sink --text "a b c" --whatif-layer 1-0 --model "$tiny/tiny-llama-mixed.gguf"
+expect 2 "is an encoder: choose the decoder (smollm2)" sweep --variant lsh --param rounds=1:2 --metric perplexity --text "a b"
+expect 2 "--y perplexity needs text input" errmap --variant full --n 16 --y perplexity
+expect 2 "--view perplexity runs a decoder" figure --variant sink --n 16 --view perplexity --out f.png
+expect 2 "streaming measures a decoder's perplexity" streaming --model minilm --text "a b c"
+expect 2 "is not a whole number ≥ 1" streaming --windows 64,0 --model "$tiny/tiny-llama-mixed.gguf" --text "a b c"
+expect 2 "is outside 1 … n − 1" streaming --windows 50 --recompute-samples 0 --model "$tiny/tiny-llama-mixed.gguf" --text "a b c d e"
 
 # Figures: a bad view, theme, size, format, head or instance is a sentence, before anything runs.
-expect 2 "is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks or performance" figure --variant full --n 16 --view heat --out f.png
+expect 2 "is not weights, mask, difference or buckets (matrices) or spectrum, sweep, errmap, heads, sinks, performance or perplexity" figure --variant full --n 16 --view heat --out f.png
 expect 2 "is not light or dark" figure --variant full --n 16 --theme sepia --out f.png
 expect 2 "is not WIDTH or WIDTHxHEIGHT" figure --variant full --n 16 --size big --out f.png
 expect 2 "must end in .png or .svg" figure --variant full --n 16 --out f.jpg

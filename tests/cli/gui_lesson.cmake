@@ -21,5 +21,5 @@ if(EXISTS ${WORK_DIR}/never.png)
   message(FATAL_ERROR "gui --lesson nosuch wrote a screenshot: it must fail before opening a window")
 endif()
 # The sweep metric the GUI offers in text mode is refused in words by the CLI without text input.
-expect_exit(2 "--metric embedding_cosine needs text input" sweep --variant performer --param features=16:32:x2
+expect_exit(2 "--metric embedding_cosine runs a text model: add --text or --text-file" sweep --variant performer --param features=16:32:x2
             --metric embedding_cosine --n 32)

@@ -11,7 +11,7 @@ expect_exit(2 "does not exist: pass a .safetensors file or a folder" run --varia
 file(MAKE_DIRECTORY ${WORK_DIR}/empty_tensors)
 expect_exit(2 "the folder has no q.npy" run --variant full --tensors ${WORK_DIR}/empty_tensors)
 expect_exit(2 "--tensors and text input both given" run --variant full --text "a" --tensors ${WORK_DIR}/bad.safetensors)
-expect_exit(2 "--whatif-layer runs variants inside the encoder" run --variant full --n 16 --whatif-layer all)
+expect_exit(2 "--whatif-layer runs variants inside the text model" run --variant full --n 16 --whatif-layer all)
 expect_exit(2 "cannot read --text-file" run --variant full --text-file ${WORK_DIR}/no-such-file.txt)
 expect_exit(2 "--layer, --head, --model and --truncate apply to text input" run --variant full --n 16 --layer 2)
 
@@ -79,8 +79,32 @@ expect_exit(2 "no GGUF model file at '/nonexistent/x.gguf'" run --variant full -
 string(REPEAT "word " 40 over_context)
 expect_exit(2 "tokens but tiny-llama-mixed takes at most 64 (its context): shorten it or truncate it (--truncate)"
             run --variant full --text "${over_context}" --model ${tiny_llama}/tiny-llama-mixed.gguf)
-expect_exit(2 "is a decoder (GGUF file): this needs the encoder" run --variant full --text "The fox." --whatif-layer all
-            --model ${tiny_llama}/tiny-llama-mixed.gguf)
+# A decoder's what-if is its perplexity: causal full in both layers is the exact model; a window of 2 keys is not.
+set(ppl_json ${WORK_DIR}/decoder_whatif.json)
+set(ppl_csv ${WORK_DIR}/decoder_whatif.csv)
+file(REMOVE ${ppl_json} ${ppl_csv})
+execute_process(COMMAND ${ATTNSCOPE} run --variant full,sink:window=2:sinks=1 --text "ab cd ef gh ab cd ef gh ab cd"
+                --whatif-layer 0-1 --json ${ppl_json} --metrics-csv ${ppl_csv} --model ${tiny_llama}/tiny-llama-mixed.gguf
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "what-if through the decoder: attention of all 2 layers replaced")
+  message(FATAL_ERROR "decoder what-if failed (${rc}): ${err}\n${out}")
+endif()
+file(READ ${ppl_json} ppl_text)
+string(JSON full_top1 GET "${ppl_text}" results 0 whatif top1_agreement)
+string(JSON full_kl GET "${ppl_text}" results 0 whatif mean_kl)
+string(JSON sink_kl GET "${ppl_text}" results 1 whatif mean_kl)
+string(JSON nll_len LENGTH "${ppl_text}" results 1 whatif nll)
+string(JSON n_tokens LENGTH "${ppl_text}" input token_ids)
+math(EXPR predicted "${n_tokens} - 1")
+if(NOT full_top1 EQUAL 1 OR NOT full_kl LESS 0.000001 OR NOT sink_kl GREATER 0.000001 OR NOT nll_len EQUAL predicted)
+  message(FATAL_ERROR "decoder what-if JSON: full top-1 ${full_top1}, KL ${full_kl}; sink KL ${sink_kl}; "
+                      "${nll_len} NLL values for ${n_tokens} tokens")
+endif()
+file(STRINGS ${ppl_csv} csv_header LIMIT_COUNT 1)
+if(NOT csv_header MATCHES "whatif_layers,perplexity,exact_perplexity,delta_perplexity,mean_kl,top1_agreement")
+  message(FATAL_ERROR "--metrics-csv lacks the what-if columns: ${csv_header}")
+endif()
+message(STATUS "[case] decoder what-if, layers 0-1: full is the exact model (KL ${full_kl}), sink w = 2 moves it (KL ${sink_kl})")
 
 # The installed decoder by name (scripts/setup.sh): 9 query heads, its real first-token sink in a deep layer.
 if(DEFINED ENV{ATTNSCOPE_CACHE})

@@ -161,12 +161,29 @@ declare -A shows=([matrices]="Longformer" [lsh]="bucket order" [spectrum]="Singu
                   [errcost]="Error against cost" [heads]="mass kept" [performance]="Time against n"
                   [sinks]="Attention each key receives")
 for p in "${figure_panels[@]}"; do
+  case "$p" in perplexity|streaming) continue ;; esac  # a decoder's panels: below, on the tiny GGUF model
   shot_expect "figure_$p" "saved .*$p-figure-light.png" --session "$out/panel_figures.json" --panel "$p" \
     --export-figure light
   title="synthetic:clustered, n = 64"
   [ "$p" = performance ] && title="Benchmark: gaussian input, H = 1, d = 16"
   python3 "$here/../cli/figure_views.py" "$out/panel_figures/$p-figure-light.svg" "$stats" "$out/panel_figures/$p-figure-light.png" \
     --scale 1.5 "$title" ${shows[$p]:+"${shows[$p]}"} || { echo "figure of panel $p: content"; exit 1; }
+done
+# The decoder's panels (Perplexity, Streaming) on the tests' tiny llama GGUF: 40 tokens, windows of 4 and 8.
+python3 - "$out/panel_figures.json" "$here/../golden/tiny_llama/tiny-llama-mixed.gguf" > "$out/decoder_figures.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["input"] = {"mode": "text", "model_dir": sys.argv[2], "text": " ".join(["ab", "cd", "ef", "gh"] * 10)}
+s["variants"] = [{"id": "sink", "params": {"window": 4, "sinks": 2}}, {"id": "full", "params": {"causal": 1}}]
+s["streaming"] = {"windows": "4,8", "sinks": 2, "recompute_samples": 2}
+s.pop("sweep", None)
+print(json.dumps(s))
+PY
+declare -A decoder_shows=([perplexity]="Next-token loss with the attention of" [streaming]="perplexity against the cache's window")
+for p in perplexity streaming; do
+  shot_expect "figure_$p" "saved .*$p-figure-light.png" --session "$out/decoder_figures.json" --panel "$p" --export-figure light
+  python3 "$here/../cli/figure_views.py" "$out/panel_figures/$p-figure-light.svg" "$stats" "$out/panel_figures/$p-figure-light.png" \
+    --scale 1.5 "tokens" "${decoder_shows[$p]}" || { echo "figure of panel $p: content"; exit 1; }
 done
 for key in '"presentation": true' '"font_scale": 1.4' '"id": "longformer"'; do  # the lesson's setup applied, the room's view kept
   grep -q "$key" "$out/classroom_rt.json" || { echo "presentation session: $key missing from $out/classroom_rt.json"; exit 1; }
