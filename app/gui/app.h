@@ -297,7 +297,6 @@ struct PerplexityState {
     std::string layers_edit = "all";  // the box's text until it parses
     std::string layers_error;     // why the box's text was refused
     bool visible = false;
-    int hovered = -1;             // the position the plot's cursor is on (−1: none)
     ViewJob<PerplexityView> whatif;
     std::shared_ptr<std::atomic<int>> done;  // instances the running job has finished (its progress)
     int total = 0;                            // instances it runs

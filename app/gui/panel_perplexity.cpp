@@ -119,8 +119,6 @@ void draw_table(const PerplexityView& v) {
 }
 
 void draw_curves(App& app, const PerplexityView& v, ImVec2 size) {
-    PerplexityState& st = app.perplexity;
-    st.hovered = -1;
     if (!plot_fits(size) || !ImPlot::BeginPlot("##nll", size, ImPlotFlags_NoMouseText)) return;
     ImPlot::SetupAxes("position t (predicting token t + 1)", "NLL (nats)",
                       ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
@@ -149,7 +147,6 @@ void draw_curves(App& app, const PerplexityView& v, ImVec2 size) {
     if (ImPlot::IsPlotHovered()) {
         const int t = int(std::lround(ImPlot::GetPlotMousePos().x));
         if (t >= 0 && t < int(n)) {
-            st.hovered = t;
             app.view.hover_i = app.view.hover_j = t;  // the token strips and matrices mark the same position
             std::string text = "position " + std::to_string(t) + ": '" + v.tokens[size_t(t)] + "' → next '" +
                                v.tokens[size_t(t) + 1] + "'\nexact model: NLL " +
