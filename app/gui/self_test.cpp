@@ -9,6 +9,7 @@
 
 #include "core/backend/factory/make_backend.h"
 #include "core/bench/memory_probe.h"
+#include "core/data/model_paths.h"
 #include "core/data/samples.h"
 #include "core/data/scenarios.h"
 #include "core/lessons/lessons.h"
@@ -169,8 +170,12 @@ void SelfTest::edit(App& app) {
         case 13: {  // a lesson's preset (input, variants, panels)
             if (u01(m_rng) > 0.3) break;
             note("lesson");
-            const auto& lessons = all_lessons();
-            apply_lesson(app, lessons[any(lessons.size())].id);
+            // Not the lessons on a decoder's long text: its 135M-parameter passes over thousands of tokens take
+            // minutes under the sanitizers this run is built with, and a pass stops only between layers.
+            std::vector<std::string> ids;
+            for (const Lesson& l : all_lessons())
+                if (!resolve_model(preset_input_spec(l.preset).model_dir).decoder) ids.push_back(l.id);
+            apply_lesson(app, ids[any(ids.size())]);
             app.dirty = true;
             break;
         }

@@ -80,14 +80,17 @@ Tensor3 streaming_attention(const Heads& heads, int sinks, int window, SinkPosit
 
 namespace {
 
-/// Perplexity of ids with every layer's attention replaced by the streaming attention of (sinks, window, positions).
+/// Perplexity of ids with every layer's attention replaced by the streaming attention of (sinks, window, positions);
+/// `poll` runs before each layer (it throws to stop a pass early).
 double streaming_perplexity(const LlamaDecoder& decoder, const std::vector<int>& ids, int sinks, int window,
-                            SinkPositions positions, const std::vector<double>& frequencies) {
+                            SinkPositions positions, const std::vector<double>& frequencies,
+                            const std::function<void()>& poll) {
     DecoderOptions options;
     options.keep_qkv = false;
     options.logits = true;
     const float scale = 1.0f / std::sqrt(static_cast<float>(decoder.config().head_dim));
     options.hook = [&](int, const Heads& heads) -> std::optional<Tensor3> {
+        poll();
         return streaming_attention(heads, sinks, window, positions, frequencies, scale);
     };
     return std::exp(mean_next_token_nll(decoder.forward(ids, options).logits, ids));
@@ -128,9 +131,11 @@ StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<
     const int n = static_cast<int>(ids.size());
     check_streaming_sizes(n, windows, sinks, recompute_samples);
     const int widest = *std::max_element(windows.begin(), windows.end());
-    auto step = [&](const std::string& what) {
-        if (progress && !progress(what)) throw Error("cancelled");
+    std::string now;  // what runs, for the progress callback
+    auto poll = [&] {
+        if (progress && !progress(now)) throw Error("cancelled");
     };
+    auto step = [&](const std::string& what) { now = what, poll(); };
     StreamingTable table;
     table.tokens = n;
     table.sinks = sinks;
@@ -141,6 +146,7 @@ StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<
     full_options.keep_qkv = false;
     full_options.logits = true;
     full_options.received = true;
+    full_options.hook = [&](int, const Heads&) -> std::optional<Tensor3> { return poll(), std::nullopt; };  // exact
     const DecoderOutput full = decoder.forward(ids, full_options);
     std::vector<double> full_nll;
     table.full = std::exp(mean_next_token_nll(full.logits, ids, &full_nll));
@@ -162,11 +168,11 @@ StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<
         row.window = w;
         const std::string of = " (window " + std::to_string(w) + ")";
         step("window only" + of);
-        row.window_only = streaming_perplexity(decoder, ids, 0, w, SinkPositions::Text, frequencies);
+        row.window_only = streaming_perplexity(decoder, ids, 0, w, SinkPositions::Text, frequencies, poll);
         step(std::to_string(sinks) + " sinks at cache positions" + of);
-        row.sinks_cache = streaming_perplexity(decoder, ids, sinks, w, SinkPositions::Cache, frequencies);
+        row.sinks_cache = streaming_perplexity(decoder, ids, sinks, w, SinkPositions::Cache, frequencies, poll);
         step(std::to_string(sinks) + " sinks at text positions" + of);
-        row.sinks_text = streaming_perplexity(decoder, ids, sinks, w, SinkPositions::Text, frequencies);
+        row.sinks_text = streaming_perplexity(decoder, ids, sinks, w, SinkPositions::Text, frequencies, poll);
         if (!table.recompute_positions.empty()) {
             double sum = 0;
             for (int t : table.recompute_positions) {

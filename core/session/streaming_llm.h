@@ -53,8 +53,9 @@ struct StreamingTable {
 };
 
 /// Measures the table on `ids` (every layer replaced, every head) for each window w (1 ≤ w < n); the recompute baseline
-/// samples `recompute_samples` positions evenly over [max w, n − 2] (0: skipped). `progress` (optional) receives a
-/// sentence before each pass and returns false to cancel (then Error("cancelled")). Throws Error for bad sizes.
+/// samples `recompute_samples` positions evenly over [max w, n − 2] (0: skipped). `progress` (optional) receives the
+/// sentence of the running pass before each of its layers and returns false to cancel (then Error("cancelled")).
+/// Throws Error for bad sizes.
 StreamingTable measure_streaming(const LlamaDecoder& decoder, const std::vector<int>& ids, const std::vector<int>& windows,
                                  int sinks, int recompute_samples,
                                  const std::function<bool(const std::string&)>& progress = {});
